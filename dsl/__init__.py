@@ -1,0 +1,1 @@
+"""The tessera rules language: grammar, AST, parser, loader and checks."""

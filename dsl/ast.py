@@ -1,0 +1,353 @@
+"""AST of the tessera rules language.
+
+Every node is a frozen dataclass carrying a `Span` (file, line, column) that is
+excluded from equality, so `parse(fmt(x)) == parse(x)` compares meaning only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Span:
+    file: str = "<input>"
+    line: int = 0
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NOWHERE = Span()
+
+
+def _span() -> Span:
+    return field(default=NOWHERE, compare=False, repr=False)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Cite:
+    clause: str
+    span: Span = _span()
+
+
+# --------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class IntLit:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    fn: str
+    args: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * // % == != < <= > >= and or
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cond:
+    test: "Expr"
+    then: "Expr"
+    orelse: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond]
+
+
+# ---------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Requires:
+    modules: tuple[str, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Extends:
+    modules: tuple[str, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Total:
+    count: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Players:
+    low: int
+    high: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EdgeDecl:
+    """`edge R = field road field`: an edge code and its cross-section."""
+
+    code: str
+    parts: tuple[str, ...]  # 1 part (whole side) or 3 parts (half, middle, half)
+    title: str | None = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FeatureDecl:
+    kind: str
+    centre: bool = False
+    title: str | None = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FigureDecl:
+    name: str
+    count: int
+    on: tuple[str, ...]
+    when: "Expr | None" = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TileFeature:
+    kind: str
+    places: tuple[str, ...]
+    shields: int = 0
+    borders: tuple[str, ...] = ()
+    crosses: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TileVariant:
+    """Copies of a tile that print extra features (the Abbot's gardens)."""
+
+    name: str
+    count: int
+    features: tuple[TileFeature, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TileDecl:
+    name: str
+    count: int
+    edges: tuple[str, str, str, str]
+    features: tuple[TileFeature, ...]
+    variants: tuple[TileVariant, ...] = ()
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+    edges_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StartDecl:
+    tile: str
+    x: int
+    y: int
+    rotation: int = 0
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DeckDecl:
+    """`deck NAME = tiles a, b last c before other` or `deck NAME = rest`."""
+
+    name: str
+    tiles: tuple[str, ...] = ()  # empty: the rest of the tiles
+    last: str | None = None
+    before: str | None = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoxDecl:
+    """`box D`: one copy of a tile is put back in the box (not in any deck)."""
+
+    tile: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlacementDecl:
+    kind: str  # adjacent | matching | continues | discard
+    arg: str | None = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CompleteDecl:
+    kind: str
+    when: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ScoreDecl:
+    kind: str
+    when: str  # complete | end
+    value: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OwnersDecl:
+    mode: str  # most | all
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ReturnDecl:
+    figure: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StateDecl:
+    name: str
+    init: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Require:
+    test: Expr
+    message: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetAction:
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+Action = Union[Require, SetAction]
+
+
+@dataclass(frozen=True)
+class OnDecl:
+    event: str  # place | complete
+    of: str | None
+    where: Expr | None
+    actions: tuple[Action, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AwardDecl:
+    state: str
+    value: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RecallDecl:
+    figure: str
+    value: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InvariantDecl:
+    name: str
+    test: Expr
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExampleDecl:
+    name: str
+    fields: tuple[tuple[str, object], ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+    def get(self, key: str, default: object = None) -> object:
+        for k, v in self.fields:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(frozen=True)
+class Override:
+    decl: "Statement"
+    span: Span = _span()
+
+
+Statement = Union[
+    Requires, Extends, Total, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
+    StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
+]
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    title: str | None
+    items: tuple[Statement, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+    file: str = field(default="<input>", compare=False)
+
+    def of_type(self, cls: type) -> list:
+        return [i for i in self.items if isinstance(i, cls)]

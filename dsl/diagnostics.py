@@ -1,0 +1,75 @@
+"""Diagnostics in mypy's format: `file:line:col: error: message  [code]`.
+
+Each diagnostic is printed with its source line and a caret under the column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ast import Span
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    span: Span
+    message: str
+    code: str
+    severity: str = "error"  # error | warning | note
+
+    def header(self) -> str:
+        return f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
+
+
+class SourceCache:
+    """Remembers the text of every file read, so diagnostics can quote lines."""
+
+    def __init__(self) -> None:
+        self._text: dict[str, list[str]] = {}
+
+    def add(self, name: str, text: str) -> None:
+        self._text[name] = text.splitlines()
+
+    def line(self, name: str, line: int) -> str | None:
+        lines = self._text.get(name)
+        if lines is None:
+            try:
+                lines = Path(name).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                return None
+            self._text[name] = lines
+        if 1 <= line <= len(lines):
+            return lines[line - 1]
+        return None
+
+
+def render(diag: Diagnostic, sources: SourceCache) -> str:
+    out = [diag.header()]
+    src = sources.line(diag.span.file, diag.span.line)
+    if src is not None and diag.span.line > 0:
+        src = src.expandtabs(1)
+        out.append("    " + src)
+        col = max(diag.span.column, 1)
+        width = 1
+        if diag.span.end_line == diag.span.line and diag.span.end_column > col:
+            width = diag.span.end_column - col
+        out.append("    " + " " * (col - 1) + "^" + "~" * max(width - 1, 0))
+    return "\n".join(out)
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    return (d.span.file, d.span.line, d.span.column, d.code, d.message)
+
+
+def summary(diags: list[Diagnostic], files: int) -> str:
+    errors = sum(1 for d in diags if d.severity == "error")
+    warnings = sum(1 for d in diags if d.severity == "warning")
+    if not errors and not warnings:
+        return f"Success: no issues found in {files} rule file{'s' if files != 1 else ''}"
+    bits = []
+    if errors:
+        bits.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        bits.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    touched = len({d.span.file for d in diags})
+    return f"Found {' and '.join(bits)} in {touched} file{'s' if touched != 1 else ''} (checked {files} rule file{'s' if files != 1 else ''})"

@@ -1,0 +1,502 @@
+"""Parse rule files into the AST (Lark LALR, positions propagated)."""
+from __future__ import annotations
+
+import ast as pyast
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast as A
+from .diagnostics import Diagnostic
+
+GRAMMAR = Path(__file__).with_name("grammar.lark")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark(
+        GRAMMAR.read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+class ParseFailure(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def _tok_span(file: str, tok: Token) -> A.Span:
+    return A.Span(file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+
+
+class _Build(Transformer):
+    """Lark tree -> frozen dataclass AST."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    def _span(self, meta) -> A.Span:
+        if getattr(meta, "empty", True):
+            return A.Span(self.file)
+        return A.Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    # -- helpers --------------------------------------------------------
+    @staticmethod
+    def _split(children):
+        cites: tuple = ()
+        rest = []
+        for c in children:
+            if isinstance(c, tuple) and c and all(isinstance(x, A.Cite) for x in c):
+                cites = c
+            elif c is None:
+                rest.append(None)
+            else:
+                rest.append(c)
+        return rest, cites
+
+    # -- leaves ---------------------------------------------------------
+    def cites(self, children):
+        return tuple(A.Cite(str(t), _tok_span(self.file, t)) for t in children)
+
+    def name_list(self, children):
+        return tuple(str(t) for t in children)
+
+    def tile_list(self, children):
+        return tuple(str(t) for t in children)
+
+    def signed_int(self, children):
+        return int(children[0])
+
+    def STRING(self, tok):
+        return Token("STRING", pyast.literal_eval(str(tok)), tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column, tok.end_pos)
+
+    # -- module ---------------------------------------------------------
+    @v_args(meta=True)
+    def start(self, meta, children):
+        head, *items = children
+        name, title, cites, span = head
+        return A.Module(name, title, tuple(items), cites, span, self.file)
+
+    @v_args(meta=True)
+    def module_decl(self, meta, children):
+        rest, cites = self._split(children)
+        name = str(rest[0])
+        title = str(rest[1]) if len(rest) > 1 and rest[1] is not None else None
+        return (name, title, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def requires(self, meta, children):
+        rest, cites = self._split(children)
+        return A.Requires(rest[0], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def extends(self, meta, children):
+        rest, cites = self._split(children)
+        return A.Extends(rest[0], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def total(self, meta, children):
+        rest, cites = self._split(children)
+        return A.Total(int(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def players_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.Players(int(rest[0]), int(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def edge_decl(self, meta, children):
+        rest, cites = self._split(children)
+        code = str(rest[0])
+        parts = tuple(str(p) for p in rest[1:4] if p is not None)
+        if len(parts) == 2:  # `edge X = a b` is not a cross-section
+            parts = parts[:1]
+        title = str(rest[4]) if len(rest) > 4 and rest[4] is not None else None
+        return A.EdgeDecl(code, parts, title, cites, self._span(meta))
+
+    def feature_at(self, children):
+        return "centre"
+
+    @v_args(meta=True)
+    def feature_decl(self, meta, children):
+        rest, cites = self._split(children)
+        kind = str(rest[0])
+        centre = rest[1] == "centre"
+        title = str(rest[2]) if len(rest) > 2 and rest[2] is not None else None
+        return A.FeatureDecl(kind, centre, title, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def figure_decl(self, meta, children):
+        rest, cites = self._split(children)
+        when = rest[3] if len(rest) > 3 else None
+        return A.FigureDecl(str(rest[0]), int(rest[1]), rest[2], when, cites, self._span(meta))
+
+    # -- tiles ----------------------------------------------------------
+    @v_args(meta=True)
+    def tile_variant(self, meta, children):
+        rest, cites = self._split(children)
+        feats = tuple(c for c in rest[2:] if c is not None)
+        return A.TileVariant(str(rest[0]), int(str(rest[1])[1:]), feats, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def tile_edges(self, meta, children):
+        return ("edges", tuple(str(c) for c in children), self._span(meta))
+
+    def shields(self, children):
+        return ("shields", int(children[0]))
+
+    def borders(self, children):
+        return ("borders", tuple(str(c) for c in children))
+
+    def crosses(self, children):
+        return ("crosses", str(children[0]))
+
+    @v_args(meta=True)
+    def tile_feature(self, meta, children):
+        kind = str(children[0])
+        places = []
+        shields, borders, crosses = 0, (), None
+        for c in children[1:]:
+            if c is None:
+                continue
+            if isinstance(c, Token):
+                places.append(str(c))
+            elif c[0] == "shields":
+                shields = c[1]
+            elif c[0] == "borders":
+                borders = c[1]
+            elif c[0] == "crosses":
+                crosses = c[1]
+        return A.TileFeature(kind, tuple(places), shields, borders, crosses, self._span(meta))
+
+    @v_args(meta=True)
+    def tile_decl(self, meta, children):
+        rest, cites = self._split(children)
+        name = str(rest[0])
+        count = 1
+        variants = []
+        edges: tuple = ()
+        edges_span = A.Span(self.file)
+        feats = []
+        for c in rest[1:]:
+            if c is None:
+                continue
+            if isinstance(c, Token) and c.type == "COUNT":
+                count = int(str(c)[1:])
+            elif isinstance(c, A.TileVariant):
+                variants.append(c)
+            elif isinstance(c, tuple) and c[0] == "edges":
+                edges, edges_span = c[1], c[2]
+            elif isinstance(c, A.TileFeature):
+                feats.append(c)
+        return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span)
+
+    @v_args(meta=True)
+    def start_decl(self, meta, children):
+        rest, cites = self._split(children)
+        rot = int(rest[3]) if len(rest) > 3 and rest[3] is not None else 0
+        return A.StartDecl(str(rest[0]), rest[1], rest[2], rot, cites, self._span(meta))
+
+    def deck_rest(self, children):
+        return ("tiles", ())
+
+    def deck_tiles(self, children):
+        return ("tiles", children[0])
+
+    @v_args(meta=True)
+    def deck_decl(self, meta, children):
+        rest, cites = self._split(children)
+        name = str(rest[0])
+        src = rest[1]
+        last = str(rest[2]) if len(rest) > 2 and rest[2] is not None else None
+        before = str(rest[3]) if len(rest) > 3 and rest[3] is not None else None
+        return A.DeckDecl(name, src[1], last, before, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def box_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.BoxDecl(str(rest[0]), cites, self._span(meta))
+
+    # -- rules ----------------------------------------------------------
+    def placement_kind(self, children):
+        return str(children[0])
+
+    def score_when(self, children):
+        return str(children[0])
+
+    def owners_kind(self, children):
+        return str(children[0])
+
+    def event(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def placement_decl(self, meta, children):
+        rest, cites = self._split(children)
+        arg = str(rest[1]) if len(rest) > 1 and rest[1] is not None else None
+        return A.PlacementDecl(rest[0], arg, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def complete_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CompleteDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def score_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ScoreDecl(str(rest[0]), rest[1], rest[2], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def owners_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.OwnersDecl(rest[0], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def return_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ReturnDecl(str(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def state_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.StateDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def require(self, meta, children):
+        msg = str(children[1]) if len(children) > 1 and children[1] is not None else None
+        return A.Require(children[0], msg, self._span(meta))
+
+    @v_args(meta=True)
+    def set_action(self, meta, children):
+        return A.SetAction(str(children[0]), children[1], self._span(meta))
+
+    @v_args(meta=True)
+    def on_decl(self, meta, children):
+        event = children[0]
+        of = str(children[1]) if children[1] is not None else None
+        where = children[2]
+        cites: tuple = ()
+        actions = []
+        for c in children[3:]:
+            if c is None:
+                continue
+            if isinstance(c, tuple):
+                cites = c
+            else:
+                actions.append(c)
+        return A.OnDecl(event, of, where, tuple(actions), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def award_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.AwardDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def recall_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.RecallDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def invariant_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    def mapping(self, children):
+        items = [(str(children[i]), children[i + 1]) for i in range(0, len(children), 2)]
+        return tuple(sorted(items))
+
+    def example_field(self, children):
+        key = str(children[0])
+        val = children[1]
+        if isinstance(val, Token):
+            val = str(val)
+        return (key, val)
+
+    @v_args(meta=True)
+    def example_decl(self, meta, children):
+        rest, cites = self._split(children)
+        fields = tuple(c for c in rest[1:] if c is not None)
+        return A.ExampleDecl(str(rest[0]), fields, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def override(self, meta, children):
+        return A.Override(children[0], self._span(meta))
+
+    # -- expressions ------------------------------------------------------
+    @v_args(meta=True)
+    def int_lit(self, meta, children):
+        return A.IntLit(int(children[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, children):
+        return A.BoolLit(True, self._span(meta))
+
+    @v_args(meta=True)
+    def false_lit(self, meta, children):
+        return A.BoolLit(False, self._span(meta))
+
+    @v_args(meta=True)
+    def var(self, meta, children):
+        return A.Var(str(children[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, children):
+        args = tuple(c for c in children[1:] if c is not None)
+        return A.Call(str(children[0]), args, self._span(meta))
+
+    @v_args(meta=True)
+    def cond(self, meta, children):
+        return A.Cond(children[0], children[1], children[2], self._span(meta))
+
+    @v_args(meta=True)
+    def not_(self, meta, children):
+        return A.Not(children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def neg(self, meta, children):
+        return A.Neg(children[0], self._span(meta))
+
+    def _chain(self, meta, op, children):
+        node = children[0]
+        for c in children[1:]:
+            node = A.BinOp(op, node, c, self._span(meta))
+        return node
+
+    @v_args(meta=True)
+    def or_(self, meta, children):
+        return self._chain(meta, "or", children)
+
+    @v_args(meta=True)
+    def and_(self, meta, children):
+        return self._chain(meta, "and", children)
+
+    @v_args(meta=True)
+    def comparison(self, meta, children):
+        return A.BinOp(str(children[1]), children[0], children[2], self._span(meta))
+
+    @v_args(meta=True)
+    def sum(self, meta, children):
+        return self._ops(meta, children)
+
+    @v_args(meta=True)
+    def product(self, meta, children):
+        return self._ops(meta, children)
+
+    def _ops(self, meta, children):
+        node = children[0]
+        i = 1
+        while i < len(children):
+            node = A.BinOp(str(children[i]), node, children[i + 1], self._span(meta))
+            i += 2
+        return node
+
+
+# Common mistakes, recognised by the parser state they leave it in
+# (Lark's `match_examples`).  Each label becomes the diagnostic's message.
+_EXAMPLES: dict[str, list[str]] = {
+    "a rule file must begin with `module NAME`": [
+        "tile A x1 { edges F F F F }",
+        "edge C = city",
+    ],
+    "a tile needs `edges N E S W` (four edge codes) before its features": [
+        "module m tile A x1 { city N }",
+        "module m tile A { road W E }",
+    ],
+    "`edges` takes exactly four edge codes, in the order N E S W": [
+        "module m tile A x1 { edges C C C }",
+        "module m tile A x1 { edges C C C C C }",
+    ],
+    "a tile count is written `x` and a number, as in `tile D x4`": [
+        "module m tile A 2 { edges F F F F }",
+        "module m tile A count 2 { edges F F F F }",
+    ],
+    "clause citations are written in brackets, as in `[BASE-CITY-2]`": [
+        "module m total 72 BASE-COMP-1",
+        "module m score city complete = tiles BASE-CITY-2",
+    ],
+    "a score is written `score KIND complete = EXPR` or `score KIND end = EXPR`": [
+        "module m score city = tiles",
+        "module m score city complete tiles",
+        "module m score city when complete = tiles",
+    ],
+    "an expression is missing or incomplete here": [
+        "module m score city complete = ",
+        "module m score city complete = 2 *",
+        "module m complete city when",
+        "module m score city complete = (tiles",
+    ],
+    "unclosed `{`: a block must end with `}`": [
+        "module m tile A x1 { edges F F F F field Nw Ne",
+    ],
+}
+
+
+def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
+    label = None
+    try:
+        label = err.match_examples(_parser().parse, _EXAMPLES, use_accepts=True)
+    except Exception:  # match_examples itself must never crash the checker
+        label = None
+    line = getattr(err, "line", 0) or 0
+    col = getattr(err, "column", 0) or 0
+    if isinstance(err, UnexpectedEOF) or line <= 0:
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+    if isinstance(err, UnexpectedCharacters):
+        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        msg = f"unexpected character {ch!r}"
+        code = "syntax"
+    elif isinstance(err, UnexpectedToken):
+        tok = err.token
+        what = "end of file" if tok.type == "$END" else f"`{tok}`"
+        expected = sorted(_pretty(e) for e in err.expected if not e.startswith("__"))[:8]
+        msg = f"unexpected {what}"
+        if expected:
+            msg += "; expected " + ", ".join(expected)
+        code = "syntax"
+    else:
+        msg = "unexpected end of file"
+        code = "syntax"
+    if label:
+        msg = f"{label} (found {msg.removeprefix('unexpected ').split(';')[0]})"
+    return Diagnostic(A.Span(file, line, col, line, col + 1), msg, code)
+
+
+_PRETTY = {
+    "NAME": "a name", "TILE_NAME": "a tile name", "INT": "a number", "SIGNED_INT": "a number",
+    "STRING": "a string", "CLAUSE": "a clause ID", "PLACE": "a place", "COUNT": "a count like x4",
+    "LBRACE": "`{`", "RBRACE": "`}`", "LSQB": "`[`", "RSQB": "`]`", "LPAR": "`(`", "RPAR": "`)`",
+    "EQUAL": "`=`", "COMMA": "`,`", "COLON": "`:`", "$END": "end of file", "COMP_OP": "a comparison",
+    "ADD_OP": "`+`/`-`", "MUL_OP": "`*`/`//`/`%`",
+}
+
+
+def _pretty(term: str) -> str:
+    if term in _PRETTY:
+        return _PRETTY[term]
+    try:
+        pat = _parser().get_terminal(term).pattern
+        if pat.type == "str":
+            return f"`{pat.value}`"
+    except Exception:
+        pass
+    return term.lower()
+
+
+def parse(text: str, file: str = "<input>") -> A.Module:
+    """Parse one rule file; raises ParseFailure with diagnostics on a syntax error."""
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as err:
+        raise ParseFailure([_syntax_diag(file, text, err)]) from None
+    try:
+        return _Build(file).transform(tree)
+    except VisitError as err:  # a literal out of range and the like
+        raise ParseFailure([Diagnostic(A.Span(file, 1, 1), f"cannot read this file: {err.orig_exc}", "syntax")]) from None
