@@ -1,0 +1,541 @@
+"""Read rule files, resolve modules, build a RuleSet and check it.
+
+Every problem is a Diagnostic; nothing here raises for a designer's mistake.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ast as A
+from .builtins import FUNCTIONS, QUANTITIES
+from .clauses import CLAUSES
+from .diagnostics import Diagnostic, SourceCache
+from .model import BUNDLED_RULES, Feature, RuleSet, TileType, describe_key, override_key
+from .parser import ParseFailure, parse
+from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
+
+
+def did_you_mean(name: str, choices) -> str:
+    close = difflib.get_close_matches(name, sorted(set(choices)), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+@dataclass
+class Workspace:
+    """Parsed files and the modules they declare."""
+
+    sources: SourceCache = field(default_factory=SourceCache)
+    modules: dict[str, A.Module] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    search: list[Path] = field(default_factory=list)
+
+    def add_file(self, path: Path) -> A.Module | None:
+        name = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            self.diagnostics.append(Diagnostic(A.Span(name, 1, 1), "the file is not UTF-8 text", "encoding"))
+            return None
+        except OSError as err:
+            self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), f"cannot read the file: {err.strerror}", "io"))
+            return None
+        return self.add_text(text, name)
+
+    def add_text(self, text: str, name: str) -> A.Module | None:
+        self.sources.add(name, text)
+        self.files.append(name)
+        try:
+            module = parse(text, name)
+        except ParseFailure as fail:
+            self.diagnostics.extend(fail.diagnostics)
+            return None
+        other = self.modules.get(module.name)
+        if other is not None and other.file != name:
+            self.diagnostics.append(Diagnostic(
+                module.span, f"module `{module.name}` is already declared in {other.file}", "duplicate"))
+            return module
+        self.modules[module.name] = module
+        return module
+
+    def find_module(self, name: str) -> A.Module | None:
+        if name in self.modules:
+            return self.modules[name]
+        for folder in [*self.search, BUNDLED_RULES]:
+            for cand in (folder / f"{name}.tess", folder / "variants" / f"{name}.tess"):
+                if cand.is_file() and str(cand) not in self.files:
+                    mod = self.add_file(cand)
+                    if mod is not None and mod.name == name:
+                        return mod
+        return self.modules.get(name)
+
+    def known_module_names(self) -> list[str]:
+        names = set(self.modules)
+        for folder in [*self.search, BUNDLED_RULES]:
+            names.update(p.stem for p in folder.glob("*.tess"))
+            names.update(p.stem for p in folder.glob("variants/*.tess"))
+        return sorted(names)
+
+
+def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """Files named, and every *.tess under folders named; missing paths are reported."""
+    files: list[Path] = []
+    missing: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.tess")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            missing.append(p)
+    return files, missing
+
+
+# --------------------------------------------------------------- resolution
+def module_order(ws: Workspace, roots: list[str], diags: list[Diagnostic]) -> list[A.Module]:
+    """Modules in dependency order (requirements first); cycles and unknown names reported."""
+    order: list[A.Module] = []
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(name: str, via: A.Module | None, span: A.Span | None, path: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            cycle = " -> ".join(path[path.index(name):] + [name])
+            diags.append(Diagnostic(span or A.Span(), f"modules require each other in a cycle: {cycle}", "cycle"))
+            return
+        mod = ws.find_module(name)
+        if mod is None:
+            where = span or A.Span()
+            diags.append(Diagnostic(where, f"unknown module `{name}`{did_you_mean(name, ws.known_module_names())}", "unknown-name"))
+            return
+        state[name] = 1
+        for item in mod.items:
+            if isinstance(item, (A.Requires, A.Extends)):
+                for dep in item.modules:
+                    visit(dep, mod, item.span, path + [name])
+        state[name] = 2
+        order.append(mod)
+
+    for r in roots:
+        visit(r, None, None, [])
+    return order
+
+
+# ------------------------------------------------------------------ building
+class Builder:
+    def __init__(self, modules: list[A.Module]):
+        self.rs = RuleSet(modules=list(modules))
+        self.diags: list[Diagnostic] = []
+        self._seen: dict[tuple, A.Span] = {}
+        self._tiles_seen: dict[str, A.TileDecl] = {}
+
+    def err(self, span: A.Span, msg: str, code: str, severity: str = "error") -> None:
+        self.diags.append(Diagnostic(span, msg, code, severity))
+
+    def build(self) -> RuleSet:
+        for mod in self.rs.modules:
+            self._cites(mod.cites)
+            for item in mod.items:
+                self._statement(mod, item)
+        self._check()
+        return self.rs
+
+    # -- statements ---------------------------------------------------------
+    def _cites(self, cites) -> None:
+        for c in cites:
+            if c.clause not in CLAUSES:
+                self.err(c.span, f"unknown clause `{c.clause}`{did_you_mean(c.clause, CLAUSES)}", "unknown-clause")
+
+    def _statement(self, mod: A.Module, item, override: bool = False) -> None:
+        if isinstance(item, A.Override):
+            self._statement(mod, item.decl, override=True)
+            return
+        self._cites(getattr(item, "cites", ()))
+        key = override_key(item)
+        if key is not None:
+            if override:
+                if key not in self._seen:
+                    self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it", "override-missing")
+            elif key in self._seen and key[0] not in ("deck",):
+                prev = self._seen[key]
+                self.err(item.span, f"{describe_key(key)} is already defined at {prev}; write `override` to replace it", "duplicate")
+                return
+            self._seen[key] = item.span
+        rs = self.rs
+        match item:
+            case A.Requires() | A.Extends():
+                pass
+            case A.Total():
+                rs.totals.append((mod.name, item))
+            case A.Players():
+                rs.players = item
+            case A.EdgeDecl():
+                if item.code in rs.edges:
+                    self.err(item.span, f"edge code `{item.code}` is already defined at {rs.edges[item.code].span}", "duplicate")
+                rs.edges[item.code] = item
+            case A.FeatureDecl():
+                if item.kind in rs.features:
+                    self.err(item.span, f"feature kind `{item.kind}` is already defined at {rs.features[item.kind].span}", "duplicate")
+                if item.kind in ALL_PLACES:
+                    self.err(item.span, f"`{item.kind}` is a place name and cannot name a feature kind", "bad-name")
+                rs.features[item.kind] = item
+            case A.FigureDecl():
+                rs.figures[item.name] = item
+            case A.TileDecl():
+                self._tile(mod, item)
+            case A.StartDecl():
+                rs.start = item
+            case A.DeckDecl():
+                rs.decks = [d for d in rs.decks if d.name != item.name] + [item]
+            case A.BoxDecl():
+                rs.boxed.append(item)
+            case A.PlacementDecl():
+                rs.placement[item.kind] = item
+            case A.CompleteDecl():
+                rs.complete[item.kind] = item
+            case A.ScoreDecl():
+                rs.scores[(item.kind, item.when)] = item
+            case A.OwnersDecl():
+                rs.owners = item
+            case A.ReturnDecl():
+                rs.returns[item.figure] = item
+            case A.StateDecl():
+                rs.states[item.name] = item
+            case A.OnDecl():
+                if override:
+                    rs.ons = [o for o in rs.ons if override_key(o) != key]
+                rs.ons.append(item)
+            case A.AwardDecl():
+                rs.awards[item.state] = item
+            case A.RecallDecl():
+                rs.recalls[item.figure] = item
+            case A.InvariantDecl():
+                rs.invariants.append(item)
+            case A.ExampleDecl():
+                rs.examples.append(item)
+
+    def _tile(self, mod: A.Module, t: A.TileDecl) -> None:
+        if t.name in self._tiles_seen:
+            self.err(t.span, f"tile `{t.name}` is already defined at {self._tiles_seen[t.name].span}", "duplicate")
+            return
+        self._tiles_seen[t.name] = t
+        variant_total = sum(v.count for v in t.variants)
+        if variant_total > t.count:
+            self.err(t.span, f"tile `{t.name}` has {t.count} copies but its variants claim {variant_total}", "count")
+        plain = max(t.count - variant_total, 0)
+        base_feats = self._features(t, t.features, 0)
+        types = []
+        if plain > 0 or not t.variants:
+            types.append(TileType(t.name, t.name, None, mod.name, plain, t.edges, base_feats, t))
+        for v in t.variants:
+            self._cites(v.cites)
+            extra = self._features(t, v.features, len(base_feats))
+            types.append(TileType(f"{t.name}+{v.name}", t.name, v.name, mod.name, v.count, t.edges, base_feats + extra, t))
+        self._cites(t.cites)
+        self.rs.tiles.extend(types)
+
+    def _features(self, t: A.TileDecl, feats, offset: int) -> tuple[Feature, ...]:
+        # Resolve `-> N` / `crosses N` references to the feature holding that place.
+        owner: dict[str, int] = {}
+        all_feats = list(t.features) + [f for f in feats if f not in t.features]
+        for i, f in enumerate(all_feats):
+            for p in f.places:
+                owner.setdefault(p, i)
+        out = []
+        for j, f in enumerate(feats):
+            i = offset + j
+            borders = []
+            for ref in f.borders:
+                if ref not in owner:
+                    self.err(f.span, f"`-> {ref}`: no feature of tile `{t.name}` lies on {ref}", "bad-border")
+                else:
+                    borders.append(owner[ref])
+            crosses = None
+            if f.crosses is not None:
+                if f.crosses not in owner:
+                    self.err(f.span, f"`crosses {f.crosses}`: no feature of tile `{t.name}` lies on {f.crosses}", "bad-border")
+                else:
+                    crosses = owner[f.crosses]
+            out.append(Feature(i, f.kind, f.places, f.shields, tuple(borders), crosses, f))
+        return tuple(out)
+
+    # -- semantic checks ------------------------------------------------------
+    def _check(self) -> None:
+        rs = self.rs
+        half_kinds = rs.half_kinds()
+        for code, e in rs.edges.items():
+            for part in e.parts:
+                if part not in rs.features:
+                    self.err(e.span, f"edge `{code}` is drawn with unknown feature kind `{part}`{did_you_mean(part, rs.features)}", "unknown-name")
+        for name, fig in rs.figures.items():
+            for k in fig.on:
+                if k not in rs.features:
+                    self.err(fig.span, f"figure `{name}` may stand on unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name")
+            if fig.count < 0:
+                self.err(fig.span, "a figure count cannot be negative", "range")
+            if fig.when is not None:
+                self.expr(fig.when, {"feature"}, "bool")
+        seen_tiles: set[str] = set()
+        for tt in rs.tiles:
+            if tt.decl.name in seen_tiles:
+                continue
+            seen_tiles.add(tt.decl.name)
+            self._check_tile(tt.decl, half_kinds)
+        # totals per module
+        for modname, tot in rs.totals:
+            n = sum(tt.count for tt in rs.tiles if tt.module == modname)
+            if n != tot.count:
+                self.err(tot.span, f"module `{modname}` states {tot.count} tiles but its tiles add up to {n}", "total")
+        names = {t.name for t in rs.tiles}
+        if rs.start is not None and rs.start.tile not in names:
+            self.err(rs.start.span, f"start tile `{rs.start.tile}` is not a tile{did_you_mean(rs.start.tile, names)}", "unknown-name")
+        if rs.start is not None and rs.start.rotation % 90:
+            self.err(rs.start.span, "a rotation is 0, 90, 180 or 270", "range")
+        for b in rs.boxed:
+            if b.tile not in names:
+                self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name")
+        deck_names = {d.name for d in rs.decks}
+        for d in rs.decks:
+            for tn in (*d.tiles, *([d.last] if d.last else [])):
+                if tn not in names:
+                    self.err(d.span, f"deck `{d.name}` names unknown tile `{tn}`{did_you_mean(tn, names)}", "unknown-name")
+            if d.before and d.before not in deck_names:
+                self.err(d.span, f"deck `{d.name}` is drawn before unknown deck `{d.before}`{did_you_mean(d.before, deck_names)}", "unknown-name")
+        for p in rs.placement.values():
+            if p.kind == "continues" and p.arg not in rs.features:
+                self.err(p.span, f"`placement continues` needs a feature kind, not `{p.arg}`{did_you_mean(p.arg or '', rs.features)}", "unknown-name")
+        for kind, c in rs.complete.items():
+            self._kind(kind, c.span)
+            self.expr(c.when, {"feature"}, "bool")
+        for (kind, _), s in rs.scores.items():
+            self._kind(kind, s.span)
+            self.expr(s.value, {"feature"}, "int")
+        for st in rs.states.values():
+            self.expr(st.init, {"game"}, "int")
+        for on in rs.ons:
+            ctx = {"game", "feature"} if on.event == "complete" else {"game", "place"}
+            if on.of is not None:
+                self._kind(on.of, on.span)
+            if on.where is not None:
+                self.expr(on.where, ctx, "bool")
+            for act in on.actions:
+                if isinstance(act, A.Require):
+                    self.expr(act.test, ctx, "bool")
+                else:
+                    if act.name not in rs.states:
+                        self.err(act.span, f"`set {act.name}`: no `state {act.name}` is declared{did_you_mean(act.name, rs.states)}", "unknown-name")
+                    self.expr(act.value, ctx, "int")
+        for aw in rs.awards.values():
+            if aw.state not in rs.states:
+                self.err(aw.span, f"`award {aw.state}`: no `state {aw.state}` is declared{did_you_mean(aw.state, rs.states)}", "unknown-name")
+            self.expr(aw.value, {"game"}, "int")
+        for fig, rc in rs.recalls.items():
+            if fig not in rs.figures:
+                self.err(rc.span, f"`recall {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
+            self.expr(rc.value, {"feature"}, "int")
+        for fig, rt in rs.returns.items():
+            if fig not in rs.figures:
+                self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
+        for inv in rs.invariants:
+            self.expr(inv.test, {"game"}, "bool")
+        if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= 6):
+            self.err(rs.players.span, "players must be a range within 1..6", "range")
+
+    def _kind(self, kind: str, span: A.Span) -> None:
+        if kind not in self.rs.features:
+            self.err(span, f"unknown feature kind `{kind}`{did_you_mean(kind, self.rs.features)}", "unknown-name")
+
+    def _check_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
+        rs = self.rs
+        for code in t.edges:
+            if code not in rs.edges:
+                self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
+        feats = list(t.features) + [f for v in t.variants for f in v.features]
+        claimed: dict[str, A.TileFeature] = {}
+        for f in feats:
+            if f.kind not in rs.features:
+                if len(f.kind) <= 3 and f.kind[:1] in "NESWC" and not f.places:
+                    self.err(f.span, f"`{f.kind}` is not a place; places are {' '.join(SIDES)}, {' '.join(HALVES)}, C and the corners NW NE SE SW", "bad-place")
+                else:
+                    self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name")
+                continue
+            fd = rs.features[f.kind]
+            for p in f.places:
+                pt = place_type(p)
+                want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
+                if pt != want:
+                    self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, not on {p}", "bad-place")
+                if p in claimed:
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                claimed[p] = f
+            if fd.centre and not f.places:
+                self.err(f.span, f"tile `{t.name}`: a {f.kind} must be placed at C", "bad-place")
+            if f.shields < 0:
+                self.err(f.span, "shields cannot be negative", "range")
+        # Edge terrain against the features drawn on each side.
+        if len(t.edges) == 4:
+            for side, code in zip(SIDES, t.edges):
+                e = rs.edges.get(code)
+                if e is None:
+                    continue
+                if len(e.parts) == 3:
+                    want = {SIDE_HALVES[side][0]: e.parts[0], side: e.parts[1], SIDE_HALVES[side][1]: e.parts[2]}
+                elif e.parts[0] in half_kinds:
+                    want = {SIDE_HALVES[side][0]: e.parts[0], SIDE_HALVES[side][1]: e.parts[0]}
+                else:
+                    want = {side: e.parts[0]}
+                for place, kind in want.items():
+                    got = claimed.get(place)
+                    if got is None:
+                        self.err(t.edges_span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
+                    elif got.kind != kind:
+                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                # nothing else may claim the side or its halves
+                for place in (side, *SIDE_HALVES[side]):
+                    if place not in want and place in claimed:
+                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+
+    # -- expressions ---------------------------------------------------------
+    def expr(self, e: A.Expr, ctx: set[str], want: str | None) -> str:
+        got = self._type(e, ctx)
+        if want is not None and got not in (want, "?"):
+            self.err(e.span, f"expected {'a number' if want == 'int' else 'a condition'} here, but this is {'a number' if got == 'int' else 'a condition'}", "type")
+        return got
+
+    def _type(self, e: A.Expr, ctx: set[str]) -> str:
+        rs = self.rs
+        match e:
+            case A.IntLit():
+                return "int"
+            case A.BoolLit():
+                return "bool"
+            case A.Var(name=n):
+                if n in rs.states:
+                    return "int"
+                q = QUANTITIES.get(n)
+                if q is None:
+                    choices = [*QUANTITIES, *rs.states]
+                    self.err(e.span, f"unknown name `{n}`{did_you_mean(n, choices)}", "unknown-name")
+                    return "?"
+                if not (q.contexts & ctx):
+                    self.err(e.span, f"`{n}` has no meaning here ({q.doc}; usable in a {' or '.join(sorted(q.contexts))} rule)", "context")
+                return q.type
+            case A.Call(fn=fn, args=args):
+                f = FUNCTIONS.get(fn)
+                if f is None:
+                    self.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, FUNCTIONS)}", "unknown-name")
+                    return "?"
+                if not (f.contexts & ctx):
+                    self.err(e.span, f"`{fn}(...)` has no meaning here ({f.doc})", "context")
+                if len(args) != len(f.args):
+                    self.err(e.span, f"`{fn}` takes {len(f.args)} argument{'s' if len(f.args) != 1 else ''}, not {len(args)}", "arity")
+                    return f.type
+                for a, kind in zip(args, f.args):
+                    if kind == "kind":
+                        if not isinstance(a, A.Var) or a.name not in rs.features:
+                            nm = a.name if isinstance(a, A.Var) else "this"
+                            self.err(a.span, f"`{fn}` takes a feature kind, and `{nm}` is not one{did_you_mean(nm, rs.features)}", "unknown-name")
+                    else:
+                        self.expr(a, ctx, kind)
+                return f.type
+            case A.BinOp(op=op, left=l, right=r):
+                if op in ("and", "or"):
+                    self.expr(l, ctx, "bool")
+                    self.expr(r, ctx, "bool")
+                    return "bool"
+                if op in ("==", "!="):
+                    lt = self._type(l, ctx)
+                    rt = self._type(r, ctx)
+                    if "?" not in (lt, rt) and lt != rt:
+                        self.err(e.span, "cannot compare a number with a condition", "type")
+                    return "bool"
+                if op in ("<", "<=", ">", ">="):
+                    self.expr(l, ctx, "int")
+                    self.expr(r, ctx, "int")
+                    return "bool"
+                self.expr(l, ctx, "int")
+                self.expr(r, ctx, "int")
+                if op in ("//", "%") and isinstance(r, A.IntLit) and r.value == 0:
+                    self.err(r.span, "division by zero", "range")
+                return "int"
+            case A.Not(operand=o):
+                self.expr(o, ctx, "bool")
+                return "bool"
+            case A.Neg(operand=o):
+                self.expr(o, ctx, "int")
+                return "int"
+            case A.Cond(test=t, then=a, orelse=b):
+                self.expr(t, ctx, "bool")
+                ta = self._type(a, ctx)
+                tb = self._type(b, ctx)
+                if "?" not in (ta, tb) and ta != tb:
+                    self.err(e.span, "both branches of `if` must be numbers, or both conditions", "type")
+                return ta
+        return "?"
+
+
+# ------------------------------------------------------------------ entry points
+def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
+    """Build the rule set of the named modules or rule files (with their requirements)."""
+    ws = Workspace(search=[Path(s) for s in (search or [])])
+    diags: list[Diagnostic] = []
+    roots: list[str] = []
+    for spec in specs:
+        p = Path(spec)
+        if spec.endswith(".tess") or p.is_file():
+            mod = ws.add_file(p)
+            if mod is not None:
+                roots.append(mod.name)
+                ws.search.append(p.parent)
+        elif p.is_dir():
+            files, _ = expand_paths([spec])
+            for f in files:
+                mod = ws.add_file(f)
+                if mod is not None:
+                    roots.append(mod.name)
+        else:
+            roots.append(spec)
+    order = module_order(ws, roots, diags)
+    diags = ws.diagnostics + diags
+    if any(d.severity == "error" for d in diags):
+        return None, _dedupe(diags), ws
+    b = Builder(order)
+    rs = b.build()
+    diags.extend(b.diags)
+    diags = _dedupe(diags)
+    if any(d.severity == "error" for d in diags):
+        return None, diags, ws
+    return rs, diags, ws
+
+
+def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
+    """Check every module in the files and folders given, each with its requirements."""
+    ws = Workspace()
+    files, missing = expand_paths(paths)
+    diags: list[Diagnostic] = []
+    for m in missing:
+        diags.append(Diagnostic(A.Span(m, 0, 0), "no such file or folder", "io"))
+    roots = []
+    for f in files:
+        ws.search.append(f.parent)
+        mod = ws.add_file(f)
+        if mod is not None:
+            roots.append(mod.name)
+    for name in roots:
+        order = module_order(ws, [name], diags)
+        if not order:
+            continue
+        b = Builder(order)
+        b.build()
+        diags.extend(b.diags)
+    diags = ws.diagnostics + diags
+    return _dedupe(diags), ws
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    from .diagnostics import sort_key
+    return sorted(set(diags), key=sort_key)

@@ -1,0 +1,129 @@
+"""A rule set: several modules combined, overrides applied, names resolved.
+
+`load_rule_set` is the one entry point the compiler and the verifiers use; the
+checker (`dsl.check`) calls the same code and reports what it found.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ast as A
+from .diagnostics import Diagnostic
+
+BUNDLED_RULES = Path(__file__).resolve().parent.parent / "rules"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One feature printed on a tile type (rotation 0)."""
+
+    index: int
+    kind: str
+    places: tuple[str, ...]
+    shields: int
+    borders: tuple[int, ...]  # indices of features on the same tile
+    crosses: int | None
+    decl: A.TileFeature
+
+
+@dataclass(frozen=True)
+class TileType:
+    """A drawable kind of tile; a tile's variants are separate types with the same name."""
+
+    id: str  # unique: "E" or "E+garden"
+    name: str  # what a game record calls it
+    variant: str | None
+    module: str
+    count: int
+    edges: tuple[str, str, str, str]
+    features: tuple[Feature, ...]
+    decl: A.TileDecl
+
+
+@dataclass
+class RuleSet:
+    modules: list[A.Module] = field(default_factory=list)
+    edges: dict[str, A.EdgeDecl] = field(default_factory=dict)
+    features: dict[str, A.FeatureDecl] = field(default_factory=dict)
+    figures: dict[str, A.FigureDecl] = field(default_factory=dict)
+    tiles: list[TileType] = field(default_factory=list)
+    start: A.StartDecl | None = None
+    decks: list[A.DeckDecl] = field(default_factory=list)
+    boxed: list[A.BoxDecl] = field(default_factory=list)
+    placement: dict[str, A.PlacementDecl] = field(default_factory=dict)
+    complete: dict[str, A.CompleteDecl] = field(default_factory=dict)
+    scores: dict[tuple[str, str], A.ScoreDecl] = field(default_factory=dict)
+    owners: A.OwnersDecl | None = None
+    returns: dict[str, A.ReturnDecl] = field(default_factory=dict)
+    states: dict[str, A.StateDecl] = field(default_factory=dict)
+    ons: list[A.OnDecl] = field(default_factory=list)
+    awards: dict[str, A.AwardDecl] = field(default_factory=dict)
+    recalls: dict[str, A.RecallDecl] = field(default_factory=dict)
+    players: A.Players | None = None
+    invariants: list[A.InvariantDecl] = field(default_factory=list)
+    examples: list[A.ExampleDecl] = field(default_factory=list)
+    totals: list[tuple[str, A.Total]] = field(default_factory=list)
+
+    # -- derived facts -----------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.modules]
+
+    def half_kinds(self) -> set[str]:
+        """Feature kinds drawn on half-sides (the outer parts of 3-part edges)."""
+        out = set()
+        for e in self.edges.values():
+            if len(e.parts) == 3:
+                out.add(e.parts[0])
+                out.add(e.parts[2])
+        return out
+
+    def centre_kinds(self) -> set[str]:
+        return {k for k, f in self.features.items() if f.centre}
+
+    def side_kinds(self) -> set[str]:
+        return set(self.features) - self.half_kinds() - self.centre_kinds()
+
+    def tile_types(self, name: str) -> list[TileType]:
+        return [t for t in self.tiles if t.name == name]
+
+
+# ----------------------------------------------------------------- keys
+def override_key(decl: object) -> tuple | None:
+    """What an `override` replaces: statements with the same key."""
+    match decl:
+        case A.FigureDecl(name=n):
+            return ("figure", n)
+        case A.CompleteDecl(kind=k):
+            return ("complete", k)
+        case A.ScoreDecl(kind=k, when=w):
+            return ("score", k, w)
+        case A.OwnersDecl():
+            return ("owners",)
+        case A.OnDecl(event=e, of=o, cites=c):
+            return ("on", e, o, tuple(x.clause for x in c))
+        case A.AwardDecl(state=s):
+            return ("award", s)
+        case A.RecallDecl(figure=f):
+            return ("recall", f)
+        case A.StateDecl(name=n):
+            return ("state", n)
+        case A.Players():
+            return ("players",)
+        case A.ReturnDecl(figure=f):
+            return ("return", f)
+        case A.StartDecl():
+            return ("start",)
+        case A.DeckDecl(name=n):
+            return ("deck", n)
+    return None
+
+
+def describe_key(key: tuple) -> str:
+    head, *rest = key
+    if head == "score":
+        return f"score {rest[0]} {rest[1]}"
+    if head == "on":
+        return f"on {rest[0]}" + (f" of {rest[1]}" if rest[1] else "")
+    return " ".join([head, *[str(r) for r in rest if r is not None]])
