@@ -14,8 +14,8 @@ from dsl.diagnostics import Diagnostic, render, summary
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="A rules language, compiler and verifier for Carcassonne.")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, emoji=False)  # source lines like `x :x:` print as written
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 @app.callback()
@@ -38,6 +38,84 @@ def check(paths: List[str] = typer.Argument(..., help="rule files or folders of 
 
     diags, ws = check_paths(paths)
     raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+
+
+@app.command()
+def fmt(
+    paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files"),
+    write: bool = typer.Option(False, "--write", "-w", help="rewrite each file in place (files with errors are left alone)"),
+    check_only: bool = typer.Option(False, "--check", help="change nothing; exit 1 if any file is not in canonical form"),
+) -> None:
+    """Print rule files in canonical form (to stdout, or in place with --write).
+
+    COMMENTS ARE NOT KEPT: fmt prints the syntax tree, which has no comments, so
+    the output (and a file rewritten by --write) loses every # comment.  Blank
+    lines between statements are kept.  A file with syntax errors is reported
+    exactly as `tessera check` reports it (exit 1) and is never rewritten;
+    --write replaces a file only after its new text has been checked to parse
+    to the same rules.
+    """
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from dsl.ast import Span
+    from dsl.diagnostics import SourceCache
+    from dsl.fmt import count_comments, format_module
+    from dsl.loader import Workspace, expand_paths
+    from dsl.parser import ParseFailure, parse
+
+    if write and check_only:
+        raise typer.BadParameter("use --write or --check, not both")
+    files, missing = expand_paths(paths)
+    sources = SourceCache()
+    diags = [Diagnostic(Span(m, 0, 0), "no such file or folder", "io") for m in missing]
+    unformatted: list[str] = []
+    for path in files:
+        ws = Workspace(sources=sources)  # one per file: fmt does not care which modules clash
+        mod = ws.add_file(path)
+        diags.extend(ws.diagnostics)
+        if mod is None:
+            continue
+        try:
+            old = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot read the file: {exc}", "io"))
+            continue
+        new = format_module(mod)
+        try:
+            same = parse(new, str(path)) == mod
+        except ParseFailure:
+            same = False
+        if not same:  # a formatter bug must never reach a rule file
+            raise RuntimeError(f"fmt would change the meaning of {path}; file left alone")
+        if not write and not check_only:
+            sys.stdout.write(new)
+            continue
+        if new == old:
+            continue
+        unformatted.append(str(path))
+        if check_only:
+            out.print(f"would reformat {path}", markup=False)
+            continue
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(new)
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        lost = count_comments(old)
+        out.print(f"reformatted {path}" + (f" (dropped {lost} comment{'s' if lost != 1 else ''})" if lost else ""),
+                  markup=False)
+    if diags:
+        raise typer.Exit(report(diags, sources, len(files)))
+    if check_only and unformatted:
+        n = len(unformatted)
+        out.print(f"{n} of {len(files)} rule file{'s' if len(files) != 1 else ''} would be reformatted", markup=False)
+        raise typer.Exit(1)
 
 
 def main() -> None:
