@@ -119,6 +119,8 @@ def fmt(
 
 
 def main() -> None:
+    from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
+
     try:
         app()
     except SystemExit:

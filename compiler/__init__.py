@@ -1,0 +1,1 @@
+"""The tessera compiler: a rule set becomes a Python engine package."""

@@ -1,0 +1,197 @@
+"""Replay a `tessera-game/1` record (../shared/spec/conventions.md) with a compiled engine.
+
+Record keys beyond the spec (documented in docs/records.md):
+- a turn's `"recall": {"figure": "abbot", "at": [x, y]}` takes back an own figure
+  instead of placing one (ABBOT-RECALL-1);
+- `"start": {"tile": "D", "at": [0, 0], "rotation": 0}` overrides the start landscape.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from dsl.loader import load_rule_set
+from dsl.diagnostics import Diagnostic
+
+FORMAT = "tessera-game/1"
+
+
+class RecordError(Exception):
+    """The record itself is malformed (not a rules violation): a usage error."""
+
+
+@dataclass
+class ReplayResult:
+    answer: dict
+    error: dict | None
+    game: object
+
+
+_ENGINES: dict[tuple, object] = {}
+
+
+def engine_for(rules: list[str], search: list[str]):
+    from .build import load_engine
+
+    key = (tuple(rules), tuple(search))
+    if key not in _ENGINES:
+        rs, diags, ws = load_rule_set(rules, search=search)
+        if rs is None:
+            raise RuleLoadError(diags, ws)
+        _ENGINES[key] = load_engine(rs)
+    return _ENGINES[key]
+
+
+class RuleLoadError(Exception):
+    def __init__(self, diags: list[Diagnostic], ws):
+        super().__init__("the rules do not load")
+        self.diagnostics = diags
+        self.workspace = ws
+
+
+def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str]]:
+    rules = record.get("rules", ["base"])
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise RecordError("`rules` must be a list of module names or rule-file paths")
+    out = []
+    search = []
+    for r in rules:
+        if r.endswith(".tess") and base is not None and not Path(r).is_absolute() and not Path(r).exists():
+            cand = base / r
+            out.append(str(cand))
+        else:
+            out.append(r)
+    if base is not None:
+        search.append(str(base))
+    return out, search
+
+
+def replay(record: dict, base: Path | None = None) -> ReplayResult:
+    if not isinstance(record, dict):
+        raise RecordError("a game record is a JSON object")
+    fmt = record.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise RecordError(f"unknown record format {fmt!r} (expected {FORMAT!r})")
+    players = record.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        raise RecordError("`players` must be a non-empty list of names")
+    if len(set(players)) != len(players):
+        raise RecordError("player names must be distinct")
+    turns = record.get("turns", [])
+    if not isinstance(turns, list):
+        raise RecordError("`turns` must be a list")
+    rules, search = _resolve_rules(record, base)
+    eng = engine_for(rules, search)
+    R = eng.rules
+    start = None
+    if "start" in record:
+        st = record["start"]
+        try:
+            ids = R.TILE_IDS[st["tile"]]
+            start = (ids[0], int(st["at"][0]), int(st["at"][1]), int(st.get("rotation", 0)) % 360)
+        except (KeyError, TypeError, IndexError, ValueError):
+            raise RecordError("`start` must be {\"tile\": NAME, \"at\": [x, y], \"rotation\": R} with a tile of these rules") from None
+    try:
+        g = eng.new_game(len(players), 0, players, start)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    error = None
+    for i, t in enumerate(turns):
+        g.turn = i
+        try:
+            _apply_turn(g, R, t, i)
+        except eng.IllegalAction as ill:
+            error = {"turn": i, "message": f"turn {i}: {ill.message}", "clause": ill.clause}
+            break
+        if g.ended:
+            if i != len(turns) - 1:
+                error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": "BASE-END-1"}
+            break
+    end = record.get("end", "final")
+    if end not in ("final", "none"):
+        raise RecordError("`end` must be \"final\" or \"none\"")
+    if error is None and end == "final" and not g.ended:
+        g.finish()
+    return ReplayResult(answer_of(g), error, g)
+
+
+def _apply_turn(g, R, t: dict, i: int) -> None:
+    if not isinstance(t, dict) or not isinstance(t.get("tile"), str):
+        raise RecordError(f"turn {i}: a turn is an object with a `tile` name")
+    name = t["tile"]
+    g.force_tile(name)
+    if t.get("discard"):
+        g.apply_action(("discard",))
+        return
+    try:
+        x, y = (int(v) for v in t["at"])
+        rot = int(t.get("rotation", 0))
+    except (KeyError, TypeError, ValueError):
+        raise RecordError(f"turn {i}: `at` must be [x, y] and `rotation` a number") from None
+    if rot not in (0, 90, 180, 270):
+        _illegal(g, f"tile {name} at [{x},{y}]: rotation {rot} is not 0, 90, 180 or 270", R.CLAUSE_MATCHING)
+    place = t.get("place")
+    recall = t.get("recall")
+    on = place.get("on") if isinstance(place, dict) else None
+    g.choose_variant(name, on)
+    o = R.ORIENT[g.drawn][rot // 90]
+    fig = None
+    if place is not None:
+        if not isinstance(place, dict) or "figure" not in place or ("on" not in place and "corner" not in place):
+            raise RecordError(f"turn {i}: `place` must be {{\"figure\": NAME, \"on\": PLACE}}")
+        fname = place["figure"]
+        gis = [k for k, f in enumerate(R.FIGURES) if f[0] == fname]
+        if not gis:
+            _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
+        where = place.get("on") or place.get("corner")
+        fis = [k for k, ps in enumerate(o.places) if where in ps]
+        if not fis:
+            _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
+        fig = (gis[0], fis[0])
+    if recall is not None:
+        if place is not None:
+            _illegal(g, f"tile {name}: a turn either places a figure or recalls one, not both", R.RECALL_CLAUSE.get(0, R.CLAUSE_FOLLOW))
+        try:
+            fname = recall["figure"]
+            rx, ry = (int(v) for v in recall["at"])
+        except (KeyError, TypeError, ValueError):
+            raise RecordError(f"turn {i}: `recall` must be {{\"figure\": NAME, \"at\": [x, y]}}") from None
+        gis = [k for k, f in enumerate(R.FIGURES) if f[0] == fname]
+        opts = [a for a in g.recall_options() if gis and a[1] == gis[0] and a[2] == (rx, ry)]
+        if not opts:
+            clause = R.RECALL_CLAUSE.get(gis[0], R.CLAUSE_FOLLOW) if gis else R.CLAUSE_FOLLOW
+            _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
+        fig = opts[0]
+    g.apply_action(((x, y), rot, fig))
+
+
+def _illegal(g, message: str, clause: str):
+    """Raise the engine's own IllegalAction (each compiled engine has its runtime)."""
+    raise sys.modules[type(g).__module__].IllegalAction(message, clause)
+
+
+def answer_of(g) -> dict:
+    events = []
+    for ev in g.events:
+        if ev["kind"] == "score":
+            events.append({k: ev[k] for k in ("turn", "kind", "feature", "when", "tiles", "points", "clause") if k in ev})
+        elif ev["kind"] == "award":
+            events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
+                           "points": ev["points"], "clause": ev["clause"]})
+    return {
+        "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
+        "events": events,
+        "supply": g.supply_by_name(),
+        "winners": g.winners(),
+    }
+
+
+def load_record(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
