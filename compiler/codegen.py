@@ -98,7 +98,7 @@ class CodeGenerator:
     def join_scope(self) -> Scope:
         """Names of the feature a figure would join: local feature fi of o at cell, joining roots."""
         return self._common(Scope(names={
-            "figures": "sum(len(g.figs[x]) for x in roots)",
+            "figures": "g.join_figures(roots)",
             "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
             "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
         }))

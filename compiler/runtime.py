@@ -52,9 +52,9 @@ def _mod(a, b):
 class Orientation:
     """A tile type at one rotation, in the board frame."""
 
-    __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat")
+    __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats")
 
-    def __init__(self, tile, rot, kinds):
+    def __init__(self, tile, rot, kinds, fig_on):
         self.tile = tile
         self.rot = rot
         _, _, _, _, _, edges, feats = tile
@@ -71,6 +71,8 @@ class Orientation:
         # per feature: the (side, part) pairs where it meets a neighbour
         self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
                               for i in range(len(feats)))
+        # features some figure may stand on, with those figures
+        self.figfeats = tuple((i, fig_on[f[0]]) for i, f in enumerate(feats) if fig_on[f[0]])
 
 
 class Game:
@@ -292,18 +294,57 @@ class Game:
         return roots
 
     def figure_options(self, o, cell):
-        R = self.R
-        p = self.current
-        sup = self.supply[p]
+        """(figure, local feature) pairs the current player may put on o placed at cell."""
+        return [fig for fig in self._figure_options(o, cell, self._neighbour_roots(cell))]
+
+    def _neighbour_roots(self, cell):
+        """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
+        x, y = cell
+        board = self.board
+        find = self.find
         out = []
-        for fi, f in enumerate(o.feats):
-            for gi in R.FIG_ON[f[0]]:
+        for d in range(4):
+            nb = board.get((x + DX[d], y + DY[d]))
+            if nb is None:
+                out.append(None)
+            else:
+                no, nbase = nb
+                out.append(tuple(-1 if b < 0 else find(nbase + b) for b in no.parts[OPP[d]]))
+        return out
+
+    def _figure_allowed(self, o, cell, gi, fi):
+        if self.supply[self.current][gi] <= 0 or gi not in self.R.FIG_ON[o.feats[fi][0]]:
+            return False
+        when = self.R.FIG_WHEN[gi]
+        return when is None or bool(when(self, self.joined_roots(o, cell, fi), o, fi, cell))
+
+    def join_figures(self, roots):
+        """Figures on the placed features that a new feature would join."""
+        figs = self.figs
+        n = 0
+        for r in roots:
+            n += len(figs[r])
+        return n
+
+    def _figure_options(self, o, cell, nbr):
+        sup = self.supply[self.current]
+        when_fns = self.R.FIG_WHEN
+        for fi, gis in o.figfeats:
+            roots = None
+            for gi in gis:
                 if sup[gi] <= 0:
                     continue
-                when = R.FIG_WHEN[gi]
-                if when is None or when(self, self.joined_roots(o, cell, fi), o, fi, cell):
-                    out.append((gi, fi))
-        return out
+                when = when_fns[gi]
+                if when is not None:
+                    if roots is None:
+                        roots = set()
+                        for d, k in o.sidefeat[fi]:
+                            side = nbr[d]
+                            if side is not None and side[k] >= 0:
+                                roots.add(side[k])
+                    if not when(self, roots, o, fi, cell):
+                        continue
+                yield (gi, fi)
 
     def recall_options(self):
         R = self.R
@@ -321,19 +362,37 @@ class Game:
         return out
 
     def legal_actions(self):
+        """Every legal action: (cell, rotation, None | (figure, feature) | recall), or the discard."""
         if self.ended or self.drawn is None:
             return []
-        pl = self.placements(self.drawn)
-        if not pl:
-            return [("discard",)] if self.R.DISCARD else []
-        acts = []
+        R = self.R
+        tid = self.drawn
+        fits = R.FITS[tid]
+        check = R.PLACE_CHECKS[tid]
+        any_fig = any(self.supply[self.current])
         recalls = self.recall_options()
-        for cell, o in pl:
-            acts.append((cell, o.rot, None))
-            for opt in self.figure_options(o, cell):
-                acts.append((cell, o.rot, opt))
-            for rc in recalls:
-                acts.append((cell, o.rot, rc))
+        acts = []
+        append = acts.append
+        for cell, pat in self.frontier.items():
+            key = (pat[0], pat[1], pat[2], pat[3])
+            rots = fits.get(key)
+            if rots is None:
+                rots = fits[key] = R.fit(tid, key)
+            if not rots:
+                continue
+            nbr = self._neighbour_roots(cell) if any_fig else None
+            for o in rots:
+                if check is not None and check(self, o, cell) is not None:
+                    continue
+                rot = o.rot
+                append((cell, rot, None))
+                if any_fig:
+                    for opt in self._figure_options(o, cell, nbr):
+                        append((cell, rot, opt))
+                for rc in recalls:
+                    append((cell, rot, rc))
+        if not acts and R.DISCARD:
+            return [("discard",)]
         return acts
 
     def current_player(self):
@@ -372,7 +431,7 @@ class Game:
                     raise IllegalAction("no own figure of that kind stands there to recall", R.RECALL_CLAUSE.get(fig[1], R.CLAUSE_FOLLOW))
             else:
                 gi, fi = fig
-                if (gi, fi) not in self.figure_options(o, cell):
+                if not 0 <= fi < len(o.feats) or not self._figure_allowed(o, cell, gi, fi):
                     raise IllegalAction(self.why_no_figure(o, cell, gi, fi), R.FIG_CLAUSE[gi])
         p = self.current
         state_sets = R.on_place(self, o, cell)
@@ -647,7 +706,7 @@ class Game:
 
 def build_orientations(rules):
     """ORIENT[tile][r] for the four rotations, and the pattern -> fitting orientations cache."""
-    rules.ORIENT = [[Orientation(t, r, rules.KINDS) for r in (0, 90, 180, 270)] for t in rules.TILES]
+    rules.ORIENT = [[Orientation(t, r, rules.KINDS, rules.FIG_ON) for r in (0, 90, 180, 270)] for t in rules.TILES]
     rules.FITS = [dict() for _ in rules.TILES]
 
     def fit(tid, pat):
