@@ -364,9 +364,13 @@ class Builder:
                     self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name")
                 continue
             fd = rs.features[f.kind]
+            if not f.places:
+                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place")
             for p in f.places:
                 pt = place_type(p)
                 want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
+                if pt == "corner" and want == "half":
+                    pt = "half"  # fields may also lie at corners (inner fields; where barns stand)
                 if pt != want:
                     self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, not on {p}", "bad-place")
                 if p in claimed:
