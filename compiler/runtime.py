@@ -167,8 +167,6 @@ class Game:
     def force_tile(self, name):
         """Replays name the drawn tile: take that tile from the current deck instead."""
         R = self.R
-        if self.drawn is not None and R.TILES[self.drawn][1] == name and not self._prefer_other(name):
-            return
         if self.drawn is not None:
             self._deck_of(self.drawn).append(self.drawn)
         deck = next((d for d in self.decks if d), None)
@@ -193,8 +191,17 @@ class Game:
         deck.remove(pick)
         self.drawn = pick
 
-    def _prefer_other(self, name):
-        return False
+    def force_tile_id(self, tid):
+        """Make tile type `tid` the drawn tile (from the deck being drawn)."""
+        if self.drawn == tid:
+            return
+        if self.drawn is not None:
+            self._deck_of(self.drawn).append(self.drawn)
+        deck = next((d for d in self.decks if d), None)
+        if deck is None or tid not in deck:
+            raise IllegalAction(f"tile {self.R.TILES[tid][1]}: not in the deck being drawn now", self.R.CLAUSE_BAG)
+        deck.remove(tid)
+        self.drawn = tid
 
     def _deck_of(self, tid):
         for d, ids in zip(self.decks, self.R.deck_lists()):
@@ -676,12 +683,13 @@ class Game:
     def to_json(self):
         """A state as JSON: its seed, seats and the moves that led to it (replayed by from_json)."""
         hist = []
-        for name, a in self.history:
+        for tid, a in self.history:
+            name = self.R.TILES[tid][1]
             if a[0] == "discard":
-                hist.append({"tile": name, "discard": True})
+                hist.append({"tile": name, "id": tid, "discard": True})
             else:
                 (x, y), rot, fig = a
-                h = {"tile": name, "at": [x, y], "rotation": rot}
+                h = {"tile": name, "id": tid, "at": [x, y], "rotation": rot}
                 if fig is not None:
                     h["figure"] = list(fig[:2]) if fig[0] != "recall" else ["recall", fig[1], list(fig[2]), fig[3]]
                 hist.append(h)
@@ -693,7 +701,7 @@ class Game:
         data = json.loads(text)
         g = cls(rules, len(data["players"]), data["seed"], data["players"])
         for h in data["history"]:
-            g.force_tile(h["tile"])
+            g.force_tile_id(h["id"])
             if h.get("discard"):
                 g.apply_action(("discard",))
                 continue
