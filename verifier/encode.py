@@ -1,0 +1,191 @@
+"""Rule expressions, conditions and effects -> z3 terms (the verifier's half of "one AST, two backends").
+
+`compiler.pyexpr.emit` turns an expression into Python source; `encode` turns
+the same AST into a z3 term with the same meaning, so that what the verifier
+proves is about the code the engine runs:
+
+- integers are unbounded (Python ints, z3 Int);
+- `//` and `%` are Python's floor division and modulo, made total: x // 0 == 0
+  and x % 0 == 0 (the compiler's `_div` / `_mod`);
+- `and`, `or`, `not`, `if … then … else`, comparisons (never chained), `min`, `max`.
+
+Names are looked up in an `Env`: each quantity, state variable and function of
+`dsl.builtins` stands for a z3 term, created on first use with the domain the
+builtins table gives it (`tiles >= 1`, `0 <= neighbours <= 8`, …).  The domain
+facts are kept with the env so that a proof can say which ones it used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from dsl import ast as A
+from dsl.builtins import FUNCTIONS, QUANTITIES
+
+from .solver import Fact
+
+
+class EncodeError(Exception):
+    """The expression uses a name the environment does not provide."""
+
+
+def span_where(span: A.Span) -> str:
+    return f"{span.file}:{span.line}" if span.line else "builtin"
+
+
+def div(x: z3.ArithRef, y: z3.ArithRef) -> z3.ArithRef:
+    """Python's floor division, total (x // 0 == 0).  z3's `/` on Int is Euclidean division."""
+    return z3.If(y == 0, z3.IntVal(0), z3.If(y > 0, x / y, (-x) / (-y)))
+
+
+def mod(x: z3.ArithRef, y: z3.ArithRef) -> z3.ArithRef:
+    """Python's modulo (the sign of the divisor), total (x % 0 == 0)."""
+    return z3.If(y == 0, z3.IntVal(0), x - y * div(x, y))
+
+
+@dataclass
+class Env:
+    """What each name of an expression stands for, in one symbolic situation.
+
+    `tag` is appended to the z3 names of the variables the env creates, so two
+    envs (before/after, two features) never share a variable by accident.
+    """
+
+    tag: str = ""
+    names: dict[str, z3.ExprRef] = field(default_factory=dict)
+    calls: dict[str, Callable[[tuple[A.Expr, ...]], z3.ExprRef]] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    auto: bool = True  # create builtin quantities/functions on first use
+    created: dict[str, z3.ExprRef] = field(default_factory=dict)  # readable name -> variable
+
+    def var(self, name: str, low: int | None = None, high: int | None = None, why: str = "builtin",
+            text: str | None = None) -> z3.ArithRef:
+        """A fresh integer variable with an optional range, recorded as a domain fact."""
+        v = z3.Int(f"{name}{self.tag}")
+        self.created[name] = v
+        conds = []
+        if low is not None:
+            conds.append(v >= low)
+        if high is not None:
+            conds.append(v <= high)
+        if conds:
+            rng = f"{low if low is not None else ''}..{high if high is not None else ''}"
+            self.facts.append(Fact(z3.And(conds), why, text or f"{name} in {rng}"))
+        return v
+
+    def name(self, n: str) -> z3.ExprRef:
+        if n in self.names:
+            return self.names[n]
+        q = QUANTITIES.get(n)
+        if q is not None and self.auto:
+            v = self.var(n, q.low, q.high, "builtin", f"{n} in {q.low}..{q.high if q.high is not None else ''} ({q.doc})")
+            if q.type == "bool":  # no boolean quantities today; kept for completeness
+                b = z3.Bool(f"{n}{self.tag}")
+                self.names[n] = b
+                return b
+            self.names[n] = v
+            return v
+        raise EncodeError(f"unknown name `{n}`")
+
+    def call(self, fn: str, args: tuple[A.Expr, ...]) -> z3.ExprRef:
+        if fn in self.calls:
+            return self.calls[fn](args)
+        f = FUNCTIONS.get(fn)
+        if f is not None and self.auto and all(k == "kind" for k in f.args):
+            key = f"{fn}({','.join(a.name if isinstance(a, A.Var) else '?' for a in args)})"
+            if key not in self.names:
+                self.names[key] = self.var(key, f.low, f.high, "builtin", f"{key} in {f.low}..{f.high if f.high is not None else ''} ({f.doc})")
+            return self.names[key]
+        raise EncodeError(f"unknown function `{fn}`")
+
+
+def encode(e: A.Expr, env: Env) -> z3.ExprRef:
+    match e:
+        case A.IntLit(value=v):
+            return z3.IntVal(int(v))
+        case A.BoolLit(value=v):
+            return z3.BoolVal(bool(v))
+        case A.Var(name=n):
+            return env.name(n)
+        case A.Call(fn=fn, args=args):
+            if fn in ("min", "max"):
+                a, b = (encode(x, env) for x in args)
+                return z3.If(a <= b, a, b) if fn == "min" else z3.If(a >= b, a, b)
+            return env.call(fn, args)
+        case A.BinOp(op=op, left=l, right=r):
+            a = encode(l, env)
+            b = encode(r, env)
+            match op:
+                case "and":
+                    return z3.And(a, b)
+                case "or":
+                    return z3.Or(a, b)
+                case "==":
+                    return a == b
+                case "!=":
+                    return a != b
+                case "<":
+                    return a < b
+                case "<=":
+                    return a <= b
+                case ">":
+                    return a > b
+                case ">=":
+                    return a >= b
+                case "+":
+                    return a + b
+                case "-":
+                    return a - b
+                case "*":
+                    return a * b
+                case "//":
+                    return div(a, b)
+                case "%":
+                    return mod(a, b)
+            raise EncodeError(f"unknown operator `{op}`")
+        case A.Not(operand=o):
+            return z3.Not(encode(o, env))
+        case A.Neg(operand=o):
+            return -encode(o, env)
+        case A.Cond(test=t, then=a, orelse=b):
+            return z3.If(encode(t, env), encode(a, env), encode(b, env))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+# ------------------------------------------------------------------ effects
+@dataclass
+class Step:
+    """One `on …` rule, encoded: when it fires, what it requires, the state after it."""
+
+    fires: z3.BoolRef  # the `where` guard
+    legal: z3.BoolRef  # fires => every `require` holds
+    after: dict[str, z3.ExprRef]  # every state variable after the rule
+    requires: list[tuple[z3.BoolRef, A.Require]] = field(default_factory=list)
+
+
+def encode_on(on: A.OnDecl, env: Env, state: dict[str, z3.ExprRef]) -> Step:
+    """The effect of an `on` rule on `state` (simultaneous assignment: every `set` reads the old values).
+
+    `env` must map the state variables to `state`'s terms (see `with_state`).
+    """
+    fires = encode(on.where, env) if on.where is not None else z3.BoolVal(True)
+    reqs = [(encode(a.test, env), a) for a in on.actions if isinstance(a, A.Require)]
+    legal = z3.Implies(fires, z3.And([r for r, _ in reqs])) if reqs else z3.BoolVal(True)
+    after = dict(state)
+    for a in on.actions:
+        if isinstance(a, A.SetAction):
+            after[a.name] = z3.If(fires, encode(a.value, env), state[a.name])
+    return Step(fires, legal, after, reqs)
+
+
+def with_state(env: Env, state: dict[str, z3.ExprRef]) -> Env:
+    env.names.update(state)
+    return env
+
+
+def describe_on(on: A.OnDecl) -> str:
+    head = f"on {on.event}" + (f" of {on.of}" if on.of else "")
+    cites = ", ".join(c.clause for c in on.cites)
+    return head + (f" [{cites}]" if cites else "")

@@ -1,0 +1,622 @@
+"""The rules' invariants, proved rule by rule as induction steps with z3.
+
+A symbolic game state holds, for every seat, each figure's supply and count on
+the board, the score, and every `state` variable.  Each rule of a RuleSet is a
+*step* from one state to the next, encoded from its AST (`verifier.encode`):
+
+- `figure F … when C`       a seat places one F from its supply (C holds on the feature);
+- `score K complete = E`    a feature of kind K completes (its `complete` condition holds):
+                            its owners (`owners most|all`) score E, figures with
+                            `return F when scored` go back to supply;
+- `score K end = E`         final scoring of an incomplete feature;
+- `recall F = E`            a seat takes its F back from an incomplete feature and scores E;
+- `award S at end = E`      the seat held in state S scores E;
+- `on place|complete …`     the `where` guard, the `require`s (an illegal placement
+                            never happens) and the simultaneous `set`s.
+
+Invariants (built in, or `invariant NAME: EXPR [CLAUSE]` in a rule file) are
+checked as induction steps: all invariants before a step ∧ the step's facts ⇒
+each invariant after it; the initial state is the base case.  Formula
+properties (monotone in tiles and shields) are checked on each formula.
+
+Every fact of a step carries its rule-file line, so a proof reports the lines
+it used (an unsat core) and a counterexample the lines involved.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from dsl import ast as A
+from dsl.model import RuleSet
+
+from .encode import Env, EncodeError, encode, encode_on, describe_on
+from .solver import Fact, Result, Verdict, prove
+from .source import cites, line_text, where
+
+SIZE_QUANTITIES = ("tiles", "shields", "neighbours", "completed_cities")
+
+
+# --------------------------------------------------------------------- state
+@dataclass
+class State:
+    supply: dict[tuple[int, str], z3.ArithRef]
+    board: dict[tuple[int, str], z3.ArithRef]
+    score: list[z3.ArithRef]
+    st: dict[str, z3.ArithRef]
+
+    def copy(self) -> "State":
+        return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st))
+
+
+@dataclass
+class Game:
+    """The symbolic frame shared by a step: seats, the acting seat, the state before."""
+
+    rs: RuleSet
+    seats: int
+    players: z3.ArithRef
+    current: z3.ArithRef
+    before: State
+    facts: list[Fact]
+
+    @classmethod
+    def make(cls, rs: RuleSet) -> "Game":
+        seats = rs.players.high if rs.players else 6
+        low = rs.players.low if rs.players else 2
+        n = z3.Int("players")
+        c = z3.Int("current")
+        pw = where(rs.players.span) if rs.players else "builtin"
+        facts = [
+            Fact(z3.And(n >= low, n <= seats), pw, line_text(rs.players.span) if rs.players else f"players {low}..{seats}"),
+            Fact(z3.And(c >= 0, c < n), "builtin", "current is a seat of the game (0 <= current < players)"),
+        ]
+        figs = list(rs.figures)
+        before = State(
+            {(p, f): z3.Int(f"supply[{p}].{f}") for p in range(seats) for f in figs},
+            {(p, f): z3.Int(f"board[{p}].{f}") for p in range(seats) for f in figs},
+            [z3.Int(f"score[{p}]") for p in range(seats)],
+            {s: z3.Int(s) for s in rs.states},
+        )
+        return cls(rs, seats, n, c, before, facts)
+
+    def env(self, tag: str, state: State | None = None) -> Env:
+        st = state or self.before
+        env = Env(tag=tag)
+        env.names.update(st.st)
+        env.names["players"] = self.players
+        env.names["current"] = self.current
+        return env
+
+
+@dataclass
+class Step:
+    """One rule as a transition."""
+
+    rule: str  # "score city complete"
+    where: str
+    text: str
+    clauses: tuple[str, ...]
+    facts: list[Fact]
+    after: State
+    claims: dict[str, z3.BoolRef] = field(default_factory=dict)  # feature-level properties of this step
+    show: dict[str, z3.ExprRef] = field(default_factory=dict)
+    inputs: list[z3.ArithRef] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- invariants
+@dataclass
+class Invariant:
+    id: str
+    title: str
+    clauses: tuple[str, ...]
+    where: str
+    kind: str  # "state" | "step" | "feature" | "formula"
+    pred: Callable[..., z3.BoolRef] | None = None
+
+
+@dataclass
+class Check:
+    invariant: Invariant
+    rule: str
+    where: str
+    text: str
+    result: Result
+
+
+def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
+    out: list[Invariant] = []
+    n = game.players
+    seats = range(game.seats)
+    for name, fig in rs.figures.items():
+        def conserved(g: Game, s: State, name=name, count=fig.count):
+            return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] == count) for p in seats])
+        out.append(Invariant(
+            f"conserved-{name}", f"each player's {name}s are conserved: supply + board == {fig.count} "
+            "(no prisoners or outposts in these rules)", cites(fig) or ("BASE-COMP-2",), where(fig.span), "state", conserved))
+
+    def nonneg_figs(g: Game, s: State):
+        return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0))
+                       for p in seats for f in rs.figures])
+    out.append(Invariant("supply-nonnegative", "no supply goes negative (nor a count of figures on the board)",
+                         ("BASE-FOLLOW-3",), "builtin", "state", nonneg_figs))
+
+    def nonneg_score(g: Game, s: State):
+        return z3.And([z3.Implies(p < g.players, s.score[p] >= 0) for p in seats])
+    out.append(Invariant("score-nonnegative", "no score goes below 0", ("BASE-SCORE-3",), "builtin", "state", nonneg_score))
+
+    def monotone(g: Game, s: State, t: State):
+        return z3.And([z3.Implies(p < g.players, t.score[p] >= s.score[p]) for p in seats])
+    out.append(Invariant("score-never-decreases", "scores never decrease (no rule here states a transfer)",
+                         ("BASE-SCORE-3",), "builtin", "step", monotone))
+
+    for sname, aw in rs.awards.items():
+        def seat(g: Game, s: State, sname=sname):
+            return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
+        out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
+                             cites(aw), where(aw.span), "state", seat))
+    out.append(Invariant("tie-rule", "every tied leader of a scored feature gets the same, full points",
+                         ("BASE-SCORE-1",), "builtin", "feature"))
+    out.append(Invariant("returned-when-scored", "no figure stays on a completed, scored feature",
+                         ("BASE-SCORE-2",), "builtin", "feature"))
+    out.append(Invariant("formula-monotone", "scoring formulas never give less for more tiles, shields, neighbours "
+                         "or completed cities", ("BASE-CITY-2", "BASE-END-2"), "builtin", "formula"))
+    return out
+
+
+def declared_invariants(rs: RuleSet) -> list[Invariant]:
+    out = []
+    for inv in rs.invariants:
+        def pred(g: Game, s: State, inv=inv):
+            return encode(inv.test, g.env("", s))
+        out.append(Invariant(inv.name, line_text(inv.span) or inv.name, cites(inv), where(inv.span), "state", pred))
+    return out
+
+
+# --------------------------------------------------------------------- steps
+def _max_shields(rs: RuleSet, kind: str) -> tuple[int, str]:
+    best, at = 0, "tile set"
+    for tt in rs.tiles:
+        for f in tt.features:
+            if f.kind == kind and f.shields > best:
+                best, at = f.shields, where(f.decl.span)
+    return best, at
+
+
+def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, dict]:
+    """An env for one feature of `kind`, with the figures of each seat on it."""
+    env = g.env(tag)
+    rs = g.rs
+    f: dict[tuple[int, str], z3.ArithRef] = {}
+    for name, fig in rs.figures.items():
+        if kind not in fig.on:
+            continue
+        for p in range(g.seats):
+            v = z3.Int(f"on_feature[{p}].{name}")
+            f[(p, name)] = v
+            facts.append(Fact(z3.And(v >= 0, v <= g.before.board[(p, name)],
+                                     z3.Implies(p >= g.players, v == 0)),
+                              "builtin", f"seat {p}'s {name}s on the {kind} are among its {name}s on the board"))
+    env.names["figures"] = z3.Sum(list(f.values())) if f else z3.IntVal(0)
+    return env, f
+
+
+def _domain(rs: RuleSet, kind: str | None, env: Env, facts: list[Fact]) -> None:
+    """The domain facts of the quantities an encoding read, and what the tile set implies."""
+    facts.extend(env.facts)
+    env.facts = []
+    if kind is not None and "shields" in env.names:
+        m, at = _max_shields(rs, kind)
+        facts.append(Fact(env.names["shields"] <= m * env.name("tiles"), at,
+                          f"a {kind} has at most {m} shield{'s' if m != 1 else ''} per tile (the tile set)"))
+        facts.extend(env.facts)
+        env.facts = []
+
+
+def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
+    cd = rs.complete.get(kind)
+    if cd is None:
+        return None
+    cond = encode(cd.when, env)
+    return Fact(cond if done else z3.Not(cond), where(cd.span),
+                line_text(cd.span) + ("" if done else "   (does not hold: the feature is incomplete)"))
+
+
+def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
+    show["players"] = g.players
+    show["current"] = g.current
+    inputs += [g.players, g.current]
+    for p in range(g.seats):
+        show[f"score[{p}]"] = s.score[p]
+        show[f"score'[{p}]"] = t.score[p]
+        inputs.append(s.score[p])
+        for fig in g.rs.figures:
+            show[f"supply[{p}].{fig}"] = s.supply[(p, fig)]
+            show[f"supply'[{p}].{fig}"] = t.supply[(p, fig)]
+            show[f"board[{p}].{fig}"] = s.board[(p, fig)]
+            show[f"board'[{p}].{fig}"] = t.board[(p, fig)]
+            inputs += [s.supply[(p, fig)], s.board[(p, fig)]]
+    for k, v in s.st.items():
+        show[k] = v
+        show[k + "'"] = t.st[k]
+        inputs.append(v)
+
+
+def _fresh_scores(g: Game, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
+    for p in range(g.seats):
+        v = z3.Int(f"score'[{p}]")
+        facts.append(Fact(v == g.before.score[p] + gains[p], why, text))
+        after.score[p] = v
+
+
+def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
+    rs = g.rs
+    kind = decl.kind
+    facts = list(g.facts)
+    if decl.when == "complete" and kind not in rs.complete:
+        return None  # never completes: the rule cannot fire
+    env, on = _feature_env(g, kind, "", facts)
+    pts = z3.Int("points")
+    facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
+    cf = _complete_fact(rs, kind, env, decl.when == "complete")
+    if cf is not None:
+        facts.append(cf)
+    _domain(rs, kind, env, facts)
+    mode = rs.owners.mode if rs.owners else "all"
+    ow = where(rs.owners.span) if rs.owners else "builtin"
+    cnt = [z3.Sum([on[(p, f)] for f in rs.figures if (p, f) in on]) if on else z3.IntVal(0) for p in range(g.seats)]
+    leader = [z3.And(cnt[p] > 0, *[cnt[p] >= cnt[q] for q in range(g.seats) if q != p]) for p in range(g.seats)]
+    owner = [z3.Bool(f"owner[{p}]") for p in range(g.seats)]
+    for p in range(g.seats):
+        rule = leader[p] if mode == "most" else cnt[p] > 0
+        facts.append(Fact(owner[p] == rule, ow, line_text(rs.owners.span) if rs.owners else "owners all"))
+    gains = [z3.If(owner[p], pts, 0) for p in range(g.seats)]
+    after = g.before.copy()
+    _fresh_scores(g, after, gains, "engine", "each owner of the feature scores its points (BASE-SCORE-1)", facts)
+    claims: dict[str, z3.BoolRef] = {}
+    tie = []
+    for p in range(g.seats):
+        tie.append(z3.Implies(leader[p], after.score[p] - g.before.score[p] == pts))
+        for q in range(p + 1, g.seats):
+            tie.append(z3.Implies(z3.And(leader[p], leader[q]),
+                                  after.score[p] - g.before.score[p] == after.score[q] - g.before.score[q]))
+    claims["tie-rule"] = z3.And(tie)
+    if decl.when == "complete":
+        left = []
+        for (p, f), v in on.items():
+            rt = rs.returns.get(f)
+            back = z3.Int(f"returned[{p}].{f}")
+            facts.append(Fact(back == (v if rt is not None else 0), where(rt.span) if rt else "engine",
+                              line_text(rt.span) if rt else f"no `return {f} when scored`: the {f}s stay"))
+            after.board[(p, f)] = z3.Int(f"board'[{p}].{f}")
+            after.supply[(p, f)] = z3.Int(f"supply'[{p}].{f}")
+            facts.append(Fact(z3.And(after.board[(p, f)] == g.before.board[(p, f)] - back,
+                                     after.supply[(p, f)] == g.before.supply[(p, f)] + back),
+                              "engine", "returned figures go from the board to their owner's supply"))
+            left.append(v - back == 0)
+        claims["returned-when-scored"] = z3.And(left) if left else z3.BoolVal(True)
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, g.before, after, show, inputs)
+    for name, v in env.created.items():
+        show[name] = v
+        inputs.append(v)
+    show["points"] = pts
+    for (p, f), v in on.items():
+        show[f"on_feature[{p}].{f}"] = v
+        inputs.append(v)
+    return Step(f"score {kind} {decl.when}", where(decl.span), line_text(decl.span), cites(decl),
+                facts, after, claims, show, inputs)
+
+
+def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
+    facts = list(g.facts)
+    env = g.env("")
+    env.names["figures"] = env.var("figures", 0, None, "builtin", "figures on the feature >= 0")
+    c = g.current
+    facts.append(Fact(z3.Or([z3.And(c == p, g.before.supply[(p, name)] >= 1) for p in range(g.seats)]),
+                      "engine", f"a {name} is placed from its owner's supply (BASE-FOLLOW-3)"))
+    if fig.when is not None:
+        facts.append(Fact(encode(fig.when, env), where(fig.span), line_text(fig.span)))
+    _domain(g.rs, None, env, facts)
+    after = g.before.copy()
+    for p in range(g.seats):
+        s2, b2 = z3.Int(f"supply'[{p}].{name}"), z3.Int(f"board'[{p}].{name}")
+        one = z3.If(c == p, 1, 0)
+        facts.append(Fact(z3.And(s2 == g.before.supply[(p, name)] - one, b2 == g.before.board[(p, name)] + one),
+                          "engine", f"placing moves one {name} from supply to the board (BASE-TURN-1)"))
+        after.supply[(p, name)], after.board[(p, name)] = s2, b2
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, g.before, after, show, inputs)
+    return Step(f"place a {name}", where(fig.span), line_text(fig.span), cites(fig), facts, after, {}, show, inputs)
+
+
+def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
+    rs = g.rs
+    out = []
+    fig = rs.figures.get(name)
+    for kind in (fig.on if fig else ()):
+        facts = list(g.facts)
+        env, _ = _feature_env(g, kind, "", facts)
+        pts = z3.Int("points")
+        facts.append(Fact(pts == encode(rc.value, env), where(rc.span), line_text(rc.span)))
+        cf = _complete_fact(rs, kind, env, False)
+        if cf is not None:
+            facts.append(cf)
+        _domain(rs, kind, env, facts)
+        c = g.current
+        facts.append(Fact(z3.Or([z3.And(c == p, g.before.board[(p, name)] >= 1) for p in range(g.seats)]),
+                          "engine", f"the acting seat has a {name} standing on the {kind} (ABBOT-RECALL-1)"))
+        after = g.before.copy()
+        _fresh_scores(g, after, [z3.If(c == p, pts, 0) for p in range(g.seats)], where(rc.span),
+                      f"the seat recalling its {name} scores the points", facts)
+        for p in range(g.seats):
+            s2, b2 = z3.Int(f"supply'[{p}].{name}"), z3.Int(f"board'[{p}].{name}")
+            one = z3.If(c == p, 1, 0)
+            facts.append(Fact(z3.And(s2 == g.before.supply[(p, name)] + one, b2 == g.before.board[(p, name)] - one),
+                              where(rc.span), f"the recalled {name} goes back to supply"))
+            after.supply[(p, name)], after.board[(p, name)] = s2, b2
+        show: dict[str, z3.ExprRef] = {}
+        inputs: list[z3.ArithRef] = []
+        _show_state(g, g.before, after, show, inputs)
+        for qn, v in env.created.items():
+            show[qn] = v
+            inputs.append(v)
+        show["points"] = pts
+        out.append(Step(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
+                        facts, after, {}, show, inputs))
+    return out
+
+
+def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+    facts = list(g.facts)
+    env = g.env("")
+    pts = z3.Int("points")
+    facts.append(Fact(pts == encode(aw.value, env), where(aw.span), line_text(aw.span)))
+    _domain(g.rs, None, env, facts)
+    h = g.before.st[sname]
+    after = g.before.copy()
+    _fresh_scores(g, after, [z3.If(z3.And(h == p, p < g.players), pts, 0) for p in range(g.seats)], "engine",
+                  f"the seat held in `{sname}` (if it is a seat) scores the points", facts)
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, g.before, after, show, inputs)
+    for qn, v in env.created.items():
+        show[qn] = v
+        inputs.append(v)
+    show["points"] = pts
+    return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs)
+
+
+def on_step(g: Game, on: A.OnDecl) -> Step:
+    facts = list(g.facts)
+    if on.event == "complete" and on.of is not None:
+        env, _ = _feature_env(g, on.of, "", facts)
+    else:
+        env = g.env("")
+    step = encode_on(on, env, dict(g.before.st))
+    _domain(g.rs, on.of if on.event == "complete" else None, env, facts)
+    w, text = where(on.span), line_text(on.span)
+    facts.append(Fact(step.legal, w, text + "   (its `require`s hold: an illegal placement never happens)"))
+    after = g.before.copy()
+    for k, v in step.after.items():
+        if v is not g.before.st[k]:
+            nv = z3.Int(k + "'")
+            facts.append(Fact(nv == v, w, f"{text}   (sets `{k}`)"))
+            after.st[k] = nv
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, g.before, after, show, inputs)
+    for qn, v in env.created.items():
+        show[qn] = v
+        inputs.append(v)
+    return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs)
+
+
+def initial_step(g: Game) -> Step:
+    rs = g.rs
+    facts = list(g.facts)
+    env = g.env("")
+    s = g.before
+    for name, fig in rs.figures.items():
+        for p in range(g.seats):
+            facts.append(Fact(z3.And(s.supply[(p, name)] == fig.count, s.board[(p, name)] == 0), where(fig.span),
+                              f"{line_text(fig.span)}   (all in supply at the start)"))
+    for p in range(g.seats):
+        facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
+    for k, sd in rs.states.items():
+        facts.append(Fact(s.st[k] == encode(sd.init, env), where(sd.span), line_text(sd.span)))
+    _domain(rs, None, env, facts)
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, s, s, show, inputs)
+    return Step("initial state", "builtin", "", (), facts, s, {}, show, inputs)
+
+
+def all_steps(g: Game) -> list[Step]:
+    rs = g.rs
+    out: list[Step] = []
+    for name, fig in rs.figures.items():
+        out.append(place_step(g, name, fig))
+    for decl in rs.scores.values():
+        st = score_step(g, decl)
+        if st is not None:
+            out.append(st)
+    for name, rc in rs.recalls.items():
+        out.extend(recall_steps(g, name, rc))
+    for sname, aw in rs.awards.items():
+        if sname in rs.states:
+            out.append(award_step(g, sname, aw))
+    for on in rs.ons:
+        out.append(on_step(g, on))
+    return out
+
+
+# ------------------------------------------------------------------- checks
+def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
+    """Each scoring formula is monotone in every size quantity it reads."""
+    out: list[Check] = []
+    formulas: list[tuple[str, A.Expr, object, str | None, bool]] = []
+    for d in rs.scores.values():
+        formulas.append((f"score {d.kind} {d.when}", d.value, d, d.kind, d.when == "complete"))
+    for name, rc in rs.recalls.items():
+        formulas.append((f"recall {name}", rc.value, rc, None, False))
+    for name, aw in rs.awards.items():
+        formulas.append((f"award {name} at end", aw.value, aw, None, False))
+    for label, expr, decl, kind, complete in formulas:
+        for q in SIZE_QUANTITIES + tuple(f"completed({k})" for k in rs.features):
+            env1 = Env(tag="")
+            facts: list[Fact] = []
+            try:
+                v1 = encode(expr, env1)
+            except EncodeError:
+                continue
+            if q not in env1.names:
+                continue
+            if kind is not None and "shields" in env1.names and "tiles" in env1.names:
+                m, at = _max_shields(rs, kind)
+            base_names = dict(env1.names)
+            d = z3.Int("more")
+            q2 = z3.Int(f"{q}'")
+            env2 = Env(tag="'")
+            env2.names.update(base_names)
+            env2.names[q] = q2
+            v2 = encode(expr, env2)
+            facts += env1.facts
+            lo_hi = [f for f in env1.facts if str(env1.names[q]) in str(f.term)]
+            for f in lo_hi:
+                facts.append(Fact(z3.substitute(f.term, (env1.names[q], q2)), f.where, f.text + " (after)"))
+            facts.append(Fact(z3.And(d >= 0, q2 == env1.names[q] + d), "builtin", f"{q} grows by `more` >= 0"))
+            if kind is not None:
+                for e in (env1, env2):
+                    if "shields" in e.names and "tiles" in e.names:
+                        m, at = _max_shields(rs, kind)
+                        facts.append(Fact(e.names["shields"] <= m * e.names["tiles"], at, f"at most {m} shield per tile"))
+                if complete and kind in rs.complete:
+                    for e in (env1, env2):
+                        try:
+                            facts.append(Fact(encode(rs.complete[kind].when, e), where(rs.complete[kind].span),
+                                              line_text(rs.complete[kind].span)))
+                        except EncodeError:
+                            pass
+            pts1, pts2 = z3.Int("points"), z3.Int("points'")
+            facts.append(Fact(z3.And(pts1 == v1, pts2 == v2), where(decl.span), line_text(decl.span)))
+            show = {n: t for n, t in env1.names.items() if z3.is_int(t)}
+            show[f"{q}'"] = q2
+            show["points"], show["points'"] = pts1, pts2
+            res = prove(pts2 >= pts1, facts, show, minimize=[t for t in show.values() if z3.is_int_value(t) is False])
+            out.append(Check(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res))
+    return out
+
+
+def check_invariants(rs: RuleSet) -> list[Check]:
+    g = Game.make(rs)
+    invs = builtin_invariants(rs, g) + declared_invariants(rs)
+    state_invs = [i for i in invs if i.kind == "state"]
+    pre = [Fact(i.pred(g, g.before), i.where, f"before the step: {i.title}", assumed=True) for i in state_invs]
+    out: list[Check] = []
+    init = initial_step(g)
+    for inv in state_invs:
+        res = prove(inv.pred(g, init.after), init.facts, init.show, init.inputs)
+        out.append(Check(inv, "initial state", "builtin", "", res))
+    for step in all_steps(g):
+        facts = step.facts + pre
+        for inv in invs:
+            if inv.kind == "state":
+                claim = inv.pred(g, step.after)
+            elif inv.kind == "step":
+                claim = inv.pred(g, g.before, step.after)
+            elif inv.kind == "feature" and inv.id in step.claims:
+                claim = step.claims[inv.id]
+            else:
+                continue
+            res = prove(claim, facts, step.show, step.inputs)
+            out.append(Check(inv, step.rule, step.where, step.text, res))
+    for inv in invs:
+        if inv.kind == "formula":
+            out.extend(_formula_checks(rs, inv))
+    return out
+
+
+# ------------------------------------------------------------------ reports
+def format_model(model: dict[str, int | bool]) -> list[str]:
+    """A counterexample, readably: the quantities, then each seat whose numbers matter."""
+    if not model:
+        return []
+    n = int(model.get("players", 0) or 0)
+    head = []
+    if "players" in model:
+        head += [f"players={n}", f"current=seat {model.get('current')}"]
+    for k, v in model.items():
+        if "[" in k or k in ("players", "current") or k.endswith("'") and k[:-1] in model:
+            continue
+        after = model.get(k + "'")
+        if after is None:
+            head.append(f"{k}={v}")
+        elif after != v:
+            head.append(f"{k} {v} -> {after}")
+    lines = [", ".join(head)] if head else []
+    for p in range(max(n, 0)):
+        parts = []
+        for k, v in model.items():
+            if f"[{p}]" not in k or f"'[{p}]" in k:
+                continue
+            base = k.replace(f"[{p}]", "")
+            after = model.get(k.replace(f"[{p}]", f"'[{p}]"))
+            if after is not None and after != v:
+                parts.append(f"{base} {v} -> {after}")
+            elif base.startswith("on_feature") and v:
+                parts.append(f"{base.replace('on_feature.', '')}s on the feature: {v}")
+        if parts:
+            lines.append(f"seat {p}: " + ", ".join(parts))
+    return lines
+
+
+def summarize(checks: list[Check]) -> dict[str, int]:
+    out = {"proved": 0, "refuted": 0, "inconclusive": 0}
+    for c in checks:
+        out[str(c.result.verdict)] += 1
+    return out
+
+
+def render(checks: list[Check], verbose: bool = False) -> list[str]:
+    """Per invariant: proved for every rule, or each counterexample with the rule-file lines involved."""
+    lines: list[str] = []
+    by_inv: dict[str, list[Check]] = {}
+    order: list[Invariant] = []
+    for c in checks:
+        if c.invariant.id not in by_inv:
+            order.append(c.invariant)
+        by_inv.setdefault(c.invariant.id, []).append(c)
+    for inv in order:
+        cs = by_inv[inv.id]
+        bad = [c for c in cs if not c.result.proved]
+        tag = "proved" if not bad else ("REFUTED" if any(c.result.refuted for c in bad) else "INCONCLUSIVE")
+        clauses = ", ".join(inv.clauses)
+        lines.append(f"invariant {inv.id} [{clauses}]: {tag} ({len(cs) - len(bad)}/{len(cs)} rules) — {inv.title}")
+        for c in cs:
+            if c.result.proved and not verbose:
+                continue
+            r = c.result
+            if r.proved:
+                used = sorted({f.where for f in r.used if f.where != "builtin"})
+                lines.append(f"    proved  {c.rule} ({c.where}); uses {', '.join(used) or 'builtins only'}")
+            elif r.refuted:
+                lines.append(f"    counterexample  {c.rule} at {c.where}: {c.text}")
+                for m in format_model(r.model):
+                    lines.append(f"        {m}")
+                involved = []
+                for f in r.used:
+                    if f.where == "builtin":
+                        continue
+                    d = f"{f.where}: {f.text}"
+                    if d not in involved:
+                        involved.append(d)
+                for d in involved:
+                    lines.append(f"        involves {d}")
+            else:
+                lines.append(f"    inconclusive  {c.rule} ({c.where}): z3 answered unknown ({r.reason}); not a pass")
+    return lines

@@ -1,0 +1,244 @@
+"""The one place that owns z3: fixed seed, timeout and resource limit.
+
+Every query of the verifier goes through `check`, `prove`, `find` or `nearest`
+here, so every query runs with the same settings and is reproducible: z3's
+answer depends on its random seed and on how long it may search, and an
+`unknown` (time or resource limit reached, or an incomplete theory) is
+reported as *inconclusive*, never as a pass.
+
+Tracked facts: callers hand in `Fact`s, each a z3 condition with the rule-file
+line it stands for.  A proof returns the facts it used (an unsat core); a
+refutation returns a model and the facts that involve its variables.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Sequence
+
+import z3
+
+SEED = 0
+TIMEOUT_MS = 5_000  # per query
+RLIMIT = 20_000_000  # z3's deterministic resource counter, per query
+
+_configured = False
+
+
+def configure() -> None:
+    """Set z3's global options once (deterministic, single-threaded)."""
+    global _configured
+    if _configured:
+        return
+    z3.set_param("smt.random_seed", SEED)
+    z3.set_param("sat.random_seed", SEED)
+    z3.set_param("nlsat.seed", SEED)
+    _configured = True
+
+
+class Verdict(str, Enum):
+    PROVED = "proved"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A hypothesis of a query and where it comes from."""
+
+    term: z3.BoolRef
+    where: str  # "rules/base.tess:170" or "builtin"
+    text: str  # the rule-file line or a description
+    assumed: bool = False  # an induction hypothesis: used in proofs, left out of "lines involved"
+
+    def describe(self) -> str:
+        return f"{self.where}: {self.text}"
+
+
+@dataclass
+class Result:
+    verdict: Verdict
+    model: dict[str, int | bool] = field(default_factory=dict)
+    used: list[Fact] = field(default_factory=list)  # unsat core (proved) or facts involved (refuted)
+    reason: str = ""  # why inconclusive
+    seconds: float = 0.0
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict is Verdict.PROVED
+
+    @property
+    def refuted(self) -> bool:
+        return self.verdict is Verdict.REFUTED
+
+
+def _solver() -> z3.Solver:
+    configure()
+    s = z3.Solver()
+    s.set("random_seed", SEED)
+    s.set("timeout", TIMEOUT_MS)
+    s.set("rlimit", RLIMIT)
+    s.set("unsat_core", True)
+    s.set("core.minimize", True)
+    return s
+
+
+def _optimizer() -> z3.Optimize:
+    configure()
+    o = z3.Optimize()
+    o.set("timeout", TIMEOUT_MS)
+    o.set("rlimit", RLIMIT)
+    return o
+
+
+def _value(m: z3.ModelRef, t: z3.ExprRef) -> int | bool:
+    v = m.eval(t, model_completion=True)
+    if z3.is_true(v):
+        return True
+    if z3.is_false(v):
+        return False
+    return v.as_long()  # type: ignore[union-attr]
+
+
+def model_values(m: z3.ModelRef, terms: dict[str, z3.ExprRef]) -> dict[str, int | bool]:
+    return {name: _value(m, t) for name, t in terms.items()}
+
+
+def _symbols(t: z3.ExprRef) -> set[str]:
+    out: set[str] = set()
+    todo = [t]
+    seen: set[int] = set()
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(x.decl().name())
+        todo.extend(x.children())
+    return out
+
+
+def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
+    """The facts connected to the goal through shared variables (its cone of influence)."""
+    facts = [f for f in facts if not f.assumed]
+    want = _symbols(goal)
+    syms = [_symbols(f.term) for f in facts]
+    chosen: list[bool] = [False] * len(facts)
+    changed = True
+    while changed:
+        changed = False
+        for i, s in enumerate(syms):
+            if not chosen[i] and s & want:
+                chosen[i] = True
+                want |= s
+                changed = True
+    return [f for f, c in zip(facts, chosen) if c]
+
+
+def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
+          minimize: Iterable[z3.ArithRef] = ()) -> Result:
+    """Does `facts ⇒ claim` hold?  proved (with the facts used), refuted (with a model), or inconclusive."""
+    t0 = time.perf_counter()
+    s = _solver()
+    labels: dict[str, Fact] = {}
+    for i, f in enumerate(facts):
+        lab = z3.Bool(f"__fact{i}")
+        labels[str(lab)] = f
+        s.assert_and_track(f.term, lab)
+    s.add(z3.Not(claim))
+    r = s.check()
+    dt = time.perf_counter() - t0
+    if r == z3.unsat:
+        core = {str(c) for c in s.unsat_core()}
+        return Result(Verdict.PROVED, used=[f for k, f in labels.items() if k in core], seconds=dt)
+    if r == z3.sat:
+        model = s.model()
+        mins = list(minimize)
+        if mins:
+            better = smallest([f.term for f in facts] + [z3.Not(claim)], mins)
+            if better is not None:
+                model = better
+        values = model_values(model, show or {})
+        return Result(Verdict.REFUTED, model=values, used=relevant(facts, claim),
+                      seconds=time.perf_counter() - t0)
+    return Result(Verdict.INCONCLUSIVE, reason=s.reason_unknown(), seconds=dt)
+
+
+def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) -> z3.ModelRef | None:
+    """A model of the constraints with the smallest sum of |term|, or None if the optimizer gives up."""
+    o = _optimizer()
+    for c in constraints:
+        o.add(c)
+    o.minimize(z3.Sum([z3.If(t >= 0, t, -t) for t in terms]))
+    if o.check() == z3.sat:
+        return o.model()
+    return None
+
+
+@dataclass
+class Search:
+    """The answer to "is there an assignment satisfying these constraints?"."""
+
+    status: str  # "sat" (found: see model), "unsat" (none exists), "unknown" (inconclusive)
+    model: dict[str, int | bool] = field(default_factory=dict)
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
+         minimize: Sequence[z3.ArithRef] = ()) -> Search:
+    """Search for an assignment satisfying every constraint (the smallest one if `minimize` is given)."""
+    t0 = time.perf_counter()
+    s = _solver()
+    for c in constraints:
+        s.add(c)
+    r = s.check()
+    if r == z3.sat:
+        model = s.model()
+        if minimize:
+            better = smallest(constraints, minimize)
+            if better is not None:
+                model = better
+        return Search("sat", model_values(model, show), seconds=time.perf_counter() - t0)
+    if r == z3.unsat:
+        return Search("unsat", seconds=time.perf_counter() - t0)
+    return Search("unknown", reason=s.reason_unknown(), seconds=time.perf_counter() - t0)
+
+
+def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRef, int]],
+            show: dict[str, z3.ExprRef], limit: int = 6) -> tuple[str, int | None, list[dict[str, int | bool]]]:
+    """Assignments satisfying the constraints closest (L1 distance) to the `given` values.
+
+    Returns (status, distance, solutions): status "sat" with every solution at the
+    smallest distance (up to `limit`), "unsat" if none exists, "unknown" if z3 gave up.
+    """
+    dist = z3.Sum([z3.If(t - v >= 0, t - v, v - t) for t, v in given.values()]) if given else z3.IntVal(0)
+    o = _optimizer()
+    for c in constraints:
+        o.add(c)
+    o.minimize(dist)
+    r = o.check()
+    if r == z3.unsat:
+        return "unsat", None, []
+    if r != z3.sat:
+        return "unknown", None, []
+    best = o.model().eval(dist, model_completion=True).as_long()  # type: ignore[union-attr]
+    # every solution at that distance, by enumeration with blocking clauses
+    s = _solver()
+    for c in constraints:
+        s.add(c)
+    s.add(dist == best)
+    sols: list[dict[str, int | bool]] = []
+    keys = [t for t, _ in given.values()]
+    while len(sols) < limit and s.check() == z3.sat:
+        m = s.model()
+        sols.append(model_values(m, show))
+        if not keys:
+            break
+        s.add(z3.Or([k != m.eval(k, model_completion=True) for k in keys]))
+    return "sat", best, sols
