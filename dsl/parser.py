@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import ast as pyast
+import warnings
+from dataclasses import fields, is_dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -75,7 +77,14 @@ class _Build(Transformer):
         return int(children[0])
 
     def STRING(self, tok):
-        return Token("STRING", pyast.literal_eval(str(tok)), tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column, tok.end_pos)
+        try:
+            with warnings.catch_warnings():  # `"\q"` is kept as written, without a warning
+                warnings.simplefilter("ignore")
+                value = pyast.literal_eval(str(tok))
+        except (SyntaxError, ValueError) as exc:
+            reason = str(getattr(exc, "msg", None) or exc).removeprefix("(unicode error) ")
+            raise ValueError(f"a string with a bad escape or character ({reason})") from None
+        return Token("STRING", value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column, tok.end_pos)
 
     # -- module ---------------------------------------------------------
     @v_args(meta=True)
@@ -411,7 +420,6 @@ _EXAMPLES: dict[str, list[str]] = {
     ],
     "`edges` takes exactly four edge codes, in the order N E S W": [
         "module m tile A x1 { edges C C C }",
-        "module m tile A x1 { edges C C C C C }",
     ],
     "a tile count is written `x` and a number, as in `tile D x4`": [
         "module m tile A 2 { edges F F F F }",
@@ -435,14 +443,89 @@ _EXAMPLES: dict[str, list[str]] = {
     "unclosed `{`: a block must end with `}`": [
         "module m tile A x1 { edges F F F F field Nw Ne",
     ],
+    "shields are written `shields` and a number after the places, as in `city N W shields 1`": [
+        "module m tile A x1 { edges C C C C city N E S W shield 1 }",
+        "module m tile A x1 { edges C C C C city 1 }",
+    ],
+    "a variant's count is written `x` and a number, as in `variant garden x1 { garden C }`": [
+        "module m tile A x1 { edges F F F F variant garden 1 { garden C } }",
+    ],
+    "a figure is written `figure NAME COUNT per player on KIND, KIND`": [
+        "module m figure follower 7 on city",
+        "module m figure follower on city",
+    ],
+    "a start position is two numbers, as in `start D at 0 0`": [
+        "module m start D at 0, 0",
+        "module m start D at [0, 0]",
+    ],
+    "the player count is a range, as in `players 2..5`": [
+        "module m players 2-5",
+        "module m players 2 5",
+        "module m players 2 to 5",
+    ],
+    "a comparison is written `==`, not `=`": [
+        "module m complete city when open = 0",
+    ],
+    "clause IDs are written in capitals, as in `[BASE-CITY-2]`": [
+        "module m feature city [base-city-1]",
+    ],
+    "clause IDs in brackets are separated by commas, as in `[BASE-COMP-1, BASE-COMP-2]`": [
+        "module m total 72 [BASE-COMP-1 BASE-COMP-2]",
+    ],
+    "a mapping is written `{red: 8, blue: 4}`": [
+        "module m example e { points = {red = 8} }",
+    ],
+    "example fields follow one another without commas, as in `example e { tiles = 3 points = 8 }`": [
+        "module m example e { tiles = 3, points = 8 }",
+    ],
 }
+
+
+def _signature(err: UnexpectedInput) -> tuple:
+    """What the parser was doing when it failed: its LALR state, what it accepted, what it found.
+
+    Lark's own `match_examples` also compares the depth of the parser's stack,
+    so an example only matched a mistake in a file's first statement; the top
+    state alone names the mistake wherever it happens.  The found token's type
+    must agree too, or `when open = 0` would match an example about `[`.
+    """
+    state = getattr(err, "state", None)
+    position = getattr(state, "position", state)
+    accepts = frozenset(getattr(err, "accepts", None) or getattr(err, "expected", None) or ())
+    tok = getattr(err, "token", None)
+    return (type(err).__name__, position, accepts, getattr(tok, "type", None))
+
+
+@lru_cache(maxsize=1)
+def _example_signatures() -> tuple[tuple[tuple, str, str], ...]:
+    out = []
+    for label, texts in _EXAMPLES.items():
+        for text in texts:
+            try:
+                _parser().parse(text)
+            except UnexpectedInput as ut:
+                tok = getattr(ut, "token", None)
+                out.append((_signature(ut), str(tok) if tok is not None else "", label))
+    return tuple(out)
+
+
+def _match_example(err: UnexpectedInput) -> str | None:
+    """The label of the example that fails like `err` (the same found token first)."""
+    sig = _signature(err)
+    tok = getattr(err, "token", None)
+    found = str(tok) if tok is not None else ""
+    candidates = [(t, label) for s, t, label in _example_signatures() if s == sig]
+    for t, label in candidates:
+        if t == found:
+            return label
+    return candidates[0][1] if candidates else None
 
 
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
     label = None
     try:
-        label = err.match_examples(_parser().parse, _EXAMPLES, use_accepts=True)
-    except Exception:  # match_examples itself must never crash the checker
+        label = _match_example(err)
+    except Exception:  # matching must never crash the checker
         label = None
     line = getattr(err, "line", 0) or 0
     col = getattr(err, "column", 0) or 0
@@ -490,13 +573,71 @@ def _pretty(term: str) -> str:
     return term.lower()
 
 
+# Deeper expressions would overflow Python's stack in the tree walks that follow
+# (the transformer here, the checker, the formatter, the compilers).
+MAX_DEPTH = 100  # operators nested in one expression
+_MAX_TREE_DEPTH = 2 * MAX_DEPTH  # parse-tree levels (a pair of parentheses costs two)
+
+
+def _too_deep(file: str, line: int, column: int) -> ParseFailure:
+    return ParseFailure([Diagnostic(
+        A.Span(file, max(line, 1), max(column, 1)),
+        f"this expression is nested more than {MAX_DEPTH} levels deep; split it up", "syntax")])
+
+
+def _check_tree_depth(file: str, tree) -> None:
+    stack = [(tree, 1, (1, 1))]
+    while stack:
+        node, depth, where = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        meta = node.meta
+        if not getattr(meta, "empty", True):
+            where = (meta.line, meta.column)
+        if depth > _MAX_TREE_DEPTH:
+            raise _too_deep(file, *where)
+        stack.extend((c, depth + 1, where) for c in node.children)
+
+
+def _check_expr_depth(file: str, module: A.Module) -> None:
+    expr_types = (A.IntLit, A.BoolLit, A.Var, A.Call, A.BinOp, A.Not, A.Neg, A.Cond)
+    stack: list[tuple[object, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend((c, depth) for c in node)
+            continue
+        if not is_dataclass(node) or isinstance(node, A.Span):
+            continue
+        if isinstance(node, expr_types):
+            depth += 1
+            if depth > MAX_DEPTH:
+                span = node.span  # type: ignore[attr-defined]
+                raise _too_deep(file, span.line, span.column)
+        stack.extend((getattr(node, f.name), depth) for f in fields(node) if f.name != "span")
+
+
 def parse(text: str, file: str = "<input>") -> A.Module:
     """Parse one rule file; raises ParseFailure with diagnostics on a syntax error."""
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
         raise ParseFailure([_syntax_diag(file, text, err)]) from None
+    except RecursionError:  # not expected (the LALR parser is iterative), but never a traceback
+        raise _too_deep(file, 1, 1) from None
+    _check_tree_depth(file, tree)
     try:
-        return _Build(file).transform(tree)
-    except VisitError as err:  # a literal out of range and the like
-        raise ParseFailure([Diagnostic(A.Span(file, 1, 1), f"cannot read this file: {err.orig_exc}", "syntax")]) from None
+        module = _Build(file).transform(tree)
+    except VisitError as err:  # a literal out of range, a bad escape in a string and the like
+        obj = err.obj
+        meta = obj if isinstance(obj, Token) else getattr(obj, "meta", None)
+        line = getattr(meta, "line", None) or 1
+        col = getattr(meta, "column", None) or 1
+        end_line = getattr(meta, "end_line", None) or 0
+        end_col = getattr(meta, "end_column", None) or 0
+        raise ParseFailure([Diagnostic(A.Span(file, line, col, end_line, end_col),
+                                       f"cannot read this: {err.orig_exc}", "syntax")]) from None
+    except RecursionError:
+        raise _too_deep(file, 1, 1) from None
+    _check_expr_depth(file, module)
+    return module
