@@ -1,0 +1,346 @@
+"""`tessera fmt`: canonical, idempotent, and meaning-preserving.
+
+For every rule file under rules/ (globbed, so new files are covered) and for
+synthetic snippets that use every statement kind of dsl/ast.py:
+format(x) parses to the same AST as x (spans are not compared) and
+format(format(x)) == format(x).  Random expression and statement trees check
+the parenthesisation and the quoting of strings.
+"""
+from __future__ import annotations
+
+import keyword
+import typing
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from dsl import ast as A
+from dsl.fmt import format_expr, format_module, format_string
+from dsl.parser import ParseFailure, _parser, parse
+from tessera.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+RULE_FILES = sorted((REPO / "rules").rglob("*.tess"))
+
+
+def roundtrip(text: str) -> str:
+    mod = parse(text, "x.tess")
+    out = format_module(mod)
+    assert parse(out, "x.tess") == mod, out
+    assert format_module(parse(out, "x.tess")) == out, "fmt is not idempotent"
+    return out
+
+
+# ----------------------------------------------------------------- rule files
+def test_there_are_rule_files() -> None:
+    assert any(p.name == "base.tess" for p in RULE_FILES)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_rule_file_roundtrip(path: Path) -> None:
+    out = roundtrip(path.read_text(encoding="utf-8"))
+    assert out.endswith("\n") and not out.endswith("\n\n")
+    assert all(line == line.rstrip() for line in out.splitlines()), "trailing spaces"
+
+
+# ----------------------------------------------------------- synthetic modules
+EVERYTHING = r'''
+module everything "All \"statements\"\n\tand é \\ ☃" [BASE-COMP-1, BASE-COMP-2]
+requires base, river [BASE-COMP-1]
+extends abbot
+total 3 [BASE-COMP-1]
+players 2..5 [BASE-COMP-2]
+edge R = field road field "a road" [BASE-ROAD-1]
+edge C = city
+feature city "walled" [BASE-CITY-1]
+feature cloister centre
+figure follower 7 per player on city, road when figures == 0 and not (open > 1 or tiles < 2) [BASE-COMP-2]
+figure big 1 per player on city
+tile river.source x3 [BASE-COMP-1] {
+  edges C R F R
+  city N shields 2
+  road W E crosses N
+  field Wn En -> N
+  field -> N C
+  variant garden x1 [BASE-COMP-3] { garden C }
+  variant two x1 { garden C pond C }
+  variant none x0 { }
+}
+tile Z { edges F F F F field Nw }
+start D at -1 2 rotation 90 [BASE-SETUP-1]
+deck river = tiles river.source, B last river.lake before land [RIVER-SETUP-1]
+deck land = rest
+deck other = rest last X
+deck more = tiles A before land
+box D [RIVER-SETUP-1]
+placement adjacent
+placement continues river [RIVER-PLACE-1]
+complete road when open == 0 [BASE-ROAD-1]
+score city complete = 2 * (tiles + shields) - -1 // 2 % (3 - 1) [BASE-CITY-2]
+score city end = if tiles > 2 then max(tiles, 3) else min(1, -(2 + 1))
+owners all
+return follower when scored [BASE-SCORE-2]
+state king = -1
+on place of river where turn(river) != 0 [RIVER-PLACE-2] {
+  require (not (turn(river) == 1)) == true "no \"U\" turns"
+  require true
+  set king = current
+}
+on complete { }
+award king at end = completed(city)
+recall abbot = 1 + neighbours
+invariant nonneg: (if true then 1 else 2) >= 0 or false and true
+example e1 [BASE-CITY-2] {
+  tiles = 3
+  who = red
+  text = "a b"
+  num = "12"
+  neg = -4
+  points = {red: 8, blue: -1}
+  empty = {}
+}
+example empty { }
+override score city complete = 1 [BASE-CITY-2]
+override on place { set a = 1 }
+override figure follower 8 per player on city
+override owners most
+override award king at end = 1
+override recall abbot = 2
+override state king = 0
+override players 1..6
+override return follower when scored
+override start D at 0 0
+override deck land = rest
+override complete city when true
+'''
+
+SNIPPETS = {
+    "everything": EVERYTHING,
+    "minimal": "module m",
+    "titled": 'module m "t"',
+    "paragraphs": "module m\n\n\nfeature a [BASE-COMP-1]\n# gone\nfeature bb [BASE-COMP-2]\nfeature c [BASE-COMP-3]\n\n",
+    "one line": "module m feature a feature b tile A x1 { edges F F F F field N E S W } total 1",
+    "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
+                   "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
+    "keywords as names": "module m score c complete = a or if\nscore c end = 1 - not",
+}
+
+
+@pytest.mark.parametrize("name", SNIPPETS)
+def test_snippet_roundtrip(name: str) -> None:
+    roundtrip(SNIPPETS[name])
+
+
+def _kinds(mod: A.Module) -> set[type]:
+    out = set()
+    for item in mod.items:
+        out.add(type(item))
+        if isinstance(item, A.Override):
+            out.add(type(item.decl))
+    return out
+
+
+def test_snippets_cover_every_statement_kind() -> None:
+    """Every statement class of dsl/ast.py appears in the synthetic snippets, and every
+    kind `override` accepts appears overridden."""
+    mods = [parse(t) for t in SNIPPETS.values()]
+    seen = set().union(*(_kinds(m) for m in mods))
+    assert set(typing.get_args(A.Statement)) <= seen
+    overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
+    assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
+                          A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl}
+
+
+def test_everything_layout() -> None:
+    out = roundtrip(EVERYTHING)
+    assert out.startswith('module everything "All \\"statements\\"\\n\\tand é \\\\ ☃" [BASE-COMP-1, BASE-COMP-2]\n')
+    assert "  variant garden x1 [BASE-COMP-3] { garden C }\n" in out
+    assert "  variant two x1 {\n    garden C\n    pond C\n  }\n" in out
+    assert "  variant none x0 {}\n" in out
+    assert "tile Z x1 {\n  edges F F F F\n  field Nw\n}\n" in out
+    assert "score city complete = 2 * (tiles + shields) - -1 // 2 % (3 - 1)" in out
+    assert "score city end = if tiles > 2 then max(tiles, 3) else min(1, -(2 + 1))" in out
+    assert '  require not turn(river) == 1 == true "no \\"U\\" turns"\n' not in out  # needs its parentheses
+    assert '  require (not turn(river) == 1) == true "no \\"U\\" turns"\n' in out
+    assert "invariant nonneg: (if true then 1 else 2) >= 0 or false and true" in out
+    assert "  points = {blue: -1, red: 8}\n" in out  # mappings are sorted by the parser
+    assert '  num = "12"\n' in out and "  who = red\n" in out and '  text = "a b"\n' in out
+    assert "on complete {}\n" in out and "example empty {}\n" in out
+    assert "start D at 0 0 rotation 0" in out
+    assert "deck river = tiles river.source, B last river.lake before land" in out
+
+
+def test_paragraphs_and_alignment() -> None:
+    out = roundtrip(SNIPPETS["paragraphs"])
+    assert out == "module m\n\nfeature a [BASE-COMP-1]\n\nfeature bb  [BASE-COMP-2]\nfeature c   [BASE-COMP-3]\n"
+
+
+def test_long_figure_wraps_before_when() -> None:
+    out = roundtrip(SNIPPETS["long figure"])
+    first, second = out.splitlines()[1:3]
+    assert first.startswith("figure f 1 per player on a, b")
+    assert second.startswith("    when figures == 0 and open == 0 [BASE-COMP-2")
+
+
+def test_comments_are_dropped() -> None:
+    out = roundtrip("# head\nmodule m # trailing\n# between\nfeature a\n")
+    assert "#" not in out
+
+
+# --------------------------------------------------------- random trees
+KEYWORDS = {t.pattern.value for t in _parser().terminals if t.pattern.type == "str" and t.pattern.value.isalpha()}
+NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,5}", fullmatch=True).filter(
+    lambda n: n not in KEYWORDS and not keyword.iskeyword(n))
+CLAUSE = st.from_regex(r"[A-Z]{1,5}-[A-Z0-9]{1,4}(-[0-9]{1,2})?", fullmatch=True).map(lambda c: A.Cite(c))
+CITES = st.lists(CLAUSE, max_size=3).map(tuple)
+TEXT = st.text(st.characters(blacklist_categories=()), max_size=12)  # surrogates, controls, quotes …
+
+BIN_OPS = ["+", "-", "*", "//", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or"]
+
+
+def _extend(children):
+    return st.one_of(
+        st.builds(A.BinOp, st.sampled_from(BIN_OPS), children, children),
+        st.builds(A.Not, children),
+        st.builds(A.Neg, children),
+        st.builds(A.Cond, children, children, children),
+        st.builds(A.Call, NAMES, st.lists(children, max_size=3).map(tuple)),
+    )
+
+
+EXPR = st.recursive(
+    st.one_of(st.builds(A.IntLit, st.integers(0, 10**12)), st.builds(A.BoolLit, st.booleans()),
+              st.builds(A.Var, NAMES)),
+    _extend, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(EXPR)
+def test_random_expressions_roundtrip(e) -> None:
+    text = f"module m state s = {format_expr(e)}"
+    mod = parse(text)
+    assert mod.items[0].init == e, text
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_strings_roundtrip(s: str) -> None:
+    mod = parse(f"module m {format_string(s)}")
+    assert mod.title == s
+
+
+PLACES = st.sampled_from(["N", "E", "S", "W", "Nw", "Ne", "En", "Es", "Se", "Sw", "Ws", "Wn", "NW", "NE", "SE", "SW", "C"])
+TILE_NAMES = st.from_regex(r"[A-Z][a-z0-9_]{0,3}(\.[a-z0-9_]{1,4})?", fullmatch=True)
+FEATURE = st.builds(A.TileFeature, NAMES, st.lists(PLACES, max_size=3).map(tuple), st.integers(0, 3),
+                    st.lists(PLACES, max_size=2).map(tuple), st.one_of(st.none(), PLACES))
+FEATURES = st.lists(FEATURE, max_size=3).map(tuple)
+SIGNED = st.integers(-20, 20)
+VALUE = st.one_of(SIGNED, NAMES, TEXT,
+                  st.dictionaries(NAMES, SIGNED, max_size=3).map(lambda d: tuple(sorted(d.items()))))
+TITLE = st.one_of(st.none(), TEXT)
+ACTIONS = st.lists(st.one_of(st.builds(A.Require, EXPR, st.one_of(st.none(), TEXT)),
+                             st.builds(A.SetAction, NAMES, EXPR)), max_size=3).map(tuple)
+OVERRIDABLE = [
+    st.builds(A.FigureDecl, NAMES, st.integers(0, 9), st.lists(NAMES, min_size=1, max_size=3).map(tuple),
+              st.one_of(st.none(), EXPR), CITES),
+    st.builds(A.CompleteDecl, NAMES, EXPR, CITES),
+    st.builds(A.ScoreDecl, NAMES, st.sampled_from(["complete", "end"]), EXPR, CITES),
+    st.builds(A.OwnersDecl, st.sampled_from(["most", "all"]), CITES),
+    st.builds(A.OnDecl, st.sampled_from(["place", "complete"]), st.one_of(st.none(), NAMES),
+              st.one_of(st.none(), EXPR), ACTIONS, CITES),
+    st.builds(A.AwardDecl, NAMES, EXPR, CITES),
+    st.builds(A.RecallDecl, NAMES, EXPR, CITES),
+    st.builds(A.StateDecl, NAMES, EXPR, CITES),
+    st.builds(A.Players, st.integers(0, 9), st.integers(0, 9), CITES),
+    st.builds(A.ReturnDecl, NAMES, CITES),
+    st.builds(A.StartDecl, TILE_NAMES, SIGNED, SIGNED, st.integers(0, 360), CITES),
+    st.builds(A.DeckDecl, NAMES, st.lists(TILE_NAMES, max_size=3).map(tuple), st.one_of(st.none(), TILE_NAMES),
+              st.one_of(st.none(), NAMES), CITES),
+]
+STATEMENT = st.one_of(
+    *OVERRIDABLE,
+    st.builds(A.Override, st.one_of(*OVERRIDABLE)),
+    st.builds(A.Requires, st.lists(NAMES, min_size=1, max_size=3).map(tuple), CITES),
+    st.builds(A.Extends, st.lists(NAMES, min_size=1, max_size=3).map(tuple), CITES),
+    st.builds(A.Total, st.integers(0, 100), CITES),
+    st.builds(A.EdgeDecl, st.from_regex(r"[A-Z][A-Za-z0-9_]{0,2}", fullmatch=True),
+              st.one_of(st.tuples(NAMES), st.tuples(NAMES, NAMES, NAMES)), TITLE, CITES),
+    st.builds(A.FeatureDecl, NAMES, st.booleans(), TITLE, CITES),
+    st.builds(A.TileDecl, TILE_NAMES, st.integers(0, 9), st.tuples(NAMES, NAMES, NAMES, NAMES), FEATURES,
+              st.lists(st.builds(A.TileVariant, NAMES, st.integers(0, 3), FEATURES, CITES), max_size=2).map(tuple),
+              CITES),
+    st.builds(A.BoxDecl, TILE_NAMES, CITES),
+    st.builds(A.PlacementDecl, st.sampled_from(["adjacent", "matching", "continues", "discard"]),
+              st.one_of(st.none(), NAMES), CITES),
+    st.builds(A.InvariantDecl, NAMES, EXPR, CITES),
+    st.builds(A.ExampleDecl, NAMES, st.lists(st.tuples(NAMES, VALUE), max_size=4).map(tuple), CITES),
+)
+MODULE = st.builds(A.Module, NAMES, TITLE, st.lists(STATEMENT, max_size=6).map(tuple), CITES)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MODULE)
+def test_random_modules_roundtrip(mod: A.Module) -> None:
+    out = format_module(mod)
+    try:
+        again = parse(out)
+    except ParseFailure as fail:  # pragma: no cover - shows the text on failure
+        raise AssertionError(f"{fail}\n{out}") from None
+    assert again == mod, out
+    assert format_module(again) == out
+
+
+# ---------------------------------------------------------------- the command
+runner = CliRunner()
+
+
+def test_fmt_command_stdout_check_and_write(tmp_path: Path) -> None:
+    messy = "module m   # c\nfeature   city [BASE-CITY-1]\nscore city complete=2*(tiles)\n"
+    f = tmp_path / "m.tess"
+    f.write_text(messy, encoding="utf-8")
+    r = runner.invoke(app, ["fmt", str(f)])
+    assert r.exit_code == 0, r.output
+    assert r.output == "module m\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
+    r = runner.invoke(app, ["fmt", "--check", str(f)])
+    assert r.exit_code == 1 and f"would reformat {f}" in r.output
+    assert f.read_text(encoding="utf-8") == messy
+    r = runner.invoke(app, ["fmt", "--write", str(f)])
+    assert r.exit_code == 0, r.output
+    assert "dropped 1 comment" in r.output
+    assert f.read_text(encoding="utf-8") == "module m\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
+    r = runner.invoke(app, ["fmt", "--check", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert [p.name for p in tmp_path.iterdir()] == ["m.tess"], "no temporary file is left behind"
+
+
+def test_fmt_never_touches_a_file_that_does_not_parse(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.tess"
+    bad.write_text("module bad\nscore city complete = 2 *\n", encoding="utf-8")
+    good = tmp_path / "good.tess"
+    good.write_text("module good  feature city\n", encoding="utf-8")
+    r = runner.invoke(app, ["fmt", "--write", str(tmp_path)])
+    assert r.exit_code == 1
+    assert f"{bad}:2:25: error: an expression is missing or incomplete here (found end of file)  [syntax]" in r.output
+    assert bad.read_text(encoding="utf-8") == "module bad\nscore city complete = 2 *\n"
+    assert good.read_text(encoding="utf-8") == "module good\nfeature city\n"
+    check = runner.invoke(app, ["check", str(bad)])
+    assert check.exit_code == 1
+    assert check.output == runner.invoke(app, ["fmt", str(bad)]).output  # diagnostics exactly as `check`
+
+
+def test_fmt_usage_errors(tmp_path: Path) -> None:
+    f = tmp_path / "m.tess"
+    f.write_text("module m\n", encoding="utf-8")
+    assert runner.invoke(app, ["fmt", "--write", "--check", str(f)]).exit_code == 2
+    assert runner.invoke(app, ["fmt"]).exit_code == 2
+    missing = runner.invoke(app, ["fmt", str(tmp_path / "nope.tess")])
+    assert missing.exit_code == 1 and "[io]" in missing.output
+
+
+def test_fmt_help_says_comments_are_lost() -> None:
+    r = runner.invoke(app, ["fmt", "--help"])
+    assert r.exit_code == 0
+    assert "COMMENTS ARE NOT KEPT" in r.output
