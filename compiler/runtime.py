@@ -665,12 +665,19 @@ class Game:
                 "cells": frozenset(self.cells[r]),
                 "places": places,
                 "figures": sorted((self.names[p], R.FIGURES[gi][0]) for p, gi, _ in self.figs[r]),
+                "figure_places": sorted((self.names[p], R.FIGURES[gi][0], self.seg_cell[seg], self._seg_place(seg))
+                                        for p, gi, seg in self.figs[r]),
                 "complete": bool(self.done[r]),
                 "open": self.open[r],
                 "borders": frozenset(self.find(s) for s in self.borders[r]),
                 "root": r,
             })
         return out
+
+    def _seg_place(self, seg):
+        o, base = self.board[self.seg_cell[seg]]
+        ps = o.places[seg - base]
+        return ps[0] if ps else None
 
     def supply_by_name(self):
         R = self.R
