@@ -109,6 +109,7 @@ class Game:
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(rules.KINDS)
         self.ended = False
+        self.recallable = {}  # seg -> (player, figure) for figures that a `recall` rule may take back
         self.figure_placed = False
         self.drawn = None
         self.discards = 0
@@ -354,17 +355,11 @@ class Game:
                 yield (gi, fi)
 
     def recall_options(self):
-        R = self.R
-        out = []
-        if not R.RECALLS:
-            return out
+        """Own figures on the board that a `recall` rule lets the current player take back."""
+        if not self.recallable:
+            return []
         p = self.current
-        for r in range(len(self.parent)):
-            figs = self.figs[r]
-            if figs:
-                for (pl, gi, seg) in figs:
-                    if pl == p and gi in R.RECALLS:
-                        out.append(("recall", gi, self.seg_cell[seg], seg))
+        out = [("recall", gi, self.seg_cell[seg], seg) for seg, (pl, gi) in self.recallable.items() if pl == p]
         out.sort(key=lambda a: (a[2], a[1]))
         return out
 
@@ -376,7 +371,9 @@ class Game:
         tid = self.drawn
         fits = R.FITS[tid]
         check = R.PLACE_CHECKS[tid]
-        any_fig = any(self.supply[self.current])
+        sup = self.supply[self.current]
+        any_fig = any(sup)
+        when_fns = R.FIG_WHEN
         recalls = self.recall_options()
         acts = []
         append = acts.append
@@ -394,8 +391,24 @@ class Game:
                 rot = o.rot
                 append((cell, rot, None))
                 if any_fig:
-                    for opt in self._figure_options(o, cell, nbr):
-                        append((cell, rot, opt))
+                    # inlined _figure_options: the hot loop of every simulation
+                    sidefeat = o.sidefeat
+                    for fi, gis in o.figfeats:
+                        roots = None
+                        for gi in gis:
+                            if sup[gi] <= 0:
+                                continue
+                            when = when_fns[gi]
+                            if when is not None:
+                                if roots is None:
+                                    roots = set()
+                                    for d, k in sidefeat[fi]:
+                                        side = nbr[d]
+                                        if side is not None and side[k] >= 0:
+                                            roots.add(side[k])
+                                if not when(self, roots, o, fi, cell):
+                                    continue
+                            append((cell, rot, (gi, fi)))
                 for rc in recalls:
                     append((cell, rot, rc))
         if not acts and R.DISCARD:
@@ -452,6 +465,7 @@ class Game:
                 fn, clause = R.RECALLS[gi]
                 pts = fn(self, r)
                 self.figs[r] = self._remove_fig(r, p, gi, seg)
+                self.recallable.pop(seg, None)
                 self.supply[p][gi] += 1
                 self.scores[p] += pts
                 self.events.append({"turn": self.turn, "kind": "score", "feature": R.KINDS[self.seg_kind[seg]][0], "when": "recall", "tiles": len(self.cells[r]), "points": {self.names[p]: pts}, "clause": clause})
@@ -460,6 +474,8 @@ class Game:
                 seg = self.board[cell][1] + fi
                 r = self.find(seg)
                 self.figs[r] = self.figs[r] + [(p, gi, seg)]
+                if gi in R.RECALLS:
+                    self.recallable[seg] = (p, gi)
                 self.supply[p][gi] -= 1
         self._score_completed(cell, touched)
         self.turn += 1
@@ -558,6 +574,7 @@ class Game:
                 for e in self.figs[r]:
                     if e[1] in R.RETURNS:
                         self.supply[e[0]][e[1]] += 1
+                        self.recallable.pop(e[2], None)
                     else:
                         keep.append(e)
                 self.figs[r] = keep
@@ -645,6 +662,7 @@ class Game:
         g.frontier = {c: list(p) for c, p in self.frontier.items()}
         g.cells = [set(c) if c is not None else None for c in self.cells]
         g.figs = [list(f) if f is not None else None for f in self.figs]
+        g.recallable = dict(self.recallable)
         g.borders = [list(b) for b in self.borders]
         g.decks = [list(d) for d in self.decks]
         return g
