@@ -153,11 +153,16 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     if recall is not None:
         if place is not None:
             _illegal(g, f"tile {name}: a turn either places a figure or recalls one, not both", R.RECALL_CLAUSE.get(0, R.CLAUSE_FOLLOW))
+        if isinstance(recall, list):  # shorthand: "recall": [x, y] takes back the recallable figure there
+            recall = {"at": recall}
         try:
-            fname = recall["figure"]
+            fname = recall.get("figure")
             rx, ry = (int(v) for v in recall["at"])
-        except (KeyError, TypeError, ValueError):
+        except (AttributeError, KeyError, TypeError, ValueError):
             raise RecordError(f"turn {i}: `recall` must be {{\"figure\": NAME, \"at\": [x, y]}}") from None
+        if fname is None:
+            here = [a for a in g.recall_options() if a[2] == (rx, ry)]
+            fname = R.FIGURES[here[0][1]][0] if here else "figure"
         gis = [k for k, f in enumerate(R.FIGURES) if f[0] == fname]
         opts = [a for a in g.recall_options() if gis and a[1] == gis[0] and a[2] == (rx, ry)]
         if not opts:
