@@ -37,6 +37,7 @@ class Workspace:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
+            self.files.append(name)  # it was checked (and is not looked up again)
             self.diagnostics.append(Diagnostic(A.Span(name, 1, 1), "the file is not UTF-8 text", "encoding"))
             return None
         except OSError as err:
@@ -225,7 +226,7 @@ class Builder:
         self._tiles_seen[t.name] = t
         variant_total = sum(v.count for v in t.variants)
         if variant_total > t.count:
-            self.err(t.span, f"tile `{t.name}` has {t.count} copies but its variants claim {variant_total}", "count")
+            self.err(t.span, f"tile `{t.name}` has {t.count} cop{'y' if t.count == 1 else 'ies'} but its variants claim {variant_total}", "count")
         plain = max(t.count - variant_total, 0)
         base_feats = self._features(t, t.features, 0)
         types = []
