@@ -1,0 +1,252 @@
+"""`tessera check` on broken rule files: one fixture per diagnostic code.
+
+Each file in tests/fixtures/bad/ holds one mistake (cycle/ holds two modules
+that require each other).  The checker must exit 1 and print the exact
+mypy-style header `file:line:col: error: message  [code]`, the source line and
+the caret under the mistake; a folder of good rules exits 0, a usage error 2;
+several mistakes are all reported at once, and no traceback is ever printed.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dsl.parser import _EXAMPLES, ParseFailure, parse
+from tessera.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+BAD = REPO / "tests" / "fixtures" / "bad"
+runner = CliRunner()
+
+# fixture (relative to tests/fixtures/bad) -> header, source line, caret line
+EXPECTED: dict[str, tuple[str, str, str]] = {
+    'arity.tess': (
+        'tests/fixtures/bad/arity.tess:3:18: error: `max` takes 2 arguments, not 1  [arity]',
+        '    score city end = max(tiles)',
+        '                     ^~~~~~~~~~',
+    ),
+    'bad-border.tess': (
+        'tests/fixtures/bad/bad-border.tess:9:3: error: `-> C`: no feature of tile `A` lies on C  [bad-border]',
+        '      field E S W -> C',
+        '      ^~~~~~~~~~~~~~~~',
+    ),
+    'bad-name.tess': (
+        'tests/fixtures/bad/bad-name.tess:2:1: error: `N` is a place name and cannot name a feature kind  [bad-name]',
+        '    feature N',
+        '    ^~~~~~~~~',
+    ),
+    'bad-place.tess': (
+        'tests/fixtures/bad/bad-place.tess:8:3: error: tile `A`: a cloister lies on the centre C, not on NE  [bad-place]',
+        '      cloister NE',
+        '      ^~~~~~~~~~~',
+    ),
+    'context.tess': (
+        'tests/fixtures/bad/context.tess:3:17: error: `tiles` has no meaning here (number of distinct tiles the feature covers; usable in a feature rule)  [context]',
+        '    state biggest = tiles',
+        '                    ^~~~~',
+    ),
+    'count.tess': (
+        'tests/fixtures/bad/count.tess:5:1: error: tile `A` has 1 copy but its variants claim 2  [count]',
+        '    tile A x1 {',
+        '    ^',
+    ),
+    'cycle/cycle_a.tess': (
+        'tests/fixtures/bad/cycle/cycle_b.tess:2:1: error: modules require each other in a cycle: cycle_a -> cycle_b -> cycle_a  [cycle]',
+        '    requires cycle_a',
+        '    ^~~~~~~~~~~~~~~~',
+    ),
+    'duplicate.tess': (
+        'tests/fixtures/bad/duplicate.tess:4:1: error: feature kind `city` is already defined at tests/fixtures/bad/duplicate.tess:2:1  [duplicate]',
+        '    feature city',
+        '    ^~~~~~~~~~~~',
+    ),
+    'edge-terrain.tess': (
+        'tests/fixtures/bad/edge-terrain.tess:8:3: error: tile `A`: its N edge is `C` (city), so N must be city, not field  [edge-terrain]',
+        '      field N E S W',
+        '      ^~~~~~~~~~~~~',
+    ),
+    'encoding.tess': (
+        'tests/fixtures/bad/encoding.tess:1:1: error: the file is not UTF-8 text  [encoding]',
+        '    module encoding "Caf�"',
+        '    ^',
+    ),
+    'override-missing.tess': (
+        'tests/fixtures/bad/override-missing.tess:3:10: error: `override` of score city complete, but no earlier module defines it  [override-missing]',
+        '    override score city complete = 2 * tiles',
+        '             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+    ),
+    'place-overlap.tess': (
+        'tests/fixtures/bad/place-overlap.tess:7:3: error: tile `A`: place N belongs to two features (city and city)  [place-overlap]',
+        '      city N E S W',
+        '      ^~~~~~~~~~~~',
+    ),
+    'range.tess': (
+        'tests/fixtures/bad/range.tess:2:1: error: players must be a range within 1..6  [range]',
+        '    players 2..9',
+        '    ^~~~~~~~~~~~',
+    ),
+    'syntax.tess': (
+        'tests/fixtures/bad/syntax.tess:5:8: error: a tile count is written `x` and a number, as in `tile D x4` (found `2`)  [syntax]',
+        '    tile A 2 {',
+        '           ^',
+    ),
+    'syntax_char.tess': (
+        "tests/fixtures/bad/syntax_char.tess:3:33: error: unexpected character '$'  [syntax]",
+        '    score city complete = 2 * tiles $ 1',
+        '                                    ^',
+    ),
+    'syntax_shield.tess': (
+        'tests/fixtures/bad/syntax_shield.tess:7:23: error: shields are written `shields` and a number after the places, as in `city N W shields 1` (found `1`)  [syntax]',
+        '      city N E S W shield 1',
+        '                          ^',
+    ),
+    'syntax_unclosed.tess': (
+        'tests/fixtures/bad/syntax_unclosed.tess:6:30: error: unclosed `{`: a block must end with `}` (found end of file)  [syntax]',
+        '      field Nw Ne En Es Se Sw Ws Wn',
+        '                                 ^',
+    ),
+    'total.tess': (
+        'tests/fixtures/bad/total.tess:2:1: error: module `total` states 3 tiles but its tiles add up to 2  [total]',
+        '    total 3',
+        '    ^~~~~~~',
+    ),
+    'type.tess': (
+        'tests/fixtures/bad/type.tess:3:20: error: expected a condition here, but this is a number  [type]',
+        '    complete city when 1 + open',
+        '                       ^~~~~~~~',
+    ),
+    'unknown-clause.tess': (
+        'tests/fixtures/bad/unknown-clause.tess:2:15: error: unknown clause `BASE-CITY-9`; did you mean `BASE-CITY-2`?  [unknown-clause]',
+        '    feature city [BASE-CITY-9]',
+        '                  ^~~~~~~~~~~',
+    ),
+    'unknown-module.tess': (
+        'tests/fixtures/bad/unknown-module.tess:2:1: error: unknown module `bsae`; did you mean `base`?  [unknown-name]',
+        '    requires bsae',
+        '    ^~~~~~~~~~~~~',
+    ),
+    'unknown-name.tess': (
+        'tests/fixtures/bad/unknown-name.tess:4:23: error: unknown name `tile`; did you mean `tiles`?  [unknown-name]',
+        '    score road complete = tile',
+        '                          ^~~~',
+    ),
+}
+# Files that are checked through another fixture, or by a test of their own.
+NOT_IN_TABLE = {"cycle/cycle_b.tess", "three-mistakes.tess"}
+
+
+@pytest.fixture(autouse=True)
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)  # diagnostics name files as given: tests/fixtures/bad/...
+
+
+def check(*paths: str):
+    result = runner.invoke(app, ["check", *paths])
+    assert isinstance(result.exception, SystemExit), result.exception  # never an uncaught exception
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_diagnostic(name: str) -> None:
+    result = check(f"tests/fixtures/bad/{name}")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert tuple(lines[:3]) == EXPECTED[name]
+    files = 2 if name.startswith("cycle/") else 1
+    assert lines[3:] == [f"Found 1 error in 1 file (checked {files} rule file{'s' if files > 1 else ''})"]
+
+
+def test_every_fixture_is_expected() -> None:
+    on_disk = {str(p.relative_to(BAD)) for p in BAD.rglob("*.tess")}
+    assert on_disk == set(EXPECTED) | NOT_IN_TABLE
+
+
+def emitted_codes() -> set[str]:
+    """The codes of every `Diagnostic(span, msg, CODE)` and `self.err(span, msg, CODE)` in dsl/."""
+    codes = set()
+    for path in (REPO / "dsl").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or len(node.args) < 3:
+                continue
+            fn = node.func
+            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+            code = node.args[2]
+            if name in ("Diagnostic", "err") and isinstance(code, ast.Constant) and isinstance(code.value, str):
+                codes.add(code.value)
+    return codes
+
+
+def test_every_code_has_a_fixture() -> None:
+    codes = emitted_codes()
+    assert {"syntax", "unknown-name", "cycle", "encoding"} <= codes  # the scan itself works
+    covered = {header.rsplit("[", 1)[1].rstrip("]") for header, _, _ in EXPECTED.values()}
+    assert codes - covered <= {"io"}, f"codes without a fixture: {sorted(codes - covered - {'io'})}"
+
+
+def test_missing_file_is_an_io_error() -> None:
+    result = check("tests/fixtures/bad/no-such-file.tess")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == "tests/fixtures/bad/no-such-file.tess:0:0: error: no such file or folder  [io]"
+
+
+def test_all_mistakes_are_reported_at_once() -> None:
+    result = check("tests/fixtures/bad/three-mistakes.tess")
+    assert result.exit_code == 1
+    headers = [l for l in result.output.splitlines() if ": error: " in l]
+    assert headers == [
+        "tests/fixtures/bad/three-mistakes.tess:3:15: error: unknown clause `BASE-CITY-9`; did you mean `BASE-CITY-2`?  [unknown-clause]",
+        "tests/fixtures/bad/three-mistakes.tess:4:20: error: expected a condition here, but this is a number  [type]",
+        "tests/fixtures/bad/three-mistakes.tess:5:27: error: unknown name `tile`; did you mean `tiles`?  [unknown-name]",
+    ]
+    assert result.output.splitlines()[-1] == "Found 3 errors in 1 file (checked 1 rule file)"
+
+
+def test_a_syntax_error_does_not_hide_other_files() -> None:
+    result = check("tests/fixtures/bad/syntax.tess", "tests/fixtures/bad/total.tess")
+    codes = [l.rsplit("[", 1)[1] for l in result.output.splitlines() if ": error: " in l]
+    assert codes == ["syntax]", "total]"]
+
+
+@pytest.mark.parametrize("label", sorted(_EXAMPLES))
+def test_syntax_hints_match_anywhere(label: str) -> None:
+    """Each hint for a common mistake fires for its examples, in a file's first
+    statement or after others."""
+    for text in _EXAMPLES[label]:
+        for prefix in ("", "feature a\nfeature b [BASE-COMP-1]\n"):
+            src = text.replace("module m ", "module m\n" + prefix, 1) if text.startswith("module m ") else text
+            with pytest.raises(ParseFailure) as fail:
+                parse(src)
+            assert fail.value.diagnostics[0].message.startswith(label + " (found "), src
+
+
+# ------------------------------------------------------------- the real process
+def tessera(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tessera", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_good_rules_exit_0() -> None:
+    proc = tessera("check", "rules/")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("Success: no issues found in ")
+
+
+def test_usage_error_exits_2() -> None:
+    proc = tessera("check")
+    assert proc.returncode == 2
+    assert "Missing argument" in proc.stderr
+    assert tessera("check", "--no-such-option", "rules/").returncode == 2
+
+
+def test_no_traceback_for_any_fixture() -> None:
+    proc = tessera("check", "tests/fixtures/bad/")
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+    assert "Traceback" not in proc.stdout
+    for header, _, _ in EXPECTED.values():
+        assert header in proc.stdout
