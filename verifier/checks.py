@@ -1,0 +1,126 @@
+"""The verifier's checks: a small registry that `tessera verify` runs in order.
+
+A check is a function of a RuleSet that returns its problems: Diagnostics
+(printed mypy-style, at a line of a rule file) or plain strings (printed as
+they are).  It passes when it returns no error: warnings and notes are shown
+but do not fail it.  Register one with
+
+    from verifier.checks import register
+
+    @register("invariants", ["BASE-SCORE-1"])
+    def invariants(rs):
+        return [...]
+
+`clauses` are the rulebook clause IDs the check is about; it may also be a
+function of the rule set (so a check names only the clauses that apply to it).
+`applies(rs)`, if given, says whether the check has anything to check in a rule
+set; a check that does not apply is reported as skipped.
+
+Every module of this package is imported by `load_checks()`, so a new check
+only needs a module in `verifier/` that registers it.  Checks run in
+registration order (topology first: a rule set whose tiles are wrong is not
+worth proving things about, but every check still runs).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence, Union
+
+from dsl.diagnostics import Diagnostic
+from dsl.model import RuleSet
+
+Problem = Union[Diagnostic, str]
+Clauses = Union[Sequence[str], Callable[[RuleSet], Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    fn: Callable[[RuleSet], Iterable[Problem]]
+    clauses: Clauses = ()
+    applies: Callable[[RuleSet], bool] | None = None
+
+    @property
+    def title(self) -> str:
+        doc = (self.fn.__doc__ or "").strip()
+        return doc.splitlines()[0].rstrip(".") if doc else ""
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool
+    seconds: float
+    clauses: tuple[str, ...] = ()
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    skipped: bool = False
+    title: str = ""
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def register(name: str, clauses: Clauses = (), applies: Callable[[RuleSet], bool] | None = None):
+    """Decorator: add `fn(rule_set) -> list of Diagnostic or str` as the check `name`."""
+
+    def deco(fn):
+        REGISTRY[name] = Check(name, fn, clauses, applies)
+        return fn
+
+    return deco
+
+
+_SKIP = {"checks"}
+
+
+def load_checks() -> dict[str, Check]:
+    """Import every module of the verifier package (each registers its checks)."""
+    pkg = importlib.import_module("verifier")
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: (m.name != "topology", m.name)):
+        if info.name.startswith("_") or info.name in _SKIP:
+            continue
+        try:
+            importlib.import_module(f"verifier.{info.name}")
+        except Exception as exc:  # a broken check module is a failing check, not a crash
+            _broken(info.name, exc)
+    return REGISTRY
+
+
+def _broken(module: str, exc: Exception) -> None:
+    msg = f"verifier.{module} cannot be imported: {type(exc).__name__}: {exc}"
+
+    def fn(rs: RuleSet) -> list[Problem]:
+        return [msg]
+
+    fn.__doc__ = f"import verifier.{module}"
+    REGISTRY[f"import-{module}"] = Check(f"import-{module}", fn)
+
+
+def _clauses(check: Check, rs: RuleSet) -> tuple[str, ...]:
+    c = check.clauses(rs) if callable(check.clauses) else check.clauses
+    return tuple(dict.fromkeys(c))
+
+
+def run_check(check: Check, rs: RuleSet) -> CheckResult:
+    t0 = time.perf_counter()
+    clauses = _clauses(check, rs)
+    if check.applies is not None and not check.applies(rs):
+        return CheckResult(check.name, True, time.perf_counter() - t0, clauses, skipped=True, title=check.title)
+    diags: list[Diagnostic] = []
+    msgs: list[str] = []
+    for p in check.fn(rs) or ():
+        (diags if isinstance(p, Diagnostic) else msgs).append(p if isinstance(p, Diagnostic) else str(p))
+    diags = list(dict.fromkeys(diags))  # tile variants share a declaration: report each problem once
+    passed = not msgs and not any(d.severity == "error" for d in diags)
+    return CheckResult(check.name, passed, time.perf_counter() - t0, clauses, diags, msgs, title=check.title)
+
+
+def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
+    """Run the registered checks (all, or those named) on one rule set."""
+    checks = load_checks()
+    todo = [checks[n] for n in names] if names is not None else list(checks.values())
+    return [run_check(c, rs) for c in todo]
