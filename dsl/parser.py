@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
+from lark.lark import PostLex
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -16,12 +17,29 @@ from .diagnostics import Diagnostic
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
 
+class _WholeWords(PostLex):
+    """Keywords are whole words.
+
+    The contextual lexer only tries the terminals the parser can take next, so
+    where a keyword may come but a name may not, `tileX` was read as `tile X`
+    and `placement adjacentmatching` as `placement adjacent matching`.  Letting
+    every state read a NAME makes such a glued word one unexpected token (a
+    NAME equal to a keyword is still that keyword).
+    """
+
+    always_accept = ("NAME",)
+
+    def process(self, stream):
+        return stream
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
         lexer="contextual",
+        postlex=_WholeWords(),
         propagate_positions=True,
         maybe_placeholders=True,
     )

@@ -250,3 +250,17 @@ def test_no_traceback_for_any_fixture() -> None:
     assert "Traceback" not in proc.stdout
     for header, _, _ in EXPECTED.values():
         assert header in proc.stdout
+
+
+@pytest.mark.parametrize("text, word", [
+    ("module m feature city\ntileX x1 { edges F F F F }", "tileX"),
+    ("module m placement adjacentmatching", "adjacentmatching"),
+    ("module m feature cloister centrex", "centrex"),
+    ("module m feature city\nscore city complete = 2 tiles", "tiles"),
+])
+def test_keywords_are_whole_words(text: str, word: str) -> None:
+    """A keyword glued to more letters is one unknown word, not the keyword and a name
+    (`tileX` once read as `tile X`)."""
+    with pytest.raises(ParseFailure) as fail:
+        parse(text)
+    assert fail.value.diagnostics[0].message.startswith(f"unexpected `{word}`")
