@@ -118,6 +118,116 @@ def fmt(
         raise typer.Exit(1)
 
 
+VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber"]
+
+
+def _verify_targets(rules: list[str]) -> list[list[str]]:
+    """Each argument is one rule set: a module name or rule file (with what it requires),
+    `a+b+c` for modules combined, or a folder (each of its rule files on its own)."""
+    from pathlib import Path
+
+    from dsl.loader import expand_paths
+
+    targets: list[list[str]] = []
+    for r in rules:
+        if "+" in r and not Path(r).exists():
+            targets.append([p for p in r.split("+") if p])
+        elif Path(r).is_dir():
+            files, _ = expand_paths([r])
+            targets.extend([str(f)] for f in files)
+        else:
+            targets.append([r])
+    return targets
+
+
+@app.command()
+def verify(rules: Optional[List[str]] = typer.Argument(
+        None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
+                   "default: base, base+river, base+abbot, base+king_robber, base+river+abbot+king_robber"),
+        only: Optional[List[str]] = typer.Option(
+            None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river")) -> None:
+    """Verify rule sets: tile topology, tile sets and every registered check.
+
+    Prints one line per check (passed or failed, its time and the rulebook
+    clauses involved), then the problems found.  Exit 1 if any check fails.
+    """
+    from rich.text import Text
+
+    from dsl.diagnostics import SourceCache
+    from dsl.loader import load_rule_set
+    from verifier.checks import run_checks
+
+    names = None
+    if only:
+        from verifier.checks import load_checks
+
+        known = list(load_checks())
+        names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
+        if not names:
+            err.print(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}", markup=False)
+            raise typer.Exit(2)
+    targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
+    if not targets:
+        err.print("tessera verify: no rule files found", markup=False)
+        raise typer.Exit(2)
+    loaded = []
+    for specs in targets:
+        rs, diags, ws = load_rule_set(specs)
+        usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
+        if usage:  # an unknown module or a missing file on the command line
+            for d in usage:
+                err.print(f"tessera verify: {' + '.join(specs)}: {d.message}", markup=False)
+            raise typer.Exit(2)
+        loaded.append((specs, rs, diags, ws))
+
+    def seconds(t: float) -> str:
+        return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
+
+    failed_checks = failed_sets = total = 0
+    for specs, rs, diags, ws in loaded:
+        title = " + ".join(rs.names) if rs is not None else " + ".join(specs)
+        out.print(Text(title, style="bold"))
+        if rs is None:
+            failed_sets += 1
+            failed_checks += 1
+            total += 1
+            out.print(Text.assemble("  ", ("✗", "red"), " load: the rules have errors (see `tessera check`)"))
+            for d in diags:
+                out.print(render(d, ws.sources), markup=False)
+            continue
+        results = run_checks(rs, names)
+        problems = []
+        bad = 0
+        for r in results:
+            total += 1
+            mark = ("–", "dim") if r.skipped else (("✓", "green") if r.passed else ("✗", "red"))
+            clauses = " ".join(r.clauses)
+            line = Text.assemble("  ", mark, f" {r.name:<26} ", (f"{seconds(r.seconds):>7}", "dim"),
+                                 f"  {clauses}" if clauses else "",
+                                 ("  skipped: nothing to check" if r.skipped else "", "dim"))
+            out.print(line)
+            if not r.passed:
+                bad += 1
+            problems.extend(r.diagnostics)
+            problems.extend(r.messages)
+        for d in diags:
+            problems.append(d)
+        sources = ws.sources if ws is not None else SourceCache()
+        for p in problems:
+            if isinstance(p, Diagnostic):
+                out.print(render(p, sources), markup=False)
+            else:
+                out.print(p, markup=False)
+        failed_checks += bad
+        failed_sets += 1 if bad else 0
+    n = len(loaded)
+    sets = f"{n} rule set{'s' if n != 1 else ''}"
+    if failed_checks:
+        out.print(Text(f"Failed: {failed_checks} of {total} checks, in {failed_sets} of {sets}", style="red"))
+        raise typer.Exit(1)
+    out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
+
+
 def main() -> None:
     from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
 

@@ -1,0 +1,800 @@
+"""Topology checks with networkx: every tile, and every tile set.
+
+A tile is a square.  Its boundary, read clockwise from the north-west corner,
+is the cycle of places
+
+    NW Nw N Ne NE En E Es SE Se S Sw SW Ws W Wn  (and back to NW)
+
+with the centre C inside.  `TopologyGraph` holds one tile's drawing as a
+networkx graph: that boundary cycle, an `outside` vertex joined to every
+boundary place (so the square's outer face is fixed and everything else must
+be drawn inside it), the centre, and one node per feature joined to the places
+it lies on (a star).  A road or river that reaches only one side ends inside
+the tile, at the junction in the centre, so its star is also joined to C.
+
+What the drawing tells:
+
+- Two features whose places interleave around the boundary cannot both be
+  drawn on a flat tile: the graph is not planar.  A tile may declare such a
+  pair with `crosses` (the River's bridge, King & Robber's crossing cities, the
+  Tower's road through a city, SIEGE-TILE-1); one of the pair is then drawn
+  over the other, so each is checked against the rest without its partner.
+  A field that interleaves with another feature is cut in two: not connected.
+- A field borders a city when they can share a face of the drawing: adding an
+  edge field-city keeps the graph planar.  Where a dead-end road stops is not
+  declared (the centre, a city wall, the river), so for this test a dead-end
+  road separates nothing.  A field whose place lies next to the city's side
+  on the boundary (only a corner between them) touches it in every drawing.
+  So a declared border that no drawing allows is reported, and so is a city
+  the field touches in every drawing but does not declare; anything between
+  is accepted as declared.  An inner field (one that touches no edge, named by
+  a corner so that a record can name it) is accepted as declared.
+
+The tile-set checks read the rule set as a whole: tile counts against the
+rulebook's composition clauses, whether the river tiles can be laid as one
+river from the source to the lake, and whether every tile and every edge kind
+can meet another.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import networkx as nx
+
+from dsl import ast as A
+from dsl.diagnostics import Diagnostic
+from dsl.model import Feature, RuleSet, TileType
+from dsl.places import CORNERS, OFFSET, OPPOSITE, SIDE_HALVES, SIDES, rotate, unrotate
+
+from .checks import register
+
+BOUNDARY = ("NW", "Nw", "N", "Ne", "NE", "En", "E", "Es", "SE", "Se", "S", "Sw", "SW", "Ws", "W", "Wn")
+POS = {p: i for i, p in enumerate(BOUNDARY)}
+OUTSIDE = "outside"
+CENTRE = "C"
+CORNER_BETWEEN = {("W", "N"): "NW", ("N", "E"): "NE", ("E", "S"): "SE", ("S", "W"): "SW"}
+
+
+# ------------------------------------------------------------------ kinds
+@dataclass(frozen=True)
+class Kinds:
+    """What the rule set says about feature kinds, as far as drawing goes."""
+
+    half: frozenset[str]  # drawn on half-sides: fields
+    line: frozenset[str]  # only ever drawn between two halves: roads, rivers (a dead end ends at the junction)
+    bordered: frozenset[str]  # what fields border: cities
+
+    @staticmethod
+    def of(rs: RuleSet) -> "Kinds":
+        half = frozenset(rs.half_kinds())
+        whole = {e.parts[0] for e in rs.edges.values() if len(e.parts) == 1}
+        line = frozenset(e.parts[1] for e in rs.edges.values() if len(e.parts) == 3) - whole
+        bordered = set()
+        for t in rs.tiles:
+            for f in t.features:
+                if f.kind in half:
+                    bordered.update(t.features[i].kind for i in f.borders if i < len(t.features))
+        if "city" in rs.features:
+            bordered.add("city")
+        return Kinds(half, line, frozenset(bordered))
+
+
+def edge_places(rs: RuleSet, side: str, code: str) -> dict[str, str]:
+    """The places an edge code draws on a side, and the kind on each (as the loader reads edges)."""
+    e = rs.edges.get(code)
+    if e is None:
+        return {}
+    h1, h2 = SIDE_HALVES[side]
+    if len(e.parts) == 3:
+        return {h1: e.parts[0], side: e.parts[1], h2: e.parts[2]}
+    if e.parts[0] in rs.half_kinds():
+        return {h1: e.parts[0], h2: e.parts[0]}
+    return {side: e.parts[0]}
+
+
+def describe(f: Feature) -> str:
+    return f"{f.kind} {' '.join(f.places)}" if f.places else f"{f.kind} (on no place)"
+
+
+def the(f: Feature) -> str:
+    """`the city on N W`"""
+    return f"the {f.kind} on {' '.join(f.places)}" if f.places else f"the {f.kind} on no place"
+
+
+# ------------------------------------------------------------ the tile graph
+class TopologyGraph:
+    """One tile's drawing: boundary cycle, outside vertex, centre and feature stars (networkx)."""
+
+    def __init__(self, tile: TileType, kinds: Kinds):
+        self.tile = tile
+        self.kinds = kinds
+        self.features = tile.features
+        g = nx.Graph()
+        for i, p in enumerate(BOUNDARY):
+            g.add_edge(p, BOUNDARY[(i + 1) % len(BOUNDARY)], kind="boundary")
+            g.add_edge(OUTSIDE, p, kind="outside")
+        g.add_node(CENTRE)
+        for f in self.features:
+            n = self.node(f.index)
+            g.add_node(n, feature=f)
+            for p in f.places:
+                g.add_edge(n, p, kind="lies-on")
+            if self.is_dead_end(f):
+                g.add_edge(n, CENTRE, kind="junction")
+        self.graph = g
+        self.pairs = tuple(sorted({tuple(sorted((f.index, f.crosses))) for f in self.features
+                                   if f.crosses is not None and f.crosses != f.index}))
+
+    # -- nodes ---------------------------------------------------------------
+    @staticmethod
+    def node(index: int) -> tuple[str, int]:
+        return ("feature", index)
+
+    def feature(self, index: int) -> Feature:
+        return self.features[index]
+
+    def boundary_places(self, index: int) -> list[str]:
+        return [p for p in self.features[index].places if p in POS]
+
+    def sides(self, index: int) -> list[str]:
+        return [p for p in self.features[index].places if p in SIDES]
+
+    def owners(self, place: str) -> list[Feature]:
+        return [self.graph.nodes[n]["feature"] for n in self.graph.neighbors(place)
+                if isinstance(n, tuple) and n[0] == "feature"]
+
+    def is_field(self, index: int) -> bool:
+        return self.features[index].kind in self.kinds.half
+
+    def is_dead_end(self, f: Feature) -> bool:
+        return f.kind in self.kinds.line and len([p for p in f.places if p in SIDES]) == 1
+
+    def drawn(self) -> list[int]:
+        """Features that are drawn (lie on a place)."""
+        return [f.index for f in self.features if f.places]
+
+    # -- drawings ------------------------------------------------------------
+    def drawing(self, keep, junction: bool = True, extra=()) -> nx.Graph:
+        """The square with only the features `keep` drawn (and `extra` edges between feature nodes)."""
+        keep_nodes = {self.node(i) for i in keep}
+        edges = [(u, v) for u, v, k in self.graph.edges(data="kind")
+                 if k in ("boundary", "outside")
+                 or (k == "lies-on" or (k == "junction" and junction)) and (u in keep_nodes or v in keep_nodes)]
+        sub = nx.Graph(edges)
+        sub.add_edges_from((self.node(a), self.node(b)) for a, b in extra)
+        return sub
+
+    def flat(self, keep, junction: bool = True, extra=()) -> bool:
+        """Can these features be drawn on the square without crossing? (networkx planarity)"""
+        planar, _ = nx.check_planarity(self.drawing(keep, junction, extra))
+        return planar
+
+    def layers(self, fixed=()) -> list[frozenset[int]]:
+        """The sets of features drawn together: of each declared crossing pair, one is drawn over
+        the other, so each layer leaves out one of the pair (never one of `fixed`)."""
+        drawn = set(self.drawn())
+        choices = []
+        for a, b in self.pairs:
+            opts = [x for x in (a, b) if x not in fixed]
+            choices.append(opts or [None])
+        out = []
+        for drop in itertools.product(*choices) if choices else [()]:
+            out.append(frozenset(drawn - {d for d in drop if d is not None}))
+        return list(dict.fromkeys(out))
+
+    def units(self, keep) -> list[tuple[int, ...]]:
+        """Features grouped for blame: the dead ends and centre features meet at the junction."""
+        hub = tuple(i for i in keep if self.is_dead_end(self.features[i]) or CENTRE in self.features[i].places)
+        rest = [(i,) for i in keep if i not in hub]
+        return rest + ([hub] if hub else [])
+
+    # -- boundary ------------------------------------------------------------
+    def boundary_sequence(self) -> list[tuple[str, list[int]]]:
+        """The owned boundary places in clockwise order, each with its features."""
+        out = []
+        for p in BOUNDARY:
+            own = [f.index for f in self.owners(p)]
+            if own:
+                out.append((p, own))
+        return out
+
+    def beside(self, index: int) -> dict[int, tuple[str, str]]:
+        """Features whose place lies next to one of this feature's places on the boundary
+        (nothing but a corner between them), with the two places."""
+        seq = self.boundary_sequence()
+        out: dict[int, tuple[str, str]] = {}
+        n = len(seq)
+        for k, (p, own) in enumerate(seq):
+            if index not in own:
+                continue
+            for q, qown in (seq[(k - 1) % n], seq[(k + 1) % n]):
+                for j in qown:
+                    if j != index:
+                        out.setdefault(j, (p, q))
+        return out
+
+    def arcs(self, index: int) -> list[set[int]]:
+        """The boundary positions between consecutive places of a feature (the pieces it cuts the rim into)."""
+        cuts = sorted(POS[p] for p in self.boundary_places(index))
+        if len(cuts) < 2:
+            return []
+        out = []
+        for a, b in zip(cuts, cuts[1:] + [cuts[0] + len(BOUNDARY)]):
+            out.append({k % len(BOUNDARY) for k in range(a + 1, b)})
+        return out
+
+    def separator(self, a: int, b: int, among) -> int | None:
+        """A feature whose places cut the rim so that `a` and `b` lie on different pieces."""
+        pa = {POS[p] for p in self.boundary_places(a)}
+        pb = {POS[p] for p in self.boundary_places(b)}
+        if not pa or not pb:
+            return None
+        for x in among:
+            if x in (a, b):
+                continue
+            arcs = self.arcs(x)
+            ia = {k for k, arc in enumerate(arcs) if pa & arc}
+            ib = {k for k, arc in enumerate(arcs) if pb & arc}
+            if len(ia) == 1 and len(ib) == 1 and ia != ib:
+                return x
+        return None
+
+    def cut(self, field: int, by: tuple[int, ...]) -> tuple[str, str] | None:
+        """Two places of `field` that the features `by` put on different pieces of the rim."""
+        cuts = sorted({POS[p] for i in by for p in self.boundary_places(i)})
+        if not cuts:
+            return None
+        piece = {}
+        for p in self.boundary_places(field):
+            k = POS[p]
+            piece[p] = sum(1 for c in cuts if c < k) % len(cuts)
+        places = list(piece)
+        for x, y in itertools.combinations(places, 2):
+            if piece[x] != piece[y]:
+                return x, y
+        return None
+
+
+# ------------------------------------------------------------ tile analysis
+@dataclass(frozen=True)
+class Analysis:
+    """What the drawing of one tile shows, as feature indices (no spans: shared between equal tiles)."""
+
+    conflicts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # pairs of units that must cross
+    needless: tuple[tuple[int, int], ...]  # declared crossings of features that do not meet
+    may: tuple[tuple[int, frozenset[int]], ...]  # field -> features it can touch (declared or bordered kinds)
+    must: tuple[tuple[int, tuple[tuple[int, str, str], ...]], ...]  # field -> (feature, own place, its place)
+
+
+@lru_cache(maxsize=4096)
+def analyse(tile: TileType, kinds: Kinds) -> Analysis:
+    g = TopologyGraph(tile, kinds)
+    conflicts: list = []
+    for layer in g.layers():
+        if g.flat(layer):
+            continue
+        units = g.units(sorted(layer))
+        found = False
+        for ua, ub in itertools.combinations(units, 2):
+            if not g.flat(set(ua) | set(ub)):
+                conflicts.append(tuple(sorted((ua, ub))))
+                found = True
+        if not found:
+            conflicts.append((tuple(sorted(layer)), ()))
+    needless = tuple((a, b) for a, b in g.pairs if g.flat({a, b}))
+    may: list = []
+    must: list = []
+    if not conflicts:
+        for f in tile.features:
+            if f.kind not in kinds.half or not any(p in POS and p not in CORNERS for p in f.places):
+                continue  # an inner field (touching no edge; named by a corner) is accepted as declared
+            targets = {j for j in f.borders}
+            targets |= {o.index for o in tile.features if o.kind in kinds.bordered and o.places}
+            can = set()
+            for j in sorted(targets):
+                if j == f.index or not tile.features[j].places:
+                    continue
+                if all(g.flat(layer, junction=False, extra=[(f.index, j)]) for layer in g.layers(fixed=(f.index, j))):
+                    can.add(j)
+            may.append((f.index, frozenset(can)))
+            must.append((f.index, tuple((j, p, q) for j, (p, q) in sorted(g.beside(f.index).items()))))
+    return Analysis(tuple(dict.fromkeys(conflicts)), needless, tuple(may), tuple(must))
+
+
+def _tiles(rs: RuleSet):
+    kinds = Kinds.of(rs)
+    for t in rs.tiles:
+        yield t, kinds
+
+
+def _graph(t: TileType, kinds: Kinds) -> TopologyGraph:
+    return TopologyGraph(t, kinds)
+
+
+def _crossing_clauses(rs: RuleSet) -> list[str]:
+    out = ["BASE-FIELD-1"]
+    for t in rs.tiles:
+        if any(f.crosses is not None for f in t.features):
+            out.extend(c.clause for c in t.decl.cites)
+    return out
+
+
+# ---------------------------------------------------------------- tile checks
+@register("tile-edge-places", ["BASE-PLACE-2"], applies=lambda rs: bool(rs.tiles))
+def check_edge_places(rs: RuleSet) -> list[Diagnostic]:
+    """Every edge place of every tile belongs to exactly one feature."""
+    out = []
+    for t, kinds in _tiles(rs):
+        g = _graph(t, kinds)
+        want: dict[str, tuple[str, str, str]] = {}
+        for side, code in zip(SIDES, t.edges):
+            for p, kind in edge_places(rs, side, code).items():
+                want[p] = (kind, side, code)
+        for p in BOUNDARY:
+            owners = g.owners(p)
+            if p in want:
+                kind, side, code = want[p]
+                if not owners:
+                    out.append(Diagnostic(t.decl.edges_span, f"place {p} of tile {t.name} belongs to no feature: its {side} edge `{code}` needs a {kind} there", "edge-place"))
+                elif len(owners) > 1:
+                    out.append(Diagnostic(owners[1].decl.span, f"place {p} of tile {t.name} belongs to {len(owners)} features ({', '.join(describe(o) for o in owners)}); an edge place belongs to exactly one", "edge-place"))
+            elif owners and p not in CORNER_BETWEEN.values():
+                side = p if p in SIDES else next(s for s, hs in SIDE_HALVES.items() if p in hs)
+                code = t.edges[SIDES.index(side)]
+                out.append(Diagnostic(owners[0].decl.span, f"{describe(owners[0])} of tile {t.name} lies on {p}, but its {side} edge `{code}` draws nothing there", "edge-place"))
+            elif len(owners) > 1:
+                out.append(Diagnostic(owners[1].decl.span, f"corner {p} of tile {t.name} belongs to {len(owners)} features ({', '.join(describe(o) for o in owners)})", "edge-place"))
+    return out
+
+
+@register("tile-features-connected", ["BASE-FIELD-1", "BASE-FOLLOW-2"], applies=lambda rs: bool(rs.tiles))
+def check_connected(rs: RuleSet) -> list[Diagnostic]:
+    """Each feature of each tile is one connected piece."""
+    out = []
+    for t, kinds in _tiles(rs):
+        g = _graph(t, kinds)
+        for f in t.features:
+            if not f.places and not f.borders:
+                out.append(Diagnostic(f.decl.span, f"{describe(f)} of tile {t.name} lies nowhere and borders nothing: it is not connected to the tile", "connected"))
+        conflicts = analyse(t, kinds).conflicts
+        is_field = lambda u: len(u) == 1 and g.is_field(u[0])  # noqa: E731
+        cut = {u[0] for pair in conflicts for u, o in (pair, pair[::-1]) if is_field(u) and o and not is_field(o)}
+        for ua, ub in conflicts:
+            if is_field(ua) and is_field(ub):
+                if ua[0] in cut or ub[0] in cut:
+                    continue  # both cut by the same feature: said below
+                fa, fb = t.features[ua[0]], t.features[ub[0]]
+                out.append(Diagnostic(fb.decl.span, f"{describe(fa)} and {describe(fb)} of tile {t.name} cross each other, so neither is connected; redraw them as fields that do not interleave around the tile", "connected"))
+                continue
+            for field_u, other in ((ua, ub), (ub, ua)):
+                if not is_field(field_u) or not other or is_field(other):
+                    continue
+                f = t.features[field_u[0]]
+                by = " and ".join(describe(t.features[i]) for i in other)
+                pair = g.cut(f.index, other)
+                where = f", with {pair[0]} on one side and {pair[1]} on the other" if pair else ""
+                verb = "runs" if len(other) == 1 else "run"
+                out.append(Diagnostic(f.decl.span, f"{describe(f)} of tile {t.name} is not connected: {by} {verb} across it{where}; split it into two fields", "connected"))
+    return out
+
+
+@register("tile-crossings", _crossing_clauses, applies=lambda rs: bool(rs.tiles))
+def check_crossings(rs: RuleSet) -> list[Diagnostic]:
+    """Features that cross on a flat tile are declared with `crosses` (networkx planarity)."""
+    out = []
+    for t, kinds in _tiles(rs):
+        g = _graph(t, kinds)
+        a = analyse(t, kinds)
+        for ua, ub in a.conflicts:
+            if not ub:
+                out.append(Diagnostic(t.decl.span, f"tile {t.name} cannot be drawn flat: its features {', '.join(describe(t.features[i]) for i in ua)} cross each other", "crossing"))
+                continue
+            if any(len(u) == 1 and g.is_field(u[0]) for u in (ua, ub)):
+                continue  # a field cut in two: tile-features-connected says so
+            first, second = (t.features[ua[0]], ub) if len(ua) == 1 else (t.features[ub[0]], ua)
+            other = " and ".join(describe(t.features[i]) for i in second)
+            joined = " (meeting at the centre)" if len(second) > 1 else ""
+            out.append(Diagnostic(first.decl.span, f"{describe(first)} and {other}{joined} of tile {t.name} cross, which a flat tile cannot draw; if one passes over the other (a bridge), declare it on that one with `crosses`", "crossing"))
+        for i, j in a.needless:
+            decl = t.features[i] if t.features[i].crosses == j else t.features[j]
+            other = t.features[j] if decl is t.features[i] else t.features[i]
+            out.append(Diagnostic(decl.decl.span, f"{describe(decl)} of tile {t.name} is declared to cross {describe(other)}, but they do not meet", "crossing", "warning"))
+    return out
+
+
+@register("tile-field-borders", ["BASE-FIELD-3"], applies=lambda rs: bool(rs.tiles))
+def check_field_borders(rs: RuleSet) -> list[Diagnostic]:
+    """The cities each field is declared to border are exactly those it touches."""
+    out = []
+    for t, kinds in _tiles(rs):
+        a = analyse(t, kinds)
+        if a.conflicts:
+            continue  # the drawing is wrong: tile-crossings / tile-features-connected report it
+        g = _graph(t, kinds)
+        may = dict(a.may)
+        must = dict(a.must)
+        for f in t.features:
+            if f.index not in may:
+                continue
+            can = may[f.index]
+            can_bordered = {j for j in can if t.features[j].kind in kinds.bordered}
+            for j in dict.fromkeys(f.borders):
+                if j in can:
+                    continue
+                k = t.features[j]
+                sep = g.separator(f.index, j, [x for x in g.drawn() if x not in (f.index, j)])
+                why = f": {describe(t.features[sep])} lies between them" if sep is not None else ""
+                if not can_bordered:
+                    msg = f"{describe(f)} of tile {t.name} is declared to border {the(k)}, but touches none{why}"
+                else:
+                    msg = f"{describe(f)} of tile {t.name} is declared to border {the(k)}, but cannot touch it{why}"
+                out.append(Diagnostic(f.decl.span, msg, "field-border"))
+            for j, p, q in must[f.index]:
+                k = t.features[j]
+                if k.kind not in kinds.bordered or j in f.borders:
+                    continue
+                out.append(Diagnostic(f.decl.span, f"{describe(f)} of tile {t.name} touches {the(k)} ({p} lies beside {q}) but is not declared to border it; write `-> {k.places[0]}`", "field-border"))
+    return out
+
+
+# -------------------------------------------------------------- tile-set checks
+# Tile counts of the rulebooks' composition clauses (CLAUSES.md).
+COMPOSITION = {
+    "BASE-COMP-1": 72,  # 72 land tiles including the start tile
+    "RIVER-COMP-1": 12,  # 12 river tiles, source and lake included
+    "KING-COMP-1": 5,  # GA-GE
+    "TOWER-COMP-1": 18,  # 18 land tiles
+    "SIEGE-COMP-1": 18,  # 18 land tiles; the 2 fortress tiles are counted apart
+}
+# BASE-COMP-1, from the count list of 002.
+BASE_LETTERS = dict(A=2, B=4, C=1, D=4, E=5, F=2, G=1, H=3, I=2, J=3, K=3, L=3, M=2, N=3, O=2, P=3,
+                    Q=1, R=3, S=2, T=1, U=8, V=9, W=4, X=1)
+
+
+def _decls(rs: RuleSet) -> list[A.TileDecl]:
+    return list({t.decl.name: t.decl for t in rs.tiles}.values())
+
+
+def _comp_tiles(rs: RuleSet, clause: str) -> list[A.TileDecl]:
+    out = [d for d in _decls(rs) if any(c.clause == clause for c in d.cites)]
+    if clause == "SIEGE-COMP-1":
+        out = [d for d in out if "fortress" not in d.name]
+    return out
+
+
+def _count_clauses(rs: RuleSet) -> list[str]:
+    return [c for c in COMPOSITION if _comp_tiles(rs, c)]
+
+
+@register("set-counts", _count_clauses, applies=lambda rs: bool(_count_clauses(rs)))
+def check_counts(rs: RuleSet) -> list[Diagnostic]:
+    """Tile counts per module match the rulebook's composition."""
+    out = []
+    for clause, want in COMPOSITION.items():
+        decls = _comp_tiles(rs, clause)
+        if not decls:
+            continue
+        got = sum(d.count for d in decls)
+        if got != want:
+            at = next((tot.span for _, tot in rs.totals if any(c.clause == clause for c in tot.cites)), decls[0].span)
+            out.append(Diagnostic(at, f"the tiles citing {clause} add up to {got}, but the rulebook has {want}", "count"))
+        if clause == "BASE-COMP-1":
+            by_name = {d.name: d for d in decls}
+            for letter, n in BASE_LETTERS.items():
+                d = by_name.get(letter)
+                if d is None:
+                    at = next((tot.span for _, tot in rs.totals if any(c.clause == clause for c in tot.cites)), decls[0].span)
+                    out.append(Diagnostic(at, f"the rulebook's base tile {letter} (x{n}) is missing", "count"))
+                elif d.count != n:
+                    out.append(Diagnostic(d.span, f"tile {letter} has {d.count} cop{'y' if d.count == 1 else 'ies'}, but the rulebook counts {n}", "count"))
+            for d in decls:
+                if d.name not in BASE_LETTERS:
+                    out.append(Diagnostic(d.span, f"tile {d.name} cites {clause}, but the rulebook's base tiles are the letters A-X", "count"))
+    return out
+
+
+# -- edges meeting -------------------------------------------------------------
+def meets(rs: RuleSet, a: str, b: str) -> bool:
+    """Can edge `a` lie against edge `b`? Their cross-sections must mirror (read clockwise, each
+    tile reads its own side; so one is the other reversed)."""
+    ea, eb = rs.edges.get(a), rs.edges.get(b)
+    if ea is None or eb is None:
+        return False
+    return tuple(ea.parts) == tuple(reversed(eb.parts))
+
+
+def _uses(rs: RuleSet) -> dict[str, list[tuple[A.TileDecl, str]]]:
+    uses: dict[str, list[tuple[A.TileDecl, str]]] = {}
+    for d in _decls(rs):
+        for side, code in zip(SIDES, d.edges):
+            uses.setdefault(code, []).append((d, side))
+    return uses
+
+
+@register("set-edge-kinds", ["BASE-PLACE-2"], applies=lambda rs: bool(rs.tiles))
+def check_edge_kinds(rs: RuleSet) -> list[Diagnostic]:
+    """Every edge kind on a tile can meet an edge of another tile."""
+    out = []
+    uses = _uses(rs)
+    for code, where in uses.items():
+        ok = False
+        for other, owhere in uses.items():
+            if not meets(rs, code, other):
+                continue
+            for d, _ in where:
+                if any(od.name != d.name or d.count > 1 for od, _ in owhere):
+                    ok = True
+                    break
+            if ok:
+                break
+        if ok:
+            continue
+        e = rs.edges.get(code)
+        if e is None:
+            continue
+        per_tile: dict[str, list[str]] = {}
+        for d, side in where:
+            per_tile.setdefault(d.name, []).append(side)
+        sides = "; ".join(f"{name} {' '.join(ss)}" for name, ss in per_tile.items())
+        mate = " ".join(reversed(e.parts))
+        out.append(Diagnostic(e.span, f"edge `{code}` ({' '.join(e.parts)}) can meet nothing: no other tile has an edge drawn {mate} to lie against it, so these sides never touch a neighbour: {sides}", "orphan-edge"))
+    return out
+
+
+@register("set-fit", ["BASE-PLACE-1", "BASE-PLACE-2"], applies=lambda rs: bool(rs.tiles))
+def check_fit(rs: RuleSet) -> list[Diagnostic]:
+    """Every tile has a rotation that fits beside some tile of its set."""
+    out = []
+    decls = _decls(rs)
+    for d in decls:
+        fits = any(meets(rs, a, b) for od in decls if od.name != d.name or d.count > 1
+                   for a in d.edges for b in od.edges)
+        if not fits:
+            out.append(Diagnostic(d.span, f"tile {d.name} fits beside no tile of the set: none of its edges ({' '.join(d.edges)}) can meet an edge of another tile, in any rotation", "fit"))
+    return out
+
+
+# -- the river -------------------------------------------------------------------
+def _continues(rs: RuleSet) -> A.PlacementDecl | None:
+    return next((p for p in rs.placement.values() if p.kind == "continues" and p.arg), None)
+
+
+@dataclass
+class Laying:
+    ok: bool
+    laid: list[tuple[str, tuple[int, int], int]]  # the best (longest) laying found
+    total: int
+    problems: list[str] | None = None
+
+
+class RiverLayer:
+    """Search whether the tiles carrying `kind` can be laid as one river from the start tile
+    (its source) to the end (the deck's `last` tile, the lake), each continuing the river's
+    open end (`placement continues`), every touching edge matching (`placement matching`)
+    and, with `alternate`, never turning twice in the same direction (RIVER-PLACE-2)."""
+
+    def __init__(self, rs: RuleSet, kind: str, alternate: bool, budget: int = 200_000):
+        self.rs = rs
+        self.kind = kind
+        self.alternate = alternate
+        self.budget = budget
+        self.types: dict[str, TileType] = {}
+        counts: Counter = Counter()
+        for t in rs.tiles:
+            if any(f.kind == kind and f.places for f in t.features):
+                self.types.setdefault(t.name, t)
+                counts[t.name] += t.count
+        self.counts = counts
+        last = None
+        for deck in rs.decks:
+            if deck.last and deck.last in self.types:
+                last = deck.last
+        self.last = last
+        self.order = list(self.types)
+        for deck in rs.decks:  # try tiles in deck order: the search finds a laying sooner
+            for n in deck.tiles:
+                if n in self.types:
+                    self.order.remove(n)
+                    self.order.append(n)
+
+    def river_sides(self, name: str) -> list[tuple[str, ...]]:
+        return [tuple(p for p in f.places if p in SIDES) for f in self.types[name].features if f.kind == self.kind]
+
+    def edge_at(self, name: str, rot: int, side: str) -> str:
+        return self.types[name].edges[SIDES.index(unrotate(side, rot))]
+
+    def precheck(self) -> list[str]:
+        rs = self.rs
+        start = rs.start
+        if start is None:
+            return [f"the {self.kind} has no source: the rule set has no start tile"]
+        if start.tile not in self.types:
+            return [f"the {self.kind} has no source: the start tile {start.tile} has no {self.kind}"]
+        opens = sum(len(s) for s in self.river_sides(start.tile))
+        ends, forks = [], []
+        for name in self.order:
+            sides = sum(len(s) for s in self.river_sides(name))
+            copies = self.counts[name] - (1 if name == start.tile else 0)
+            if copies <= 0:
+                continue
+            if sides == 1:
+                ends += [name] * copies
+            elif sides > 2:
+                forks.append(name)
+                opens += (sides - 2) * copies
+        probs = []
+        if forks:
+            probs.append(f"the {self.kind} forks on {', '.join(forks)} (more than two {self.kind} sides): one {self.kind} cannot pass through")
+        if not ends:
+            probs.append(f"the {self.kind} never ends: no {self.kind} tile but the source has a single {self.kind} side (a lake)")
+        elif len(ends) > opens and not forks:
+            probs.append(f"the {self.kind} has {len(ends)} ends besides its source ({', '.join(ends)}), but one {self.kind} from {start.tile} ends {'once' if opens == 1 else f'{opens} times'}: it would end before every {self.kind} tile is laid")
+        elif len(ends) < opens and not forks:
+            probs.append(f"the {self.kind} from {start.tile} has {opens} open ends but only {len(ends)} tile{'s' if len(ends) != 1 else ''} to end them ({', '.join(ends)})")
+        if self.last is not None and sum(len(s) for s in self.river_sides(self.last)) != 1:
+            probs.append(f"{self.last} is laid last, but the {self.kind} does not end on it")
+        return probs
+
+    def lay(self) -> Laying:
+        rs = self.rs
+        probs = self.precheck()
+        total = sum(self.counts.values())
+        if probs:
+            return Laying(False, [], total, problems=probs)
+        start = rs.start
+        assert start is not None
+        board: dict[tuple[int, int], tuple[str, int]] = {(start.x, start.y): (start.tile, start.rotation)}
+        remaining = Counter(self.counts)
+        remaining[start.tile] -= 1
+        opens = [((start.x, start.y), rotate(s, start.rotation)) for sides in self.river_sides(start.tile) for s in sides]
+        best: list = [[(start.tile, (start.x, start.y), start.rotation)]]
+        self.nodes = 0
+        memo: set = set()
+        laid = [(start.tile, (start.x, start.y), start.rotation)]
+
+        def key(opens, last_turn):
+            rem = tuple(sorted((n, c) for n, c in remaining.items() if c))
+            ends = tuple(sorted(self._open_code(board, c, s) for c, s in opens))
+            if self.alternate and len(opens) <= 1:
+                return (rem, ends, last_turn)
+            return (rem, ends, last_turn, frozenset(board.items()), tuple(opens))
+
+        def fits(cell, name, rot) -> bool:
+            for side in SIDES:
+                dx, dy = OFFSET[side]
+                nb = board.get((cell[0] + dx, cell[1] + dy))
+                if nb is None:
+                    continue
+                if not meets(rs, self.edge_at(name, rot, side), self.edge_at(nb[0], nb[1], OPPOSITE[side])):
+                    return False
+            return True
+
+        def search(opens, last_turn) -> bool:
+            if not any(remaining.values()):
+                return not opens
+            if not opens:
+                return False
+            self.nodes += 1
+            if self.nodes > self.budget:
+                return False
+            k = key(opens, last_turn)
+            if k in memo:
+                return False
+            (cell, side), rest = opens[0], opens[1:]
+            dx, dy = OFFSET[side]
+            target = (cell[0] + dx, cell[1] + dy)
+            if target in board:
+                memo.add(k)
+                return False
+            entry = OPPOSITE[side]
+            names = [n for n in self.order if remaining[n] > 0]
+            if self.last is not None and sum(remaining.values()) > remaining[self.last]:
+                names = [n for n in names if n != self.last]  # the lake comes last
+            tried = set()
+            for name in names:
+                for rot in (0, 90, 180, 270):
+                    sides_rot = [tuple(rotate(s, rot) for s in sides) for sides in self.river_sides(name)]
+                    through = next((s for s in sides_rot if entry in s), None)
+                    if through is None:
+                        continue
+                    sig = (tuple(self.edge_at(name, rot, s) for s in SIDES), tuple(map(tuple, map(sorted, sides_rot))))
+                    if (name, sig) in tried:
+                        continue
+                    tried.add((name, sig))
+                    if not fits(target, name, rot):
+                        continue
+                    exits = [s for s in through if s != entry]
+                    turn = 0
+                    if len(exits) == 1:
+                        d = (SIDES.index(exits[0]) - SIDES.index(side)) % 4
+                        turn = {1: 1, 3: -1}.get(d, 0)
+                    if self.alternate and turn != 0 and turn == last_turn:
+                        continue
+                    new_opens = [(target, s) for s in exits]
+                    new_opens += [(target, s) for sides in sides_rot if sides is not through for s in sides]
+                    if any((target[0] + OFFSET[s][0], target[1] + OFFSET[s][1]) in board for _, s in new_opens):
+                        continue  # the river would run into a laid tile
+                    board[target] = (name, rot)
+                    remaining[name] -= 1
+                    laid.append((name, target, rot))
+                    if len(laid) > len(best[0]):
+                        best[0] = list(laid)
+                    if search(rest + new_opens, turn if turn != 0 else last_turn):
+                        return True
+                    laid.pop()
+                    remaining[name] += 1
+                    del board[target]
+            memo.add(k)
+            return False
+
+        ok = search(opens, 0)
+        if ok:
+            return Laying(True, list(laid), total)
+        return Laying(False, best[0], total, problems=None)
+
+    def _open_code(self, board, cell, side) -> str:
+        name, rot = board[cell]
+        return self.edge_at(name, rot, side)
+
+
+def _mentions_turn(e, kind: str) -> bool:
+    if isinstance(e, A.Call):
+        return (e.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in e.args)) \
+            or any(_mentions_turn(a, kind) for a in e.args)
+    return any(_mentions_turn(getattr(e, f), kind) for f in ("left", "right", "operand", "test", "then", "orelse")
+               if hasattr(e, f))
+
+
+def _turn_rule(rs: RuleSet, kind: str) -> bool:
+    """Is a rule in force that forbids some turns of the river (RIVER-PLACE-2)?"""
+    for on in rs.ons:
+        if on.event != "place" or on.of != kind or on.where == A.BoolLit(False):
+            continue
+        if any(isinstance(act, A.Require) and _mentions_turn(act.test, kind) for act in on.actions):
+            return True
+    return False
+
+
+def _river_clauses(rs: RuleSet) -> list[str]:
+    p = _continues(rs)
+    out = [c.clause for c in p.cites] if p else []
+    for d in rs.decks:
+        if d.last:
+            out.extend(c.clause for c in d.cites)
+    if p is not None and _turn_rule(rs, p.arg or ""):
+        out.extend(c.clause for on in rs.ons if on.of == p.arg and on.event == "place" for c in on.cites)
+    return out
+
+
+@register("set-river", _river_clauses, applies=lambda rs: _continues(rs) is not None)
+def check_river(rs: RuleSet) -> list[Diagnostic]:
+    """The river tiles can be laid as one river from the source to the lake."""
+    p = _continues(rs)
+    assert p is not None and p.arg
+    # A laying whose curves alternate left and right obeys every reading of RIVER-PLACE-2 and,
+    # as it never turns back, never runs into itself: that search is exact and fast.  Only when
+    # no rule limits the turns is a laying of any shape searched for (with a budget).
+    layer = RiverLayer(rs, p.arg, alternate=True)
+    res = layer.lay()
+    if not res.ok and not res.problems and not _turn_rule(rs, p.arg):
+        layer = RiverLayer(rs, p.arg, alternate=False)
+        res = layer.lay()
+    if res.ok:
+        return []
+    at = p.span
+    if res.problems:
+        return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg}: {msg}", "river") for msg in res.problems]
+    src = rs.start.tile if rs.start else "?"
+    end = f" to {layer.last}" if layer.last else ""
+    steps = ", ".join(f"{n} at [{c[0]},{c[1]}] rotation {r}" for n, c, r in res.laid)
+    left = Counter(layer.counts)
+    for n, _, _ in res.laid:
+        left[n] -= 1
+    rest = ", ".join(n if c == 1 else f"{n} x{c}" for n, c in left.items() if c > 0)
+    single = sum(c for c in left.values() if c > 0) == 1
+    then = f"{rest} cannot continue it" if single else f"none of {rest} can continue it"
+    gave_up = " (the search gave up)" if layer.nodes > layer.budget else ""
+    return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg} from {src}{end}{gave_up}: at best {len(res.laid)} of {res.total} tiles are laid ({steps}); then {then}", "river")]
