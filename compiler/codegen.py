@@ -254,6 +254,8 @@ class CodeGenerator:
         w(f"DECK_NAMES = {tuple(d.name for d in ordered)!r}")
         w(f"_DECKS = {tuple(tuple(x) for x in lists)!r}")
         w(f"DECK_LAST = {tuple(lasts)!r}")
+        # the clause a deck's order enforces: a tile named out of its deck's turn breaks it
+        w(f"DECK_CLAUSES = {tuple(_first_cite(d.cites, 'BASE-SETUP-1') for d in ordered)!r}")
         w("")
         w("def deck_lists():")
         self.indent()

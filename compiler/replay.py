@@ -152,7 +152,10 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         fig = (gis[0], fis[0])
     if recall is not None:
         if place is not None:
-            _illegal(g, f"tile {name}: a turn either places a figure or recalls one, not both", R.RECALL_CLAUSE.get(0, R.CLAUSE_FOLLOW))
+            rname = recall.get("figure") if isinstance(recall, dict) else None
+            rgi = next((k for k, f in enumerate(R.FIGURES) if f[0] == rname), None)
+            clause = R.RECALL_CLAUSE.get(rgi) or next(iter(R.RECALL_CLAUSE.values()), R.CLAUSE_FOLLOW)
+            _illegal(g, f"tile {name}: a turn either places a figure or recalls one, not both", clause)
         if isinstance(recall, list):  # shorthand: "recall": [x, y] takes back the recallable figure there
             recall = {"at": recall}
         try:

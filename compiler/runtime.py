@@ -183,11 +183,12 @@ class Game:
         if not cands:
             where = "in the bag" if any(t in d for d in self.decks for t in ids) else "left"
             if where == "in the bag":
-                raise IllegalAction(f"tile {name}: not in the deck being drawn now", R.CLAUSE_BAG)
+                raise IllegalAction(f"tile {name}: not in the deck being drawn now (the {R.DECK_NAMES[di]} deck, "
+                                    f"{len(deck)} tiles left)", R.DECK_CLAUSES[di])
             raise IllegalAction(f"tile {name}: every copy the rules provide is already used", R.CLAUSE_BAG)
         body = [t for t in cands if t not in last]
         if not body and len(deck) > len([t for t in deck if t in last]):
-            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.CLAUSE_BAG)
+            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.DECK_CLAUSES[di])
         pick = (body or cands)[0]
         deck.remove(pick)
         self.drawn = pick
