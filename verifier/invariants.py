@@ -32,6 +32,9 @@ import z3
 from dsl import ast as A
 from dsl.model import RuleSet
 
+from dsl.diagnostics import Diagnostic
+
+from .checks import register
 from .encode import Env, EncodeError, encode, encode_on, describe_on
 from .solver import Fact, Result, Verdict, prove
 from .source import cites, line_text, where
@@ -104,6 +107,7 @@ class Step:
     claims: dict[str, z3.BoolRef] = field(default_factory=dict)  # feature-level properties of this step
     show: dict[str, z3.ExprRef] = field(default_factory=dict)
     inputs: list[z3.ArithRef] = field(default_factory=list)
+    span: A.Span | None = None
 
 
 # ---------------------------------------------------------------- invariants
@@ -115,6 +119,7 @@ class Invariant:
     where: str
     kind: str  # "state" | "step" | "feature" | "formula"
     pred: Callable[..., z3.BoolRef] | None = None
+    span: A.Span | None = None
 
 
 @dataclass
@@ -124,6 +129,7 @@ class Check:
     where: str
     text: str
     result: Result
+    span: A.Span | None = None
 
 
 def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
@@ -135,7 +141,7 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
             return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] == count) for p in seats])
         out.append(Invariant(
             f"conserved-{name}", f"each player's {name}s are conserved: supply + board == {fig.count} "
-            "(no prisoners or outposts in these rules)", cites(fig) or ("BASE-COMP-2",), where(fig.span), "state", conserved))
+            "(no prisoners or outposts in these rules)", cites(fig) or ("BASE-COMP-2",), where(fig.span), "state", conserved, fig.span))
 
     def nonneg_figs(g: Game, s: State):
         return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0))
@@ -156,7 +162,7 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
         def seat(g: Game, s: State, sname=sname):
             return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
         out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
-                             cites(aw), where(aw.span), "state", seat))
+                             cites(aw), where(aw.span), "state", seat, aw.span))
     out.append(Invariant("tie-rule", "every tied leader of a scored feature gets the same, full points",
                          ("BASE-SCORE-1",), "builtin", "feature"))
     out.append(Invariant("returned-when-scored", "no figure stays on a completed, scored feature",
@@ -171,7 +177,7 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
     for inv in rs.invariants:
         def pred(g: Game, s: State, inv=inv):
             return encode(inv.test, g.env("", s))
-        out.append(Invariant(inv.name, line_text(inv.span) or inv.name, cites(inv), where(inv.span), "state", pred))
+        out.append(Invariant(inv.name, line_text(inv.span) or inv.name, cites(inv), where(inv.span), "state", pred, inv.span))
     return out
 
 
@@ -308,7 +314,7 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
     return Step(f"score {kind} {decl.when}", where(decl.span), line_text(decl.span), cites(decl),
-                facts, after, claims, show, inputs)
+                facts, after, claims, show, inputs, decl.span)
 
 
 def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
@@ -331,7 +337,7 @@ def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
     show: dict[str, z3.ExprRef] = {}
     inputs: list[z3.ArithRef] = []
     _show_state(g, g.before, after, show, inputs)
-    return Step(f"place a {name}", where(fig.span), line_text(fig.span), cites(fig), facts, after, {}, show, inputs)
+    return Step(f"place a {name}", where(fig.span), line_text(fig.span), cites(fig), facts, after, {}, show, inputs, fig.span)
 
 
 def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
@@ -367,7 +373,7 @@ def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
             inputs.append(v)
         show["points"] = pts
         out.append(Step(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
-                        facts, after, {}, show, inputs))
+                        facts, after, {}, show, inputs, rc.span))
     return out
 
 
@@ -388,7 +394,7 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
         show[qn] = v
         inputs.append(v)
     show["points"] = pts
-    return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs)
+    return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
 
 
 def on_step(g: Game, on: A.OnDecl) -> Step:
@@ -413,7 +419,7 @@ def on_step(g: Game, on: A.OnDecl) -> Step:
     for qn, v in env.created.items():
         show[qn] = v
         inputs.append(v)
-    return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs)
+    return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
 
 
 def initial_step(g: Game) -> Step:
@@ -508,7 +514,7 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
             show[f"{q}'"] = q2
             show["points"], show["points'"] = pts1, pts2
             res = prove(pts2 >= pts1, facts, show, minimize=[t for t in show.values() if z3.is_int_value(t) is False])
-            out.append(Check(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res))
+            out.append(Check(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
     return out
 
 
@@ -534,7 +540,7 @@ def check_invariants(rs: RuleSet) -> list[Check]:
             else:
                 continue
             res = prove(claim, facts, step.show, step.inputs)
-            out.append(Check(inv, step.rule, step.where, step.text, res))
+            out.append(Check(inv, step.rule, step.where, step.text, res, step.span))
     for inv in invs:
         if inv.kind == "formula":
             out.extend(_formula_checks(rs, inv))
@@ -620,3 +626,55 @@ def render(checks: list[Check], verbose: bool = False) -> list[str]:
             else:
                 lines.append(f"    inconclusive  {c.rule} ({c.where}): z3 answered unknown ({r.reason}); not a pass")
     return lines
+
+
+# --------------------------------------------------------------- registry
+def _detail(c: Check) -> list[str]:
+    r = c.result
+    if r.refuted:
+        out = ["counterexample: " + "; ".join(format_model(r.model))]
+        seen = []
+        for f in r.used:
+            d = f"{f.where}: {f.text}"
+            if f.where != "builtin" and d not in seen:
+                seen.append(d)
+        return out + [f"involves {d}" for d in seen]
+    return [f"z3 answered unknown ({r.reason}): inconclusive, not a pass"]
+
+
+def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for c in checks:
+        if c.result.proved:
+            continue
+        span = c.span or c.invariant.span or (rs.modules[0].span if rs.modules else A.Span())
+        verdict = "fails" if c.result.refuted else "is inconclusive"
+        head = (f"invariant `{c.invariant.id}` [{', '.join(c.invariant.clauses)}] {verdict} for {c.rule}: "
+                f"{c.invariant.title}")
+        out.append(Diagnostic(span, "\n    ".join([head] + _detail(c)), "invariant"))
+    n = summarize(checks)
+    invs = len({c.invariant.id for c in checks})
+    if rs.modules:
+        out.append(Diagnostic(rs.modules[0].span, f"{invs} invariants, {len(checks)} induction steps and formula checks: "
+                              f"{n['proved']} proved, {n['refuted']} refuted, {n['inconclusive']} inconclusive "
+                              f"({seconds:.2f} s)", "invariant", "note"))
+    return out
+
+
+def _clauses(rs: RuleSet) -> list[str]:
+    out = ["BASE-COMP-2", "BASE-FOLLOW-3", "BASE-SCORE-1", "BASE-SCORE-2", "BASE-SCORE-3"]
+    for inv in rs.invariants:
+        out += [c.clause for c in inv.cites]
+    for aw in rs.awards.values():
+        out += [c.clause for c in aw.cites]
+    return out
+
+
+@register("invariants", _clauses, applies=lambda rs: bool(rs.figures or rs.scores or rs.invariants))
+def invariants(rs: RuleSet) -> list[Diagnostic]:
+    """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
+    import time
+
+    t0 = time.perf_counter()
+    checks = check_invariants(rs)
+    return diagnostics(rs, checks, time.perf_counter() - t0)

@@ -76,14 +76,14 @@ class Result:
         return self.verdict is Verdict.REFUTED
 
 
-def _solver() -> z3.Solver:
+def _solver(minimal_core: bool = False) -> z3.Solver:
     configure()
     s = z3.Solver()
     s.set("random_seed", SEED)
     s.set("timeout", TIMEOUT_MS)
     s.set("rlimit", RLIMIT)
     s.set("unsat_core", True)
-    s.set("core.minimize", True)
+    s.set("core.minimize", minimal_core)  # a minimal core costs extra time on big queries
     return s
 
 
@@ -141,10 +141,13 @@ def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
 
 
 def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
-          minimize: Iterable[z3.ArithRef] = ()) -> Result:
-    """Does `facts ⇒ claim` hold?  proved (with the facts used), refuted (with a model), or inconclusive."""
+          minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> Result:
+    """Does `facts ⇒ claim` hold?  proved (with the facts used), refuted (with a model), or inconclusive.
+
+    A refutation's model is the one with the smallest numbers in `minimize`, when given.
+    """
     t0 = time.perf_counter()
-    s = _solver()
+    s = _solver(minimal_core)
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")

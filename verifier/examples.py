@@ -1,0 +1,385 @@
+"""The rulebooks' worked examples, checked against the rules with z3.
+
+A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
+
+  feature = KIND          the feature scored (city, road, cloister, field, garden …)
+  when = complete|end|recall|place
+                          the rule that scores it: `score KIND complete`, `score KIND end`,
+                          `recall FIGURE` (with `figure = abbot`), or, for `place`,
+                          the `on place of KIND` rules (see `turns` / `legal`)
+  tiles, shields, neighbours, completed_cities, open
+                          the feature's quantities (dsl.builtins); a quantity the
+                          scoring formula reads must be given or listed in `unknown`
+  followers = {red: 1, yellow: 2}
+                          figures of each player on the feature (`figure = F` names
+                          their kind; follower by default); owners follow `owners`
+  points = {red: 8, black: 0}
+                          the points the rulebook prints, per player (an int for one value)
+  unknown = "tiles shields"
+                          inputs lost with the pictures: z3 looks for values that give
+                          the printed points and reports them (status "inferred")
+  conflict = "CLAUSE"     a known misprint (CONFLICT in CLAUSES.md): the example is
+                          expected to disagree with the rules; it is reported with the
+                          nearest inputs that would make it agree, and does not fail
+  formula = "3 * followers"
+                          for rulebooks the language cannot state yet (Siege, Tower,
+                          the card game): the rulebook's own formula, in the rules
+                          language, over the example's other keys (`followers` is each
+                          player's count); checked against `points` or `expect`
+  expect = 5 | true       the value of `formula` when it is not points
+  turns = "left straight left", legal = true|false
+                          (when = place) a sequence of river tiles and whether the
+                          placement rules allow it
+  skip = "why"            cannot be checked (e.g. the table it needs is lost)
+  ref, source             the example's ID in docs/rulebook-examples.md and its page
+
+Statuses: ok, inferred, conflict (a marked misprint, reported as expected),
+inconsistent (an unmarked disagreement: an error), conflict-missing (marked but
+the rules agree: an error), skipped, invalid (the example is malformed: an
+error), inconclusive (z3 gave up: an error, never a pass).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from dsl import ast as A
+from dsl.builtins import QUANTITIES
+from dsl.diagnostics import Diagnostic
+from dsl.model import RuleSet
+from dsl.parser import ParseFailure, parse
+
+from .checks import register
+from .encode import EncodeError, Env, encode
+from .invariants import _max_shields
+from .solver import find, nearest
+from .source import where
+
+RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
+            "turns", "legal", "skip", "ref", "source"}
+TURNS = {"left": -1, "straight": 0, "right": 1}
+FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
+
+
+@dataclass
+class ExampleResult:
+    example: A.ExampleDecl
+    status: str
+    message: str
+    details: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status not in FAILING
+
+    @property
+    def ref(self) -> str:
+        return str(self.example.get("ref", self.example.name))
+
+    def lines(self) -> list[str]:
+        cl = ", ".join(c.clause for c in self.example.cites)
+        head = f"{self.status:<12} {self.ref} [{cl}] ({where(self.example.span)}): {self.message}"
+        return [head] + ["    " + d for d in self.details]
+
+
+# ------------------------------------------------------------------ helpers
+def _mapping(v: object) -> dict[str, int] | None:
+    if isinstance(v, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in v):
+        return {str(k): int(n) for k, n in v}
+    return None
+
+
+def _words(v: object) -> list[str]:
+    return str(v or "").replace(",", " ").split()
+
+
+def _fmt(model: dict[str, int | bool], names: list[str]) -> str:
+    return " ".join(f"{n}={model[n]}" for n in names if n in model)
+
+
+def _pts(d: dict[str, int | bool]) -> str:
+    return ", ".join(f"{p} {str(v).lower() if isinstance(v, bool) else v}" for p, v in d.items())
+
+
+@dataclass
+class Problem:
+    """One example as a z3 question: inputs (given values), unknowns, and the points."""
+
+    inputs: dict[str, tuple[z3.ArithRef, int]] = field(default_factory=dict)
+    unknowns: dict[str, z3.ArithRef] = field(default_factory=dict)
+    domain: list[z3.BoolRef] = field(default_factory=list)
+    computed: dict[str, z3.ExprRef] = field(default_factory=dict)  # player -> points the rules give
+    printed: dict[str, int | bool] = field(default_factory=dict)
+
+    def fixed(self) -> list[z3.BoolRef]:
+        return [v == val for v, val in self.inputs.values()]
+
+    def agrees(self) -> list[z3.BoolRef]:
+        return [self.computed[p] == (z3.BoolVal(v) if isinstance(v, bool) else v) for p, v in self.printed.items()]
+
+    def show(self) -> dict[str, z3.ExprRef]:
+        out: dict[str, z3.ExprRef] = {k: v for k, (v, _) in self.inputs.items()}
+        out.update(self.unknowns)
+        out.update({f"points.{p}": t for p, t in self.computed.items()})
+        return out
+
+
+def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
+    conflict = ex.get("conflict")
+    printed = {p: v for p, v in prob.printed.items()}
+    found = find(prob.domain + prob.fixed() + prob.agrees(), prob.show())
+    if found.status == "unknown":
+        return ExampleResult(ex, "inconclusive", f"z3 gave up ({found.reason}); not a pass")
+    if found.status == "sat":
+        if conflict:
+            return ExampleResult(ex, "conflict-missing",
+                                 f"marked as the known misprint of {conflict}, but the rules give the printed "
+                                 f"points ({_pts(printed)}): the misprint is no longer detected")
+        if prob.unknowns:
+            names = list(prob.unknowns)
+            sols = _all_solutions(prob)
+            alts = " | ".join(_fmt(s, names) for s in sols)
+            return ExampleResult(ex, "inferred", f"agrees ({_pts(printed)}) if {alts}"
+                                 + ("" if len(sols) > 1 else " (the only values that do)"))
+        return ExampleResult(ex, "ok", f"agrees: {_pts(printed)}")
+    # inconsistent: what the rules give, and the nearest inputs that would agree
+    gives = find(prob.domain + prob.fixed(), prob.show())
+    got = ""
+    if gives.status == "sat":
+        got = "; the rules give " + ", ".join(f"{p} {gives.model[f'points.{p}']}" for p in printed)
+    status, dist, sols = nearest(prob.domain + prob.agrees(), prob.inputs, prob.show())
+    details = []
+    given = " ".join(f"{k}={v}" for k, (_, v) in prob.inputs.items())
+    if status == "sat":
+        def change(sol: dict[str, int | bool]) -> str:
+            moved = [f"{k} {v} -> {sol[k]}" for k, (_, v) in prob.inputs.items() if sol.get(k) != v]
+            return ", ".join(moved + [f"{k}={sol[k]}" for k in prob.unknowns if k in sol]) or "as given"
+        details.append(f"nearest consistent inputs (distance {dist} from {given}): "
+                       + " | ".join(change(s) for s in sols))
+    elif status == "unsat":
+        details.append("no inputs at all give the printed points under these rules")
+    else:
+        details.append("z3 gave up looking for the nearest consistent inputs")
+    msg = f"the rulebook prints {_pts(printed)}{got}"
+    if conflict:
+        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details)
+    return ExampleResult(ex, "inconsistent", msg, details)
+
+
+def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]]:
+    cons = prob.domain + prob.fixed() + prob.agrees()
+    out: list[dict[str, int | bool]] = []
+    keys = list(prob.unknowns.values())
+    for _ in range(limit):
+        block = [z3.Or([k != s[n] for n, k in prob.unknowns.items()]) for s in out]
+        r = find(cons + block, prob.show())
+        if r.status != "sat":
+            break
+        out.append(r.model)
+        if not keys:
+            break
+    return out
+
+
+# ------------------------------------------------------------ example kinds
+def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
+    kind = str(ex.get("feature", ""))
+    when = str(ex.get("when", ""))
+    if kind not in rs.features:
+        return f"`feature = {kind}` is not a feature kind of these rules"
+    if when in ("complete", "end"):
+        decl = rs.scores.get((kind, when))
+        if decl is None:
+            return f"these rules have no `score {kind} {when}`"
+        expr = decl.value
+    elif when == "recall":
+        fig = str(ex.get("figure", ""))
+        rc = rs.recalls.get(fig)
+        if rc is None:
+            return f"these rules have no `recall {fig}` (give `figure = …`)"
+        expr = rc.value
+    else:
+        return f"`when = {when}`: expected complete, end, recall or place"
+    followers = _mapping(ex.get("followers", ()))
+    printed = _mapping(ex.get("points"))
+    if not followers:
+        return "give `followers = {player: count, …}`"
+    if printed is None:
+        return "give `points = {player: points, …}`"
+    unknown = set(_words(ex.get("unknown")))
+    prob = Problem(printed=dict(printed))
+    counts = {}
+    for p, n in followers.items():
+        v = z3.Int(f"followers.{p}")
+        prob.inputs[f"followers.{p}"] = (v, n)
+        prob.domain.append(v >= 0)
+        counts[p] = v
+    env = Env(tag="")
+    env.names["figures"] = z3.Sum(list(counts.values()))
+    try:
+        value = encode(expr, env)
+        read = set(env.names) - {"figures"}
+        cd = rs.complete.get(kind)
+        if cd is not None:
+            cond = encode(cd.when, env)
+            prob.domain.append(cond if when == "complete" else z3.Not(cond))
+    except EncodeError as err:
+        return str(err)
+    prob.domain += [f.term for f in env.facts]
+    for q, t in env.names.items():
+        if q == "figures":
+            continue
+        val = ex.get(q)
+        if isinstance(val, int):
+            prob.inputs[q] = (t, val)  # type: ignore[assignment]
+        elif q in unknown:
+            prob.unknowns[q] = t  # type: ignore[assignment]
+        elif q in read and q in QUANTITIES and _reads(expr, q):
+            return f"the rule reads `{q}`, which the example neither gives nor lists in `unknown`"
+    for q in unknown:
+        if q not in env.names:
+            return f"`unknown` names `{q}`, which the rule does not read"
+    if "shields" in env.names and "tiles" in env.names:
+        m, _ = _max_shields(rs, kind)
+        prob.domain.append(env.names["shields"] <= m * env.names["tiles"])
+    # owners
+    if when == "recall":
+        if len(followers) != 1:
+            return "a recall example names exactly one player in `followers`"
+        owners = {p: z3.BoolVal(True) for p in followers}
+    else:
+        mode = rs.owners.mode if rs.owners else "all"
+        owners = {}
+        for p, c in counts.items():
+            if mode == "most":
+                owners[p] = z3.And(c > 0, *[c >= d for q, d in counts.items() if q != p])
+            else:
+                owners[p] = c > 0
+    for p in printed:
+        prob.computed[p] = z3.If(owners[p], value, 0) if p in owners else z3.IntVal(0)
+    return prob
+
+
+def _reads(e: A.Expr, name: str) -> bool:
+    from compiler.pyexpr import free_names
+    return name in free_names(e)
+
+
+def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
+    text = str(ex.get("formula"))
+    try:
+        mod = parse(f"module formula\nstate value = {text}\n", "<formula>")
+        expr = mod.items[0].init  # type: ignore[union-attr]
+    except ParseFailure as err:
+        return f"`formula` does not parse: {err}"
+    followers = _mapping(ex.get("followers"))
+    printed_map = _mapping(ex.get("points"))
+    single = ex.get("points") if printed_map is None else None
+    if single is None:
+        single = ex.get("expect")
+    unknown = set(_words(ex.get("unknown")))
+    prob = Problem()
+    base = Env(tag="", auto=False)
+    for k, v in ex.fields:
+        if k in RESERVED:
+            continue
+        if isinstance(v, int):
+            t = z3.Int(k)
+            prob.inputs[k] = (t, v)
+            base.names[k] = t
+    for k in unknown:
+        t = z3.Int(k)
+        prob.unknowns[k] = t
+        base.names[k] = t
+    try:
+        if followers is not None and printed_map is not None:
+            for p, n in followers.items():
+                c = z3.Int(f"followers.{p}")
+                prob.inputs[f"followers.{p}"] = (c, n)
+                prob.domain.append(c >= 0)
+                env = Env(tag="", auto=False, names=dict(base.names))
+                env.names["followers"] = c
+                prob.computed[p] = encode(expr, env)
+            prob.printed = {p: printed_map.get(p, 0) for p in followers}
+        elif single is not None:
+            prob.computed["value"] = encode(expr, base)
+            prob.printed = {"value": single if isinstance(single, int) else str(single) == "true"}
+        else:
+            return "a `formula` example needs `points` (with `followers`) or `expect`"
+    except EncodeError as err:
+        return f"`formula`: {err} (give it as a key of the example)"
+    return prob
+
+
+def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
+    from .river import river_deck, rule_step
+
+    deck = river_deck(rs)
+    kind = str(ex.get("feature", ""))
+    if deck is None or deck.kind != kind:
+        return ExampleResult(ex, "invalid", f"these rules have no river of kind `{kind}` to place")
+    words = _words(ex.get("turns"))
+    if any(w not in TURNS for w in words):
+        return ExampleResult(ex, "invalid", "`turns` is a list of left, straight, right")
+    want = str(ex.get("legal", "")) == "true"
+    init = Env(tag="@0")
+    state = {k: encode(sd.init, init) for k, sd in deck.states.items()}
+    legal_all = []
+    first_bad = None
+    for i, w in enumerate(words, 1):
+        ok, state, _ = rule_step(deck, state, z3.IntVal(TURNS[w]), f"@{i}")
+        ok_v = z3.is_true(z3.simplify(ok))
+        legal_all.append(ok_v)
+        if not ok_v and first_bad is None:
+            first_bad = i
+    got = all(legal_all)
+    desc = " ".join(words)
+    why = "" if got else f" (tile {first_bad}, {words[first_bad - 1]}, breaks the rule)"
+    if got == want:
+        return ExampleResult(ex, "ok", f"{desc}: {'legal' if got else 'illegal'}{why}, as stated")
+    status = "conflict" if ex.get("conflict") else "inconsistent"
+    return ExampleResult(ex, status, f"{desc}: the example says {'legal' if want else 'illegal'}, "
+                                     f"the rules make it {'legal' if got else 'illegal'}{why}")
+
+
+def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
+    if ex.get("skip") is not None:
+        return ExampleResult(ex, "skipped", str(ex.get("skip")))
+    if ex.get("when") == "place":
+        return _place_example(rs, ex)
+    prob = _formula_problem(ex) if ex.get("formula") is not None else _rule_problem(rs, ex)
+    if isinstance(prob, str):
+        return ExampleResult(ex, "invalid", prob)
+    res = solve(ex, prob)
+    if ex.get("formula") is not None and res.status in ("ok", "inferred"):
+        res.message += f" (the rulebook's formula `{ex.get('formula')}`; the language has no rule for it yet)"
+    return res
+
+
+def check_examples(rs: RuleSet) -> list[ExampleResult]:
+    return [check_example(rs, ex) for ex in rs.examples]
+
+
+# --------------------------------------------------------------- registry
+def _clauses(rs: RuleSet) -> list[str]:
+    return sorted({c.clause for e in rs.examples for c in e.cites})
+
+
+@register("examples", _clauses, applies=lambda rs: bool(rs.examples))
+def examples(rs: RuleSet) -> list[Diagnostic]:
+    """The rulebooks' worked examples agree with the rules (z3); known misprints are reported."""
+    out: list[Diagnostic] = []
+    results = check_examples(rs)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+        msg = "\n    ".join([f"example {r.ref}: {r.status}: {r.message}"] + r.details)
+        if not r.ok:
+            out.append(Diagnostic(r.example.span, msg, "example"))
+        elif r.status in ("conflict", "inferred", "skipped"):
+            out.append(Diagnostic(r.example.span, msg, "example", "note"))
+    if results:
+        summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        out.append(Diagnostic(results[0].example.span, f"{len(results)} worked examples: {summary}", "example", "note"))
+    return out

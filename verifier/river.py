@@ -1,0 +1,377 @@
+"""The river theorem (RIVER-PLACE-2): the river never flows back and never runs into itself.
+
+Everything is read from the RuleSet:
+
+- the river's kind is the one `placement continues KIND` names;
+- the deck: every tile with a feature of that kind.  One river side: an end
+  (the start tile is the source, the other end the lake, drawn last); two
+  opposite sides: a straight; two other sides: a curve, which can be laid
+  turning left or right (rotate it);
+- the source's flow: the side its river leaves by, turned by the start rotation;
+- the placement rule: every `on place of KIND` rule, encoded from its AST with
+  `turn(KIND)` a symbolic per-step variable (-1 left, 0 straight, 1 right) and
+  each state variable a symbolic sequence (its `state` initial value first).
+  As in the engine, all rules of a step read the state before the step, a
+  `require` that fails makes the placement illegal, and the `set`s follow.
+
+The river is laid at the open end: tile i goes to the cell ahead of tile i-1,
+and its heading is the previous heading turned by turn(i).  Over every order of
+the deck and every choice of turns the rule allows, z3 proves (or refutes):
+
+- *never flows back*: no heading is opposite to the source's;
+- *never runs into itself*: the source, the tiles and the lake lie on distinct cells;
+- *never blocked*: whatever the rule remembers, each drawn tile can be laid
+  (a curve one way or the other; a straight, and the lake, always).
+
+A refutation comes with the shortest such sequence and a text map.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from dsl import ast as A
+from dsl.model import RuleSet
+from dsl.places import OFFSET, OPPOSITE, SIDES, rotate
+
+from dsl.diagnostics import Diagnostic
+
+from .checks import register
+from .encode import Env, encode
+from .solver import Fact, Result, Search, Verdict, find, prove
+from .source import cites, line_text, where
+
+HEADINGS = SIDES  # N E S W: +1 is a right turn (clockwise), y grows to the south
+ARROW = {"N": "^", "E": ">", "S": "v", "W": "<"}
+
+
+@dataclass
+class RiverDeck:
+    kind: str
+    source: str
+    lake: str | None
+    heading: str  # the source's flow
+    straights: list[str]  # one entry per copy
+    curves: list[str]
+    rules: list[A.OnDecl]
+    states: dict[str, A.StateDecl]
+
+    @property
+    def length(self) -> int:
+        return len(self.straights) + len(self.curves)
+
+
+def river_deck(rs: RuleSet) -> RiverDeck | None:
+    cont = rs.placement.get("continues")
+    if cont is None or cont.arg is None or rs.start is None:
+        return None
+    kind = cont.arg
+    ends: list[str] = []
+    straights: list[str] = []
+    curves: list[str] = []
+    source_side = None
+    for tt in rs.tiles:
+        feats = [f for f in tt.features if f.kind == kind]
+        if not feats:
+            continue
+        sides = [p for f in feats for p in f.places if p in SIDES]
+        if len(sides) == 1:
+            ends.append(tt.name)
+            if tt.name == rs.start.tile:
+                source_side = sides[0]
+        elif len(sides) == 2 and OPPOSITE[sides[0]] == sides[1]:
+            straights += [tt.name] * tt.count
+        elif len(sides) == 2:
+            curves += [tt.name] * tt.count
+    if source_side is None:
+        return None
+    lake = next((e for e in ends if e != rs.start.tile), None)
+    heading = rotate(source_side, rs.start.rotation)
+    rules = [on for on in rs.ons if on.event == "place" and on.of == kind]
+    return RiverDeck(kind, rs.start.tile, lake, heading, straights, curves, rules, dict(rs.states))
+
+
+# ---------------------------------------------------------------- encoding
+@dataclass
+class Course:
+    """A symbolic river: turns, headings, cells, the rule's state, step by step."""
+
+    deck: RiverDeck
+    steps: int  # tiles between the source and the lake
+    turn: list[z3.ArithRef]  # turn[i] of tile i (index 0 unused: the source)
+    heading: list[z3.BitVecRef]  # heading after tile i (0 = the source's), 2 bits: N E S W
+    x: list[z3.ArithRef]
+    y: list[z3.ArithRef]
+    facts: list[Fact] = field(default_factory=list)
+    state: list[dict[str, z3.ExprRef]] = field(default_factory=list)
+    legal: list[z3.BoolRef] = field(default_factory=list)  # legal[i - 1]: tile i obeys the rule
+
+    @property
+    def cells(self) -> int:  # source + tiles + lake
+        return self.steps + 2
+
+
+def _dx(h):
+    return z3.If(h == 1, 1, z3.If(h == 3, -1, 0))
+
+
+def _dy(h):
+    return z3.If(h == 2, 1, z3.If(h == 0, -1, 0))
+
+
+def _turned(h: z3.BitVecRef, t: z3.ArithRef) -> z3.BitVecRef:
+    """The heading turned by t (-1, 0, 1); 2-bit arithmetic is arithmetic modulo 4."""
+    return h + z3.If(t == 1, z3.BitVecVal(1, 2), z3.If(t == -1, z3.BitVecVal(3, 2), z3.BitVecVal(0, 2)))
+
+
+def course(deck: RiverDeck) -> Course:
+    n = deck.length
+    t = [z3.IntVal(0)] + [z3.Int(f"turn{i}") for i in range(1, n + 1)] + [z3.IntVal(0)]  # the lake goes straight on
+    h = [z3.BitVecVal(HEADINGS.index(deck.heading), 2)] + [z3.BitVec(f"heading{i}", 2) for i in range(1, n + 2)]
+    x = [z3.IntVal(0)] + [z3.Int(f"x{i}") for i in range(1, n + 2)]
+    y = [z3.IntVal(0)] + [z3.Int(f"y{i}") for i in range(1, n + 2)]
+    c = Course(deck, n, t, h, x, y)
+    curve = [t[i] != 0 for i in range(1, n + 1)]
+    c.facts.append(Fact(z3.And([z3.And(t[i] >= -1, t[i] <= 1) for i in range(1, n + 1)]), "builtin",
+                        "each river tile goes straight (0) or turns left (-1) or right (1)"))
+    c.facts.append(Fact(z3.Sum([z3.If(k, 1, 0) for k in curve]) == len(deck.curves), "deck",
+                        f"the deck holds {len(deck.curves)} curves and {len(deck.straights)} straights"))
+    for i in range(1, n + 2):
+        c.facts.append(Fact(z3.And(h[i] == _turned(h[i - 1], t[i]),
+                                   x[i] == x[i - 1] + _dx(h[i - 1]), y[i] == y[i - 1] + _dy(h[i - 1])),
+                            "builtin", "a river tile continues the open end (RIVER-PLACE-1)"))
+    # the placement rule, step by step, from its AST
+    init_env = Env(tag="@0")
+    c.state = [{k: encode(sd.init, init_env) for k, sd in deck.states.items()}]
+    c.facts.extend(init_env.facts)
+    for i in range(1, n + 2):
+        legal, nxt, facts = rule_step(deck, c.state[-1], t[i], f"@{i}")
+        c.facts.extend(facts)
+        what = "the lake" if i == n + 1 else f"tile {i}"
+        c.legal.append(legal)
+        c.facts.append(Fact(legal, where(deck.rules[0].span) if deck.rules else "builtin",
+                            f"{'; '.join(line_text(on.span) for on in deck.rules) or 'no rule'}   ({what})"))
+        c.state.append(nxt)
+    return c
+
+
+def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str
+              ) -> tuple[z3.BoolRef, dict[str, z3.ExprRef], list[Fact]]:
+    """Every `on place of river` rule for one tile: legal?, the state after, domain facts.
+
+    As in the engine, each rule reads the state before the tile; a later `set` wins.
+    """
+    env = Env(tag=tag)
+    env.names.update(prev)
+    env.calls["turn"] = lambda args: turn if args and isinstance(args[0], A.Var) and args[0].name == deck.kind else z3.IntVal(0)
+    nxt = dict(prev)
+    conds = []
+    for on in deck.rules:
+        fires = encode(on.where, env) if on.where is not None else z3.BoolVal(True)
+        for a in on.actions:
+            if isinstance(a, A.Require):
+                conds.append(z3.Implies(fires, encode(a.test, env)))
+            else:
+                nxt[a.name] = z3.If(fires, encode(a.value, env), nxt[a.name])
+    return (z3.And(conds) if conds else z3.BoolVal(True)), nxt, env.facts
+
+
+def flows_back(c: Course, i: int) -> z3.BoolRef:
+    return c.heading[i] == z3.BitVecVal((HEADINGS.index(c.deck.heading) + 2) % 4, 2)
+
+
+def collides(c: Course, i: int) -> z3.BoolRef:
+    return z3.Or([z3.And(c.x[i] == c.x[j], c.y[i] == c.y[j]) for j in range(i)]) if i else z3.BoolVal(False)
+
+
+# ------------------------------------------------------------------ results
+@dataclass
+class Placed:
+    index: int
+    tile: str
+    turn: int
+    cell: tuple[int, int]
+    heading: str
+
+
+@dataclass
+class Counterexample:
+    prop: str  # "flows back" | "runs into itself"
+    step: int
+    placed: list[Placed]
+    cell: tuple[int, int]  # where it happens
+
+    def map(self) -> list[str]:
+        cells = {p.cell: p for p in self.placed}
+        xs = [c[0] for c in cells] + [self.cell[0]]
+        ys = [c[1] for c in cells] + [self.cell[1]]
+        out = []
+        for yy in range(min(ys), max(ys) + 1):
+            row = []
+            for xx in range(min(xs), max(xs) + 1):
+                p = cells.get((xx, yy))
+                if (xx, yy) == self.cell and self.prop == "runs into itself":
+                    row.append("X")
+                elif p is None:
+                    row.append(".")
+                elif p.index == 0:
+                    row.append("S")
+                elif (xx, yy) == self.cell:
+                    row.append("!")
+                else:
+                    row.append(ARROW[p.heading])
+            out.append(" ".join(row))
+        return out
+
+    def lines(self) -> list[str]:
+        if self.prop == "runs into itself":
+            owner = next(p for p in self.placed[:-1] if p.cell == self.cell)
+            what = f"tile {self.step} would need cell {self.cell}, taken by tile {owner.index} ({owner.tile})"
+        else:
+            what = f"tile {self.step} at {self.cell} turns the flow {self.placed[-1].heading}, against the source's {self.placed[0].heading}"
+        out = [f"counterexample: the river {self.prop}: {what}"]
+        out.append("  #  tile                   turn      cell       heading")
+        for p in self.placed:
+            turn = "source" if p.index == 0 else {-1: "left", 0: "straight", 1: "right"}[p.turn]
+            if p.index == self.step and self.prop == "runs into itself":
+                out.append(f"  {p.index:<2} {p.tile:<22} {'-':<9} {str(p.cell):<10} (cell taken)")
+            else:
+                out.append(f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}")
+        out.append("  map (S source, arrows: the flow leaving each tile, "
+                   + ("X: the taken cell the next tile needs" if self.prop == "runs into itself"
+                      else "!: the tile flowing back") + "):")
+        out += ["    " + r for r in self.map()]
+        return out
+
+
+@dataclass
+class RiverReport:
+    deck: RiverDeck | None
+    results: dict[str, Result] = field(default_factory=dict)  # property -> proof
+    counterexamples: dict[str, Counterexample] = field(default_factory=dict)
+    rule_lines: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.proved for r in self.results.values())
+
+    def lines(self) -> list[str]:
+        if self.deck is None:
+            return ["river: no river in these rules (no `placement continues` with a start tile at its end)"]
+        d = self.deck
+        out = [f"river theorem [RIVER-PLACE-2]: source {d.source} flowing {d.heading}, "
+               f"{len(d.straights)} straights + {len(d.curves)} curves, lake {d.lake} last"]
+        if self.rule_lines:
+            out += [f"  rule: {r}" for r in self.rule_lines]
+        else:
+            out.append("  rule: none (no `on place of river` rule)")
+        for prop, r in self.results.items():
+            tag = {Verdict.PROVED: "proved", Verdict.REFUTED: "REFUTED", Verdict.INCONCLUSIVE: "INCONCLUSIVE"}[r.verdict]
+            extra = f" ({r.reason})" if r.verdict is Verdict.INCONCLUSIVE else ""
+            out.append(f"  {prop}: {tag}{extra}  [{r.seconds * 1000:.0f} ms]")
+            ce = self.counterexamples.get(prop)
+            if ce is not None:
+                out += ["    " + x for x in ce.lines()]
+            if prop == PROPS[2]:
+                out += ["    " + x for x in self.blocked]
+        return out
+
+
+PROPS = ("never flows back", "never runs into itself", "never blocked")
+
+
+def _counterexample(c: Course, prop: str) -> Counterexample | Result:
+    """The shortest sequence the rule allows that violates `prop`."""
+    d = c.deck
+    bad = flows_back if prop == "never flows back" else collides
+    last = c.steps + (0 if prop == "never flows back" else 1)
+    show = {f"turn{i}": c.turn[i] for i in range(1, c.steps + 1)}
+    for i in range(1, c.steps + 2):
+        show[f"x{i}"], show[f"y{i}"], show[f"h{i}"] = c.x[i], c.y[i], c.heading[i]
+    for k in range(1, last + 1):
+        s = find([f.term for f in c.facts] + [bad(c, k)], show)
+        if s.status == "unknown":
+            return Result(Verdict.INCONCLUSIVE, reason=s.reason)
+        if s.status == "sat":
+            m = s.model
+            straights, curves = list(d.straights), list(d.curves)
+            placed = [Placed(0, d.source, 0, (0, 0), d.heading)]
+            for i in range(1, k + 1):
+                if i == c.steps + 1:
+                    name, t = d.lake or "lake", 0
+                else:
+                    t = int(m[f"turn{i}"])
+                    name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
+                placed.append(Placed(i, name, t, (int(m[f"x{i}"]), int(m[f"y{i}"])), HEADINGS[int(m[f"h{i}"])]))
+            verb = "flows back" if prop == "never flows back" else "runs into itself"
+            return Counterexample(verb, k, placed, placed[-1].cell)
+    return Result(Verdict.PROVED)
+
+
+def _never_blocked(c: Course) -> tuple[Result, list[str]]:
+    """After any legal prefix, the next tile drawn can be laid: a curve one way or the
+    other (if a curve is left in the deck), a straight (if one is left), and the lake."""
+    t0 = time.perf_counter()
+    d = c.deck
+    n = c.steps
+    base = [f for f in c.facts if f.where == "builtin"]  # turns in range, geometry
+    for i in range(1, n + 2):
+        prefix = base + [Fact(c.legal[j - 1], "rule", f"tile {j} obeys the rule") for j in range(1, i)]
+        used = z3.Sum([z3.If(c.turn[j] != 0, 1, 0) for j in range(1, i)]) if i > 1 else z3.IntVal(0)
+        prefix.append(Fact(z3.And(used <= len(d.curves), (i - 1) - used <= len(d.straights)), "deck", "the prefix comes from the deck"))
+        options = []
+        for turn, left in ((-1, used < len(d.curves)), (1, used < len(d.curves)), (0, (i - 1) - used < len(d.straights))):
+            ok, _, facts = rule_step(d, c.state[i - 1], z3.IntVal(turn), f"@try{i}{turn}")
+            prefix += facts
+            options.append((turn, left, ok))
+        if i == n + 1:
+            claim = options[2][2]  # the lake: straight on
+        else:
+            claim = z3.And(z3.Implies(options[0][1], z3.Or(options[0][2], options[1][2])),
+                           z3.Implies(options[2][1], options[2][2]))
+        show = {f"turn{j}": c.turn[j] for j in range(1, i)}
+        res = prove(claim, prefix, show, minimal_core=False)
+        if not res.proved:
+            seq = ", ".join({-1: "left", 0: "straight", 1: "right"}[int(res.model.get(f"turn{j}", 0))] for j in range(1, i))
+            what = "the lake" if i == n + 1 else f"tile {i}"
+            return res, [f"after [{seq}] {what} cannot be laid"] if res.refuted else []
+    return Result(Verdict.PROVED, seconds=time.perf_counter() - t0), []
+
+
+def check_river(rs: RuleSet) -> RiverReport:
+    deck = river_deck(rs)
+    rep = RiverReport(deck)
+    if deck is None:
+        return rep
+    rep.rule_lines = [f"{where(on.span)}: {line_text(on.span)}" for on in deck.rules]
+    c = course(deck)
+    for prop in PROPS[:2]:
+        claim = z3.And([z3.Not(flows_back(c, i)) for i in range(1, c.steps + 1)]) if prop == PROPS[0] \
+            else z3.And([z3.Not(collides(c, i)) for i in range(1, c.steps + 2)])
+        res = prove(claim, c.facts, minimal_core=False)
+        if res.refuted:
+            ce = _counterexample(c, prop)
+            if isinstance(ce, Counterexample):
+                rep.counterexamples[prop] = ce
+        rep.results[prop] = res
+    res, why = _never_blocked(c)
+    rep.results[PROPS[2]] = res
+    rep.blocked = why
+    return rep
+
+
+# --------------------------------------------------------------- registry
+@register("river", ["RIVER-PLACE-1", "RIVER-PLACE-2"], applies=lambda rs: river_deck(rs) is not None)
+def river(rs: RuleSet) -> list[Diagnostic]:
+    """The river never flows back and never runs into itself (RIVER-PLACE-2, z3 over every deck order)."""
+    rep = check_river(rs)
+    d = rep.deck
+    assert d is not None
+    span = d.rules[0].span if d.rules else (rs.placement["continues"].span)
+    text = "\n    ".join(rep.lines())
+    if rep.ok:
+        return [Diagnostic(span, text, "river", "note")]
+    return [Diagnostic(span, text, "river")]
