@@ -145,7 +145,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
                    "default: base, base+river, base+abbot, base+king_robber, base+river+abbot+king_robber"),
         only: Optional[List[str]] = typer.Option(
-            None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river")) -> None:
+            None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
+        engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
+                                                            "its features with a from-scratch rebuild after every move"),
+        games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
+        players: int = typer.Option(2, "--players", min=2, max=6, help="players per game for --engine")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -157,6 +161,13 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from dsl.loader import load_rule_set
     from verifier.checks import run_checks
 
+    if engine:
+        from verifier.checks import load_checks as _load
+
+        _load()  # register every check first, so the engine check keeps its place (last)
+        import verifier.engine_check as ec
+
+        ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = games, players
     names = None
     if only:
         from verifier.checks import load_checks

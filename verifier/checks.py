@@ -19,7 +19,8 @@ set; a check that does not apply is reported as skipped.
 Every module of this package is imported by `load_checks()`, so a new check
 only needs a module in `verifier/` that registers it.  Checks run in
 registration order (topology first: a rule set whose tiles are wrong is not
-worth proving things about, but every check still runs).
+worth proving things about, but every check still runs; the engine check,
+which plays games, last).
 """
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ _SKIP = {"checks"}
 def load_checks() -> dict[str, Check]:
     """Import every module of the verifier package (each registers its checks)."""
     pkg = importlib.import_module("verifier")
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: (m.name != "topology", m.name)):
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: (m.name != "topology", m.name == "engine_check", m.name)):
         if info.name.startswith("_") or info.name in _SKIP:
             continue
         try:

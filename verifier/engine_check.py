@@ -196,3 +196,17 @@ def _describe(comp, kind) -> str:
     cells = sorted({c for c, _ in comp})
     head = ", ".join(f"[{x},{y}]" for x, y in cells[:3]) + (" …" if len(cells) > 3 else "")
     return f"{kind} on {head}"
+
+
+# -- registered as a `tessera verify` check, run with `--engine [--games N]` ----------
+from .checks import register  # noqa: E402
+
+ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
+ENGINE_PLAYERS = 2
+
+
+@register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
+def engine_features(rs: RuleSet):
+    """The compiled engine's features match a from-scratch networkx rebuild after every move."""
+    mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    return [str(m) for m in mismatches]
