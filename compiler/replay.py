@@ -137,6 +137,9 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     on = place.get("on") if isinstance(place, dict) else None
     g.choose_variant(name, on)
     o = R.ORIENT[g.drawn][rot // 90]
+    why = g.why_not_placed(o, (x, y))  # the tile first, then the figure (BASE-TURN-1)
+    if why is not None:
+        _illegal(g, *why)
     fig = None
     if place is not None:
         if not isinstance(place, dict) or "figure" not in place or ("on" not in place and "corner" not in place):

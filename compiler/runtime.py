@@ -430,10 +430,10 @@ class Game:
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
-        self.history.append((R.TILES[self.drawn][0], action))
         if action[0] == "discard":
             if self.placements(self.drawn):
                 raise IllegalAction(f"tile {R.TILES[self.drawn][1]} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
+            self.history.append((R.TILES[self.drawn][0], action))  # only moves that were made
             self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn][1], "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
             self.discards += 1
             self.turn += 1
@@ -453,7 +453,8 @@ class Game:
             else:
                 gi, fi = fig
                 if not 0 <= fi < len(o.feats) or not self._figure_allowed(o, cell, gi, fi):
-                    raise IllegalAction(self.why_no_figure(o, cell, gi, fi), R.FIG_CLAUSE[gi])
+                    raise IllegalAction(self.why_no_figure(o, cell, gi, fi), self._no_figure_clause(o, gi, fi))
+        self.history.append((R.TILES[self.drawn][0], action))  # only moves that were made
         p = self.current
         state_sets = R.on_place(self, o, cell)
         touched = self._place(o, cell)
@@ -513,9 +514,24 @@ class Game:
                 return (f"{head}: {why[0]}", why[1])
         return None
 
+    def _no_figure_clause(self, o, gi, fi):
+        """The clause a refused follower breaks: empty supply (BASE-FOLLOW-3), a place it cannot
+        stand on (BASE-FOLLOW-1), or its `when` rule.  Expansion figures keep the clause they cite."""
+        R = self.R
+        own = R.FIG_CLAUSE[gi]
+        if not own.startswith("BASE-"):
+            return own
+        if self.supply[self.current][gi] <= 0:
+            return getattr(R, "CLAUSE_SUPPLY", "BASE-FOLLOW-3")
+        if not 0 <= fi < len(o.feats) or gi not in R.FIG_ON[o.feats[fi][0]]:
+            return R.CLAUSE_FOLLOW
+        return own
+
     def why_no_figure(self, o, cell, gi, fi):
         R = self.R
         fname = R.FIGURES[gi][0]
+        if not 0 <= fi < len(o.feats):
+            return f"tile {o.tile[1]} has no feature {fi} to put a {fname} on"
         kind = R.KINDS[o.feats[fi][0]][0]
         if self.supply[self.current][gi] <= 0:
             return f"no {fname} left in supply"
