@@ -123,7 +123,8 @@ VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
     """Each argument is one rule set: a module name or rule file (with what it requires),
-    `a+b+c` for modules combined, or a folder (each of its rule files on its own)."""
+    `a+b+c` for modules combined, or a folder (each of its rule files on its own, except
+    those under a `variants/` folder: name a variant to verify it)."""
     from pathlib import Path
 
     from dsl.loader import expand_paths
@@ -134,6 +135,8 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
             targets.append([p for p in r.split("+") if p])
         elif Path(r).is_dir():
             files, _ = expand_paths([r])
+            # house rules under variants/ are verified when named, not as part of their folder
+            files = [f for f in files if "variants" not in f.relative_to(r).parts[:-1]]
             targets.extend([str(f)] for f in files)
         else:
             targets.append([r])

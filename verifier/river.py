@@ -102,8 +102,8 @@ class Course:
     steps: int  # tiles between the source and the lake
     turn: list[z3.ArithRef]  # turn[i] of tile i (index 0 unused: the source)
     heading: list[z3.BitVecRef]  # heading after tile i (0 = the source's), 2 bits: N E S W
-    x: list[z3.ArithRef]
-    y: list[z3.ArithRef]
+    x: list[z3.BitVecRef]
+    y: list[z3.BitVecRef]
     facts: list[Fact] = field(default_factory=list)
     state: list[dict[str, z3.ExprRef]] = field(default_factory=list)
     legal: list[z3.BoolRef] = field(default_factory=list)  # legal[i - 1]: tile i obeys the rule
@@ -113,12 +113,12 @@ class Course:
         return self.steps + 2
 
 
-def _dx(h):
-    return z3.If(h == 1, 1, z3.If(h == 3, -1, 0))
+def _dx(h, w: int):
+    return z3.If(h == 1, z3.BitVecVal(1, w), z3.If(h == 3, z3.BitVecVal(-1, w), z3.BitVecVal(0, w)))
 
 
-def _dy(h):
-    return z3.If(h == 2, 1, z3.If(h == 0, -1, 0))
+def _dy(h, w: int):
+    return z3.If(h == 2, z3.BitVecVal(1, w), z3.If(h == 0, z3.BitVecVal(-1, w), z3.BitVecVal(0, w)))
 
 
 def _turned(h: z3.BitVecRef, t: z3.ArithRef) -> z3.BitVecRef:
@@ -130,8 +130,10 @@ def course(deck: RiverDeck) -> Course:
     n = deck.length
     t = [z3.IntVal(0)] + [z3.Int(f"turn{i}") for i in range(1, n + 1)] + [z3.IntVal(0)]  # the lake goes straight on
     h = [z3.BitVecVal(HEADINGS.index(deck.heading), 2)] + [z3.BitVec(f"heading{i}", 2) for i in range(1, n + 2)]
-    x = [z3.IntVal(0)] + [z3.Int(f"x{i}") for i in range(1, n + 2)]
-    y = [z3.IntVal(0)] + [z3.Int(f"y{i}") for i in range(1, n + 2)]
+    # cells as bit-vectors wide enough that no coordinate of an (n + 2)-cell river wraps around
+    w = (n + 2).bit_length() + 2
+    x = [z3.BitVecVal(0, w)] + [z3.BitVec(f"x{i}", w) for i in range(1, n + 2)]
+    y = [z3.BitVecVal(0, w)] + [z3.BitVec(f"y{i}", w) for i in range(1, n + 2)]
     c = Course(deck, n, t, h, x, y)
     curve = [t[i] != 0 for i in range(1, n + 1)]
     c.facts.append(Fact(z3.And([z3.And(t[i] >= -1, t[i] <= 1) for i in range(1, n + 1)]), "builtin",
@@ -140,7 +142,7 @@ def course(deck: RiverDeck) -> Course:
                         f"the deck holds {len(deck.curves)} curves and {len(deck.straights)} straights"))
     for i in range(1, n + 2):
         c.facts.append(Fact(z3.And(h[i] == _turned(h[i - 1], t[i]),
-                                   x[i] == x[i - 1] + _dx(h[i - 1]), y[i] == y[i - 1] + _dy(h[i - 1])),
+                                   x[i] == x[i - 1] + _dx(h[i - 1], w), y[i] == y[i - 1] + _dy(h[i - 1], w)),
                             "builtin", "a river tile continues the open end (RIVER-PLACE-1)"))
     # the placement rule, step by step, from its AST
     init_env = Env(tag="@0")
@@ -290,7 +292,8 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
     last = c.steps + (0 if prop == "never flows back" else 1)
     show = {f"turn{i}": c.turn[i] for i in range(1, c.steps + 1)}
     for i in range(1, c.steps + 2):
-        show[f"x{i}"], show[f"y{i}"], show[f"h{i}"] = c.x[i], c.y[i], c.heading[i]
+        show[f"x{i}"], show[f"y{i}"] = z3.BV2Int(c.x[i], is_signed=True), z3.BV2Int(c.y[i], is_signed=True)
+        show[f"h{i}"] = c.heading[i]
     for k in range(1, last + 1):
         s = find([f.term for f in c.facts] + [bad(c, k)], show)
         if s.status == "unknown":
@@ -348,10 +351,14 @@ def check_river(rs: RuleSet) -> RiverReport:
         return rep
     rep.rule_lines = [f"{where(on.span)}: {line_text(on.span)}" for on in deck.rules]
     c = course(deck)
+    lemmas: list[Fact] = []
     for prop in PROPS[:2]:
         claim = z3.And([z3.Not(flows_back(c, i)) for i in range(1, c.steps + 1)]) if prop == PROPS[0] \
             else z3.And([z3.Not(collides(c, i)) for i in range(1, c.steps + 2)])
-        res = prove(claim, c.facts, minimal_core=False)
+        res = prove(claim, c.facts + lemmas, minimal_core=False)
+        if res.proved and prop == PROPS[0]:
+            # proved: the collision proof may use it (the river only ever moves forward or sideways)
+            lemmas.append(Fact(claim, "lemma", "the river never flows back (proved above)"))
         if res.refuted:
             ce = _counterexample(c, prop)
             if isinstance(ce, Counterexample):

@@ -172,6 +172,40 @@ def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] 
     return Result(Verdict.INCONCLUSIVE, reason=s.reason_unknown(), seconds=dt)
 
 
+def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
+              minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> dict[str, Result]:
+    """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim)."""
+    out: dict[str, Result] = {}
+    s = _solver(minimal_core)
+    labels: dict[str, Fact] = {}
+    for i, f in enumerate(facts):
+        lab = z3.Bool(f"__fact{i}")
+        labels[str(lab)] = f
+        s.assert_and_track(f.term, lab)
+    mins = list(minimize)
+    for name, claim in claims.items():
+        t0 = time.perf_counter()
+        s.push()
+        s.add(z3.Not(claim))
+        r = s.check()
+        if r == z3.unsat:
+            core = {str(c) for c in s.unsat_core()}
+            res = Result(Verdict.PROVED, used=[f for k, f in labels.items() if k in core])
+        elif r == z3.sat:
+            model = s.model()
+            if mins:
+                better = smallest([f.term for f in facts] + [z3.Not(claim)], mins)
+                if better is not None:
+                    model = better
+            res = Result(Verdict.REFUTED, model=model_values(model, show or {}), used=relevant(facts, claim))
+        else:
+            res = Result(Verdict.INCONCLUSIVE, reason=s.reason_unknown())
+        s.pop()
+        res.seconds = time.perf_counter() - t0
+        out[name] = res
+    return out
+
+
 def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) -> z3.ModelRef | None:
     """A model of the constraints with the smallest sum of |term|, or None if the optimizer gives up."""
     o = _optimizer()
