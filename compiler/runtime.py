@@ -571,11 +571,10 @@ class Game:
                 o, base = nb
                 for i in o.centre:
                     cands.append(self.find(base + i))
-        seen = set()
+        cands = [r for r in set(cands) if not self.done[r]]
+        if len(cands) > 1:
+            cands.sort(key=self._canon)
         for r in cands:
-            if r in seen or self.done[r]:
-                continue
-            seen.add(r)
             kind = self.seg_kind[r]
             test = R.COMPLETE.get(kind)
             if test is None or not test(self, r):
@@ -597,16 +596,19 @@ class Game:
                 self.figs[r] = keep
             R.on_complete(self, r, kind)
 
+    def _canon(self, r):
+        """Order features the same way whatever ids they got: by kind, then by the cells they cover."""
+        cells = self.cells[r]
+        return (self.R.KINDS[self.seg_kind[r]][0], min(cells), len(cells), sorted(cells))
+
     def _final(self):
         R = self.R
         self.ended = True
         self.turn_final = self.turn
-        for r in range(len(self.parent)):
-            if self.parent[r] != r or not self.figs[r]:
-                continue
+        roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
+        roots.sort(key=self._canon)
+        for r in roots:
             kind = self.seg_kind[r]
-            if self.done[r]:
-                continue
             sc = R.SCORE_END.get(kind)
             if sc is not None:
                 fn, clause = sc
