@@ -212,6 +212,8 @@ def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) ->
     for c in constraints:
         o.add(c)
     o.minimize(z3.Sum([z3.If(t >= 0, t, -t) for t in terms]))
+    for t in terms:  # ties broken lexicographically, so the counterexample does not depend on z3's state
+        o.minimize(z3.If(t >= 0, 2 * t, -2 * t - 1))
     if o.check() == z3.sat:
         return o.model()
     return None
