@@ -41,6 +41,11 @@ class IllegalAction(Exception):
         self.clause = clause
 
 
+def _a(word):
+    """`word` with its indefinite article, for messages: "an abbot", "a road"."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
 def _div(a, b):
     return a // b if b else 0
 
@@ -531,13 +536,13 @@ class Game:
         R = self.R
         fname = R.FIGURES[gi][0]
         if not 0 <= fi < len(o.feats):
-            return f"tile {o.tile[1]} has no feature {fi} to put a {fname} on"
+            return f"tile {o.tile[1]} has no feature {fi} to put {_a(fname)} on"
         kind = R.KINDS[o.feats[fi][0]][0]
         if self.supply[self.current][gi] <= 0:
             return f"no {fname} left in supply"
         if o.feats[fi][0] not in R.FIGURES[gi][2]:
-            return f"a {fname} cannot stand on a {kind}"
-        return f"a {fname} may not be placed on this {kind}: the rule `{R.FIG_WHEN_SRC[gi]}` does not hold"
+            return f"{_a(fname)} cannot stand on {_a(kind)}"
+        return f"{_a(fname)} may not be placed on this {kind}: the rule `{R.FIG_WHEN_SRC[gi]}` does not hold"
 
     # ------------------------------------------------------------ scoring
     def owners(self, r):
