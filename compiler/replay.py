@@ -135,7 +135,7 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     place = t.get("place")
     recall = t.get("recall")
     on = place.get("on") if isinstance(place, dict) else None
-    g.choose_variant(name, on)
+    g.choose_variant(name, on, rot)
     o = R.ORIENT[g.drawn][rot // 90]
     why = g.why_not_placed(o, (x, y))  # the tile first, then the figure (BASE-TURN-1)
     if why is not None:

@@ -126,6 +126,15 @@ class Game:
             self.rng.shuffle(body)
             d[:] = tail + body  # drawn from the end
         st = start if start is not None else rules.START
+        if start is not None and start[0] != (rules.START or (None,))[0]:
+            # a record's own start tile comes from the bag, and the rules' start tile goes back in
+            if rules.START is not None:
+                d = self._deck_of(rules.START[0])
+                d.insert(self.rng.randint(len(d) and 1, len(d)), rules.START[0])
+            for d in self.decks:
+                if start[0] in d:
+                    d.remove(start[0])
+                    break
         if st is not None:
             tid, x, y, rot = st
             self._place(rules.ORIENT[tid][rot // 90], (x, y))
@@ -216,7 +225,7 @@ class Game:
                 return d
         return self.decks[-1]
 
-    def choose_variant(self, name, place):
+    def choose_variant(self, name, place, rot=0):
         """A record names a tile; if a figure goes on a place only a variant has, use that variant."""
         R = self.R
         if place is None:
@@ -224,11 +233,10 @@ class Game:
         ids = R.TILE_IDS.get(name, ())
         if len(ids) < 2 or self.drawn not in ids:
             return
-        feats = R.TILES[self.drawn][6]
-        if any("C" in f[1] for f in feats) or place != "C":
+        if any(place in ps for ps in R.ORIENT[self.drawn][rot // 90 % 4].places):
             return
         for t in ids:
-            if t != self.drawn and any("C" in f[1] for f in R.TILES[t][6]):
+            if t != self.drawn and any(place in ps for ps in R.ORIENT[t][rot // 90 % 4].places):
                 deck = self._deck_of(t)
                 if t in deck:
                     deck.remove(t)

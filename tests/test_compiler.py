@@ -104,3 +104,18 @@ def test_same_seed_same_game():
     a = eng.play_random(2, 42)
     b = eng.play_random(2, 42)
     assert a.history == b.history and a.scores == b.scores
+
+
+def test_a_record_start_tile_comes_from_the_bag(tmp_path):
+    """BASE-COMP-1: a record that starts with C has no other C, and the rules' start D is back in the bag."""
+    from compiler.replay import replay
+
+    rec = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
+           "start": {"tile": "C", "at": [0, 0], "rotation": 0},
+           "turns": [{"tile": "C", "at": [0, -1], "rotation": 0}], "end": "none"}
+    res = replay(rec)
+    assert res.error is not None and "already used" in res.error["message"]
+    g = replay({**rec, "turns": []}).game
+    R = g.R
+    left = [R.TILES[t][1] for d in g.decks for t in d] + ([R.TILES[g.drawn][1]] if g.drawn is not None else [])
+    assert left.count("D") == 4 and left.count("C") == 0 and len(left) == 71
