@@ -64,7 +64,7 @@ def test_forbidding_only_an_immediate_u_turn_is_not_enough():
     assert back.step == 3 and turns[1] == 0 and turns[0] == turns[2] != 0  # curve, straight, same curve
     hit = rep.counterexamples["never runs into itself"]
     curves = [p.turn for p in hit.placed[1:hit.step] if p.turn]
-    assert len(curves) == 3 and len(set(curves)) == 1  # three curves the same way, never two in a row
+    assert len(curves) == 3 and len(set(curves)) == 1  # the fewest: three curves the same way, never two in a row
     assert all(a == 0 or b == 0 for a, b in zip([p.turn for p in hit.placed[1:hit.step]],
                                                  [p.turn for p in hit.placed[2:hit.step]]))
     assert rep.results["never blocked"].proved

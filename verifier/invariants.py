@@ -482,8 +482,6 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
                 continue
             if q not in env1.names:
                 continue
-            if kind is not None and "shields" in env1.names and "tiles" in env1.names:
-                m, at = _max_shields(rs, kind)
             base_names = dict(env1.names)
             d = z3.Int("more")
             q2 = z3.Int(f"{q}'")
@@ -662,11 +660,18 @@ def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagno
                 f"{c.invariant.title}")
         out.append(Diagnostic(span, "\n    ".join([head] + _detail(c)), "invariant"))
     n = summarize(checks)
-    invs = len({c.invariant.id for c in checks})
+    order: dict[str, list[Check]] = {}
+    for c in checks:
+        order.setdefault(c.invariant.id, []).append(c)
+    lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
+             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive ({seconds:.2f} s)"]
+    for iid, cs in order.items():
+        inv = cs[0].invariant
+        ok = sum(1 for c in cs if c.result.proved)
+        tag = "proved" if ok == len(cs) else ("REFUTED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
+        lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
     if rs.modules:
-        out.append(Diagnostic(rs.modules[0].span, f"{invs} invariants, {len(checks)} induction steps and formula checks: "
-                              f"{n['proved']} proved, {n['refuted']} refuted, {n['inconclusive']} inconclusive "
-                              f"({seconds:.2f} s)", "invariant", "note"))
+        out.append(Diagnostic(rs.modules[0].span, "\n    ".join(lines), "invariant", "note"))
     return out
 
 

@@ -295,7 +295,8 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
         show[f"x{i}"], show[f"y{i}"] = z3.BV2Int(c.x[i], is_signed=True), z3.BV2Int(c.y[i], is_signed=True)
         show[f"h{i}"] = c.heading[i]
     for k in range(1, last + 1):
-        s = find([f.term for f in c.facts] + [bad(c, k)], show)
+        # the fewest curves, ties broken lexicographically: the same counterexample every time
+        s = find([f.term for f in c.facts] + [bad(c, k)], show, minimize=c.turn[1:c.steps + 1])
         if s.status == "unknown":
             return Result(Verdict.INCONCLUSIVE, reason=s.reason)
         if s.status == "sat":

@@ -39,4 +39,5 @@ def line_text(span: A.Span) -> str:
 
 
 def cites(decl: object) -> tuple[str, ...]:
-    return tuple(c.clause for c in getattr(decl, "cites", ()))
+    """The clause IDs a statement cites, sorted (reports do not depend on the order written)."""
+    return tuple(sorted({c.clause for c in getattr(decl, "cites", ())}))
