@@ -1,25 +1,45 @@
 """The canonical form of a rule file (`tessera fmt`).
 
-`format_module(parse(text))` prints every statement in one fixed layout:
-single spaces between words, two-space indentation inside `{ }` blocks,
-parentheses only where the grammar needs them, and the clause citations of
-consecutive one-line statements aligned in one column.  The output parses to
-the same AST as the input (`parse(format_module(m)) == m`, spans aside) and
-formatting twice changes nothing.
+`format_module(mod, text)` prints every statement of `mod` (parsed from
+`text`) in one fixed layout: single spaces between words, two-space
+indentation inside `{ }` blocks, parentheses only where the grammar needs
+them, and the citations (and titles) of consecutive one-line statements
+aligned in one column.  The output parses to the same AST as the input
+(`parse(format_module(m, text)) == m`, spans aside) and formatting twice
+changes nothing.
 
-Comments are not part of the AST and are lost.  Blank lines are kept where the
-source had a gap between two statements (a blank line or a comment), so the
-paragraphs of a file survive; several blank lines become one.
+Comments and blank lines come from `text` (without it, as for a module built
+in code, there are no comments and blank lines follow the statements' spans):
+
+- every `#` comment is printed exactly once, in its order;
+- a comment on a line of its own belongs to what follows it (a statement, a
+  tile's `edges`/feature line, a variant, an `on` action, a line of example
+  fields) and is printed above it, at its indentation; one before a block's
+  `}` stays at the end of that block, one after the last statement at the end
+  of the file;
+- a comment at the end of a line stays at the end of the line that thing is
+  printed on (two spaces after it).  Where one printed line gathers several
+  (a statement written over several lines with a comment on each), all but
+  the last move above it;
+- one blank line is kept wherever the source had one or more (never right
+  after a `{`), so the paragraphs of a file survive;
+- example fields written on one line stay on one line, two spaces apart.
+
+A comment line or a blank line ends a run of aligned citations.
 """
 from __future__ import annotations
 
 import re
+import threading
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from . import ast as A
 
 INDENT = "  "
 ALIGN_LIMIT = 60  # statements longer than this do not push the citation column right
-WRAP_AT = 88  # a `figure ... when ...` longer than this puts `when` on its own line
+WRAP_AT = 88  # a longer `figure ... when ...` puts `when` on its own line; a longer `deck` wraps its tiles
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -114,8 +134,15 @@ def _join(*parts: str | None) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _value(v: object) -> str:
-    """An example field's value: a number, a name, a string or a mapping."""
+def _value(v: object, form: tuple | None = None) -> str:
+    """An example field's value: a number, a name, a string or a mapping.  `form` is how
+    the source wrote it (see `_Source`): a name-like string keeps its quotes and a mapping
+    its order, which the AST does not record."""
+    if form is not None:
+        if form[0] == "string" and isinstance(v, str):
+            return format_string(v)
+        if form[0] == "mapping" and isinstance(v, tuple) and tuple(sorted(form[1])) == v:
+            v = form[1]
     if isinstance(v, bool):  # not produced by the parser; keep it readable anyway
         return "true" if v else "false"
     if isinstance(v, int):
@@ -137,28 +164,73 @@ def _feature(f: A.TileFeature) -> str:
     )
 
 
-def _block(head: str, body: list[str]) -> list[str]:
-    if not body:
-        return [head + " {}"]
-    return [head + " {", *(INDENT + line for line in body), "}"]
+def _action(a: A.Action) -> str:
+    match a:
+        case A.Require(test=t, message=msg):
+            return _join("require " + format_expr(t), format_string(msg) if msg is not None else None)
+        case A.SetAction(name=n, value=v):
+            return f"set {n} = {format_expr(v)}"
+    raise TypeError(f"not an action: {a!r}")
 
 
 # ------------------------------------------------------------------ statements
 class _Line:
-    """A one-line statement; its citations may be aligned with its neighbours'."""
+    """A one-line statement: its words, then a tail (title and citations) that may be
+    aligned with its neighbours' in one column."""
 
-    def __init__(self, body: str, cites: str = ""):
+    def __init__(self, body: str, tail: str = ""):
         self.body = body
-        self.cites = cites
+        self.tail = tail
+
+    def text(self, col: int = 0) -> str:
+        if self.tail and len(self.body) + 2 <= col:
+            return self.body.ljust(col) + self.tail
+        return _join(self.body, self.tail)
 
 
-def _statement(s: A.Statement) -> _Line | list[str]:
+class _Block:
+    """A statement with a `{ }` body (tile, on, example); `head` is the line before `{`."""
+
+    def __init__(self, head: _Line, node: A.Statement):
+        self.head = head
+        self.node = node
+
+
+def _deck(d: A.DeckDecl, c: str) -> _Line | list[str]:
+    src = "tiles " + ", ".join(d.tiles) if d.tiles else "rest"
+    rest = _join(f"last {d.last}" if d.last else None, f"before {d.before}" if d.before else None)
+    one = _Line(_join(f"deck {d.name} = {src}", rest), c)
+    if not d.tiles or len(one.text()) <= WRAP_AT:
+        return one
+    # fill the tiles into lines of at most WRAP_AT; `last`/`before` and the citations end it
+    lines, cur = [], f"deck {d.name} = tiles"
+    words = [t + "," for t in d.tiles[:-1]] + [d.tiles[-1]]
+    fresh = True  # nothing but the line's start yet: a word always goes on
+    for w in words:
+        if fresh or len(cur) + 1 + len(w) <= WRAP_AT:
+            cur, fresh = f"{cur} {w}", False
+        else:
+            lines.append(cur)
+            cur = INDENT * 2 + w
+    tail = _join(rest, c)
+    if tail and len(cur) + 1 + len(tail) <= WRAP_AT:
+        cur, tail = f"{cur} {tail}", ""
+    lines.append(cur)
+    if tail:
+        lines.append(INDENT * 2 + tail)
+    return lines
+
+
+def _statement(s: A.Statement) -> _Line | _Block | list[str]:
+    """A statement's layout: one line, a block, or (wrapped) several lines."""
     c = _cites(getattr(s, "cites", ()))
     match s:
         case A.Override(decl=d):
             inner = _statement(d)
             if isinstance(inner, _Line):
-                return _Line("override " + inner.body, inner.cites)
+                return _Line("override " + inner.body, inner.tail)
+            if isinstance(inner, _Block):
+                return _Block(_Line("override " + inner.head.body, inner.head.tail), inner.node)
             return ["override " + inner[0], *inner[1:]]
         case A.Requires(modules=m):
             return _Line("requires " + ", ".join(m), c)
@@ -169,11 +241,11 @@ def _statement(s: A.Statement) -> _Line | list[str]:
         case A.Players(low=lo, high=hi):
             return _Line(f"players {lo}..{hi}", c)
         case A.EdgeDecl(code=code, parts=parts, title=title):
-            return _Line(_join(f"edge {code} =", " ".join(parts),
-                               format_string(title) if title is not None else None), c)
+            return _Line(f"edge {code} = " + " ".join(parts),
+                         _join(format_string(title) if title is not None else None, c))
         case A.FeatureDecl(kind=k, centre=centre, title=title):
-            return _Line(_join(f"feature {k}", "centre" if centre else None,
-                               format_string(title) if title is not None else None), c)
+            return _Line(_join(f"feature {k}", "centre" if centre else None),
+                         _join(format_string(title) if title is not None else None, c))
         case A.FigureDecl(name=n, count=count, on=on, when=when):
             head = f"figure {n} {count} per player on {', '.join(on)}"
             if when is None:
@@ -182,21 +254,12 @@ def _statement(s: A.Statement) -> _Line | list[str]:
             if len(_join(head, cond, c)) <= WRAP_AT:
                 return _Line(_join(head, cond), c)
             return [head, INDENT * 2 + _join(cond, c)]
-        case A.TileDecl(name=n, count=count, edges=edges, features=feats, variants=variants):
-            body = ["edges " + " ".join(edges), *(_feature(f) for f in feats)]
-            for v in variants:
-                vhead = _join(f"variant {v.name} x{v.count}", _cites(v.cites))
-                if len(v.features) == 1:
-                    body.append(f"{vhead} {{ {_feature(v.features[0])} }}")
-                else:
-                    body.extend(_block(vhead, [_feature(f) for f in v.features]))
-            return _block(_join(f"tile {n} x{count}", c), body)
+        case A.TileDecl(name=n, count=count):
+            return _Block(_Line(f"tile {n} x{count}", c), s)
         case A.StartDecl(tile=t, x=x, y=y, rotation=r):
             return _Line(f"start {t} at {x} {y} rotation {r}", c)
-        case A.DeckDecl(name=n, tiles=tiles, last=last, before=before):
-            src = "tiles " + ", ".join(tiles) if tiles else "rest"
-            return _Line(_join(f"deck {n} = {src}", f"last {last}" if last else None,
-                               f"before {before}" if before else None), c)
+        case A.DeckDecl():
+            return _deck(s, c)
         case A.BoxDecl(tile=t):
             return _Line(f"box {t}", c)
         case A.PlacementDecl(kind=k, arg=arg):
@@ -211,94 +274,408 @@ def _statement(s: A.Statement) -> _Line | list[str]:
             return _Line(f"return {f} when scored", c)
         case A.StateDecl(name=n, init=init):
             return _Line(f"state {n} = {format_expr(init)}", c)
-        case A.OnDecl(event=ev, of=of, where=where, actions=actions):
-            head = _join(f"on {ev}", f"of {of}" if of is not None else None,
-                         f"where {format_expr(where)}" if where is not None else None, c)
-            return _block(head, [_action(a) for a in actions])
+        case A.OnDecl(event=ev, of=of, where=where):
+            return _Block(_Line(_join(f"on {ev}", f"of {of}" if of is not None else None,
+                                      f"where {format_expr(where)}" if where is not None else None), c), s)
         case A.AwardDecl(state=st, value=v):
             return _Line(f"award {st} at end = {format_expr(v)}", c)
         case A.RecallDecl(figure=f, value=v):
             return _Line(f"recall {f} = {format_expr(v)}", c)
         case A.InvariantDecl(name=n, test=t):
             return _Line(f"invariant {n}: {format_expr(t)}", c)
-        case A.ExampleDecl(name=n, fields=fields):
-            return _block(_join(f"example {n}", c), [f"{k} = {_value(v)}" for k, v in fields])
+        case A.ExampleDecl(name=n):
+            return _Block(_Line(f"example {n}", c), s)
     raise TypeError(f"not a statement: {s!r}")
 
 
-def _action(a: A.Action) -> str:
-    match a:
-        case A.Require(test=t, message=msg):
-            return _join("require " + format_expr(t), format_string(msg) if msg is not None else None)
-        case A.SetAction(name=n, value=v):
-            return f"set {n} = {format_expr(v)}"
-    raise TypeError(f"not an action: {a!r}")
+def _aligns(r: object) -> bool:
+    """Does this statement join the citation column of its neighbours?  One-line
+    statements and the heads of `on` blocks do; tiles, examples and wrapped lines
+    end the run."""
+    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, A.OnDecl))
+
+
+# -------------------------------------------------------------------- comments
+_WS = " \t\f\r\n"  # what the grammar's WS skips
+
+
+@dataclass
+class _Comment:
+    text: str  # `# ...`, trailing spaces removed
+    start: int  # offset in the source
+    trailing: bool  # code before it on its line
+    blank: bool  # a blank line above it
+
+
+@dataclass(eq=False)
+class _Unit:
+    """Something printed on a line (or as a block) of its own, and the comments it carries."""
+
+    first_line: int = 0
+    last_line: int = 0
+    start: int = -1  # offsets in the source; -1 without one
+    end: int = -1
+    block: bool = False
+    children: list["_Unit"] = field(default_factory=list)
+    blank: bool = False  # a blank line above it (and above `before`'s last comment)
+    before: list[_Comment] = field(default_factory=list)  # comment lines above it
+    inside: list[_Comment] = field(default_factory=list)  # comments within it (a block: within its head)
+    end_before: list[_Comment] = field(default_factory=list)  # a block: comment lines before its `}`
+    end_inside: list[_Comment] = field(default_factory=list)  # a block: comments after its `}`
+    form: tuple | None = None  # an example field: how its value was written (see `_value`)
+
+
+_scan_lock = threading.Lock()
+_scanned: list = []
+
+
+@lru_cache(maxsize=1)
+def _comment_parser():
+    from .parser import make_parser
+
+    return make_parser(lexer_callbacks={"COMMENT": _scanned.append})
+
+
+class _Source:
+    """The text a module was parsed from: its comments and the positions fmt needs."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+        with _scan_lock:
+            _scanned.clear()
+            try:
+                tree = _comment_parser().parse(text)
+                toks = list(_scanned)
+            finally:
+                _scanned.clear()
+        seen: dict[int, object] = {t.start_pos: t for t in toks}  # one per position, in order
+        self.comments = []
+        for pos in sorted(seen):
+            tok = seen[pos]
+            prev = self.prev_code(pos)
+            trailing = prev >= 0 and self.line(prev) == self.line(pos)
+            self.comments.append(_Comment(str(tok).rstrip(), pos, trailing, not trailing and self.blank_before(pos)))
+        # example fields have no span in the AST: take them from the parse tree, in order,
+        # with how each value was written
+        self.fields = [self._field(t) for t in tree.iter_subtrees_topdown() if t.data == "example_field"]
+
+    @staticmethod
+    def _field(t) -> tuple[tuple[int, int, int, int], tuple | None]:
+        m, value = t.meta, t.children[1]
+        form = None
+        if getattr(value, "type", None) == "STRING":
+            form = ("string",)
+        elif getattr(value, "data", None) == "mapping":
+            kv = value.children
+            form = ("mapping", tuple((str(kv[i]), int(kv[i + 1].children[0])) for i in range(0, len(kv), 2)))
+        return (m.line, m.column, m.end_line, m.end_column), form
+
+    def offset(self, line: int, column: int) -> int:
+        return self.starts[line - 1] + column - 1
+
+    def line(self, offset: int) -> int:
+        return bisect_right(self.starts, offset)
+
+    def prev_code(self, offset: int) -> int:
+        """The offset of the last character before `offset` that is not white space (-1: none)."""
+        i = offset - 1
+        while i >= 0 and self.text[i] in _WS:
+            i -= 1
+        return i
+
+    def next_code(self, offset: int) -> int | None:
+        """The offset of the first token at or after `offset`, comments skipped (None: end of file)."""
+        t, i = self.text, offset
+        while True:
+            while i < len(t) and t[i] in _WS:
+                i += 1
+            if i >= len(t):
+                return None
+            if t[i] != "#":
+                return i
+            i = t.find("\n", i)
+            if i < 0:
+                return None
+
+    def blank_before(self, offset: int) -> bool:
+        prev = self.prev_code(offset)
+        return prev >= 0 and self.line(offset) - self.line(prev) >= 2
+
+
+def comments(text: str) -> list[str]:
+    """The `#` comments of a rule file that parses, in order, trailing spaces removed."""
+    return [c.text for c in _Source(text).comments]
+
+
+def _unit(src: _Source | None, span: tuple[int, int, int, int] | A.Span) -> _Unit:
+    line, col, end_line, end_col = (span.line, span.column, span.end_line, span.end_column) \
+        if isinstance(span, A.Span) else span
+    u = _Unit(line, end_line)
+    if src is not None and line > 0:
+        u.start, u.end = src.offset(line, col), src.offset(end_line, end_col)
+        u.blank = src.blank_before(u.start)
+    return u
+
+
+def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
+    d = s.decl if isinstance(s, A.Override) else s
+    u = _unit(src, s.span)
+    if isinstance(d, A.TileDecl):
+        u.block = True
+        u.children = [_unit(src, d.edges_span), *(_unit(src, f.span) for f in d.features)]
+        for v in d.variants:
+            vu = _unit(src, v.span)
+            vu.block = True
+            vu.children = [_unit(src, f.span) for f in v.features]
+            u.children.append(vu)
+    elif isinstance(d, A.OnDecl):
+        u.block = True
+        u.children = [_unit(src, a.span) for a in d.actions]
+    elif isinstance(d, A.ExampleDecl):
+        u.block = True
+        for _ in d.fields:
+            k = _Unit()
+            if src is not None:
+                span, form = next(fields)
+                k = _unit(src, span)
+                k.form = form
+            u.children.append(k)
+    return u
+
+
+def _locate(units: list[_Unit], pos: int) -> tuple[_Unit, str] | None:
+    """The innermost unit holding the character at `pos`, and which part of it:
+    `line`, a block's `head` or its closing `end`."""
+    for u in units:
+        if u.start <= pos < u.end:
+            if not u.block:
+                return u, "line"
+            if pos == u.end - 1:
+                return u, "end"
+            return _locate(u.children, pos) or (u, "head")
+    return None
+
+
+def _attach_line(units: list[_Unit], pos: int, c: _Comment) -> bool:
+    """Give a comment on a line of its own to what follows it (the token at `pos`)."""
+    for u in units:
+        if u.start == pos:
+            u.before.append(c)
+            return True
+        if u.start < pos < u.end:
+            if u.block and pos == u.end - 1:
+                u.end_before.append(c)
+            elif not (u.block and _attach_line(u.children, pos, c)):
+                u.inside.append(c)  # within a statement: it moves above it
+            return True
+    return False
+
+
+def _attach(src: _Source, units: list[_Unit]) -> list[_Comment]:
+    """Distribute the comments of `src` over `units`; return those that end the file."""
+    trailer = []
+    for c in src.comments:
+        if c.trailing:
+            found = _locate(units, src.prev_code(c.start))
+            if found is None:
+                raise RuntimeError(f"fmt: no statement before the comment at offset {c.start}")
+            u, part = found
+            (u.end_inside if part == "end" else u.inside).append(c)
+            continue
+        pos = src.next_code(c.start)
+        if pos is None:
+            trailer.append(c)
+        elif not _attach_line(units, pos, c):
+            raise RuntimeError(f"fmt: no statement after the comment at offset {c.start}")
+    return trailer
+
+
+def _last(cs: list[_Comment]) -> tuple[list[_Comment], _Comment | None]:
+    """Comments gathered by one printed line: all but the last go above it, the last ends it."""
+    return (cs[:-1], cs[-1]) if cs else ([], None)
+
+
+def _ends(text: str, c: _Comment | None) -> str:
+    return f"{text}  {c.text}" if c is not None else text
+
+
+# --------------------------------------------------------------------- printer
+class _Printer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.fresh = True  # at the start of the file or right after a `{`: no blank line
+
+    def blank(self) -> None:
+        if not self.fresh and self.lines[-1] != "":
+            self.lines.append("")
+
+    def add(self, depth: int, text: str) -> None:
+        self.lines.append(INDENT * depth + text)
+        self.fresh = False
+
+    def comment_lines(self, depth: int, cs: list[_Comment], blanks: bool = True) -> None:
+        for c in cs:
+            if blanks and c.blank:
+                self.blank()
+            self.add(depth, c.text)
+
+    def prefix(self, depth: int, u: _Unit, moved: list[_Comment]) -> None:
+        """What goes above a unit: its comment lines, a blank line, comments moved up from it."""
+        self.comment_lines(depth, u.before)
+        if u.blank:
+            self.blank()
+        self.comment_lines(depth, moved, blanks=False)
+
+    def line_unit(self, depth: int, u: _Unit, text: str) -> None:
+        moved, end = _last(u.inside)
+        self.prefix(depth, u, moved)
+        self.add(depth, _ends(text, end))
+
+    def statement(self, depth: int, u: _Unit, r: _Line | _Block | list[str], col: int = 0) -> None:
+        """A statement whose prefix is printed (see `_statement_comments`)."""
+        end = _statement_comments(u, r)[1]
+        if isinstance(r, _Line):
+            self.add(depth, _ends(r.text(col), end))
+        elif isinstance(r, _Block):
+            self.block(depth, u, r.head.text(col), end, lambda: self.body(depth + 1, u, r.node))
+        else:
+            for line in r[:-1]:
+                self.add(depth, line)
+            self.add(depth, _ends(r[-1], end))
+
+    def block(self, depth: int, u: _Unit, head: str, end: _Comment | None, body) -> None:
+        if not u.children and not u.end_before:
+            self.add(depth, _ends(head + " {}", end))
+            return
+        self.add(depth, _ends(head + " {", end))
+        self.fresh = True
+        body()
+        self.comment_lines(depth + 1, u.end_before)
+        moved, end = _last(u.end_inside)
+        self.comment_lines(depth + 1, moved, blanks=False)
+        self.fresh = False
+        self.add(depth, _ends("}", end))
+
+    def body(self, depth: int, u: _Unit, node: A.Statement) -> None:
+        kids = iter(u.children)
+        match node:
+            case A.TileDecl(edges=edges, features=feats, variants=variants):
+                self.line_unit(depth, next(kids), "edges " + " ".join(edges))
+                for f in feats:
+                    self.line_unit(depth, next(kids), _feature(f))
+                for v in variants:
+                    self.variant(depth, next(kids), v)
+            case A.OnDecl(actions=actions):
+                for a in actions:
+                    self.line_unit(depth, next(kids), _action(a))
+            case A.ExampleDecl(fields=fields):
+                self.fields(depth, list(zip(u.children, fields)))
+
+    def variant(self, depth: int, u: _Unit, v: A.TileVariant) -> None:
+        head = _join(f"variant {v.name} x{v.count}", _cites(v.cites))
+        if len(v.features) == 1 and not (u.inside or u.end_before or u.children[0].before or u.children[0].inside):
+            moved, end = _last(u.end_inside)
+            self.prefix(depth, u, moved)
+            self.add(depth, _ends(f"{head} {{ {_feature(v.features[0])} }}", end))
+            return
+        empty = not v.features and not u.end_before
+        moved, end = _last(u.inside + (u.end_inside if empty else []))
+        self.prefix(depth, u, moved)
+
+        def features() -> None:
+            for k, f in zip(u.children, v.features):
+                self.line_unit(depth + 1, k, _feature(f))
+
+        self.block(depth, u, head, end, features)
+
+    def fields(self, depth: int, fields: list[tuple[_Unit, tuple[str, object]]]) -> None:
+        """Example fields; those written on one line stay on one line."""
+        groups: list[list[tuple[_Unit, str]]] = []
+        for k, (key, value) in fields:
+            text = f"{key} = {_value(value, k.form)}"
+            if groups and k.first_line > 0 and k.first_line == groups[-1][-1][0].last_line:
+                groups[-1].append((k, text))
+            else:
+                groups.append([(k, text)])
+        for g in groups:
+            first = g[0][0]
+            cs = first.inside + [c for k, _ in g[1:] for c in (*k.before, *k.inside)]
+            moved, end = _last(cs)
+            self.prefix(depth, first, moved)
+            self.add(depth, _ends("  ".join(t for _, t in g), end))
+
+
+def _statement_comments(u: _Unit, r: object) -> tuple[list[_Comment], _Comment | None]:
+    """The comments within a statement's first printed line: those moved above it and
+    the one that ends it.  An empty block (`{}`) also gathers those after its `}`."""
+    cs = u.inside
+    if isinstance(r, _Block) and not u.children and not u.end_before:
+        cs = cs + u.end_inside
+    return _last(cs)
 
 
 def format_statement(s: A.Statement) -> str:
     """One statement in canonical form (no trailing newline)."""
-    r = _statement(s)
-    if isinstance(r, _Line):
-        return _join(r.body, r.cites)
-    return "\n".join(r)
+    p = _Printer()
+    p.statement(0, _statement_unit(s, None, None), _statement(s))
+    return "\n".join(p.lines)
 
 
-def _gap(prev: A.Span, nxt: A.Span) -> bool:
-    """Did the source leave a blank line or a comment between two statements?"""
-    if prev.end_line <= 0 or nxt.line <= 0:
-        return False
-    return nxt.line - prev.end_line > 1
+def _column(rs: list[_Line]) -> int:
+    """The citation column of a run of one-line statements (0: each tail just follows its line)."""
+    widths = [len(r.body) for r in rs if r.tail and len(r.body) <= ALIGN_LIMIT]
+    return max(widths) + 2 if len(widths) > 1 else 0
 
 
-def _flush(par: list[_Line], out: list[str]) -> None:
-    """Print a run of one-line statements, their citations in one column."""
-    widths = [len(l.body) for l in par if l.cites and len(l.body) <= ALIGN_LIMIT]
-    col = max(widths) + 2 if len(widths) > 1 else 0  # a lone citation just follows its line
-    for l in par:
-        if not l.cites:
-            out.append(l.body)
-        elif len(l.body) + 2 <= col:
-            out.append(l.body.ljust(col) + l.cites)
-        else:
-            out.append(f"{l.body} {l.cites}")
-    par.clear()
+def format_module(mod: A.Module, source: str | None = None) -> str:
+    """The canonical text of a module, ending in a newline.  `source` is the text `mod`
+    was parsed from; its comments and blank lines are kept."""
+    src = _Source(source) if source is not None else None
+    fields = iter(src.fields) if src is not None else None
+    header = _unit(src, mod.span)
+    units = [_statement_unit(item, src, fields) for item in mod.items]
+    if src is not None:
+        if next(fields, None) is not None:
+            raise RuntimeError("fmt: the source text does not match the module")
+        trailer = _attach(src, [header, *units])
+    else:  # no text: a blank line wherever the statements' lines leave a gap
+        trailer = []
+        prev = mod.span
+        for item, u in zip(mod.items, units):
+            u.blank = prev.end_line > 0 and item.span.line > 0 and item.span.line - prev.end_line > 1
+            prev = item.span
+    p = _Printer()
+    moved, end = _last(header.inside)
+    p.prefix(0, header, moved)
+    head = _Line(f"module {mod.name}", _join(format_string(mod.title) if mod.title is not None else None,
+                                             _cites(mod.cites)))
+    p.add(0, _ends(head.text(), end))  # the header is never aligned with what follows
+    run: list[tuple[_Unit, _Line | _Block]] = []
 
+    def flush() -> None:
+        col = _column([r if isinstance(r, _Line) else r.head for _, r in run])
+        for u, r in run:
+            p.statement(0, u, r, col)
+        run.clear()
 
-def format_module(mod: A.Module) -> str:
-    """The canonical text of a module, ending in a newline."""
-    out: list[str] = []
-    par: list[_Line] = []
-    head = _Line(_join(f"module {mod.name}", format_string(mod.title) if mod.title is not None else None),
-                 _cites(mod.cites))
-    _flush([head], out)  # the header is never aligned with what follows
-    prev_end = mod.span
-    for item in mod.items:
+    for item, u in zip(mod.items, units):
         r = _statement(item)
-        if _gap(prev_end, item.span):
-            _flush(par, out)
-            out.append("")
-        if isinstance(r, _Line):
-            par.append(r)
-        else:  # a block ends the run of aligned lines
-            _flush(par, out)
-            out.extend(r)
-        prev_end = item.span
-    _flush(par, out)
-    return "\n".join(out) + "\n"
+        moved, _ = _statement_comments(u, r)
+        if u.before or moved or u.blank or not _aligns(r):
+            flush()
+        p.prefix(0, u, moved)
+        if _aligns(r):
+            run.append((u, r))
+        else:
+            p.statement(0, u, r)
+    flush()
+    p.comment_lines(0, trailer)
+    return "\n".join(p.lines) + "\n"
 
 
 def format_text(text: str, file: str = "<input>") -> str:
-    """Parse and format; raises dsl.parser.ParseFailure on a syntax error."""
+    """Parse and format, comments kept; raises dsl.parser.ParseFailure on a syntax error."""
     from .parser import parse
 
-    return format_module(parse(text, file))
-
-
-def count_comments(text: str) -> int:
-    """How many `#` comments the text holds (what formatting it would drop)."""
-    from .parser import _parser
-
-    try:
-        return sum(1 for tok in _parser().lex(text, dont_ignore=True) if tok.type == "COMMENT")
-    except Exception:  # the plain lexer is only an estimate; never fail over it
-        return sum(1 for line in text.splitlines() if line.lstrip().startswith("#"))
+    return format_module(parse(text, file), text)

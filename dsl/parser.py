@@ -33,8 +33,9 @@ class _WholeWords(PostLex):
         return stream
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Lark:
+def make_parser(**options) -> Lark:
+    """A Lark parser for the rules language; `options` are extra Lark options
+    (`tessera fmt` passes `lexer_callbacks` to collect the comments)."""
     return Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
@@ -42,7 +43,13 @@ def _parser() -> Lark:
         postlex=_WholeWords(),
         propagate_positions=True,
         maybe_placeholders=True,
+        **options,
     )
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return make_parser()
 
 
 class ParseFailure(Exception):

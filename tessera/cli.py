@@ -48,12 +48,12 @@ def fmt(
 ) -> None:
     """Print rule files in canonical form (to stdout, or in place with --write).
 
-    COMMENTS ARE NOT KEPT: fmt prints the syntax tree, which has no comments, so
-    the output (and a file rewritten by --write) loses every # comment.  Blank
-    lines between statements are kept.  A file with syntax errors is reported
-    exactly as `tessera check` reports it (exit 1) and is never rewritten;
-    --write replaces a file only after its new text has been checked to parse
-    to the same rules.
+    Every # comment is kept, in its place: a comment line stays above what
+    follows it, an end-of-line comment at the end of its line.  Blank lines
+    (paragraphs) are kept.  A file with syntax errors is reported exactly as
+    `tessera check` reports it (exit 1) and is never rewritten; --write replaces
+    a file only after its new text has been checked to parse to the same rules
+    with the same comments.
     """
     import os
     import tempfile
@@ -61,7 +61,7 @@ def fmt(
 
     from dsl.ast import Span
     from dsl.diagnostics import SourceCache
-    from dsl.fmt import count_comments, format_module
+    from dsl.fmt import comments, format_module
     from dsl.loader import Workspace, expand_paths
     from dsl.parser import ParseFailure, parse
 
@@ -78,17 +78,23 @@ def fmt(
         if mod is None:
             continue
         try:
-            old = path.read_bytes().decode("utf-8")
+            raw = path.read_bytes()
+            old = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot read the file: {exc}", "io"))
             continue
-        new = format_module(mod)
         try:
-            same = parse(new, str(path)) == mod
+            mod = parse(old, str(path))  # the very text read above (the file may have changed since)
+        except ParseFailure as fail:
+            diags.extend(fail.diagnostics)
+            continue
+        new = format_module(mod, old)
+        try:
+            same = parse(new, str(path)) == mod and comments(new) == comments(old)
         except ParseFailure:
             same = False
-        if not same:  # a formatter bug must never reach a rule file
-            raise RuntimeError(f"fmt would change the meaning of {path}; file left alone")
+        if not same:  # a formatter bug must never reach a rule file (nor lose a comment)
+            raise RuntimeError(f"fmt would change the meaning or the comments of {path}; file left alone")
         if not write and not check_only:
             sys.stdout.write(new)
             continue
@@ -97,6 +103,9 @@ def fmt(
         unformatted.append(str(path))
         if check_only:
             out.print(f"would reformat {path}", markup=False)
+            continue
+        if path.read_bytes() != raw:  # someone saved it meanwhile: never overwrite their edit
+            diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
             continue
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
@@ -107,9 +116,7 @@ def fmt(
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        lost = count_comments(old)
-        out.print(f"reformatted {path}" + (f" (dropped {lost} comment{'s' if lost != 1 else ''})" if lost else ""),
-                  markup=False)
+        out.print(f"reformatted {path}", markup=False)
     if diags:
         raise typer.Exit(report(diags, sources, len(files)))
     if check_only and unformatted:

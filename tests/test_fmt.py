@@ -1,14 +1,18 @@
-"""`tessera fmt`: canonical, idempotent, and meaning-preserving.
+"""`tessera fmt`: canonical, idempotent, meaning-preserving, and keeping comments.
 
 For every rule file under rules/ (globbed, so new files are covered) and for
 synthetic snippets that use every statement kind of dsl/ast.py:
-format(x) parses to the same AST as x (spans are not compared) and
-format(format(x)) == format(x).  Random expression and statement trees check
-the parenthesisation and the quoting of strings.
+format(x) parses to the same AST as x (spans are not compared),
+format(format(x)) == format(x), and every comment of x appears exactly once in
+format(x), in the same order.  Random expression and statement trees check the
+parenthesisation and the quoting of strings; random modules with comments (and
+line breaks) sprinkled between their tokens check where comments go.
 """
 from __future__ import annotations
 
 import keyword
+import random
+import re
 import typing
 from pathlib import Path
 
@@ -18,8 +22,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dsl import ast as A
-from dsl.fmt import format_expr, format_module, format_string
-from dsl.parser import ParseFailure, _parser, parse
+from dsl.fmt import comments, format_expr, format_module, format_string
+from dsl.parser import ParseFailure, _parser, make_parser, parse
 from tessera.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,9 +32,10 @@ RULE_FILES = sorted((REPO / "rules").rglob("*.tess"))
 
 def roundtrip(text: str) -> str:
     mod = parse(text, "x.tess")
-    out = format_module(mod)
+    out = format_module(mod, text)
     assert parse(out, "x.tess") == mod, out
-    assert format_module(parse(out, "x.tess")) == out, "fmt is not idempotent"
+    assert comments(out) == comments(text), out
+    assert format_module(parse(out, "x.tess"), out) == out, "fmt is not idempotent"
     return out
 
 
@@ -41,9 +46,24 @@ def test_there_are_rule_files() -> None:
 
 @pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_rule_file_roundtrip(path: Path) -> None:
-    out = roundtrip(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    out = roundtrip(text)
     assert out.endswith("\n") and not out.endswith("\n\n")
     assert all(line == line.rstrip() for line in out.splitlines()), "trailing spaces"
+    # every comment exactly once, in order (a plain scan: `#` outside strings)
+    assert comments(out) == comments(text) == _scan_comments(text)
+    assert len(comments(text)) == text.count("\n#") + text.startswith("#") + len(re.findall(r"[^\n ] +#", text))
+
+
+def _scan_comments(text: str) -> list[str]:
+    """`#` to the end of the line, outside strings (strings do not span lines)."""
+    out = []
+    for line in text.split("\n"):
+        for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#.*', line):
+            if m.group().startswith("#"):
+                out.append(m.group().rstrip())
+                break
+    return out
 
 
 # ----------------------------------------------------------- synthetic modules
@@ -121,7 +141,7 @@ SNIPPETS = {
     "everything": EVERYTHING,
     "minimal": "module m",
     "titled": 'module m "t"',
-    "paragraphs": "module m\n\n\nfeature a [BASE-COMP-1]\n# gone\nfeature bb [BASE-COMP-2]\nfeature c [BASE-COMP-3]\n\n",
+    "paragraphs": "module m\n\n\nfeature a [BASE-COMP-1]\n# kept\nfeature bb [BASE-COMP-2]\nfeature c [BASE-COMP-3]\n\n",
     "one line": "module m feature a feature b tile A x1 { edges F F F F field N E S W } total 1",
     "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
                    "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
@@ -166,7 +186,8 @@ def test_everything_layout() -> None:
     assert '  require not turn(river) == 1 == true "no \\"U\\" turns"\n' not in out  # needs its parentheses
     assert '  require (not turn(river) == 1) == true "no \\"U\\" turns"\n' in out
     assert "invariant nonneg: (if true then 1 else 2) >= 0 or false and true" in out
-    assert "  points = {blue: -1, red: 8}\n" in out  # mappings are sorted by the parser
+    assert "  points = {red: 8, blue: -1}\n" in out  # the parser sorts mappings; fmt keeps the written order
+    assert "  points = {blue: -1, red: 8}\n" in format_module(parse(EVERYTHING))  # (without the text: sorted)
     assert '  num = "12"\n' in out and "  who = red\n" in out and '  text = "a b"\n' in out
     assert "on complete {}\n" in out and "example empty {}\n" in out
     assert "start D at 0 0 rotation 0" in out
@@ -175,7 +196,20 @@ def test_everything_layout() -> None:
 
 def test_paragraphs_and_alignment() -> None:
     out = roundtrip(SNIPPETS["paragraphs"])
-    assert out == "module m\n\nfeature a [BASE-COMP-1]\n\nfeature bb  [BASE-COMP-2]\nfeature c   [BASE-COMP-3]\n"
+    assert out == "module m\n\nfeature a [BASE-COMP-1]\n# kept\nfeature bb  [BASE-COMP-2]\nfeature c   [BASE-COMP-3]\n"
+
+
+def test_titles_and_on_heads_align_with_citations() -> None:
+    out = roundtrip('module m\nedge C = city "wall" [BASE-CITY-1]\nedge R = field road field "road"\n'
+                    'feature garden centre "no effect"\n\n'
+                    "state s = 0 [KING-1]\non complete of city where tiles > s [KING-1] { set s = tiles }\n"
+                    "award s at end = 1 [KING-1]\n")
+    assert out == ('module m\nedge C = city              "wall" [BASE-CITY-1]\n'
+                   'edge R = field road field  "road"\n'
+                   'feature garden centre      "no effect"\n\n'
+                   "state s = 0                          [KING-1]\n"
+                   "on complete of city where tiles > s  [KING-1] {\n  set s = tiles\n}\n"
+                   "award s at end = 1                   [KING-1]\n")
 
 
 def test_long_figure_wraps_before_when() -> None:
@@ -185,9 +219,116 @@ def test_long_figure_wraps_before_when() -> None:
     assert second.startswith("    when figures == 0 and open == 0 [BASE-COMP-2")
 
 
-def test_comments_are_dropped() -> None:
+def test_comments_are_dropped_nowhere() -> None:
     out = roundtrip("# head\nmodule m # trailing\n# between\nfeature a\n")
-    assert "#" not in out
+    assert out == "# head\nmodule m  # trailing\n# between\nfeature a\n"
+
+
+COMMENTED = """\
+# The file's first comment.
+
+#   Second paragraph, spaces kept: # not a new comment
+module m "a # in a string" [BASE-COMP-1]   # the header's
+requires base
+# before the first tile
+tile A x1 [BASE-COMP-1] {  # on the head
+  # before edges
+  edges F F F F
+  field N E   # a feature's
+
+  # a variant's
+  variant garden x1 { garden C }   # after a one-line variant
+  variant two x1 {
+    # inside a variant
+    garden C
+    pond C
+  }
+  # at the end of the tile
+}   # after the tile
+score city complete = # inside a statement
+    2 *         # another
+    tiles       # the last one ends the line
+    [BASE-CITY-2]
+on complete { # an empty block's
+}
+on place {
+  # alone in a block
+}
+example e {
+  a = 1  b = "two"  # ends the first line of fields
+  # before c
+  c = {z: 1, a: 2}
+  d = {y: 1, # inside a mapping
+       x: 2}  e = 3
+}
+
+# the end of the file
+# and its last line
+"""
+
+COMMENTED_FORMATTED = """\
+# The file's first comment.
+
+#   Second paragraph, spaces kept: # not a new comment
+module m "a # in a string" [BASE-COMP-1]  # the header's
+requires base
+# before the first tile
+tile A x1 [BASE-COMP-1] {  # on the head
+  # before edges
+  edges F F F F
+  field N E  # a feature's
+
+  # a variant's
+  variant garden x1 { garden C }  # after a one-line variant
+  variant two x1 {
+    # inside a variant
+    garden C
+    pond C
+  }
+  # at the end of the tile
+}  # after the tile
+# inside a statement
+# another
+score city complete = 2 * tiles [BASE-CITY-2]  # the last one ends the line
+on complete {}  # an empty block's
+on place {
+  # alone in a block
+}
+example e {
+  a = 1  b = "two"  # ends the first line of fields
+  # before c
+  c = {z: 1, a: 2}
+  d = {y: 1, x: 2}  e = 3  # inside a mapping
+}
+
+# the end of the file
+# and its last line
+"""
+
+
+def test_comments_stay_where_they_were() -> None:
+    assert roundtrip(COMMENTED) == COMMENTED_FORMATTED
+    assert comments(COMMENTED)[1] == "#   Second paragraph, spaces kept: # not a new comment"
+    assert len(comments(COMMENTED)) == 22
+
+
+def test_comment_only_file_end_and_empty_module() -> None:
+    assert roundtrip("module m # only\n") == "module m  # only\n"
+    assert roundtrip("module m\n\n\n# tail") == "module m\n\n# tail\n"
+    assert roundtrip("#a\n#b\nmodule m") == "#a\n#b\nmodule m\n"
+    assert roundtrip("module m\r\n# crlf\r\n\r\nfeature a\r\n") == "module m\n# crlf\n\nfeature a\n"
+
+
+def test_long_deck_wraps_its_tiles() -> None:
+    tiles = ", ".join(f"river.tile_{i}" for i in range(12))
+    out = roundtrip(f"module m deck river = tiles {tiles} last river.lake before land [RIVER-SETUP-1]")
+    lines = out.splitlines()[1:]
+    assert len(lines) > 2 and all(len(line) <= 88 for line in lines)
+    assert lines[0].startswith("deck river = tiles river.tile_0, ") and lines[0].endswith(",")
+    assert lines[-1].startswith("    river.tile_") and lines[-1].endswith(" last river.lake before land [RIVER-SETUP-1]")
+    long_tail = roundtrip(f"module m deck river = tiles {tiles} last river.lake before land "
+                          "[RIVER-SETUP-1, RIVER-TURN-1, BASE-COMP-1, BASE-COMP-2]").splitlines()
+    assert long_tail[-1] == "    last river.lake before land [RIVER-SETUP-1, RIVER-TURN-1, BASE-COMP-1, BASE-COMP-2]"
 
 
 # --------------------------------------------------------- random trees
@@ -293,6 +434,70 @@ def test_random_modules_roundtrip(mod: A.Module) -> None:
     assert format_module(again) == out
 
 
+# ------------------------------------------------- comments between tokens
+_TOKENS: list = []
+
+
+def _record(tok):
+    if tok.type not in ("WS", "COMMENT"):
+        _TOKENS.append(tok)
+    return tok
+
+
+_TOKEN_PARSER = make_parser(lexer_callbacks={t.name: _record for t in _parser().terminals})
+
+
+def token_ends(text: str) -> list[int]:
+    """Where each token of `text` ends (places where a comment and a line break may go)."""
+    _TOKENS.clear()
+    _TOKEN_PARSER.parse(text)
+    return sorted({t.end_pos for t in _TOKENS})
+
+
+# `trail`: a comment at the end of a line (the statement goes on below it); `line`: a
+# comment on a line of its own; `blank`: an empty line
+KINDS = {"trail": "  {c}\n", "line": "\n{c}\n", "blank": "\n\n"}
+COMMENT_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=8)
+
+
+def sprinkle(text: str, picks: list[tuple[int, str, str]]) -> tuple[str, list[str]]:
+    """Insert comments (`# <n> <text>`) and blank lines at token ends; return the text and its comments."""
+    pieces, wanted, last = [], [], 0
+    for n, (pos, kind, body) in sorted(enumerate(picks), key=lambda x: (x[1][0], x[0])):
+        c = f"# {n} {body}".rstrip()
+        pieces += [text[last:pos], KINDS[kind].format(c=c)]
+        last = pos
+        if kind != "blank":
+            wanted.append(c)
+    pieces.append(text[last:])
+    return "".join(pieces), wanted
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MODULE, st.data())
+def test_random_modules_with_comments(mod: A.Module, data) -> None:
+    text = format_module(mod)
+    ends = [0, *token_ends(text)]
+    picks = data.draw(st.lists(st.tuples(st.sampled_from(ends), st.sampled_from(sorted(KINDS)), COMMENT_TEXT),
+                               max_size=10))
+    text, wanted = sprinkle(text, picks)
+    assert parse(text) == mod, text
+    assert comments(text) == wanted, text
+    out = roundtrip(text)  # same rules, the same comments in the same order, idempotent
+    assert comments(out) == wanted, out
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_rule_files_with_more_comments(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    rng = random.Random(path.name)
+    ends = token_ends(text)
+    for _ in range(5):
+        picks = [(rng.choice(ends), rng.choice(sorted(KINDS)), "x{}") for _ in range(25)]
+        more, wanted = sprinkle(text, picks)
+        assert set(wanted) <= set(comments(roundtrip(more)))
+
+
 # ---------------------------------------------------------------- the command
 runner = CliRunner()
 
@@ -303,14 +508,14 @@ def test_fmt_command_stdout_check_and_write(tmp_path: Path) -> None:
     f.write_text(messy, encoding="utf-8")
     r = runner.invoke(app, ["fmt", str(f)])
     assert r.exit_code == 0, r.output
-    assert r.output == "module m\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
+    assert r.output == "module m  # c\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
     r = runner.invoke(app, ["fmt", "--check", str(f)])
     assert r.exit_code == 1 and f"would reformat {f}" in r.output
     assert f.read_text(encoding="utf-8") == messy
     r = runner.invoke(app, ["fmt", "--write", str(f)])
     assert r.exit_code == 0, r.output
-    assert "dropped 1 comment" in r.output
-    assert f.read_text(encoding="utf-8") == "module m\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
+    assert r.output == f"reformatted {f}\n"
+    assert f.read_text(encoding="utf-8") == "module m  # c\nfeature city [BASE-CITY-1]\nscore city complete = 2 * tiles\n"
     r = runner.invoke(app, ["fmt", "--check", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert [p.name for p in tmp_path.iterdir()] == ["m.tess"], "no temporary file is left behind"
@@ -340,7 +545,24 @@ def test_fmt_usage_errors(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "[io]" in missing.output
 
 
-def test_fmt_help_says_comments_are_lost() -> None:
+def test_fmt_help_says_comments_are_kept() -> None:
     r = runner.invoke(app, ["fmt", "--help"])
     assert r.exit_code == 0
-    assert "COMMENTS ARE NOT KEPT" in r.output
+    assert "Every # comment is kept" in r.output and "NOT KEPT" not in r.output
+
+
+def test_fmt_write_leaves_a_file_edited_meanwhile_alone(tmp_path: Path, monkeypatch) -> None:
+    import dsl.fmt
+
+    f = tmp_path / "m.tess"
+    f.write_text("module m   feature a\n", encoding="utf-8")
+    real = dsl.fmt.format_module
+
+    def edit_while_formatting(mod, text=None):
+        f.write_text("module m   feature a\nfeature b  # someone's edit\n", encoding="utf-8")
+        return real(mod, text)
+
+    monkeypatch.setattr(dsl.fmt, "format_module", edit_while_formatting)
+    r = runner.invoke(app, ["fmt", "--write", str(f)])
+    assert r.exit_code == 1 and "changed while fmt read it" in r.output
+    assert f.read_text(encoding="utf-8") == "module m   feature a\nfeature b  # someone's edit\n"
