@@ -566,3 +566,8 @@ def test_fmt_write_leaves_a_file_edited_meanwhile_alone(tmp_path: Path, monkeypa
     r = runner.invoke(app, ["fmt", "--write", str(f)])
     assert r.exit_code == 1 and "changed while fmt read it" in r.output
     assert f.read_text(encoding="utf-8") == "module m   feature a\nfeature b  # someone's edit\n"
+
+
+def test_shipped_rule_files_are_in_canonical_form() -> None:
+    r = runner.invoke(app, ["fmt", "--check", str(REPO / "rules")])
+    assert r.exit_code == 0, r.output + "run `tessera fmt --write rules/`"
