@@ -185,7 +185,14 @@ class CodeGenerator:
         w(f"FIGURES = {tuple((n, c, tuple(sorted(k))) for n, c, k in figs)!r}")
         fig_on = [tuple(gi for gi, (_, _, ks) in enumerate(figs) if ki in ks) for ki in range(len(self.kinds))]
         w(f"FIG_ON = {tuple(fig_on)!r}")
-        w(f"FIG_CLAUSE = {tuple(_first_cite(rs.figures[n].cites, 'BASE-FOLLOW-1') for n in self.figs)!r}")
+        w(f"FIG_CLAUSE = {tuple(_first_cite(rs.figures[n].cites, '') for n in self.figs)!r}")
+        # the clause a refused placement breaks: (empty supply, cannot stand there, `when` fails)
+        clauses = []
+        for n in self.figs:
+            f = rs.figures[n]
+            first = _first_cite(f.cites, "")
+            clauses.append((_first_cite(f.supply_cites, first), _first_cite(f.on_cites, first), _first_cite(f.when_cites, first)))
+        w(f"FIG_CLAUSES = {tuple(clauses)!r}")
         srcs = []
         fns = []
         for name in self.figs:
@@ -290,7 +297,9 @@ class CodeGenerator:
         w(f"CLAUSE_DISCARD = {_first_cite(pm['discard'].cites, 'BASE-PLACE-3') if 'discard' in pm else 'BASE-PLACE-3'!r}")
         w(f"CLAUSE_ADJACENT = {_first_cite(pm['adjacent'].cites, 'BASE-PLACE-1') if 'adjacent' in pm else 'BASE-PLACE-1'!r}")
         w(f"CLAUSE_MATCHING = {_first_cite(pm['matching'].cites, 'BASE-PLACE-2') if 'matching' in pm else 'BASE-PLACE-2'!r}")
-        w(f"CLAUSE_FOLLOW = 'BASE-FOLLOW-1'")
+        # a figure put where no feature lies breaks where-it-stands of the first figure
+        first = next(iter(rs.figures.values()), None)
+        w(f"CLAUSE_FOLLOW = {_first_cite(first.on_cites or first.cites, '') if first else ''!r}")
         # Per-tile placement checks beyond edge matching: `placement continues K` and
         # the `require`s of `on place of K` rules, for tiles that have a K feature.
         checks: list[str] = []

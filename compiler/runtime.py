@@ -528,17 +528,14 @@ class Game:
         return None
 
     def _no_figure_clause(self, o, gi, fi):
-        """The clause a refused follower breaks: empty supply (BASE-FOLLOW-3), a place it cannot
-        stand on (BASE-FOLLOW-1), or its `when` rule.  Expansion figures keep the clause they cite."""
-        R = self.R
-        own = R.FIG_CLAUSE[gi]
-        if not own.startswith("BASE-"):
-            return own
+        """The clause a refused figure breaks, as its rule file cites each part of the
+        `figure` statement: its supply, where it may stand, or its `when` condition."""
+        supply, on, when = self.R.FIG_CLAUSES[gi]
         if self.supply[self.current][gi] <= 0:
-            return getattr(R, "CLAUSE_SUPPLY", "BASE-FOLLOW-3")
-        if not 0 <= fi < len(o.feats) or gi not in R.FIG_ON[o.feats[fi][0]]:
-            return R.CLAUSE_FOLLOW
-        return own
+            return supply
+        if not 0 <= fi < len(o.feats) or gi not in self.R.FIG_ON[o.feats[fi][0]]:
+            return on
+        return when
 
     def why_no_figure(self, o, cell, gi, fi):
         R = self.R

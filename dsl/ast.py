@@ -143,12 +143,20 @@ class FeatureDecl:
 
 @dataclass(frozen=True)
 class FigureDecl:
+    """`figure F N per player [supply] on KINDS [where] when COND [condition]`.
+
+    Each part carries the clauses it implements, so a refused placement cites the
+    part it breaks; `cites` is all of them, in order."""
+
     name: str
     count: int
     on: tuple[str, ...]
     when: "Expr | None" = None
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    supply_cites: tuple[Cite, ...] = ()
+    on_cites: tuple[Cite, ...] = ()
+    when_cites: tuple[Cite, ...] = ()
 
 
 @dataclass(frozen=True)

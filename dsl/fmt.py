@@ -247,13 +247,21 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(_join(f"feature {k}", "centre" if centre else None),
                          _join(format_string(title) if title is not None else None, c))
         case A.FigureDecl(name=n, count=count, on=on, when=when):
-            head = f"figure {n} {count} per player on {', '.join(on)}"
+            sc, oc, wc = _cites(s.supply_cites), _cites(s.on_cites), _cites(s.when_cites)
+            if not (sc or oc or wc):
+                sc, oc, wc = "", "", c  # built without parts (a synthetic node): cites go last
+            first = _join(f"figure {n} {count} per player", sc or None)
+            where = f"on {', '.join(on)}"
             if when is None:
-                return _Line(head, c)
+                if len(_join(first, where, oc or wc)) <= WRAP_AT:
+                    return _Line(_join(first, where), oc or wc)
+                return [first, INDENT * 2 + _join(where, oc or wc)]
             cond = "when " + format_expr(when)
-            if len(_join(head, cond, c)) <= WRAP_AT:
-                return _Line(_join(head, cond), c)
-            return [head, INDENT * 2 + _join(cond, c)]
+            if len(_join(first, where, oc, cond, wc)) <= WRAP_AT:
+                return _Line(_join(first, where, oc or None, cond), wc)
+            if len(_join(first, where, oc)) <= WRAP_AT:
+                return [_join(first, where, oc or None), INDENT * 2 + _join(cond, wc)]
+            return [first, INDENT * 2 + _join(where, oc), INDENT * 2 + _join(cond, wc)]
         case A.TileDecl(name=n, count=count):
             return _Block(_Line(f"tile {n} x{count}", c), s)
         case A.StartDecl(tile=t, x=x, y=y, rotation=r):

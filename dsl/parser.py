@@ -169,8 +169,11 @@ class _Build(Transformer):
     @v_args(meta=True)
     def figure_decl(self, meta, children):
         rest, cites = self._split(children)
-        when = rest[3] if len(rest) > 3 else None
-        return A.FigureDecl(str(rest[0]), int(rest[1]), rest[2], when, cites, self._span(meta))
+        # children: NAME INT [cites] name_list [cites] [expr [cites]] (None where absent)
+        name, count, supply, on, on_c, when, when_c = (list(children) + [None] * 7)[:7]
+        supply, on_c, when_c = supply or (), on_c or (), when_c or ()
+        return A.FigureDecl(str(name), int(count), on, when, tuple(supply) + tuple(on_c) + tuple(when_c),
+                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c))
 
     # -- tiles ----------------------------------------------------------
     @v_args(meta=True)

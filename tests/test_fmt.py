@@ -384,8 +384,11 @@ TITLE = st.one_of(st.none(), TEXT)
 ACTIONS = st.lists(st.one_of(st.builds(A.Require, EXPR, st.one_of(st.none(), TEXT)),
                              st.builds(A.SetAction, NAMES, EXPR)), max_size=3).map(tuple)
 OVERRIDABLE = [
-    st.builds(A.FigureDecl, NAMES, st.integers(0, 9), st.lists(NAMES, min_size=1, max_size=3).map(tuple),
-              st.one_of(st.none(), EXPR), CITES),
+    st.builds(lambda n, c, on, when, sc, oc, wc: A.FigureDecl(n, c, on, when, sc + oc + (wc if when else ()),
+                                                            supply_cites=sc, on_cites=oc,
+                                                            when_cites=wc if when else ()),
+              NAMES, st.integers(0, 9), st.lists(NAMES, min_size=1, max_size=3).map(tuple),
+              st.one_of(st.none(), EXPR), CITES, CITES, CITES),
     st.builds(A.CompleteDecl, NAMES, EXPR, CITES),
     st.builds(A.ScoreDecl, NAMES, st.sampled_from(["complete", "end"]), EXPR, CITES),
     st.builds(A.OwnersDecl, st.sampled_from(["most", "all"]), CITES),
