@@ -149,6 +149,7 @@ class CodeGenerator:
         self._completion()
         self._scoring()
         self._events()
+        self._legal_actions()
         w("")
         w("_rt.build_orientations(__import__(__name__, fromlist=['*']))")
         w("")
@@ -419,6 +420,106 @@ class CodeGenerator:
             rclause.append(f"{gi}: {_first_cite(rc.cites, 'BASE-FOLLOW-1')!r}")
         w(f"RECALLS = {{{', '.join(recalls)}}}")
         w(f"RECALL_CLAUSE = {{{', '.join(rclause)}}}")
+
+    def _legal_actions(self) -> None:
+        """The hot loop of every simulation, straight-line: edge-pattern lookups per frontier
+        cell, then each figure's `when` condition inline on the feature it would join."""
+        rs = self.rs
+        w = self.writeline
+        conds = []
+        used: set[str] = set()
+        for gi, name in enumerate(self.figs):
+            f = rs.figures[name]
+            if f.when is None:
+                conds.append((gi, f, "True"))
+                continue
+            sc = self._common(Scope(names={
+                "figures": "figures",
+                "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
+                "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
+            }))
+            conds.append((gi, f, self.expr(f.when, sc)))
+            used |= sc.used
+        need_roots = bool(used & {"figures", "tiles", "shields"})
+        w("")
+        w("def legal_actions(g):")
+        self.indent()
+        w("if g.ended or g.drawn is None:")
+        self.indent()
+        w("return []")
+        self.outdent()
+        w("tid = g.drawn")
+        w("fits = FITS[tid]")
+        w("check = PLACE_CHECKS[tid]")
+        w("sup = g.supply[g.current]")
+        w("any_fig = any(sup)")
+        w("recalls = g.recall_options()")
+        w("figs = g.figs")
+        w("acts = []")
+        w("append = acts.append")
+        w("for cell, pat in g.frontier.items():")
+        self.indent()
+        w("key = (pat[0], pat[1], pat[2], pat[3])")
+        w("rots = fits.get(key)")
+        w("if rots is None:")
+        self.indent()
+        w("rots = fits[key] = fit(tid, key)")
+        self.outdent()
+        w("if not rots:")
+        self.indent()
+        w("continue")
+        self.outdent()
+        w("nbr = g._neighbour_roots(cell) if any_fig else None")
+        w("for o in rots:")
+        self.indent()
+        w("if check is not None and check(g, o, cell) is not None:")
+        self.indent()
+        w("continue")
+        self.outdent()
+        w("rot = o.rot")
+        w("append((cell, rot, None))")
+        if conds:
+            w("if any_fig:")
+            self.indent()
+            w("sidefeat = o.sidefeat")
+            w("for fi, gis in o.figfeats:")
+            self.indent()
+            if need_roots:
+                w("roots = set()")
+                w("for d, k in sidefeat[fi]:")
+                self.indent()
+                w("side = nbr[d]")
+                w("if side is not None and side[k] >= 0:")
+                self.indent()
+                w("roots.add(side[k])")
+                self.outdent()
+                self.outdent()
+            if "figures" in used:
+                w("figures = 0")
+                w("for x in roots:")
+                self.indent()
+                w("figures += len(figs[x])")
+                self.outdent()
+            for gi, f, cond in conds:
+                w(f"# {_where(f.span)}: figure {f.name}" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
+                w(f"if sup[{gi}] > 0 and {gi} in gis and ({cond}):")
+                self.indent()
+                w(f"append((cell, rot, ({gi}, fi)))")
+                self.outdent()
+            self.outdent()
+            self.outdent()
+        w("for rc in recalls:")
+        self.indent()
+        w("append((cell, rot, rc))")
+        self.outdent()
+        self.outdent()
+        self.outdent()
+        w("if not acts and DISCARD:")
+        self.indent()
+        w('return [("discard",)]')
+        self.outdent()
+        w("return acts")
+        self.outdent()
 
     def _events(self) -> None:
         rs = self.rs

@@ -331,7 +331,9 @@ class Game:
                 out.append(None)
             else:
                 no, nbase = nb
-                out.append(tuple(-1 if b < 0 else find(nbase + b) for b in no.parts[OPP[d]]))
+                a, b, c = no.parts[OPP[d]]
+                out.append((-1 if a < 0 else find(nbase + a), -1 if b < 0 else find(nbase + b),
+                            -1 if c < 0 else find(nbase + c)))
         return out
 
     def _figure_allowed(self, o, cell, gi, fi):
@@ -378,56 +380,11 @@ class Game:
         return out
 
     def legal_actions(self):
-        """Every legal action: (cell, rotation, None | (figure, feature) | recall), or the discard."""
-        if self.ended or self.drawn is None:
-            return []
-        R = self.R
-        tid = self.drawn
-        fits = R.FITS[tid]
-        check = R.PLACE_CHECKS[tid]
-        sup = self.supply[self.current]
-        any_fig = any(sup)
-        when_fns = R.FIG_WHEN
-        recalls = self.recall_options()
-        acts = []
-        append = acts.append
-        for cell, pat in self.frontier.items():
-            key = (pat[0], pat[1], pat[2], pat[3])
-            rots = fits.get(key)
-            if rots is None:
-                rots = fits[key] = R.fit(tid, key)
-            if not rots:
-                continue
-            nbr = self._neighbour_roots(cell) if any_fig else None
-            for o in rots:
-                if check is not None and check(self, o, cell) is not None:
-                    continue
-                rot = o.rot
-                append((cell, rot, None))
-                if any_fig:
-                    # inlined _figure_options: the hot loop of every simulation
-                    sidefeat = o.sidefeat
-                    for fi, gis in o.figfeats:
-                        roots = None
-                        for gi in gis:
-                            if sup[gi] <= 0:
-                                continue
-                            when = when_fns[gi]
-                            if when is not None:
-                                if roots is None:
-                                    roots = set()
-                                    for d, k in sidefeat[fi]:
-                                        side = nbr[d]
-                                        if side is not None and side[k] >= 0:
-                                            roots.add(side[k])
-                                if not when(self, roots, o, fi, cell):
-                                    continue
-                            append((cell, rot, (gi, fi)))
-                for rc in recalls:
-                    append((cell, rot, rc))
-        if not acts and R.DISCARD:
-            return [("discard",)]
-        return acts
+        """Every legal action: (cell, rotation, None | (figure, feature) | recall), or the discard.
+
+        The loop is generated into the rules module, with each figure's `when`
+        condition written inline (compiler/codegen.py, `_legal_actions`)."""
+        return self.R.legal_actions(self)
 
     def current_player(self):
         return -4 if self.ended else self.current
@@ -581,14 +538,19 @@ class Game:
                 o, base = nb
                 for i in o.centre:
                     cands.append(self.find(base + i))
-        cands = [r for r in set(cands) if not self.done[r]]
-        if len(cands) > 1:
-            cands.sort(key=self._canon)
-        for r in cands:
-            kind = self.seg_kind[r]
-            test = R.COMPLETE.get(kind)
-            if test is None or not test(self, r):
-                continue
+        done = self.done
+        seg_kind = self.seg_kind
+        complete = R.COMPLETE
+        finished = []
+        for r in set(cands):
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    finished.append(r)
+        if len(finished) > 1:
+            finished.sort(key=self._canon)  # several in one turn: a canonical order (the King's depends on it)
+        for r in finished:
+            kind = seg_kind[r]
             self.done[r] = True
             self.completed_count[kind] += 1
             sc = R.SCORE_COMPLETE.get(kind)
