@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dsl import ast as A
-from dsl.model import RuleSet
+from dsl.model import BUNDLED_RULES, RuleSet
 from .pyexpr import Scope, emit
 
 
@@ -25,12 +25,15 @@ class CompileError(Exception):
 
 
 def _where(span: A.Span) -> str:
-    try:
-        rel = Path(span.file).resolve().relative_to(Path.cwd().resolve())
-        f = rel.as_posix()
-    except ValueError:
-        f = Path(span.file).name
-    return f"{f}:{span.line}"
+    """`file:line` of a rule, the same wherever the compiler runs: bundled rules as
+    `rules/x.tess`, other files relative to the working folder, else by name."""
+    path = Path(span.file).resolve()
+    for root in (BUNDLED_RULES.parent, Path.cwd().resolve()):
+        try:
+            return f"{path.relative_to(root).as_posix()}:{span.line}"
+        except ValueError:
+            continue
+    return f"{path.name}:{span.line}"
 
 
 def _first_cite(cites, default: str) -> str:
