@@ -389,6 +389,18 @@ class CodeGenerator:
             w("")
             default = "BASE-SCORE-1"
             tables[when].append(f"{self.kind_index[kind]}: ({fn}, {_first_cite(s.cites, default)!r})")
+        by = []
+        for (kind, when, fig) in sorted(rs.figure_scores):
+            s = rs.figure_scores[(kind, when, fig)]
+            fn = f"score_{when}_{self.kind_index[kind]}_by_{self.fig_index[fig]}"
+            w(f"# {_where(s.span)}: score {kind} {when} by {fig} = {_src(s.value)}", s.span)
+            w(f"def {fn}(g, r):")
+            self.indent()
+            w(f"return {self.expr(s.value, self.feature_scope())}")
+            self.outdent()
+            w("")
+            by.append(f"({when!r}, {self.kind_index[kind]}, {self.fig_index[fig]}): ({fn}, {_first_cite(s.cites, '')!r})")
+        w(f"SCORE_BY = {{{', '.join(by)}}}")
         w(f"SCORE_COMPLETE = {{{', '.join(tables['complete'])}}}")
         w(f"SCORE_END = {{{', '.join(tables['end'])}}}")
         ow = rs.owners

@@ -519,14 +519,28 @@ class Game:
         top = max(count.values())
         return sorted(p for p, c in count.items() if c == top)
 
-    def _award(self, r, pts, when, clause, kind):
+    def _award(self, r, kind, when, rule):
+        """Score feature r for its owners: by `rule` (fn, clause), or by a `score ... by FIGURE`
+        rule for an owner whose figure there is that figure.  One event per clause."""
         owners = self.owners(r)
-        if not owners or not pts:
+        if not owners:
             return
+        by = self.R.SCORE_BY
+        groups = {}
         for p in owners:
-            self.scores[p] += pts
-        self.events.append({"turn": self.turn, "kind": "score", "feature": self.R.KINDS[kind][0], "when": when,
-                            "tiles": len(self.cells[r]), "points": {self.names[p]: pts for p in owners}, "clause": clause})
+            fn, clause = rule
+            if by:
+                for pl, gi, _ in self.figs[r]:
+                    if pl == p and (when, kind, gi) in by:
+                        fn, clause = by[(when, kind, gi)]
+                        break
+            pts = fn(self, r)
+            if pts:
+                self.scores[p] += pts
+                groups.setdefault(clause, {})[self.names[p]] = pts
+        for clause, points in groups.items():
+            self.events.append({"turn": self.turn, "kind": "score", "feature": self.R.KINDS[kind][0], "when": when,
+                                "tiles": len(self.cells[r]), "points": points, "clause": clause})
 
     def _score_completed(self, cell, touched):
         R = self.R
@@ -555,8 +569,7 @@ class Game:
             self.completed_count[kind] += 1
             sc = R.SCORE_COMPLETE.get(kind)
             if sc is not None:
-                fn, clause = sc
-                self._award(r, fn(self, r), "complete", clause, kind)
+                self._award(r, kind, "complete", sc)
             if self.figs[r]:
                 keep = []
                 for e in self.figs[r]:
@@ -583,8 +596,7 @@ class Game:
             kind = self.seg_kind[r]
             sc = R.SCORE_END.get(kind)
             if sc is not None:
-                fn, clause = sc
-                self._award(r, fn(self, r), "end", clause, kind)
+                self._award(r, kind, "end", sc)
         for si, fn, clause, name in R.AWARDS:
             holder = self.st[si]
             if 0 <= holder < self.nplayers:

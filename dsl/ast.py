@@ -246,6 +246,7 @@ class ScoreDecl:
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    by: str | None = None  # a figure: how an owner with that figure on the feature scores
 
 
 @dataclass(frozen=True)

@@ -274,6 +274,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(_join(f"placement {k}", arg), c)
         case A.CompleteDecl(kind=k, when=when):
             return _Line(f"complete {k} when {format_expr(when)}", c)
+        case A.ScoreDecl(kind=k, when=when, value=v, by=by) if by is not None:
+            return _Line(f"score {k} {when} by {by} = {format_expr(v)}", c)
         case A.ScoreDecl(kind=k, when=when, value=v):
             return _Line(f"score {k} {when} = {format_expr(v)}", c)
         case A.OwnersDecl(mode=m):

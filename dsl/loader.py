@@ -199,7 +199,10 @@ class Builder:
             case A.CompleteDecl():
                 rs.complete[item.kind] = item
             case A.ScoreDecl():
-                rs.scores[(item.kind, item.when)] = item
+                if item.by is None:
+                    rs.scores[(item.kind, item.when)] = item
+                else:
+                    rs.figure_scores[(item.kind, item.when, item.by)] = item
             case A.OwnersDecl():
                 rs.owners = item
             case A.ReturnDecl():
@@ -312,9 +315,14 @@ class Builder:
         for kind, c in rs.complete.items():
             self._kind(kind, c.span)
             self.expr(c.when, {"feature"}, "bool")
-        for (kind, _), s in rs.scores.items():
-            self._kind(kind, s.span)
+        for s in rs.all_scores():
+            self._kind(s.kind, s.span)
             self.expr(s.value, {"feature"}, "int")
+            if s.by is not None:
+                if s.by not in rs.figures:
+                    self.err(s.span, f"`score ... by {s.by}`: no figure `{s.by}`{did_you_mean(s.by, rs.figures)}", "unknown-name")
+                elif s.kind not in rs.figures[s.by].on:
+                    self.err(s.span, f"a {s.by} never stands on a {s.kind}, so this score never applies", "unknown-name")
         for st in rs.states.values():
             self.expr(st.init, {"game"}, "int")
         for on in rs.ons:

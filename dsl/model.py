@@ -54,6 +54,7 @@ class RuleSet:
     placement: dict[str, A.PlacementDecl] = field(default_factory=dict)
     complete: dict[str, A.CompleteDecl] = field(default_factory=dict)
     scores: dict[tuple[str, str], A.ScoreDecl] = field(default_factory=dict)
+    figure_scores: dict[tuple[str, str, str], A.ScoreDecl] = field(default_factory=dict)  # (kind, when, figure)
     owners: A.OwnersDecl | None = None
     returns: dict[str, A.ReturnDecl] = field(default_factory=dict)
     states: dict[str, A.StateDecl] = field(default_factory=dict)
@@ -85,6 +86,10 @@ class RuleSet:
     def side_kinds(self) -> set[str]:
         return set(self.features) - self.half_kinds() - self.centre_kinds()
 
+    def all_scores(self) -> list[A.ScoreDecl]:
+        """Every score rule: per feature kind, and per figure (`score K when by F`)."""
+        return [*self.scores.values(), *self.figure_scores.values()]
+
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]
 
@@ -97,8 +102,8 @@ def override_key(decl: object) -> tuple | None:
             return ("figure", n)
         case A.CompleteDecl(kind=k):
             return ("complete", k)
-        case A.ScoreDecl(kind=k, when=w):
-            return ("score", k, w)
+        case A.ScoreDecl(kind=k, when=w, by=by):
+            return ("score", k, w) if by is None else ("score", k, w, by)
         case A.OwnersDecl():
             return ("owners",)
         case A.OnDecl(event=e, of=o, cites=c):
@@ -123,7 +128,7 @@ def override_key(decl: object) -> tuple | None:
 def describe_key(key: tuple) -> str:
     head, *rest = key
     if head == "score":
-        return f"score {rest[0]} {rest[1]}"
+        return f"score {rest[0]} {rest[1]}" + (f" by {rest[2]}" if len(rest) > 2 else "")
     if head == "on":
         return f"on {rest[0]}" + (f" of {rest[1]}" if rest[1] else "")
     return " ".join([head, *[str(r) for r in rest if r is not None]])

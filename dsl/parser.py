@@ -288,7 +288,8 @@ class _Build(Transformer):
     @v_args(meta=True)
     def score_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.ScoreDecl(str(rest[0]), rest[1], rest[2], cites, self._span(meta))
+        by = str(rest[2]) if rest[2] is not None else None
+        return A.ScoreDecl(str(rest[0]), rest[1], rest[3], cites, self._span(meta), by)
 
     @v_args(meta=True)
     def owners_decl(self, meta, children):

@@ -155,13 +155,13 @@ CASES: dict[str, Expect] = {
         illegal=(1, "ABBOT-RECALL-1", ("abbot", "[0,1]"))),
     # Red's abbot on the garden at [0,1]; blue's abbot on the cloister B at [-1,1]; U at
     # [-1,0]. Garden neighbours: D [0,0], U [-1,0], B [-1,1] = 3 -> 1 + 3 = 4 (ABBOT-END-1).
-    # Cloister neighbours: U [-1,0], D [0,0], E [0,1] = 3 -> 4; the rulebook's clause is
-    # ABBOT-END-1, and the base cloister rule (BASE-END-2) gives the same points.
+    # Cloister neighbours: U [-1,0], D [0,0], E [0,1] = 3 -> 4, by the abbot's own rule
+    # (`score cloister end by abbot`, ABBOT-END-1), not the base cloister rule.
     "abbot/end_garden.json": Expect(
         "ABBOT-END-1", "at the end an abbot scores 1 + neighbours",
         scores={"red": 4, "blue": 4},
         events=[(3, "garden", "end", {"red": 4}, "ABBOT-END-1"),
-                (3, "cloister", "end", {"blue": 4}, {"ABBOT-END-1", "BASE-END-2"})],
+                (3, "cloister", "end", {"blue": 4}, "ABBOT-END-1")],
         supply={"red": {"follower": 7, "abbot": 0}, "blue": {"follower": 7, "abbot": 0}}),
     # M has 2 copies, 1 with a garden. The first M (rot 180 at [0,-1], city S-E, joined to
     # D's city) takes no figure; the second (rot 270 at [1,-1], city S-W) takes blue's

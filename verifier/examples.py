@@ -189,7 +189,7 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     if kind not in rs.features:
         return f"`feature = {kind}` is not a feature kind of these rules"
     if when in ("complete", "end"):
-        decl = rs.scores.get((kind, when))
+        decl = rs.figure_scores.get((kind, when, str(ex.get("figure", "")))) or rs.scores.get((kind, when))
         if decl is None:
             return f"these rules have no `score {kind} {when}`"
         expr = decl.value

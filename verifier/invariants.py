@@ -447,7 +447,7 @@ def all_steps(g: Game) -> list[Step]:
     out: list[Step] = []
     for name, fig in rs.figures.items():
         out.append(place_step(g, name, fig))
-    for decl in rs.scores.values():
+    for decl in rs.all_scores():
         st = score_step(g, decl)
         if st is not None:
             out.append(st)
@@ -466,8 +466,8 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
     """Each scoring formula is monotone in every size quantity it reads."""
     out: list[Check] = []
     formulas: list[tuple[str, A.Expr, object, str | None, bool]] = []
-    for d in rs.scores.values():
-        formulas.append((f"score {d.kind} {d.when}", d.value, d, d.kind, d.when == "complete"))
+    for d in rs.all_scores():
+        formulas.append((f"score {d.kind} {d.when}" + (f" by {d.by}" if d.by else ""), d.value, d, d.kind, d.when == "complete"))
     for name, rc in rs.recalls.items():
         formulas.append((f"recall {name}", rc.value, rc, None, False))
     for name, aw in rs.awards.items():
