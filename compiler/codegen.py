@@ -115,6 +115,17 @@ class CodeGenerator:
     def game_scope(self) -> Scope:
         return self._common(Scope())
 
+    def rule_function(self, fn: str, params: str, decl, header: str, e: A.Expr, scope: Scope) -> str:
+        """Emit `def fn(params): return <e>`, headed by the rule-file line it came from."""
+        w = self.writeline
+        w(f"# {_where(decl.span)}: {header}", decl.span)
+        w(f"def {fn}({params}):")
+        self.indent()
+        w(f"return {self.expr(e, scope)}", e.span)
+        self.outdent()
+        w("")
+        return fn
+
     def expr(self, e: A.Expr, scope: Scope) -> str:
         try:
             return emit(e, scope)
@@ -205,14 +216,9 @@ class CodeGenerator:
                 fns.append("None")
                 srcs.append("")
                 continue
-            fn = f"when_{self.fig_index[name]}"
             w("")
-            w(f"# {_where(f.span)}: figure {name} ... when {_src(f.when)}", f.span)
-            w(f"def {fn}(g, roots, o, fi, cell):")
-            self.indent()
-            w(f"return {self.expr(f.when, self.join_scope())}", f.when.span)
-            self.outdent()
-            fns.append(fn)
+            fns.append(self.rule_function(f"when_{self.fig_index[name]}", "g, roots, o, fi, cell", f,
+                                          f"figure {name} ... when {_src(f.when)}", f.when, self.join_scope()))
             srcs.append(_src(f.when))
         w("")
         w(f"FIG_WHEN = ({', '.join(fns)}{',' if len(fns) == 1 else ''})")
@@ -266,15 +272,17 @@ class CodeGenerator:
         w(f"_DECKS = {tuple(tuple(x) for x in lists)!r}")
         w(f"DECK_LAST = {tuple(lasts)!r}")
         # the clause a deck's order enforces: a tile named out of its deck's turn breaks it
-        w(f"DECK_CLAUSES = {tuple(_first_cite(d.cites, 'BASE-SETUP-1') for d in ordered)!r}")
+        w(f"DECK_CLAUSES = {tuple(_first_cite(d.cites, '') for d in ordered)!r}")
         w("")
         w("def deck_lists():")
         self.indent()
         w("return _DECKS")
         self.outdent()
-        bag_clause = _first_cite(rs.decks[0].cites, "BASE-SETUP-1") if rs.decks else "BASE-SETUP-1"
+        bag_clause = _first_cite(rs.decks[0].cites, "") if rs.decks else ""
         w(f"CLAUSE_BAG = {bag_clause!r}")
-        w(f"CLAUSE_END = 'BASE-END-1'")
+        # the game ends when the last deck is drawn: its deck statement's last citation says so
+        end_clause = ordered[-1].cites[-1].clause if ordered and ordered[-1].cites else ""
+        w(f"CLAUSE_END = {end_clause!r}")
 
     def _states(self) -> None:
         rs = self.rs
@@ -283,12 +291,8 @@ class CodeGenerator:
         fns = []
         for name in self.states:
             st = rs.states[name]
-            fn = f"init_{self.state_index[name]}"
-            w(f"# {_where(st.span)}: state {name} = {_src(st.init)}", st.span)
-            w(f"def {fn}(g):")
-            self.indent()
-            w(f"return {self.expr(st.init, self.game_scope())}")
-            self.outdent()
+            fn = self.rule_function(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
+                                    st.init, self.game_scope())
             fns.append(f"({name!r}, {fn})")
         w(f"STATES = ({', '.join(fns)}{',' if len(fns) == 1 else ''})")
 
@@ -298,9 +302,8 @@ class CodeGenerator:
         w("")
         pm = rs.placement
         w(f"DISCARD = {'discard' in pm!r}", pm['discard'].span if 'discard' in pm else None)
-        w(f"CLAUSE_DISCARD = {_first_cite(pm['discard'].cites, 'BASE-PLACE-3') if 'discard' in pm else 'BASE-PLACE-3'!r}")
-        w(f"CLAUSE_ADJACENT = {_first_cite(pm['adjacent'].cites, 'BASE-PLACE-1') if 'adjacent' in pm else 'BASE-PLACE-1'!r}")
-        w(f"CLAUSE_MATCHING = {_first_cite(pm['matching'].cites, 'BASE-PLACE-2') if 'matching' in pm else 'BASE-PLACE-2'!r}")
+        for kind in ("discard", "adjacent", "matching"):
+            w(f"CLAUSE_{kind.upper()} = {_first_cite(pm[kind].cites, '') if kind in pm else ''!r}")
         # a figure put where no feature lies breaks where-it-stands of the first figure
         first = next(iter(rs.figures.values()), None)
         w(f"CLAUSE_FOLLOW = {_first_cite(first.on_cites or first.cites, '') if first else ''!r}")
@@ -330,7 +333,7 @@ class CodeGenerator:
                 w(f"# {_where(p.span)}: placement continues {p.arg}", p.span)
                 w(f"if not g.continues(o, cell, {self.kind_index[p.arg]}):")
                 self.indent()
-                w(f"return ({'its ' + p.arg + ' does not continue the ' + p.arg + ' on the board'!r}, {_first_cite(p.cites, 'BASE-PLACE-2')!r})")
+                w(f"return ({'its ' + p.arg + ' does not continue the ' + p.arg + ' on the board'!r}, {_first_cite(p.cites, '')!r})")
                 self.outdent()
             for on in relevant_on:
                 sc = self.place_scope()
@@ -345,7 +348,7 @@ class CodeGenerator:
                         msg = a.message or f"the rule `{_src(a.test)}` does not hold"
                         w(f"if not ({self.expr(a.test, sc)}):", a.span)
                         self.indent()
-                        w(f"return ({msg!r}, {_first_cite(on.cites, 'BASE-PLACE-2')!r})")
+                        w(f"return ({msg!r}, {_first_cite(on.cites, '')!r})")
                         self.outdent()
                 w("pass")
                 self.outdent()
@@ -363,13 +366,8 @@ class CodeGenerator:
         entries = []
         for kind in sorted(rs.complete):
             c = rs.complete[kind]
-            fn = f"complete_{self.kind_index[kind]}"
-            w(f"# {_where(c.span)}: complete {kind} when {_src(c.when)}", c.span)
-            w(f"def {fn}(g, r):")
-            self.indent()
-            w(f"return {self.expr(c.when, self.feature_scope())}")
-            self.outdent()
-            w("")
+            fn = self.rule_function(f"complete_{self.kind_index[kind]}", "g, r", c,
+                                    f"complete {kind} when {_src(c.when)}", c.when, self.feature_scope())
             entries.append(f"{self.kind_index[kind]}: {fn}")
         w(f"COMPLETE = {{{', '.join(entries)}}}")
 
@@ -380,25 +378,14 @@ class CodeGenerator:
         tables = {"complete": [], "end": []}
         for (kind, when) in sorted(rs.scores):
             s = rs.scores[(kind, when)]
-            fn = f"score_{when}_{self.kind_index[kind]}"
-            w(f"# {_where(s.span)}: score {kind} {when} = {_src(s.value)}", s.span)
-            w(f"def {fn}(g, r):")
-            self.indent()
-            w(f"return {self.expr(s.value, self.feature_scope())}")
-            self.outdent()
-            w("")
-            default = "BASE-SCORE-1"
-            tables[when].append(f"{self.kind_index[kind]}: ({fn}, {_first_cite(s.cites, default)!r})")
+            fn = self.rule_function(f"score_{when}_{self.kind_index[kind]}", "g, r", s,
+                                    f"score {kind} {when} = {_src(s.value)}", s.value, self.feature_scope())
+            tables[when].append(f"{self.kind_index[kind]}: ({fn}, {_first_cite(s.cites, '')!r})")
         by = []
         for (kind, when, fig) in sorted(rs.figure_scores):
             s = rs.figure_scores[(kind, when, fig)]
-            fn = f"score_{when}_{self.kind_index[kind]}_by_{self.fig_index[fig]}"
-            w(f"# {_where(s.span)}: score {kind} {when} by {fig} = {_src(s.value)}", s.span)
-            w(f"def {fn}(g, r):")
-            self.indent()
-            w(f"return {self.expr(s.value, self.feature_scope())}")
-            self.outdent()
-            w("")
+            fn = self.rule_function(f"score_{when}_{self.kind_index[kind]}_by_{self.fig_index[fig]}", "g, r", s,
+                                    f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
             by.append(f"({when!r}, {self.kind_index[kind]}, {self.fig_index[fig]}): ({fn}, {_first_cite(s.cites, '')!r})")
         w(f"SCORE_BY = {{{', '.join(by)}}}")
         w(f"SCORE_COMPLETE = {{{', '.join(tables['complete'])}}}")
@@ -410,29 +397,19 @@ class CodeGenerator:
         awards = []
         for name in sorted(rs.awards):
             a = rs.awards[name]
-            fn = f"award_{self.state_index[name]}"
-            w(f"# {_where(a.span)}: award {name} at end = {_src(a.value)}", a.span)
-            w(f"def {fn}(g):")
-            self.indent()
-            w(f"return {self.expr(a.value, self.game_scope())}")
-            self.outdent()
-            w("")
-            awards.append(f"({self.state_index[name]}, {fn}, {_first_cite(a.cites, 'BASE-END-2')!r}, {name!r})")
+            fn = self.rule_function(f"award_{self.state_index[name]}", "g", a, f"award {name} at end = {_src(a.value)}",
+                                    a.value, self.game_scope())
+            awards.append(f"({self.state_index[name]}, {fn}, {_first_cite(a.cites, '')!r}, {name!r})")
         w(f"AWARDS = ({', '.join(awards)}{',' if len(awards) == 1 else ''})")
         recalls = []
         rclause = []
         for name in sorted(rs.recalls):
             rc = rs.recalls[name]
             gi = self.fig_index[name]
-            fn = f"recall_{gi}"
-            w(f"# {_where(rc.span)}: recall {name} = {_src(rc.value)}", rc.span)
-            w(f"def {fn}(g, r):")
-            self.indent()
-            w(f"return {self.expr(rc.value, self.feature_scope())}")
-            self.outdent()
-            w("")
-            recalls.append(f"{gi}: ({fn}, {_first_cite(rc.cites, 'BASE-FOLLOW-1')!r})")
-            rclause.append(f"{gi}: {_first_cite(rc.cites, 'BASE-FOLLOW-1')!r}")
+            fn = self.rule_function(f"recall_{gi}", "g, r", rc, f"recall {name} = {_src(rc.value)}",
+                                    rc.value, self.feature_scope())
+            recalls.append(f"{gi}: ({fn}, {_first_cite(rc.cites, '')!r})")
+            rclause.append(f"{gi}: {_first_cite(rc.cites, '')!r}")
         w(f"RECALLS = {{{', '.join(recalls)}}}")
         w(f"RECALL_CLAUSE = {{{', '.join(rclause)}}}")
 
@@ -585,7 +562,7 @@ class CodeGenerator:
                 w(f"_new = ({', '.join(vals)},)")
                 for j, a in enumerate(sets):
                     w(f"g.st[{self.state_index[a.name]}] = _new[{j}]", a.span)
-                w(f"g.events.append({{'turn': g.turn, 'kind': 'state', 'set': {{{', '.join(repr(a.name) + ': _new[' + str(j) + ']' for j, a in enumerate(sets))}}}, 'clause': {_first_cite(on.cites, 'BASE-TURN-1')!r}}})")
+                w(f"g.events.append({{'turn': g.turn, 'kind': 'state', 'set': {{{', '.join(repr(a.name) + ': _new[' + str(j) + ']' for j, a in enumerate(sets))}}}, 'clause': {_first_cite(on.cites, '')!r}}})")
             else:
                 w("pass")
             self.outdent()

@@ -107,7 +107,7 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
             break
         if g.ended:
             if i != len(turns) - 1:
-                error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": "BASE-END-1"}
+                error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": g.R.CLAUSE_END}
             break
     end = record.get("end", "final")
     if end not in ("final", "none"):
