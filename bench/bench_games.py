@@ -5,7 +5,7 @@ discard), picks one uniformly, and applies it with all scoring; final scoring
 at the end.  The engine is compiled to a package in a temporary folder and
 imported from there, exactly as a designer would ship it.
 
-    python bench/bench_games.py [--games 500] [--rules base] [--players 2] [--profile]
+    python bench/bench_games.py [--games 500] [--rules base] [--players 2] [--profile] [--memory]
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--rules", default="base")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--memory", action="store_true", help="also report peak memory of one game (tracemalloc)")
     args = ap.parse_args()
     rs, diags, _ = load_rule_set(args.rules.split(","))
     if rs is None:
@@ -67,6 +68,14 @@ def main() -> None:
             prof.disable()
             pstats.Stats(prof).sort_stats("tottime").print_stats(15)
             return
+        if args.memory:
+            import tracemalloc
+            tracemalloc.start()
+            g = eng.play_random(args.players, args.seed)
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            print(f"peak memory of one complete game: {peak / 1024:.0f} KiB "
+                  f"({len(g.board)} tiles, {len(g.parent)} feature segments)")
         t0 = time.perf_counter()
         actions, turns = run()
         dt = time.perf_counter() - t0
