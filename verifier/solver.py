@@ -146,30 +146,7 @@ def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] 
 
     A refutation's model is the one with the smallest numbers in `minimize`, when given.
     """
-    t0 = time.perf_counter()
-    s = _solver(minimal_core)
-    labels: dict[str, Fact] = {}
-    for i, f in enumerate(facts):
-        lab = z3.Bool(f"__fact{i}")
-        labels[str(lab)] = f
-        s.assert_and_track(f.term, lab)
-    s.add(z3.Not(claim))
-    r = s.check()
-    dt = time.perf_counter() - t0
-    if r == z3.unsat:
-        core = {str(c) for c in s.unsat_core()}
-        return Result(Verdict.PROVED, used=[f for k, f in labels.items() if k in core], seconds=dt)
-    if r == z3.sat:
-        model = s.model()
-        mins = list(minimize)
-        if mins:
-            better = smallest([f.term for f in facts] + [z3.Not(claim)], mins)
-            if better is not None:
-                model = better
-        values = model_values(model, show or {})
-        return Result(Verdict.REFUTED, model=values, used=relevant(facts, claim),
-                      seconds=time.perf_counter() - t0)
-    return Result(Verdict.INCONCLUSIVE, reason=s.reason_unknown(), seconds=dt)
+    return prove_all({"claim": claim}, facts, show, minimize, minimal_core)["claim"]
 
 
 def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
