@@ -36,6 +36,11 @@ def _where(span: A.Span) -> str:
     return f"{path.name}:{span.line}"
 
 
+def _tuple(items: list[str]) -> str:
+    """Python source of a tuple of already-emitted expressions (any length)."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
 def _first_cite(cites, default: str) -> str:
     return cites[0].clause if cites else default
 
@@ -221,7 +226,7 @@ class CodeGenerator:
                                           f"figure {name} ... when {_src(f.when)}", f.when, self.join_scope()))
             srcs.append(_src(f.when))
         w("")
-        w(f"FIG_WHEN = ({', '.join(fns)}{',' if len(fns) == 1 else ''})")
+        w(f"FIG_WHEN = {_tuple(fns)}")
         w(f"FIG_WHEN_SRC = {tuple(srcs)!r}")
         rets = frozenset(self.fig_index[f] for f in rs.returns if f in self.fig_index)
         w(f"RETURNS = {rets!r}")
@@ -294,7 +299,7 @@ class CodeGenerator:
             fn = self.rule_function(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
                                     st.init, self.game_scope())
             fns.append(f"({name!r}, {fn})")
-        w(f"STATES = ({', '.join(fns)}{',' if len(fns) == 1 else ''})")
+        w(f"STATES = {_tuple(fns)}")
 
     def _placement(self) -> None:
         rs = self.rs
@@ -357,7 +362,7 @@ class CodeGenerator:
             cache[key] = fn
             checks.append(fn)
         w("")
-        w(f"PLACE_CHECKS = ({', '.join(checks)},)")
+        w(f"PLACE_CHECKS = {_tuple(checks)}")
 
     def _completion(self) -> None:
         rs = self.rs
@@ -400,7 +405,7 @@ class CodeGenerator:
             fn = self.rule_function(f"award_{self.state_index[name]}", "g", a, f"award {name} at end = {_src(a.value)}",
                                     a.value, self.game_scope())
             awards.append(f"({self.state_index[name]}, {fn}, {_first_cite(a.cites, '')!r}, {name!r})")
-        w(f"AWARDS = ({', '.join(awards)}{',' if len(awards) == 1 else ''})")
+        w(f"AWARDS = {_tuple(awards)}")
         recalls = []
         rclause = []
         for name in sorted(rs.recalls):
@@ -559,7 +564,7 @@ class CodeGenerator:
             vals = [self.expr(a.value, sc) for a in sets]
             # simultaneous assignment: every right-hand side reads the old values
             if sets:
-                w(f"_new = ({', '.join(vals)},)")
+                w(f"_new = {_tuple(vals)}")
                 for j, a in enumerate(sets):
                     w(f"g.st[{self.state_index[a.name]}] = _new[{j}]", a.span)
                 w(f"g.events.append({{'turn': g.turn, 'kind': 'state', 'set': {{{', '.join(repr(a.name) + ': _new[' + str(j) + ']' for j, a in enumerate(sets))}}}, 'clause': {_first_cite(on.cites, '')!r}}})")

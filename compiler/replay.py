@@ -53,7 +53,7 @@ class RuleLoadError(Exception):
 
 def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str]]:
     rules = record.get("rules", ["base"])
-    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+    if not isinstance(rules, list) or not rules or not all(isinstance(r, str) and r for r in rules):
         raise RecordError("`rules` must be a list of module names or rule-file paths")
     out = []
     search = []

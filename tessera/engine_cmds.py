@@ -66,6 +66,10 @@ def replay(
         err.print(f"tessera replay: {exc}", markup=False)
         raise typer.Exit(2)
     except RuleLoadError as exc:
+        if all(d.span.line == 0 for d in exc.diagnostics):  # an unknown module named by the record
+            for d in exc.diagnostics:
+                err.print(f"tessera replay: {record}: {d.message}", markup=False)
+            raise typer.Exit(2)
         raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
     if as_json:
         doc = {"error": res.error} if res.error else res.answer
