@@ -139,6 +139,7 @@ class FeatureDecl:
     title: str | None = None
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    halves: bool = False  # lies on half-sides (fields), not on whole sides
 
 
 @dataclass(frozen=True)

@@ -243,8 +243,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.EdgeDecl(code=code, parts=parts, title=title):
             return _Line(f"edge {code} = " + " ".join(parts),
                          _join(format_string(title) if title is not None else None, c))
-        case A.FeatureDecl(kind=k, centre=centre, title=title):
-            return _Line(_join(f"feature {k}", "centre" if centre else None),
+        case A.FeatureDecl(kind=k, centre=centre, title=title, halves=halves):
+            return _Line(_join(f"feature {k}", "centre" if centre else ("halves" if halves else None)),
                          _join(format_string(title) if title is not None else None, c))
         case A.FigureDecl(name=n, count=count, on=on, when=when):
             sc, oc, wc = _cites(s.supply_cites), _cites(s.on_cites), _cites(s.when_cites)

@@ -365,6 +365,7 @@ class Builder:
                 self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
         feats = list(t.features) + [f for v in t.variants for f in v.features]
         claimed: dict[str, A.TileFeature] = {}
+        misplaced = False  # a feature on the wrong kind of place: its edge complaints would only repeat it
         for f in feats:
             if f.kind not in rs.features:
                 if len(f.kind) <= 3 and f.kind[:1] in "NESWC" and not f.places:
@@ -375,13 +376,21 @@ class Builder:
             fd = rs.features[f.kind]
             if not f.places:
                 self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place")
+            want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
+            wrong = []
             for p in f.places:
                 pt = place_type(p)
-                want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
                 if pt == "corner" and want == "half":
                     pt = "half"  # fields may also lie at corners (inner fields; where barns stand)
                 if pt != want:
-                    self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, not on {p}", "bad-place")
+                    wrong.append(p)
+            if wrong:
+                misplaced = True
+                hint = "" if want != "side" or f.kind in half_kinds else \
+                    f" (to draw a {f.kind} on half-sides, declare `feature {f.kind} halves`)"
+                self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, "
+                                 f"not on {' '.join(wrong)}{hint}", "bad-place")
+            for p in f.places:
                 if p in claimed:
                     self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
                 claimed[p] = f
@@ -390,7 +399,7 @@ class Builder:
             if f.shields < 0:
                 self.err(f.span, "shields cannot be negative", "range")
         # Edge terrain against the features drawn on each side.
-        if len(t.edges) == 4:
+        if len(t.edges) == 4 and not misplaced:
             for side, code in zip(SIDES, t.edges):
                 e = rs.edges.get(code)
                 if e is None:

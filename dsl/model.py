@@ -72,8 +72,8 @@ class RuleSet:
         return [m.name for m in self.modules]
 
     def half_kinds(self) -> set[str]:
-        """Feature kinds drawn on half-sides (the outer parts of 3-part edges)."""
-        out = set()
+        """Feature kinds drawn on half-sides: declared `halves`, or the outer parts of 3-part edges."""
+        out = {k for k, f in self.features.items() if f.halves}
         for e in self.edges.values():
             if len(e.parts) == 3:
                 out.add(e.parts[0])

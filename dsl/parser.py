@@ -156,15 +156,16 @@ class _Build(Transformer):
         return A.EdgeDecl(code, parts, title, cites, self._span(meta))
 
     def feature_at(self, children):
-        return "centre"
+        return str(children[0])
 
     @v_args(meta=True)
     def feature_decl(self, meta, children):
         rest, cites = self._split(children)
         kind = str(rest[0])
         centre = rest[1] == "centre"
+        halves = rest[1] == "halves"
         title = str(rest[2]) if len(rest) > 2 and rest[2] is not None else None
-        return A.FeatureDecl(kind, centre, title, cites, self._span(meta))
+        return A.FeatureDecl(kind, centre, title, cites, self._span(meta), halves)
 
     @v_args(meta=True)
     def figure_decl(self, meta, children):
