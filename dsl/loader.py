@@ -187,7 +187,7 @@ class Builder:
             case A.FigureDecl():
                 rs.figures[item.name] = item
             case A.TileDecl():
-                self._tile(mod, item)
+                self._tile(mod, item, override)
             case A.StartDecl():
                 rs.start = item
             case A.DeckDecl():
@@ -222,9 +222,18 @@ class Builder:
             case A.ExampleDecl():
                 rs.examples.append(item)
 
-    def _tile(self, mod: A.Module, t: A.TileDecl) -> None:
-        if t.name in self._tiles_seen:
-            self.err(t.span, f"tile `{t.name}` is already defined at {self._tiles_seen[t.name].span}", "duplicate")
+    def _tile(self, mod: A.Module, t: A.TileDecl, override: bool = False) -> None:
+        if override:
+            if t.name not in self._tiles_seen:
+                self.err(t.span, f"`override` of tile `{t.name}`, but no earlier module defines it", "override-missing")
+                return
+            # a house rule redraws or recounts a tile: it replaces every copy and variant of it
+            old = [tt for tt in self.rs.tiles if tt.name == t.name]
+            self.rs.tiles = [tt for tt in self.rs.tiles if tt.name != t.name]
+            self.rs.overridden_tiles.update(tt.module for tt in old)
+        elif t.name in self._tiles_seen:
+            self.err(t.span, f"tile `{t.name}` is already defined at {self._tiles_seen[t.name].span}; "
+                             f"write `override` to replace it", "duplicate")
             return
         self._tiles_seen[t.name] = t
         variant_total = sum(v.count for v in t.variants)
@@ -291,6 +300,8 @@ class Builder:
             self._check_tile(tt.decl, half_kinds)
         # totals per module
         for modname, tot in rs.totals:
+            if modname in rs.overridden_tiles:
+                continue  # a house rule recounted this module's tiles: its published total no longer applies
             n = sum(tt.count for tt in rs.tiles if tt.module == modname)
             if n != tot.count:
                 self.err(tot.span, f"module `{modname}` states {tot.count} tiles but its tiles add up to {n}", "total")

@@ -119,3 +119,19 @@ def test_a_record_start_tile_comes_from_the_bag(tmp_path):
     R = g.R
     left = [R.TILES[t][1] for d in g.decks for t in d] + ([R.TILES[g.drawn][1]] if g.drawn is not None else [])
     assert left.count("D") == 4 and left.count("C") == 0 and len(left) == 71
+
+
+def test_a_house_rule_can_recount_tiles():
+    """`override tile` in a variant replaces every copy of the tile (BASE-COMP-1 is then the designer's)."""
+    rs = _rules([str(ROOT / "rules/variants/more_cloisters.tess")])
+    eng = load_engine(rs)
+    bag = [eng.rules.TILES[t][1] for d in eng.rules.deck_lists() for t in d]
+    assert bag.count("B") == 8 and bag.count("U") == 4 and len(bag) == 71
+
+
+def test_override_of_a_missing_tile_is_reported(tmp_path):
+    f = tmp_path / "v.tess"
+    f.write_text("module v\nextends base\noverride tile Z x1 { edges F F F F field Nw Ne En Es Se Sw Ws Wn }\n")
+    rs, diags, _ = load_rule_set([str(f)])
+    assert rs is None
+    assert [d.code for d in diags] == ["override-missing"]

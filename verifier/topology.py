@@ -472,6 +472,8 @@ def _count_clauses(rs: RuleSet) -> list[str]:
 @register("set-counts", _count_clauses, applies=lambda rs: bool(_count_clauses(rs)))
 def check_counts(rs: RuleSet) -> list[Diagnostic]:
     """Tile counts per module match the rulebook's composition."""
+    # a house rule that overrides tiles changes the composition on purpose: shown, not failed
+    sev = "warning" if rs.overridden_tiles else "error"
     out = []
     for clause, want in COMPOSITION.items():
         decls = _comp_tiles(rs, clause)
@@ -480,19 +482,19 @@ def check_counts(rs: RuleSet) -> list[Diagnostic]:
         got = sum(d.count for d in decls)
         if got != want:
             at = next((tot.span for _, tot in rs.totals if any(c.clause == clause for c in tot.cites)), decls[0].span)
-            out.append(Diagnostic(at, f"the tiles citing {clause} add up to {got}, but the rulebook has {want}", "count"))
+            out.append(Diagnostic(at, f"the tiles citing {clause} add up to {got}, but the rulebook has {want}", "count", sev))
         if clause == "BASE-COMP-1":
             by_name = {d.name: d for d in decls}
             for letter, n in BASE_LETTERS.items():
                 d = by_name.get(letter)
                 if d is None:
                     at = next((tot.span for _, tot in rs.totals if any(c.clause == clause for c in tot.cites)), decls[0].span)
-                    out.append(Diagnostic(at, f"the rulebook's base tile {letter} (x{n}) is missing", "count"))
+                    out.append(Diagnostic(at, f"the rulebook's base tile {letter} (x{n}) is missing", "count", sev))
                 elif d.count != n:
-                    out.append(Diagnostic(d.span, f"tile {letter} has {d.count} cop{'y' if d.count == 1 else 'ies'}, but the rulebook counts {n}", "count"))
+                    out.append(Diagnostic(d.span, f"tile {letter} has {d.count} cop{'y' if d.count == 1 else 'ies'}, but the rulebook counts {n}", "count", sev))
             for d in decls:
                 if d.name not in BASE_LETTERS:
-                    out.append(Diagnostic(d.span, f"tile {d.name} cites {clause}, but the rulebook's base tiles are the letters A-X", "count"))
+                    out.append(Diagnostic(d.span, f"tile {d.name} cites {clause}, but the rulebook's base tiles are the letters A-X", "count", sev))
     return out
 
 
