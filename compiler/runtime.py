@@ -115,7 +115,6 @@ class Game:
         self.completed_count = [0] * len(rules.KINDS)
         self.ended = False
         self.recallable = {}  # seg -> (player, figure) for figures that a `recall` rule may take back
-        self.figure_placed = False
         self.drawn = None
         self.discards = 0
         # the bag: decks drawn in order; `last` tiles go under their deck
@@ -589,7 +588,6 @@ class Game:
     def _final(self):
         R = self.R
         self.ended = True
-        self.turn_final = self.turn
         roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
         roots.sort(key=self._canon)
         for r in roots:
