@@ -92,36 +92,53 @@ def replay(
     out.print("winners: " + ", ".join(ans["winners"]), markup=False)
 
 
+def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool):
+    from compiler.build import load_engine
+    from compiler.simulate import simulate as run
+    from rich.progress import Progress
+
+    rs = _load(specs)
+    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
+    if not lo <= players <= hi:
+        err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
+        raise typer.Exit(2)
+    eng = load_engine(rs)
+    if not show:
+        return run(eng, games, players, seed, specs, record)
+    with Progress(console=err, transient=True) as prog:
+        task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
+        return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k))
+
+
 @app.command()
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
     players: int = typer.Option(2, "--players", "-p", min=1, max=6, help="players per game"),
     seed: int = typer.Option(0, "--seed", "-s", help="seed of the first game (game i uses seed+i)"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
+    against: Optional[List[str]] = typer.Option(None, "--against", "-a",
+                                                help="also play the same seeds under these rules and compare (a rule change's effect)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
 ) -> None:
-    """Play random legal games and summarise: scores, points by feature, wins by seat, length, discards."""
-    from compiler.build import load_engine
-    from compiler.simulate import simulate as run
-    from rich.progress import Progress
+    """Play random legal games and summarise: scores, points by feature, wins by seat, length, discards.
 
+    With --against, the same seeds are played under both rule sets and the two
+    summaries are shown side by side with the change: what a house rule does.
+    """
     specs = _split(rules)
-    rs = _load(specs)
-    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
-    if not lo <= players <= hi:
-        err.print(f"tessera simulate: these rules are for {lo} to {hi} players, not {players}", markup=False)
-        raise typer.Exit(2)
-    eng = load_engine(rs)
     show = not as_json and sys.stderr.isatty()
-    if show:
-        with Progress(console=err, transient=True) as prog:
-            task = prog.add_task("simulating", total=games)
-            summ = run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k))
-    else:
-        summ = run(eng, games, players, seed, specs, record)
+    summ = _simulate(specs, games, players, seed, record, show)
+    other = None
+    if against:
+        base_specs = _split(against)
+        other = _simulate(base_specs, games, players, seed, None, show)
     if as_json:
-        sys.stdout.write(json.dumps(summ.to_dict(), sort_keys=True) + "\n")
+        doc = summ.to_dict() if other is None else {"rules": summ.to_dict(), "against": other.to_dict()}
+        sys.stdout.write(json.dumps(doc, sort_keys=True) + "\n")
+        return
+    if other is not None:
+        _print_comparison(other, summ)
         return
     from rich.table import Table
 
@@ -143,3 +160,31 @@ def simulate(
     out.print(k)
     out.print(f"mean game length: {summ.mean_turns:.1f} turns; mean discards: {summ.mean_discards:.2f}; "
               f"highest score: {summ.max_score}", markup=False)
+
+
+def _print_comparison(a, b) -> None:
+    """Two summaries of the same seeds side by side: `a` the reference, `b` the rules under study."""
+    from rich.table import Table
+
+    out.print(f"{a.games} games, {a.players} players, seeds {a.seed}..{a.seed + a.games - 1}: "
+              f"{'+'.join(b.rules)} against {'+'.join(a.rules)}", markup=False)
+    t = Table()
+    t.add_column("measure")
+    t.add_column("+".join(a.rules), justify="right")
+    t.add_column("+".join(b.rules), justify="right")
+    t.add_column("change", justify="right")
+
+    def row(name: str, x: float, y: float, pct: bool = False) -> None:
+        fmt = (lambda v: f"{v:.1%}") if pct else (lambda v: f"{v:.2f}")
+        d = y - x
+        t.add_row(name, fmt(x), fmt(y), ("+" if d > 0 else "") + (f"{d * 100:.1f} pt" if pct else f"{d:.2f}"))
+
+    row("mean score (all seats)", sum(a.mean_score) / a.players, sum(b.mean_score) / b.players)
+    for p in range(a.players):
+        row(f"win rate, seat {p + 1}", a.win_rate[p], b.win_rate[p], pct=True)
+    for kind in sorted(set(a.points_by_kind) | set(b.points_by_kind)):
+        row(f"points from {kind}", a.points_by_kind.get(kind, 0.0), b.points_by_kind.get(kind, 0.0))
+    row("game length (turns)", a.mean_turns, b.mean_turns)
+    row("discards", a.mean_discards, b.mean_discards)
+    row("highest score", a.max_score, b.max_score)
+    out.print(t)
