@@ -230,6 +230,20 @@ def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
                 line_text(cd.span) + ("" if done else "   (does not hold: the feature is incomplete)"))
 
 
+def _display(g: Game, after: State, created: dict | None = None, points=None) -> tuple[dict, list]:
+    """What a counterexample shows of a step (state before and after, the rule's inputs, its points),
+    and the numbers minimized to make it small."""
+    show: dict[str, z3.ExprRef] = {}
+    inputs: list[z3.ArithRef] = []
+    _show_state(g, g.before, after, show, inputs)
+    for name, v in (created or {}).items():
+        show[name] = v
+        inputs.append(v)
+    if points is not None:
+        show["points"] = points
+    return show, inputs
+
+
 def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
     show["players"] = g.players
     show["current"] = g.current
@@ -303,13 +317,7 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
                               "engine", "returned figures go from the board to their owner's supply"))
             left.append(v - back == 0)
         claims["returned-when-scored"] = z3.And(left) if left else z3.BoolVal(True)
-    show: dict[str, z3.ExprRef] = {}
-    inputs: list[z3.ArithRef] = []
-    _show_state(g, g.before, after, show, inputs)
-    for name, v in env.created.items():
-        show[name] = v
-        inputs.append(v)
-    show["points"] = pts
+    show, inputs = _display(g, after, env.created, pts)
     for (p, f), v in on.items():
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
@@ -334,9 +342,7 @@ def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
         facts.append(Fact(z3.And(s2 == g.before.supply[(p, name)] - one, b2 == g.before.board[(p, name)] + one),
                           "engine", f"placing moves one {name} from supply to the board (BASE-TURN-1)"))
         after.supply[(p, name)], after.board[(p, name)] = s2, b2
-    show: dict[str, z3.ExprRef] = {}
-    inputs: list[z3.ArithRef] = []
-    _show_state(g, g.before, after, show, inputs)
+    show, inputs = _display(g, after)
     return Step(f"place a {name}", where(fig.span), line_text(fig.span), cites(fig), facts, after, {}, show, inputs, fig.span)
 
 
@@ -365,13 +371,7 @@ def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
             facts.append(Fact(z3.And(s2 == g.before.supply[(p, name)] + one, b2 == g.before.board[(p, name)] - one),
                               where(rc.span), f"the recalled {name} goes back to supply"))
             after.supply[(p, name)], after.board[(p, name)] = s2, b2
-        show: dict[str, z3.ExprRef] = {}
-        inputs: list[z3.ArithRef] = []
-        _show_state(g, g.before, after, show, inputs)
-        for qn, v in env.created.items():
-            show[qn] = v
-            inputs.append(v)
-        show["points"] = pts
+        show, inputs = _display(g, after, env.created, pts)
         out.append(Step(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
                         facts, after, {}, show, inputs, rc.span))
     return out
@@ -387,13 +387,7 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
     after = g.before.copy()
     _fresh_scores(g, after, [z3.If(z3.And(h == p, p < g.players), pts, 0) for p in range(g.seats)], "engine",
                   f"the seat held in `{sname}` (if it is a seat) scores the points", facts)
-    show: dict[str, z3.ExprRef] = {}
-    inputs: list[z3.ArithRef] = []
-    _show_state(g, g.before, after, show, inputs)
-    for qn, v in env.created.items():
-        show[qn] = v
-        inputs.append(v)
-    show["points"] = pts
+    show, inputs = _display(g, after, env.created, pts)
     return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
 
 
@@ -413,12 +407,7 @@ def on_step(g: Game, on: A.OnDecl) -> Step:
             nv = z3.Int(k + "'")
             facts.append(Fact(nv == v, w, f"{text}   (sets `{k}`)"))
             after.st[k] = nv
-    show: dict[str, z3.ExprRef] = {}
-    inputs: list[z3.ArithRef] = []
-    _show_state(g, g.before, after, show, inputs)
-    for qn, v in env.created.items():
-        show[qn] = v
-        inputs.append(v)
+    show, inputs = _display(g, after, env.created)
     return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
 
 
