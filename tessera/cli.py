@@ -23,6 +23,17 @@ def _root() -> None:
     """A rules language, compiler and verifier for Carcassonne."""
 
 
+def missing_paths(command: str, paths: List[str]) -> None:
+    """A file or folder named on the command line that does not exist is a usage error (exit 2)."""
+    from pathlib import Path
+
+    gone = [p for p in paths if not Path(p).exists()]
+    for p in gone:
+        err.print(f"tessera {command}: no such file or folder: {p}", markup=False)
+    if gone:
+        raise typer.Exit(2)
+
+
 def report(diags: list[Diagnostic], sources, files: int) -> int:
     """Print diagnostics mypy-style with a summary line; return the exit code."""
     for d in diags:
@@ -36,6 +47,7 @@ def check(paths: List[str] = typer.Argument(..., help="rule files or folders of 
     """Parse and check rule files; print every problem at once."""
     from dsl.loader import check_paths
 
+    missing_paths("check", paths)
     diags, ws = check_paths(paths)
     raise typer.Exit(report(diags, ws.sources, len(ws.files)))
 
@@ -67,6 +79,7 @@ def fmt(
 
     if write and check_only:
         raise typer.BadParameter("use --write or --check, not both")
+    missing_paths("fmt", paths)
     files, missing = expand_paths(paths)
     sources = SourceCache()
     diags = [Diagnostic(Span(m, 0, 0), "no such file or folder", "io") for m in missing]

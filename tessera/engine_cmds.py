@@ -20,10 +20,15 @@ def _split(specs: List[str]) -> list[str]:
     return out_
 
 
-def _load(specs: list[str]):
+def _load(specs: list[str], command: str = ""):
     from dsl.loader import load_rule_set
 
     rs, diags, ws = load_rule_set(specs)
+    usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
+    if usage:  # an unknown module or a missing file named on the command line
+        for d in usage:
+            err.print(f"tessera{' ' + command if command else ''}: {d.message}", markup=False)
+        raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
     return rs
@@ -43,7 +48,7 @@ def compile_cmd(
     if not package.isidentifier():
         err.print(f"tessera: --package {package!r} is not a Python identifier", markup=False)
         raise typer.Exit(2)
-    rs = _load(_split(rules))
+    rs = _load(_split(rules), "compile")
     try:
         pkg = compile_to_dir(rs, output, package)
     except CompileError as ce:
@@ -97,7 +102,7 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
     from compiler.simulate import simulate as run
     from rich.progress import Progress
 
-    rs = _load(specs)
+    rs = _load(specs, "simulate")
     lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
     if not lo <= players <= hi:
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)

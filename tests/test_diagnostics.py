@@ -188,10 +188,11 @@ def test_every_code_has_a_fixture() -> None:
     assert codes - covered <= {"io"}, f"codes without a fixture: {sorted(codes - covered - {'io'})}"
 
 
-def test_missing_file_is_an_io_error() -> None:
+def test_missing_file_is_a_usage_error() -> None:
+    """A path on the command line that does not exist: exit 2 (usage), like an unknown option."""
     result = check("tests/fixtures/bad/no-such-file.tess")
-    assert result.exit_code == 1
-    assert result.output.splitlines()[0] == "tests/fixtures/bad/no-such-file.tess:0:0: error: no such file or folder  [io]"
+    assert result.exit_code == 2
+    assert "no such file or folder: tests/fixtures/bad/no-such-file.tess" in result.output
 
 
 def test_all_mistakes_are_reported_at_once() -> None:

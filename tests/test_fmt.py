@@ -546,7 +546,7 @@ def test_fmt_usage_errors(tmp_path: Path) -> None:
     assert runner.invoke(app, ["fmt", "--write", "--check", str(f)]).exit_code == 2
     assert runner.invoke(app, ["fmt"]).exit_code == 2
     missing = runner.invoke(app, ["fmt", str(tmp_path / "nope.tess")])
-    assert missing.exit_code == 1 and "[io]" in missing.output
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output  # a usage error
 
 
 def test_fmt_help_says_comments_are_kept() -> None:
