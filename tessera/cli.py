@@ -18,8 +18,17 @@ out = Console(highlight=False, soft_wrap=True, emoji=False)  # source lines like
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        out.print(f"tessera {__version__}", markup=False)
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
     """A rules language, compiler and verifier for Carcassonne."""
 
 
