@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from compiler.build import compile_to_dir  # noqa: E402
-from dsl.loader import load_rule_set  # noqa: E402
+from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
 
 
 def main() -> None:
@@ -31,11 +31,10 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--memory", action="store_true", help="also report peak memory of one game (tracemalloc)")
     args = ap.parse_args()
-    rs, diags, _ = load_rule_set(args.rules.split(","))
-    if rs is None:
-        for d in diags:
-            print(d.header())
-        sys.exit(1)
+    try:
+        rs = require_rule_set(args.rules.split(","))
+    except RuleSetError as exc:
+        sys.exit(str(exc))
     with tempfile.TemporaryDirectory() as tmp:
         compile_to_dir(rs, Path(tmp), "bench_engine")
         sys.path.insert(0, tmp)

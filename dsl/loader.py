@@ -572,3 +572,19 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     from .diagnostics import sort_key
     return sorted(set(diags), key=sort_key)
+
+
+class RuleSetError(Exception):
+    """The named rules do not load; carries every diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(d.header() for d in diagnostics if d.severity == "error"))
+        self.diagnostics = diagnostics
+
+
+def require_rule_set(specs: list[str], search: list[str] | None = None) -> RuleSet:
+    """The rule set of the named modules or files, or RuleSetError with the diagnostics (for library use)."""
+    rs, diags, _ = load_rule_set(list(specs), search)
+    if rs is None:
+        raise RuleSetError(diags)
+    return rs

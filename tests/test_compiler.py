@@ -11,7 +11,7 @@ import pytest
 
 from compiler.build import compile_to_dir, load_engine
 from compiler.codegen import generate
-from dsl.loader import load_rule_set
+from dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
@@ -19,9 +19,7 @@ COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"
 
 
 def _rules(names):
-    rs, diags, _ = load_rule_set(names)
-    assert rs is not None, [d.header() for d in diags]
-    return rs
+    return require_rule_set(names)
 
 
 @pytest.mark.parametrize("names", COMBOS, ids=["+".join(c) for c in COMBOS])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.loader import load_rule_set
+from dsl.loader import require_rule_set
 from verifier.checks import load_checks, run_check
 from verifier.examples import check_examples
 
@@ -19,9 +19,7 @@ EXAMPLES = ROOT / "rules" / "examples"
 
 
 def rules(*specs: str):
-    rs, diags, _ = load_rule_set(list(specs))
-    assert rs is not None, [d.message for d in diags]
-    return rs
+    return require_rule_set(list(specs))
 
 
 def results(*specs: str):

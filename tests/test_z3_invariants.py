@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dsl.diagnostics import SourceCache, render
-from dsl.loader import load_rule_set
+from dsl.loader import require_rule_set
 from verifier import solver
 from verifier.checks import load_checks, run_check
 from verifier.invariants import check_invariants, summarize
@@ -22,9 +22,7 @@ BESIEGED = str(ROOT / "rules" / "variants" / "besieged_cities.tess")
 
 
 def rules(*specs: str):
-    rs, diags, _ = load_rule_set(list(specs))
-    assert rs is not None, [str(d.message) for d in diags]
-    return rs
+    return require_rule_set(list(specs))
 
 
 def variant(tmp_path: Path, text: str, name: str = "house"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.loader import load_rule_set
+from dsl.loader import require_rule_set
 from verifier.checks import load_checks, run_check
 from verifier.river import check_river, river_deck
 
@@ -17,9 +17,7 @@ VARIANTS = ROOT / "rules" / "variants"
 
 
 def rules(*specs: str):
-    rs, diags, _ = load_rule_set(list(specs))
-    assert rs is not None, [d.message for d in diags]
-    return rs
+    return require_rule_set(list(specs))
 
 
 def test_deck_is_read_from_the_rule_set():
