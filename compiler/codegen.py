@@ -188,11 +188,13 @@ class CodeGenerator:
         rs = self.rs
         w = self.writeline
         w("")
-        w("# figures: (name, per player, kinds it may stand on)")
+        w("# figures: (name, per player -- a number, or {players: number}, kinds it may stand on)")
         figs = []
         for name in self.figs:
             f = rs.figures[name]
-            figs.append((name, f.count, frozenset(self.kind_index[k] for k in f.on)))
+            # a count over `players` is written out per number of players (TOWER-COMP-1)
+            count = f.count if f.count_expr is None else rs.figure_counts(name)
+            figs.append((name, count, frozenset(self.kind_index[k] for k in f.on)))
         w(f"FIGURES = {_tuple([f'Figure({n!r}, {c!r}, {tuple(sorted(k))!r})' for n, c, k in figs])}")
         fig_on = [tuple(gi for gi, (_, _, ks) in enumerate(figs) if ki in ks) for ki in range(len(self.kinds))]
         w(f"FIG_ON = {tuple(fig_on)!r}")

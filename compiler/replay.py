@@ -149,7 +149,7 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         if gi is None:
             _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
         where = place.get("on") or place.get("corner")
-        fi = o.feature_at(where)
+        fi = o.feature_at(where, R.FIGURES[gi].on)
         if fi is None:
             _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
         fig = (gi, fi)

@@ -182,6 +182,9 @@ class FigureDecl:
     supply_cites: tuple[Cite, ...] = ()
     on_cites: tuple[Cite, ...] = ()
     when_cites: tuple[Cite, ...] = ()
+    # `figure F (EXPR) per player`: the count depends on the game (only `players` may be read);
+    # then `count` is 0 and meaningless -- use `count_expr`.
+    count_expr: "Expr | None" = None
 
 
 @dataclass(frozen=True)

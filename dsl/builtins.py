@@ -21,6 +21,8 @@ class Quantity:
 
 FEATURE = frozenset({"feature"})
 EVERYWHERE = frozenset({"feature", "game", "place"})
+# `setup`: what is known before the first tile -- a figure count (`figure F (EXPR) per player`).
+SETUP = frozenset({"setup"})
 
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("tiles", "int", FEATURE, "number of distinct tiles the feature covers", 1),
@@ -29,7 +31,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("neighbours", "int", FEATURE, "placed tiles among the 8 cells around a centre feature's tile", 0, 8),
     Quantity("figures", "int", FEATURE, "figures of any player standing on the feature"),
     Quantity("completed_cities", "int", FEATURE, "completed cities that the field borders"),
-    Quantity("players", "int", EVERYWHERE, "number of players in the game", 2, 6),
+    Quantity("players", "int", EVERYWHERE | SETUP, "number of players in the game", 2, 6),
     Quantity("current", "int", EVERYWHERE, "seat of the player whose turn it is (0 = first)", 0, 5),
 ]}
 
@@ -49,6 +51,6 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("completed", ("kind",), "int", EVERYWHERE, "completed features of that kind on the whole board"),
     Function("turn", ("kind",), "int", frozenset({"place"}),
              "how the placed tile's feature of that kind turns, seen along its flow: -1 left, 0 straight, 1 right", -1, 1),
-    Function("min", ("int", "int"), "int", EVERYWHERE, "the smaller of two numbers"),
-    Function("max", ("int", "int"), "int", EVERYWHERE, "the larger of two numbers"),
+    Function("min", ("int", "int"), "int", EVERYWHERE | SETUP, "the smaller of two numbers"),
+    Function("max", ("int", "int"), "int", EVERYWHERE | SETUP, "the larger of two numbers"),
 ]}

@@ -264,7 +264,9 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.FeatureDecl(kind=k, centre=centre, title=title, halves=halves):
             return _Line(_join(f"feature {k}", "centre" if centre else ("halves" if halves else None)),
                          _join(format_string(title) if title is not None else None, c))
-        case A.FigureDecl(name=n, count=count, on=on, when=when):
+        case A.FigureDecl(name=n, count=count, on=on, when=when, count_expr=cx):
+            if cx is not None:
+                count = f"({format_expr(cx)})"
             sc, oc, wc = _cites(s.supply_cites), _cites(s.on_cites), _cites(s.when_cites)
             if not (sc or oc or wc):
                 sc, oc, wc = "", "", c  # built without parts (a synthetic node): cites go last

@@ -323,7 +323,14 @@ class Builder:
             for k in fig.on:
                 if k not in rs.features:
                     self.err(fig.span, f"figure `{name}` may stand on unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name")
-            if fig.count < 0:
+            if fig.count_expr is not None:
+                before = len(self.diags)
+                if self.expr(fig.count_expr, {"setup"}, "int") == "int" and len(self.diags) == before:
+                    for n, c in rs.figure_counts(name).items():
+                        if c < 0:
+                            self.err(fig.count_expr.span, f"figure `{name}`: the count is {c} for {n} players; it cannot be negative", "range")
+                            break
+            elif fig.count < 0:
                 self.err(fig.span, "a figure count cannot be negative", "range")
             if fig.when is not None:
                 self.expr(fig.when, {"feature"}, "bool")
@@ -438,6 +445,9 @@ class Builder:
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, "
                                  f"not on {' '.join(wrong)}{hint}", "bad-place")
             for p in f.places:
+                if p == CENTRE and p in claimed and claimed[p].kind != f.kind and fd.centre \
+                        and rs.features[claimed[p].kind].centre:
+                    continue  # two centre features side by side (a cloister and a tower foundation, 003)
                 if p in claimed:
                     self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
                 claimed[p] = f
@@ -484,6 +494,8 @@ class Builder:
                 return "bool"
             case A.Var(name=n):
                 if n in rs.states:
+                    if ctx == {"setup"}:
+                        self.err(e.span, f"state `{n}` has no value yet here: a figure count may read only `players`", "context")
                     return "int"
                 q = QUANTITIES.get(n)
                 if q is None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
+from .evaluate import evaluate
 from .diagnostics import Diagnostic
 
 BUNDLED_RULES = Path(__file__).resolve().parent.parent / "rules"
@@ -91,6 +92,19 @@ class RuleSet:
     def all_scores(self) -> list[A.ScoreDecl]:
         """Every score rule: per feature kind, and per figure (`score K when by F`)."""
         return [*self.scores.values(), *self.figure_scores.values()]
+
+    def player_range(self) -> tuple[int, int]:
+        """How many may play: the `players` statement, else 2..5 (the base game's)."""
+        return (self.players.low, self.players.high) if self.players else (2, 5)
+
+    def figure_counts(self, name: str) -> dict[int, int]:
+        """How many of figure `name` each player has, for every number of players the rules allow
+        (`figure F N per player`, or `figure F (EXPR) per player` read with `players`)."""
+        fig = self.figures[name]
+        lo, hi = self.player_range()
+        if fig.count_expr is None:
+            return {n: fig.count for n in range(lo, hi + 1)}
+        return {n: int(evaluate(fig.count_expr, {"players": n})) for n in range(lo, hi + 1)}
 
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]

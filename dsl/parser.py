@@ -186,8 +186,10 @@ class _Build(Transformer):
         # children: NAME INT [cites] name_list [cites] [expr [cites]] (None where absent)
         name, count, supply, on, on_c, when, when_c = (list(children) + [None] * 7)[:7]
         supply, on_c, when_c = supply or (), on_c or (), when_c or ()
-        return A.FigureDecl(str(name), int(count), on, when, tuple(supply) + tuple(on_c) + tuple(when_c),
-                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c))
+        count_expr = None if isinstance(count, Token) else count
+        return A.FigureDecl(str(name), 0 if count_expr is not None else int(count), on, when,
+                            tuple(supply) + tuple(on_c) + tuple(when_c),
+                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c), count_expr)
 
     # -- tiles ----------------------------------------------------------
     @v_args(meta=True)

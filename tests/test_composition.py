@@ -18,7 +18,7 @@ from verifier.checks import load_checks, run_check
 
 REPO = Path(__file__).resolve().parent.parent
 BASE = (REPO / "rules" / "base.tess").read_text(encoding="utf-8")
-TOWER = str(REPO / "rules" / "examples" / "tower.tess")
+TOWER = str(REPO / "rules" / "tower.tess")
 SIEGE = str(REPO / "rules" / "examples" / "siege.tess")
 PLAIN = "{\n  edges F F F F\n  field Nw Ne En Es Se Sw Ws Wn\n}\n"
 
@@ -90,12 +90,15 @@ def test_a_listed_tile_that_is_missing_is_caught(tmp_path):
 
 # ----------------------------------------- Tower and Siege: counts in examples
 def test_tower_tiles_are_held_to_TOWER_COMP_1(tmp_path):
-    """003 prints 18 land tiles; a Tower module with one of them fails, at the composition line."""
-    f = write(tmp_path, "tower.tess", f"module tower\nrequires base\ntile tower.a x1 [TOWER-COMP-1] {PLAIN}")
-    r = counts(f, TOWER)
+    """003 prints 18 land tiles; the bundled Tower has them, and a house rule adding one more
+    fails at the Tower's composition line."""
+    assert found(counts(TOWER)) == []
+    f = write(tmp_path, "more.tess", f"module more\nrequires base, tower\ntile tower.extra x1 [TOWER-COMP-1] {PLAIN}")
+    r = counts(f)
     line = line_of(Path(TOWER).read_text(encoding="utf-8"), "composition")
     assert r.clauses == ("BASE-COMP-1", "TOWER-COMP-1")
-    assert found(r) == [("tower.tess", line, "the tiles citing TOWER-COMP-1 add up to 1, but the rulebook has 18")]
+    assert found(r) == [("tower.tess", line, "the tiles citing TOWER-COMP-1 add up to 19, but the rulebook has 18")]
+    f = write(tmp_path, "tower_alone.tess", f"module tower\nrequires base\ntile tower.a x1 [TOWER-COMP-1] {PLAIN}")
     assert "TOWER-COMP-1" not in counts(f).clauses  # no module states it: nothing to hold the tiles to
 
 

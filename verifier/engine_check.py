@@ -168,7 +168,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
             on_board[(who, fig)] = on_board.get((who, fig), 0) + 1
     for p in range(g.nplayers):
         for gi, fig in enumerate(g.R.FIGURES):
-            fname, count = fig.name, fig.count
+            fname, count = fig.name, fig.count_for(g.nplayers)
             have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0)
             if have != count:
                 problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board), the rules give {count}")

@@ -30,6 +30,7 @@ from typing import Callable
 import z3
 
 from dsl import ast as A
+from dsl.fmt import format_expr
 from dsl.model import RuleSet
 
 from dsl.diagnostics import Diagnostic
@@ -132,15 +133,26 @@ class Check:
     span: A.Span | None = None
 
 
+def figure_count(g: Game, name: str) -> z3.ArithRef:
+    """How many of figure `name` each player has: its number, or its count expression over
+    `players` (TOWER-COMP-1) read for the symbolic number of players."""
+    fig = g.rs.figures[name]
+    if fig.count_expr is None:
+        return z3.IntVal(fig.count)
+    return encode(fig.count_expr, g.env(""))
+
+
 def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
     out: list[Invariant] = []
     n = game.players
     seats = range(game.seats)
     for name, fig in rs.figures.items():
-        def conserved(g: Game, s: State, name=name, count=fig.count):
+        def conserved(g: Game, s: State, name=name):
+            count = figure_count(g, name)
             return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] == count) for p in seats])
+        shown = fig.count if fig.count_expr is None else f"({format_expr(fig.count_expr)})"
         out.append(Invariant(
-            f"conserved-{name}", f"each player's {name}s are conserved: supply + board == {fig.count} "
+            f"conserved-{name}", f"each player's {name}s are conserved: supply + board == {shown} "
             "(no prisoners or outposts in these rules)", cites(fig) or ("BASE-COMP-2",), where(fig.span), "state", conserved, fig.span))
 
     def nonneg_figs(g: Game, s: State):
@@ -418,7 +430,7 @@ def initial_step(g: Game) -> Step:
     s = g.before
     for name, fig in rs.figures.items():
         for p in range(g.seats):
-            facts.append(Fact(z3.And(s.supply[(p, name)] == fig.count, s.board[(p, name)] == 0), where(fig.span),
+            facts.append(Fact(z3.And(s.supply[(p, name)] == figure_count(g, name), s.board[(p, name)] == 0), where(fig.span),
                               f"{line_text(fig.span)}   (all in supply at the start)"))
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))

@@ -16,7 +16,7 @@ class Figures:
     """Mixin of Game.  Owns: supply, recallable."""
 
     def _init_figures(self, players):
-        self.supply = [[f.count for f in self.R.FIGURES] for _ in range(players)]
+        self.supply = [[f.count_for(players) for f in self.R.FIGURES] for _ in range(players)]
         self.recallable = {}  # seg -> (player, figure) for figures that a `recall` rule may take back
 
     def figure_name(self, gi):

@@ -66,12 +66,13 @@ class Orientation:
         self.nopen = tuple(len(s) for s in self.sidefeat)
         self.borders = tuple(f.borders for f in feats)
 
-    def feature_at(self, place):
-        """The local feature lying on `place` (board frame), or None."""
-        for i, ps in enumerate(self.places):
-            if place in ps:
-                return i
-        return None
+    def feature_at(self, place, kinds=None):
+        """The local feature lying on `place` (board frame), or None.  Two centre features
+        may share C (a cloister beside a tower foundation): `kinds` (kind indices) picks one."""
+        found = [i for i, ps in enumerate(self.places) if place in ps]
+        if kinds is not None and len(found) > 1:
+            found = [i for i in found if self.feats[i].kind in kinds] or found
+        return found[0] if found else None
 
 
 def orientations(tiles, kinds, fig_on):

@@ -38,5 +38,9 @@ class Tile(NamedTuple):
 class Figure(NamedTuple):
     """A figure kind: its name, how many each player has, the kinds it may stand on."""
     name: str
-    count: int
+    count: object  # int, or {players: int} when the count depends on the number of players
     on: tuple  # indices into KINDS
+
+    def count_for(self, players):
+        """How many each player has in a game of `players` players."""
+        return self.count if isinstance(self.count, int) else self.count[players]

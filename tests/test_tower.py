@@ -1,0 +1,137 @@
+"""The Tower (rulebook 003) as a rule module: rules/tower.tess.
+
+Expected numbers are worked out from the rulebook text (003, CLAUSES.md TOWER-*)
+and ../shared/spec/tiles.md, never copied from the engine.  Geometry: the base
+start tile D is at [0,0] (city N, road W-E, field S), so a tile at [0,1] meets
+D's field on its N side.  Players red (turns 0, 2, ...) and blue (1, 3, ...).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.replay import engine_for, replay
+from dsl.evaluate import evaluate
+from dsl.loader import load_rule_set
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _rules(*names):
+    rs, diags, _ = load_rule_set(list(names))
+    assert rs is not None, [str(d) for d in diags]
+    return rs
+
+
+def _play(turns, players=("red", "blue"), end="none", rules=("base", "tower")):
+    return replay({"format": "tessera-game/1", "rules": list(rules), "players": list(players),
+                   "turns": turns, "end": end})
+
+
+# -- TOWER-COMP-1: 18 tiles, floors by the number of players ----------------------------
+def test_TOWER_COMP_1_eighteen_tiles_each_with_a_foundation():
+    rs = _rules("base", "tower")
+    tower = [t for t in rs.tiles if t.module == "tower"]
+    assert sum(t.count for t in tower) == 18  # "18 новых квадратов местности"
+    assert len({t.name for t in tower}) == 17  # tiles.md: 17 rows, the first with 2 copies
+    for t in tower:
+        assert [f.places for f in t.features if f.kind == "tower"] == [("C",)], t.name
+
+
+@pytest.mark.parametrize("players,floors", [(2, 10), (3, 9), (4, 7), (5, 6), (6, 5)])
+def test_TOWER_COMP_1_floors_per_player(players, floors):
+    # 003: "2 игрока: 10 ярусов  3 игрока: 9 ярусов  4 игрока: 7 ярусов
+    #       5 игроков: 6 ярусов  6 игроков: 5 ярусов"
+    rs = _rules("base", "tower")
+    assert evaluate(rs.figures["floor"].count_expr, {"players": players}) == floors
+    assert players * floors <= 30  # the box holds 30 floors
+    lo, hi = rs.player_range()
+    if lo <= players <= hi:  # base allows 2..5
+        assert rs.figure_counts("floor")[players] == floors
+        eng = engine_for(["base", "tower"], [])
+        g = eng.new_game(players=players)
+        assert g.supply_by_name()["p0"]["floor"] == floors
+        assert g.supply_by_name()["p0"]["follower"] == 7
+
+
+def test_TOWER_TILE_1_road_does_not_split_the_city():
+    # "4 участка четырёх разных полей и 1 участок города"
+    rs = _rules("base", "tower")
+    (t,) = rs.tile_types("tower.H")
+    cities = [f for f in t.features if f.kind == "city"]
+    fields = [f for f in t.features if f.kind == "field"]
+    assert len(cities) == 1 and set(cities[0].places) == {"E", "W"}
+    assert len(fields) == 4
+    assert all(f.borders == (cities[0].index,) for f in fields)  # each field borders the one city
+
+
+# -- floors on the tile just placed (TOWER-TURN-1 a, b on the placed tile) ------------------
+def test_TOWER_TURN_1_floor_on_the_placed_foundation_leaves_the_supply():
+    r = _play([{"tile": "tower.B", "at": [0, 1], "rotation": 0, "place": {"figure": "floor", "on": "C"}}])
+    assert r.error is None, r.error
+    assert r.answer["supply"]["red"] == {"follower": 7, "floor": 9}   # 10 - 1 (2 players)
+    assert r.answer["supply"]["blue"] == {"follower": 7, "floor": 10}
+
+
+def test_TOWER_TURN_1_no_follower_on_a_foundation():
+    # "кроме фундамента башни": a follower may not stand on the tower foundation
+    r = _play([{"tile": "tower.B", "at": [0, 1], "rotation": 0, "place": {"figure": "follower", "on": "C"}}])
+    assert r.error is not None
+    assert r.error["clause"] == "BASE-FOLLOW-1"  # the follower's `on` list leaves out `tower`
+    assert "cannot stand on a tower" in r.error["message"]
+
+
+def test_cloister_beside_a_foundation_a_figure_on_C_finds_its_own_feature():
+    # tower.C: a cloister and a foundation, both at the centre (tiles.md).  A follower "on C"
+    # is a monk; a floor "on C" goes on the foundation.
+    monk = _play([{"tile": "tower.C", "at": [0, 1], "rotation": 0, "place": {"figure": "follower", "on": "C"}}],
+                 end="final")
+    assert monk.error is None, monk.error
+    # final scoring: the cloister has 1 neighbour (D at [0,0]): 1 + 1 = 2 (BASE-END-2)
+    assert monk.answer["scores"] == {"red": 2, "blue": 0}
+    floor = _play([{"tile": "tower.C", "at": [0, 1], "rotation": 0, "place": {"figure": "floor", "on": "C"}}])
+    assert floor.error is None, floor.error
+    assert floor.answer["supply"]["red"] == {"follower": 7, "floor": 9}
+
+
+# -- the language: a figure count over `players` (TOWER-COMP-1) --------------------------------
+def _diags(tmp_path, text):
+    p = tmp_path / "house.tess"
+    p.write_text(text, encoding="utf-8")
+    rs, diags, _ = load_rule_set(["base", str(p)])
+    return [(d.span.line, d.code, d.message) for d in diags if d.severity == "error"]
+
+
+def test_count_expression_reads_only_players(tmp_path):
+    errs = _diags(tmp_path, "module house\nrequires base\nfeature tower centre\nstate s = 0\n"
+                            "figure floor (s + 1) per player on tower\n"
+                            "figure flag (figures) per player on tower\n"
+                            "figure pin (players > 2) per player on tower\n")
+    assert (5, "context", "state `s` has no value yet here: a figure count may read only `players`") in errs
+    assert any(line == 6 and code == "context" and "`figures` has no meaning here" in msg for line, code, msg in errs)
+    assert any(line == 7 and code == "type" for line, code, _ in errs)
+    assert len(errs) == 3  # every problem at once, nothing else
+
+
+def test_count_expression_negative_for_some_player_count(tmp_path):
+    errs = _diags(tmp_path, "module house\nrequires base\nfeature tower centre\n"
+                            "figure floor (8 - 2 * players) per player on tower\n")
+    # base allows 2..5 players: 8 - 2*4 = 0 is fine, 8 - 2*5 = -2 is not
+    assert errs == [(4, "range", "figure `floor`: the count is -2 for 5 players; it cannot be negative")]
+
+
+def test_house_rule_changes_the_floor_count_in_text(tmp_path):
+    # a house rule: 8 floors each, whatever the number of players
+    p = tmp_path / "eight.tess"
+    p.write_text("module eight\nrequires tower\noverride figure floor (8) per player on tower\n", encoding="utf-8")
+    eng = engine_for(["base", "tower", str(p)], [])
+    assert eng.new_game(players=3).supply_by_name()["p2"]["floor"] == 8
+
+
+def test_fmt_keeps_the_count_expression():
+    from dsl.fmt import format_text
+
+    text = "module m\nfigure floor (if players == 2 then 10 else 12 - players) per player on tower\n"
+    assert format_text(text) == text
+    assert format_text(text.replace("(if", "(  if")) == text
