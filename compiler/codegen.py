@@ -162,6 +162,7 @@ class CodeGenerator:
         self._scoring()
         self._events()
         self._figure_options()
+        self._figure_options_at()
         return "\n".join(self.lines) + "\n"
 
     def _tiles(self) -> None:
@@ -454,6 +455,37 @@ class CodeGenerator:
                 self.indent()
                 w(f"out.append(({gi}, fi))")
                 self.outdent()
+            self.outdent()
+        w("return out")
+        self.outdent()
+
+    def _figure_options_at(self) -> None:
+        """Figures that may go on a feature of ANY placed tile (`on KINDS anywhere`,
+        TOWER-TURN-1): which of them a player with supply `sup` may put on the placed
+        feature with root r, each `when` read on that feature as it stands."""
+        rs = self.rs
+        w = self.writeline
+        anywhere = [gi for gi, name in enumerate(self.figs) if rs.figures[name].anywhere]
+        kinds = sorted({self.kind_index[k] for gi in anywhere for k in rs.figures[self.figs[gi]].on})
+        w("")
+        w("# figures that may go on a feature of any placed tile, and the kinds they may stand on there")
+        w(f"FIG_ANYWHERE = {tuple(anywhere)!r}")
+        w(f"ANYWHERE_KINDS = {frozenset(kinds)!r}")
+        w("")
+        w("def figure_options_at(g, r, sup):")
+        self.indent()
+        w('"""Figures a player with supply `sup` may put on the placed feature with root r."""')
+        w("out = []")
+        if anywhere:
+            w("k = g.seg_kind[r]")
+        for gi in anywhere:
+            f = rs.figures[self.figs[gi]]
+            cond = self.expr(f.when, self.feature_scope()) if f.when is not None else "True"
+            kin = tuple(sorted(self.kind_index[k] for k in f.on))
+            w(f"# {_where(f.span)}: figure {f.name} ... anywhere" + (f" when {_src(f.when)}" if f.when is not None else ""), f.span)
+            w(f"if sup[{gi}] > 0 and k in {kin!r} and ({cond}):")
+            self.indent()
+            w(f"out.append({gi})")
             self.outdent()
         w("return out")
         self.outdent()

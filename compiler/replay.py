@@ -149,10 +149,16 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         if gi is None:
             _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
         where = place.get("on") or place.get("corner")
-        fi = o.feature_at(where, R.FIGURES[gi].on)
-        if fi is None:
-            _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
-        fig = (gi, fi)
+        at = place.get("at")
+        if at is not None and at != [x, y]:  # on a feature of another placed tile (`anywhere`)
+            if not (isinstance(at, list) and len(at) == 2 and all(type(v) is int for v in at)):
+                raise RecordError(f"turn {i}: `place.at` must be [x, y]")
+            fig = _anywhere(g, R, name, (x, y), gi, tuple(at), where)
+        else:
+            fi = o.feature_at(where, R.FIGURES[gi].on)
+            if fi is None:
+                _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
+            fig = (gi, fi)
     if recall is not None:
         if place is not None:
             rname = recall.get("figure") if isinstance(recall, dict) else None
@@ -176,6 +182,23 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     g.apply_action(((x, y), rot, fig))
+
+
+def _anywhere(g, R, name, cell, gi, at, where):
+    """The action for a figure put on the feature on `where` of the placed tile at `at`."""
+    fname = R.FIGURES[gi].name
+    tile = g.board.get(at)
+    if tile is None:
+        _illegal(g, f"tile {name} at [{cell[0]},{cell[1]}]: no tile lies at [{at[0]},{at[1]}] to put {fname} on",
+                 R.FIG_CLAUSES[gi][1])
+    o, base = tile
+    fi = o.feature_at(where, R.FIGURES[gi].on) if isinstance(where, str) else None
+    if fi is None:
+        _illegal(g, f"the tile at [{at[0]},{at[1]}] has no feature on {where}", R.FIG_CLAUSES[gi][1])
+    why = g.anywhere_refusal(gi, at, base + fi)
+    if why is not None:
+        _illegal(g, *why)
+    return ("at", gi, at, base + fi)
 
 
 def _illegal(g, message: str, clause: str):

@@ -61,6 +61,8 @@ def record_turn(g, R, a) -> dict:
     if fig is not None:
         if fig[0] == "recall":
             t["recall"] = {"figure": g.figure_name(fig[1]), "at": [fig[2][0], fig[2][1]]}
+        elif fig[0] == "at":  # on a feature of another placed tile (`anywhere`)
+            t["place"] = {"figure": g.figure_name(fig[1]), "on": g._seg_place(fig[3]), "at": [fig[2][0], fig[2][1]]}
         else:
             gi, fi = fig
             t["place"] = {"figure": g.figure_name(gi), "on": g.orientation(rot).places[fi][0]}

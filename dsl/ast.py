@@ -185,6 +185,7 @@ class FigureDecl:
     # `figure F (EXPR) per player`: the count depends on the game (only `players` may be read);
     # then `count` is 0 and meaningless -- use `count_expr`.
     count_expr: "Expr | None" = None
+    anywhere: bool = False  # `on KINDS anywhere`: on a feature of any placed tile (TOWER-TURN-1)
 
 
 @dataclass(frozen=True)

@@ -271,7 +271,7 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if not (sc or oc or wc):
                 sc, oc, wc = "", "", c  # built without parts (a synthetic node): cites go last
             first = _join(f"figure {n} {count} per player", sc or None)
-            where = f"on {', '.join(on)}"
+            where = f"on {', '.join(on)}" + (" anywhere" if s.anywhere else "")
             if when is None:
                 if len(_join(first, where, oc or wc)) <= WRAP_AT:
                     return _Line(_join(first, where), oc or wc)

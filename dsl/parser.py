@@ -171,6 +171,9 @@ class _Build(Transformer):
     def feature_at(self, children):
         return str(children[0])
 
+    def anywhere(self, children):
+        return "anywhere"
+
     @v_args(meta=True)
     def feature_decl(self, meta, children):
         rest, cites = self._split(children)
@@ -184,12 +187,13 @@ class _Build(Transformer):
     def figure_decl(self, meta, children):
         rest, cites = self._split(children)
         # children: NAME INT [cites] name_list [cites] [expr [cites]] (None where absent)
-        name, count, supply, on, on_c, when, when_c = (list(children) + [None] * 7)[:7]
+        name, count, supply, on, anywhere, on_c, when, when_c = (list(children) + [None] * 8)[:8]
         supply, on_c, when_c = supply or (), on_c or (), when_c or ()
         count_expr = None if isinstance(count, Token) else count
         return A.FigureDecl(str(name), 0 if count_expr is not None else int(count), on, when,
                             tuple(supply) + tuple(on_c) + tuple(when_c),
-                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c), count_expr)
+                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c), count_expr,
+                            anywhere is not None)
 
     # -- tiles ----------------------------------------------------------
     @v_args(meta=True)

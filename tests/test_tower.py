@@ -135,3 +135,59 @@ def test_fmt_keeps_the_count_expression():
     text = "module m\nfigure floor (if players == 2 then 10 else 12 - players) per player on tower\n"
     assert format_text(text) == text
     assert format_text(text.replace("(if", "(  if")) == text
+
+
+# -- TOWER-TURN-1 a, b: a floor on the tower of ANY placed tile ---------------------------------
+def _tower_at(g, cell):
+    """The figures on the tower feature of the tile at `cell` (from the engine's feature view)."""
+    (f,) = [f for f in g.features() if f["kind"] == "tower" and cell in f["cells"]]
+    return f["figures"]
+
+
+FOUNDATION = {"tile": "tower.B", "at": [0, 1], "rotation": 0}  # all field: meets D's field S side
+
+
+def test_TOWER_TURN_1_a_first_floor_on_an_earlier_tiles_empty_foundation():
+    r = _play([FOUNDATION,  # red: no figure
+               {"tile": "B", "at": [0, 2], "rotation": 0, "place": {"figure": "floor", "on": "C", "at": [0, 1]}}])
+    assert r.error is None, r.error
+    assert r.answer["supply"]["blue"]["floor"] == 9  # blue built the first floor on red's tile
+    assert _tower_at(r.game, (0, 1)) == [("blue", "floor")]
+
+
+def test_TOWER_TURN_1_b_floors_on_anyones_tower_without_height_limit():
+    turns = [dict(FOUNDATION, place={"figure": "floor", "on": "C"})]
+    for y in (2, 3, 4, 5):  # base B (cloister, all field) x4 down the column
+        turns.append({"tile": "B", "at": [0, y], "rotation": 0, "place": {"figure": "floor", "on": "C", "at": [0, 1]}})
+    r = _play(turns)
+    assert r.error is None, r.error
+    # floors by red (turns 0, 2, 4) and blue (1, 3): a tower 5 high, built by both
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "floor")] * 2 + [("red", "floor")] * 3
+    assert r.answer["supply"] == {"red": {"follower": 7, "floor": 7}, "blue": {"follower": 7, "floor": 8}}
+
+
+def test_TOWER_TURN_1_the_next_player_is_offered_floors_on_placed_towers():
+    r = _play([dict(FOUNDATION, place={"figure": "floor", "on": "C"})])
+    offered = {a[2][2] for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][0] == "at"}
+    assert offered == {(0, 1)}  # the one tower on the board, whatever tile blue drew
+
+
+@pytest.mark.parametrize("place,clause,words", [
+    ({"figure": "follower", "on": "C", "at": [0, 1]}, "BASE-FOLLOW-1", "only on the tile just placed"),
+    ({"figure": "floor", "on": "C", "at": [5, 5]}, "TOWER-TURN-1", "no tile lies at [5,5]"),
+    ({"figure": "floor", "on": "C", "at": [0, 0]}, "TOWER-TURN-1", "has no feature on C"),
+    ({"figure": "floor", "on": "Nw", "at": [0, 1]}, "TOWER-TURN-1", "cannot stand on a field"),
+])
+def test_TOWER_TURN_1_refusals(place, clause, words):
+    r = _play([FOUNDATION, {"tile": "B", "at": [0, 2], "rotation": 0, "place": place}])
+    assert r.error is not None and r.error["turn"] == 1
+    assert r.error["clause"] == clause
+    assert words in r.error["message"]
+
+
+def test_floor_on_another_tile_survives_the_state_round_trip():
+    r = _play([FOUNDATION,
+               {"tile": "B", "at": [0, 2], "rotation": 0, "place": {"figure": "floor", "on": "C", "at": [0, 1]}}])
+    g2 = type(r.game).from_json(r.game.R, r.game.to_json())
+    assert _tower_at(g2, (0, 1)) == [("blue", "floor")]
+    assert g2.supply == r.game.supply

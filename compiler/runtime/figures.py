@@ -54,6 +54,46 @@ class Figures:
         return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: "
                 f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
 
+    def anywhere_options(self, player=None):
+        """("at", figure, cell, root) for every placed feature on which `player` (default: the
+        current one) may put a figure that goes anywhere (`on KINDS anywhere`, TOWER-TURN-1).
+        Read before the new tile is placed: the features such figures stand on (a tower
+        foundation) lie on one tile, so placing a tile elsewhere does not change them."""
+        R = self.R
+        if not R.FIG_ANYWHERE:
+            return []
+        p = self.current if player is None else player
+        sup = self.supply[p]
+        kinds = R.ANYWHERE_KINDS
+        parent, seg_kind, seg_cell = self.parent, self.seg_kind, self.seg_cell
+        options = R.figure_options_at
+        out = []
+        for s in range(len(parent)):
+            if parent[s] == s and seg_kind[s] in kinds:
+                for gi in options(self, s, sup):
+                    out.append(("at", gi, seg_cell[s], s))
+        return out
+
+    def anywhere_refusal(self, gi, cell, seg):
+        """None if the current player may put figure gi on the placed feature `seg` at `cell`,
+        else (message, clause) naming the part of the `figure` statement that refuses it."""
+        R = self.R
+        r = self.find(seg)
+        if ("at", gi, self.seg_cell[r], r) in self.anywhere_options():
+            return None
+        supply, on, when = R.FIG_CLAUSES[gi]
+        fname = R.FIGURES[gi].name
+        kind = R.KINDS[self.seg_kind[r]].name
+        at = f"[{cell[0]},{cell[1]}]"
+        if gi not in R.FIG_ANYWHERE:
+            return (f"{article(fname)} goes only on the tile just placed, not on the tile at {at}", on)
+        if self.supply[self.current][gi] <= 0:
+            return (f"no {fname} left in supply", supply)
+        if self.seg_kind[r] not in R.FIGURES[gi].on:
+            return (f"{article(fname)} cannot stand on {article(kind)}", on)
+        return (f"{article(fname)} may not be placed on the {kind} at {at}: "
+                f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
+
     def recall_options(self):
         """Own figures on the board that a `recall` rule lets the current player take back."""
         if not self.recallable:

@@ -80,6 +80,7 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         options = R.figure_options
         neighbour_roots = self._neighbour_roots
         recalls = self.recall_options()
+        anywhere = self.anywhere_options() if any_fig else ()
         acts = []
         append = acts.append
         for cell, pat in self.frontier.items():
@@ -100,6 +101,8 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                 if recalls:
                     for rc in recalls:
                         append((cell, rot, rc))
+                for at in anywhere:
+                    append((cell, rot, at))
         if not acts and R.DISCARD:
             return [("discard",)]
         return acts
@@ -135,6 +138,13 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                 if fig not in self.recall_options():
                     raise IllegalAction("no own figure of that kind stands there to recall",
                                         R.RECALL_CLAUSE.get(fig[1], R.CLAUSE_FOLLOW))
+            elif fig[0] == "at":
+                if not (isinstance(fig[3], int) and 0 <= fig[3] < len(self.parent)
+                        and isinstance(fig[1], int) and 0 <= fig[1] < len(R.FIGURES)):
+                    raise IllegalAction("no placed feature there", R.CLAUSE_FOLLOW)
+                why = self.anywhere_refusal(fig[1], fig[2], fig[3])
+                if why is not None:
+                    raise IllegalAction(*why)
             else:
                 gi, fi = fig
                 why = self.figure_refusal(o, cell, gi, fi)
@@ -149,6 +159,8 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         if fig is not None:
             if fig[0] == "recall":
                 self._recall(p, fig[1], fig[3])
+            elif fig[0] == "at":
+                self._put_figure(p, fig[1], fig[3])
             else:
                 self._put_figure(p, fig[0], self.board[cell][1] + fig[1])
         self._score_completed(cell, touched)
