@@ -191,3 +191,12 @@ def test_floor_on_another_tile_survives_the_state_round_trip():
     g2 = type(r.game).from_json(r.game.R, r.game.to_json())
     assert _tower_at(g2, (0, 1)) == [("blue", "floor")]
     assert g2.supply == r.game.supply
+
+
+def test_engine_check_rebuilds_towers_and_a_cloister_beside_a_foundation():
+    # tower.C holds a cloister and a foundation at C; the networkx rebuild keeps them apart
+    from verifier.engine_check import check_engine
+
+    rs = _rules("base", "tower")
+    mismatches, checked = check_engine(rs, games=2, players=3, seed=0, every=5)
+    assert checked > 20 and mismatches == []

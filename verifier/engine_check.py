@@ -42,6 +42,16 @@ def _meets(cell, place):
     return None
 
 
+def _node(place: str, kind: str) -> str:
+    """A graph node's place: the centre is qualified by kind, since two centre features may
+    share C (a cloister beside a tower foundation)."""
+    return f"C:{kind}" if place == "C" else place
+
+
+def _engine_places(f: dict) -> frozenset:
+    return frozenset((c, _node(p, f["kind"])) for c, p in f["places"])
+
+
 class BoardGraph:
     """Owns the from-scratch feature graph of one board position."""
 
@@ -53,7 +63,7 @@ class BoardGraph:
         for cell, (tid, rot) in board.items():
             tt = tiles[tid]
             for f in tt.features:
-                nodes = [(cell, rotate(p, rot)) for p in f.places]
+                nodes = [(cell, _node(rotate(p, rot), f.kind)) for p in f.places]
                 for n in nodes:
                     self.g.add_node(n, kind=f.kind)
                     self.local[n] = (cell, tid, f.index, rot)
@@ -88,7 +98,7 @@ class BoardGraph:
             for b in f.borders:
                 bf = self.rs.tiles[tid].features[b]
                 if bf.places:
-                    out.add(index[(cell, rotate(bf.places[0], rot))])
+                    out.add(index[(cell, _node(rotate(bf.places[0], rot), bf.kind))])
         return frozenset(out)
 
 
@@ -129,8 +139,8 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
     index = {n: i for i, c in enumerate(comps) for n in c}
     engine = g.features()
     problems: list[str] = []
-    by_places = {f["places"]: f for f in engine}
-    root_places = {f["root"]: f["places"] for f in engine}
+    by_places = {_engine_places(f): f for f in engine}
+    root_places = {f["root"]: _engine_places(f) for f in engine}
     for i, comp in enumerate(comps):
         kind = bg.g.nodes[next(iter(comp))]["kind"]
         where = _describe(comp, kind)
@@ -145,7 +155,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
         if kind not in rs.centre_kinds() and f["open"] != op:
             problems.append(f"{where}: engine says {f['open']} open edges, rebuild {op}")
         for who, fig, cell, place in f["figure_places"]:
-            if (cell, place) not in comp:
+            if (cell, _node(place, kind)) not in comp:
                 problems.append(f"{where}: the engine's {fig} of {who} at {cell} {place} is not on this feature")
         want_done = False
         if kind in complete_rules:
