@@ -163,6 +163,7 @@ class CodeGenerator:
         self._events()
         self._figure_options()
         self._figure_options_at()
+        self._prisoners()
         return "\n".join(self.lines) + "\n"
 
     def _tiles(self) -> None:
@@ -489,6 +490,41 @@ class CodeGenerator:
             self.outdent()
         w("return out")
         self.outdent()
+
+    def _prisoners(self) -> None:
+        """Captures, the exchange and the ransom (the Tower): which figures, how far, the price."""
+        rs = self.rs
+        w = self.writeline
+        fi = self.fig_index
+        w("")
+        w("# captures: the figure whose putting allows one -> (capturable figures, range function, clause)")
+        caps = []
+        for after, cap in sorted(rs.captures.items()):
+            fn = self.rule_function(f"capture_range_{fi[after]}", "g, r", cap,
+                                    f"capture ... within {_src(cap.within)} after put {after}", cap.within, self.feature_scope())
+            kinds = tuple(sorted(fi[f] for f in cap.figures if f in fi))
+            caps.append(f"{fi[after]}: ({kinds!r}, {fn}, {_first_cite(cap.cites, '')!r})")
+        w(f"CAPTURES = {{{', '.join(caps)}}}")
+        ex = rs.exchange
+        w(f"EXCHANGE = {ex is not None!r}", ex.span if ex else None)
+        w(f"EXCHANGE_CLAUSE = {_first_cite(ex.cites, '') if ex else ''!r}")
+        rn = rs.ransom
+        if rn is None:
+            w("RANSOM = None")
+            return
+        sc = self.game_scope()
+        sc.names["points"] = "g.scores[g.current]"
+        price = self.rule_function("ransom_price", "g", rn, f"ransom ... = {_src(rn.price)}", rn.price, sc)
+        if rn.when is not None:
+            sc = self.game_scope()
+            sc.names["points"] = "g.scores[g.current]"
+            allowed = self.rule_function("ransom_allowed", "g", rn, f"ransom ... when {_src(rn.when)}", rn.when, sc)
+        else:
+            allowed = "None"
+        kinds = tuple(sorted(fi[f] for f in rn.figures if f in fi))
+        w(f"# {_where(rn.span)}: (figures that may be ransomed, price, condition, clause, condition text)", rn.span)
+        w(f"RANSOM = ({kinds!r}, {price}, {allowed}, {_first_cite(rn.cites, '')!r}, "
+          f"{(_src(rn.when) if rn.when is not None else '')!r})")
 
     def _events(self) -> None:
         rs = self.rs

@@ -121,6 +121,7 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     if not isinstance(t, dict) or not isinstance(t.get("tile"), str):
         raise RecordError(f"turn {i}: a turn is an object with a `tile` name")
     name = t["tile"]
+    _ransoms(g, R, t.get("ransom"), i)  # at any time in one's own turn: before the tile (TOWER-RANSOM-1)
     g.force_tile(name)
     if t.get("discard"):
         g.apply_action(("discard",))
@@ -135,6 +136,8 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     place = t.get("place")
     recall = t.get("recall")
     on = place.get("on") if isinstance(place, dict) else None
+    if isinstance(place, dict) and place.get("at") not in (None, [x, y]):
+        on = None  # the figure goes on another tile: it says nothing of this tile's variant
     g.choose_variant(name, on, rot)
     o = g.orientation(rot)
     why = g.why_not_placed(o, (x, y))  # the tile first, then the figure (BASE-TURN-1)
@@ -182,6 +185,66 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     g.apply_action(((x, y), rot, fig))
+    cap = t.get("capture")
+    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+        g.apply_action(_capture_action(g, R, cap, i) if cap is not None else ("pass",))
+    elif cap is not None:
+        clause = next(iter(R.CAPTURES.values()), ((), None, R.CLAUSE_FOLLOW))[2]
+        _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
+                 clause)
+
+
+def _ransoms(g, R, items, i: int) -> None:
+    if items is None:
+        return
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        raise RecordError(f"turn {i}: `ransom` must be a list of {{\"figure\": NAME, \"from\": PLAYER}}")
+    for item in items:
+        try:
+            fname, holder = item["figure"], item["from"]
+        except (KeyError, TypeError):
+            raise RecordError(f"turn {i}: `ransom` must be a list of {{\"figure\": NAME, \"from\": PLAYER}}") from None
+        if holder not in g.names:
+            raise RecordError(f"turn {i}: `ransom`: no player {holder!r}")
+        gi = g.figure_index(fname)
+        clause = R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW
+        if gi is None:
+            _illegal(g, f"these rules have no figure `{fname}`", clause)
+        g.apply_action(("ransom", g.names.index(holder), gi))
+
+
+def _capture_action(g, R, cap, i: int):
+    """The action for a record's `capture`: {"figure", "of", "at", "on"[, "back"]}."""
+    try:
+        fname, victim, at, where = cap["figure"], cap["of"], cap["at"], cap["on"]
+        cx, cy = (int(v) for v in at)
+    except (KeyError, TypeError, ValueError):
+        raise RecordError(f"turn {i}: `capture` must be {{\"figure\": NAME, \"of\": PLAYER, \"at\": [x, y], "
+                          "\"on\": PLACE}") from None
+    if victim not in g.names:
+        raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
+    clause = g.pending[5]
+    gi = g.figure_index(fname)
+    if gi is None:
+        _illegal(g, f"these rules have no figure `{fname}`", clause)
+    tile = g.board.get((cx, cy))
+    fi = tile[0].feature_at(where, R.FIGURES[gi].on) if tile is not None and isinstance(where, str) else None
+    if fi is None:
+        _illegal(g, f"no {fname} can stand on {where} at [{cx},{cy}]", clause)
+    back = cap.get("back")
+    bgi = None
+    if back is not None:
+        bgi = g.figure_index(back)
+        if bgi is None:
+            _illegal(g, f"these rules have no figure `{back}`", R.EXCHANGE_CLAUSE or clause)
+    else:  # one kind held: the exchange needs no choice
+        q = g.names.index(victim)
+        kinds = sorted(set(g.held[q][g.pending[0]])) if R.EXCHANGE and q != g.pending[0] else []
+        if len(kinds) == 1:
+            bgi = kinds[0]
+    return ("capture", g.names.index(victim), gi, tile[1] + fi, bgi)
 
 
 def _anywhere(g, R, name, cell, gi, at, where):
@@ -214,12 +277,17 @@ def answer_of(g) -> dict:
         elif ev["kind"] == "award":
             events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
                            "points": ev["points"], "clause": ev["clause"]})
-    return {
+        elif ev["kind"] in ("capture", "exchange", "ransom"):
+            events.append(dict(ev))
+    out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
         "events": events,
         "supply": g.supply_by_name(),
         "winners": g.winners(),
     }
+    if g.R.CAPTURES:
+        out["prisoners"] = g.prisoners_by_name()
+    return out
 
 
 def load_record(path: Path) -> dict:

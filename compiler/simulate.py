@@ -19,6 +19,8 @@ class Summary:
     points_by_kind: dict[str, float] = field(default_factory=dict)  # mean points per game
     mean_turns: float = 0.0
     mean_discards: float = 0.0
+    mean_captures: float = 0.0  # the Tower's captures (own figures and exchanges included)
+    mean_ransoms: float = 0.0
     max_score: int = 0
     seconds: float = 0.0
 
@@ -30,6 +32,8 @@ class Summary:
             "mean_points_by_feature": {k: round(v, 3) for k, v in sorted(self.points_by_kind.items())},
             "mean_turns": round(self.mean_turns, 3),
             "mean_discards": round(self.mean_discards, 3),
+            "mean_captures": round(self.mean_captures, 3),
+            "mean_ransoms": round(self.mean_ransoms, 3),
             "max_score": self.max_score,
             "seconds": round(self.seconds, 3),
         }
@@ -41,15 +45,34 @@ def play_one(eng, players: int, seed: int):
     rng = random.Random(seed * 7919 + 17)
     turns = []
     R = eng.rules
+    ransoms = []  # ransoms paid before the next tile, written into that turn
     while not g.ended:
         acts = g.legal_actions()
         if not acts:
             g.finish()
             break
         a = acts[rng.randrange(len(acts))]
-        turns.append(record_turn(g, R, a))
+        if a[0] == "ransom":
+            ransoms.append({"figure": g.figure_name(a[2]), "from": g.names[a[1]]})
+        elif a[0] == "capture":
+            turns[-1]["capture"] = capture_record(g, a)
+        elif a[0] != "pass":  # a pass is the absence of a capture
+            t = record_turn(g, R, a)
+            if ransoms:
+                t["ransom"], ransoms = ransoms, []
+            turns.append(t)
         g.apply_action(a)
     return g, turns
+
+
+def capture_record(g, a) -> dict:
+    """The record's `capture` key for action a (docs/records.md)."""
+    _, q, gi, seg, back = a
+    x, y = g.seg_cell[seg]
+    out = {"figure": g.figure_name(gi), "of": g.names[q], "at": [x, y], "on": g._seg_place(seg)}
+    if back is not None:
+        out["back"] = g.figure_name(back)
+    return out
 
 
 def record_turn(g, R, a) -> dict:
@@ -79,6 +102,7 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     by_kind: dict[str, int] = {}
     turns = 0
     discards = 0
+    captures = ransoms = 0
     best = 0
     names = [f"p{i + 1}" for i in range(players)]
     for i in range(games):
@@ -92,6 +116,8 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
         for p in leaders:
             wins[p] += 1 / len(leaders)
         for ev in g.events:
+            captures += ev["kind"] == "capture"
+            ransoms += ev["kind"] == "ransom"
             if ev["kind"] in ("score", "award"):
                 key = ev.get("feature") or ev.get("award")
                 by_kind[key] = by_kind.get(key, 0) + sum(ev["points"].values())
@@ -106,4 +132,5 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
             progress(i + 1)
     n = max(games, 1)
     return Summary(games, players, seed, rules, [t / n for t in totals], [w / n for w in wins],
-                   {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, best, time.perf_counter() - t0)
+                   {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, captures / n, ransoms / n,
+                   best, time.perf_counter() - t0)

@@ -336,6 +336,37 @@ class AwardDecl:
 
 
 @dataclass(frozen=True)
+class CaptureDecl:
+    """`capture N of FIGS in line within RANGE after put FIGURE`: a capture after a figure is put."""
+
+    count: int
+    figures: tuple[str, ...]  # the kinds that may be captured
+    within: "Expr"  # the range, read on the feature the `after` figure was put on
+    after: str  # the figure whose putting allows the capture
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExchangeDecl:
+    """`exchange prisoners`: capturing a figure of a player who holds one of yours swaps them."""
+
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RansomDecl:
+    """`ransom FIGS = PRICE when COND`: free an own prisoner by paying its holder PRICE points."""
+
+    figures: tuple[str, ...]
+    price: "Expr"
+    when: "Expr | None" = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RecallDecl:
     figure: str
     value: Expr
@@ -374,7 +405,8 @@ class Override:
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl, ExampleDecl,
+    Override,
 ]
 
 

@@ -31,6 +31,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("neighbours", "int", FEATURE, "placed tiles among the 8 cells around a centre feature's tile", 0, 8),
     Quantity("figures", "int", FEATURE, "figures of any player standing on the feature"),
     Quantity("completed_cities", "int", FEATURE, "completed cities that the field borders"),
+    Quantity("points", "int", frozenset({"ransom"}), "the score of the player paying a ransom", 0),
     Quantity("players", "int", EVERYWHERE | SETUP, "number of players in the game", 2, 6),
     Quantity("current", "int", EVERYWHERE, "seat of the player whose turn it is (0 = first)", 0, 5),
 ]}

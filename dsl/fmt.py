@@ -311,6 +311,13 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(f"award {st} at end = {format_expr(v)}", c)
         case A.RecallDecl(figure=f, value=v):
             return _Line(f"recall {f} = {format_expr(v)}", c)
+        case A.CaptureDecl(count=n, figures=figs, within=wn, after=a):
+            return _Line(f"capture {n} of {', '.join(figs)} in line within {format_expr(wn)} after put {a}", c)
+        case A.ExchangeDecl():
+            return _Line("exchange prisoners", c)
+        case A.RansomDecl(figures=figs, price=pr, when=wh):
+            return _Line(_join(f"ransom {', '.join(figs)} = {format_expr(pr)}",
+                               f"when {format_expr(wh)}" if wh is not None else None), c)
         case A.InvariantDecl(name=n, test=t):
             return _Line(f"invariant {n}: {format_expr(t)}", c)
         case A.ExampleDecl(name=n):

@@ -219,6 +219,14 @@ class Builder:
                 rs.awards[item.state] = item
             case A.RecallDecl():
                 rs.recalls[item.figure] = item
+            case A.CaptureDecl():
+                if item.after in rs.captures and not override:
+                    self.err(item.span, f"a capture after `{item.after}` is already defined at {rs.captures[item.after].span}", "duplicate")
+                rs.captures[item.after] = item
+            case A.ExchangeDecl():
+                rs.exchange = item
+            case A.RansomDecl():
+                rs.ransom = item
             case A.InvariantDecl():
                 rs.invariants.append(item)
             case A.ExampleDecl():
@@ -405,8 +413,30 @@ class Builder:
                 self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
         for inv in rs.invariants:
             self.expr(inv.test, {"game"}, "bool")
+        for cap in rs.captures.values():
+            if cap.after not in rs.figures:
+                self.err(cap.span, f"`capture ... after put {cap.after}`: no figure `{cap.after}`{did_you_mean(cap.after, rs.figures)}", "unknown-name")
+            self._listed_figures("capture", cap.figures, cap.span)
+            if cap.count != 1:
+                self.err(cap.span, "a capture takes 1 figure (`capture 1 of ...`); more is not supported yet", "unsupported")
+            self.expr(cap.within, {"feature"}, "int")
+        if rs.exchange is not None and not rs.captures:
+            self.err(rs.exchange.span, "`exchange prisoners` without a `capture` rule: nobody is ever taken prisoner", "unused")
+        if rs.ransom is not None:
+            self._listed_figures("ransom", rs.ransom.figures, rs.ransom.span)
+            self.expr(rs.ransom.price, {"game", "ransom"}, "int")
+            if rs.ransom.when is not None:
+                self.expr(rs.ransom.when, {"game", "ransom"}, "bool")
         if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= 6):
             self.err(rs.players.span, "players must be a range within 1..6", "range")
+
+    def _listed_figures(self, what: str, figs: tuple[str, ...], span: A.Span) -> None:
+        """A capture or ransom list may name figures of modules not in play (the Tower lists the
+        abbot, TOWER-FIGURES-1): such a name is a note, so a misspelling still shows."""
+        for fig in figs:
+            if fig not in self.rs.figures:
+                self.err(span, f"`{what}`: no figure `{fig}` in these rules{did_you_mean(fig, self.rs.figures)}; "
+                               "it applies once a module declares it", "unknown-name", "note")
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:

@@ -60,6 +60,9 @@ class RuleSet:
     returns: dict[str, A.ReturnDecl] = field(default_factory=dict)
     states: dict[str, A.StateDecl] = field(default_factory=dict)
     ons: list[A.OnDecl] = field(default_factory=list)
+    captures: dict[str, A.CaptureDecl] = field(default_factory=dict)  # by the figure whose putting allows it
+    exchange: A.ExchangeDecl | None = None
+    ransom: A.RansomDecl | None = None
     awards: dict[str, A.AwardDecl] = field(default_factory=dict)
     recalls: dict[str, A.RecallDecl] = field(default_factory=dict)
     players: A.Players | None = None
@@ -122,6 +125,10 @@ def override_key(decl: object) -> tuple | None:
             return ("score", k, w) if by is None else ("score", k, w, by)
         case A.OwnersDecl():
             return ("owners",)
+        case A.CaptureDecl(after=a):
+            return ("capture", a)
+        case A.RansomDecl():
+            return ("ransom",)
         case A.OnDecl(event=e, of=o, cites=c):
             return ("on", e, o, tuple(x.clause for x in c))
         case A.AwardDecl(state=s):

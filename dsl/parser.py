@@ -332,6 +332,21 @@ class _Build(Transformer):
         return A.Require(children[0], msg, self._span(meta))
 
     @v_args(meta=True)
+    def capture_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CaptureDecl(int(rest[0]), rest[1], rest[2], str(rest[3]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def exchange_decl(self, meta, children):
+        _, cites = self._split(children)
+        return A.ExchangeDecl(cites, self._span(meta))
+
+    @v_args(meta=True)
+    def ransom_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.RansomDecl(rest[0], rest[1], rest[2] if len(rest) > 2 else None, cites, self._span(meta))
+
+    @v_args(meta=True)
     def set_action(self, meta, children):
         return A.SetAction(str(children[0]), children[1], self._span(meta))
 

@@ -165,6 +165,9 @@ def simulate(
     out.print(k)
     out.print(f"mean game length: {summ.mean_turns:.1f} turns; mean discards: {summ.mean_discards:.2f}; "
               f"highest score: {summ.max_score}", markup=False)
+    if summ.mean_captures or summ.mean_ransoms:
+        out.print(f"mean captures per game: {summ.mean_captures:.2f}; mean ransoms per game: {summ.mean_ransoms:.2f}",
+                  markup=False)
 
 
 def _print_comparison(a, b) -> None:
@@ -191,5 +194,8 @@ def _print_comparison(a, b) -> None:
         row(f"points from {kind}", a.points_by_kind.get(kind, 0.0), b.points_by_kind.get(kind, 0.0))
     row("game length (turns)", a.mean_turns, b.mean_turns)
     row("discards", a.mean_discards, b.mean_discards)
+    if a.mean_captures or b.mean_captures or a.mean_ransoms or b.mean_ransoms:
+        row("captures", a.mean_captures, b.mean_captures)
+        row("ransoms", a.mean_ransoms, b.mean_ransoms)
     row("highest score", a.max_score, b.max_score)
     out.print(t)

@@ -179,9 +179,11 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
     for p in range(g.nplayers):
         for gi, fig in enumerate(g.R.FIGURES):
             fname, count = fig.name, fig.count_for(g.nplayers)
-            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0)
+            held = g.held_count(p, gi)  # prisoners held by other players (the Tower)
+            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0) + held
             if have != count:
-                problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board), the rules give {count}")
+                problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board + held as prisoners), "
+                                f"the rules give {count}")
     return problems
 
 

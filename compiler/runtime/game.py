@@ -16,11 +16,12 @@ from .errors import IllegalAction
 from .figures import Figures
 from .geometry import fit
 from .placement import Placement
+from .prisoners import Prisoners
 from .records import Records
 from .scoring import Scoring
 
 
-class Game(Board, Placement, Bag, Figures, Scoring, Records):
+class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -34,6 +35,7 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         self.rng = random.Random(seed)
         self.scores = [0] * players
         self._init_figures(players)
+        self._init_prisoners(players)
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -68,7 +70,11 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         Per frontier cell, the orientations whose edges fit (cached by edge pattern) and
         that pass the tile's placement check; per orientation, the tile alone, then each
         figure the rules' one legality predicate allows, then each recall."""
-        if self.ended or self.drawn is None:
+        if self.ended:
+            return []
+        if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1)
+            return self.capture_options() + [("pass",)]
+        if self.drawn is None:
             return []
         R = self.R
         tid = self.drawn
@@ -104,7 +110,9 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                 for at in anywhere:
                     append((cell, rot, at))
         if not acts and R.DISCARD:
-            return [("discard",)]
+            acts = [("discard",)]
+        if R.RANSOM is not None:
+            acts.extend(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
         return acts
 
     def orientation(self, rot, tid=None):
@@ -116,6 +124,28 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
+        if self.pending is not None:
+            if action[0] == "pass":
+                self.history.append((None, action))
+                self._end_turn()
+                return
+            if action[0] != "capture" or len(action) != 5:
+                raise IllegalAction("a capture (or a pass) comes first: a figure was just put that allows one",
+                                    self.pending[5])
+            why = self.capture_refusal(tuple(action))
+            if why is not None:
+                raise IllegalAction(*why)
+            self.history.append((None, tuple(action)))
+            self._capture(tuple(action))
+            self._end_turn()
+            return
+        if action[0] == "ransom":
+            self._ransom(action)
+            self.history.append((None, tuple(action)))
+            return
+        if action[0] in ("capture", "pass"):
+            raise IllegalAction("nothing may be captured now: no figure was just put that allows a capture",
+                                next(iter(R.CAPTURES.values()), ((), None, ""))[2])
         if action[0] == "discard":
             if self.placements(self.drawn):
                 raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
@@ -159,10 +189,18 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         if fig is not None:
             if fig[0] == "recall":
                 self._recall(p, fig[1], fig[3])
-            elif fig[0] == "at":
-                self._put_figure(p, fig[1], fig[3])
             else:
-                self._put_figure(p, fig[0], self.board[cell][1] + fig[1])
+                gi, seg = (fig[1], fig[3]) if fig[0] == "at" else (fig[0], self.board[cell][1] + fig[1])
+                self._put_figure(p, gi, seg)
+                if self._capture_pending(p, gi, seg, cell, touched):
+                    return  # the same player now chooses a capture, or none
+        self.pending = (p, cell, touched)
+        self._end_turn()
+
+    def _end_turn(self):
+        """Score what the turn's tile completed, then pass the turn on."""
+        _, cell, touched = self.pending[:3]
+        self.pending = None
         self._score_completed(cell, touched)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
@@ -185,6 +223,7 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         g.cells = [set(c) if c is not None else None for c in self.cells]
         g.figs = [list(f) if f is not None else None for f in self.figs]
         g.recallable = dict(self.recallable)
+        g.held = [[list(o) for o in h] for h in self.held]
         g.borders = [list(b) for b in self.borders]
         g.decks = [list(d) for d in self.decks]
         return g

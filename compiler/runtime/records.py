@@ -13,6 +13,9 @@ class Records:
         """A state as JSON: its seed, seats and the moves that led to it (replayed by from_json)."""
         hist = []
         for tid, a in self.history:
+            if tid is None:  # a capture, a pass or a ransom: no tile drawn for it
+                hist.append({"act": list(a)})
+                continue
             name = self.R.TILES[tid].name
             if a[0] == "discard":
                 hist.append({"tile": name, "id": tid, "discard": True})
@@ -30,6 +33,9 @@ class Records:
         data = json.loads(text)
         g = cls(rules, len(data["players"]), data["seed"], data["players"])
         for h in data["history"]:
+            if "act" in h:
+                g.apply_action(tuple(h["act"]))
+                continue
             g.force_tile_id(h["id"])
             if h.get("discard"):
                 g.apply_action(("discard",))

@@ -1,0 +1,165 @@
+"""Prisoners (the Tower): captures after a figure is put, the exchange, the ransom.
+
+A capture is a decision of its own: after a turn puts a figure that a `capture`
+rule names (a floor), the same player chooses one figure in range to capture, or
+passes, before the turn's scoring.  The rules' tables say everything that is
+particular: which figures may be captured and how far (CAPTURES), whether a
+capture from a player who holds one of yours swaps them (EXCHANGE), and which
+prisoners may be bought back at what price and when (RANSOM).
+
+held[h][o] lists the figure indices of player o's figures that player h holds.
+"""
+from __future__ import annotations
+
+from .errors import IllegalAction
+
+
+class Prisoners:
+    """Mixin of Game.  Owns: held, pending."""
+
+    def _init_prisoners(self, players):
+        self.held = [[[] for _ in range(players)] for _ in range(players)]
+        self.pending = None  # (player, tile cell, touched roots, tower cell, range, capture clause, capturable)
+
+    def held_count(self, owner, gi):
+        """How many of `owner`'s figures gi other players hold."""
+        return sum(h[owner].count(gi) for h in self.held)
+
+    def prisoners_by_name(self):
+        """{holder: {owner: {figure: n}}} for every prisoner held."""
+        out = {}
+        for h, row in enumerate(self.held):
+            for o, figs in enumerate(row):
+                for gi in figs:
+                    d = out.setdefault(self.names[h], {}).setdefault(self.names[o], {})
+                    d[self.figure_name(gi)] = d.get(self.figure_name(gi), 0) + 1
+        return out
+
+    # ------------------------------------------------------------ capture
+    def _capture_pending(self, p, gi, seg, cell, touched):
+        """After player p put figure gi on segment seg: wait for a capture choice if one exists."""
+        cap = self.R.CAPTURES.get(gi)
+        if cap is None:
+            return False
+        kinds, range_fn, clause = cap
+        r = self.find(seg)
+        pend = (p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
+        self.pending = pend
+        if not self.capture_options():
+            self.pending = None
+            return False
+        return True
+
+    def capture_options(self):
+        """("capture", owner, figure, segment, back) for every figure in range, back being the
+        figure of the capturer's that comes back in an exchange (None: no exchange)."""
+        if self.pending is None:
+            return []
+        p, _, _, (tx, ty), h, _, kinds = self.pending
+        out = []
+        for r, figs in enumerate(self.figs):
+            if not figs:
+                continue
+            for q, fgi, seg in figs:
+                if fgi not in kinds:
+                    continue
+                x, y = self.seg_cell[seg]
+                if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
+                    continue
+                backs = sorted(set(self.held[q][p])) if self.R.EXCHANGE and q != p else []
+                if backs:
+                    out.extend(("capture", q, fgi, seg, b) for b in backs)
+                else:
+                    out.append(("capture", q, fgi, seg, None))
+        out.sort(key=lambda a: (self.seg_cell[a[3]], a[3], a[1], a[2], -1 if a[4] is None else a[4]))
+        return out
+
+    def capture_refusal(self, action):
+        """None if `action` is a capture the pending player may make, else (message, clause)."""
+        if self.pending is None:
+            return ("nothing may be captured now: no figure was just put that allows a capture",
+                    next(iter(self.R.CAPTURES.values()), ((), None, ""))[2])
+        if action in self.capture_options():
+            return None
+        p, _, _, (tx, ty), h, clause, kinds = self.pending
+        _, q, fgi, seg, back = action
+        fname = self.figure_name(fgi) if isinstance(fgi, int) and 0 <= fgi < len(self.R.FIGURES) else str(fgi)
+        if fgi not in kinds:
+            return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", clause)
+        if not (isinstance(seg, int) and 0 <= seg < len(self.parent)) or \
+                (q, fgi, seg) not in (self.figs[self.find(seg)] or []):
+            return (f"no {fname} of that player stands there", clause)
+        x, y = self.seg_cell[seg]
+        if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
+            return (f"[{x},{y}] is out of range of the tower at [{tx},{ty}] (height {h}: its own tile and "
+                    f"up to {h} tiles in a straight line)", clause)
+        ex = self.R.EXCHANGE_CLAUSE
+        if back is None:
+            return ("the victim holds a figure of yours: the capture is an exchange; say which comes back", ex)
+        return (f"the victim holds no {self.figure_name(back) if isinstance(back, int) else back} of yours to exchange", ex)
+
+    def _capture(self, action):
+        p = self.pending[0]
+        _, q, fgi, seg, back = action
+        r = self.find(seg)
+        self.figs[r] = self._remove_fig(r, q, fgi, seg)
+        self.recallable.pop(seg, None)
+        x, y = self.seg_cell[seg]
+        ev = {"turn": self.turn, "kind": "capture", "player": self.names[p], "victim": self.names[q],
+              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending[5]}
+        if q == p:
+            self.supply[p][fgi] += 1
+            ev["to"] = "supply"
+            self.events.append(ev)
+        elif back is not None:
+            self.supply[q][fgi] += 1
+            self.held[q][p].remove(back)
+            self.supply[p][back] += 1
+            ev["to"] = "exchange"
+            self.events.append(ev)
+            self.events.append({"turn": self.turn, "kind": "exchange", "player": self.names[p], "victim": self.names[q],
+                                "figure": self.figure_name(fgi), "back": self.figure_name(back),
+                                "clause": self.R.EXCHANGE_CLAUSE})
+        else:
+            self.held[p][q].append(fgi)
+            ev["to"] = "prisoner"
+            self.events.append(ev)
+
+    # ------------------------------------------------------------ ransom
+    def ransom_options(self):
+        """("ransom", holder, figure) for every own prisoner the current player may buy back now."""
+        rn = self.R.RANSOM
+        if rn is None or self.pending is not None or self.ended:
+            return []
+        kinds, price, allowed, _, _ = rn
+        p = self.current
+        out = []
+        for h, row in enumerate(self.held):
+            for gi in sorted(set(row[p])):
+                if gi in kinds and (allowed is None or allowed(self)):
+                    out.append(("ransom", h, gi))
+        return out
+
+    def _ransom(self, action):
+        R = self.R
+        kinds, price, allowed, clause, cond = R.RANSOM if R.RANSOM else ((), None, None, "", "")
+        if R.RANSOM is None:
+            raise IllegalAction("these rules have no ransom", "")
+        _, h, gi = action
+        p = self.current
+        if not (isinstance(h, int) and 0 <= h < self.nplayers and h != p and isinstance(gi, int) and gi in self.held[h][p]):
+            raise IllegalAction("that player holds no such figure of yours", clause)
+        if gi not in kinds:
+            raise IllegalAction(f"{'an' if self.figure_name(gi)[:1] in 'aeiou' else 'a'} {self.figure_name(gi)} "
+                                "may not be ransomed", clause)
+        if allowed is not None and not allowed(self):
+            raise IllegalAction(f"the ransom is refused: `{cond}` does not hold "
+                                f"(you have {self.scores[p]} points)", clause)
+        n = price(self)
+        self.held[h][p].remove(gi)
+        self.supply[p][gi] += 1
+        self.scores[p] -= n
+        self.scores[h] += n
+        self.events.append({"turn": self.turn, "kind": "ransom", "player": self.names[p], "holder": self.names[h],
+                            "figure": self.figure_name(gi), "points": {self.names[p]: -n, self.names[h]: n},
+                            "clause": clause})
