@@ -273,6 +273,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
 
 def main() -> None:
     from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
+    from . import picture_cmds  # noqa: F401  (registers draw, view)
 
     try:
         app()

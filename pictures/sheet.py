@@ -1,0 +1,99 @@
+"""The tile sheet of a rule set: every tile type, its name and copy count, problems marked."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import drawsvg as dw
+
+from dsl.diagnostics import Diagnostic
+from dsl.model import RuleSet, TileType
+
+from .tile import PROBLEM, SIZE, Drawn, Style, draw_tile
+
+COLUMNS = 8
+GAP = 18
+CAPTION = 30
+LEGEND = 34
+
+
+def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
+    """A tile type's features as the compiler reads them, turned `rotation` degrees clockwise."""
+    from dsl.places import rotate
+
+    return [Drawn(f.index, f.kind, tuple(rotate(p, rotation) for p in f.places), f.shields, f.crosses is not None)
+            for f in t.features]
+
+
+def tile_problems(rs: RuleSet) -> dict[str, list[Diagnostic]]:
+    """The per-tile topology checks (verifier/topology.py), each problem filed under its tile."""
+    from verifier import topology as T
+
+    found: dict[str, list[Diagnostic]] = defaultdict(list)
+    for check in (T.check_edge_places, T.check_connected, T.check_crossings, T.check_field_borders):
+        for d in check(rs):
+            if d.severity != "error":
+                continue
+            for t in rs.tiles:
+                s = t.decl.span
+                if d.span.file == s.file and s.line <= d.span.line <= max(s.end_line, s.line):
+                    if d not in found[t.id]:
+                        found[t.id].append(d)
+    return found
+
+
+def bad_features(t: TileType, problems: list[Diagnostic]) -> set[int]:
+    spans = {d.span for d in problems}
+    return {f.index for f in t.features if f.decl.span in spans}
+
+
+def legend(rs: RuleSet, style: Style) -> tuple[dw.Group, float]:
+    """One swatch per declared feature kind (what the sheet's colours mean), and its width."""
+    g = dw.Group(class_="legend", font_family="sans-serif", font_size=12)
+    x = 0.0
+    for kind in rs.features:
+        item = dw.Group(class_="legend-item", data_kind=kind)
+        item.append(dw.Rectangle(x, 6, 16, 16, fill=style.fill[kind], stroke=style.stroke[kind], stroke_width=1.2))
+        item.append(dw.Text(f"{kind} ({style.category[kind]})", 12, x + 21, 19, fill="#222222"))
+        g.append(item)
+        x += 30 + 7.2 * (len(kind) + len(style.category[kind]) + 3)
+    return g, x
+
+
+def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None, columns: int = COLUMNS) -> dw.Drawing:
+    """The sheet: a legend of the declared feature kinds, then one cell per tile type."""
+    style = Style.of(rs)
+    problems = tile_problems(rs)
+    tiles = [t for t in rs.tiles if only is None or t.name in only or t.id in only]
+    cols = max(1, min(columns, len(tiles)))
+    rows = (len(tiles) + cols - 1) // cols
+    cell_w, cell_h = SIZE + GAP, SIZE + CAPTION + GAP
+    lg, lw = legend(rs, style)
+    width = max(cols * cell_w + GAP, lw + 2 * GAP)
+    height = LEGEND + rows * cell_h + GAP
+    d = dw.Drawing(width, height, font_family="sans-serif")
+    d.append(dw.Rectangle(0, 0, width, height, fill="#ffffff"))
+    d.append(dw.Title(f"tiles of {' + '.join(rs.names)}"))
+    lg.args["transform"] = f"translate({GAP},4)"
+    d.append(lg)
+    for n, t in enumerate(tiles):
+        x = GAP + (n % cols) * cell_w
+        y = LEGEND + GAP / 2 + (n // cols) * cell_h
+        probs = problems.get(t.id, [])
+        cell = dw.Group(transform=f"translate({x},{y})", class_="tile" + (" problem" if probs else ""),
+                        data_tile=t.id, data_name=t.name, data_count=t.count, data_module=t.module)
+        cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.edges)}"
+                             + "".join(f"\n{d.span}: {d.message} [{d.code}]" for d in probs)))
+        cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))
+        label = t.name if t.variant is None else f"{t.name} + {t.variant}"
+        cell.append(dw.Text(f"{label}  ×{t.count}", 11, SIZE / 2, SIZE + 13, text_anchor="middle", fill="#222222",
+                            class_="caption"))
+        if probs:
+            cell.append(dw.Rectangle(-3, -3, SIZE + 6, SIZE + 6, fill="none", stroke=PROBLEM, stroke_width=3,
+                                     class_="problem-frame"))
+            cell.append(dw.Circle(SIZE, 0, 9, fill=PROBLEM, stroke="#ffffff", stroke_width=1.5))
+            cell.append(dw.Text("!", 13, SIZE, 5, text_anchor="middle", fill="#ffffff", font_weight="bold"))
+            codes = sorted({d.code for d in probs})
+            cell.append(dw.Text(", ".join(codes), 9, SIZE / 2, SIZE + 25, text_anchor="middle", fill=PROBLEM,
+                                class_="problem-text"))
+        d.append(cell)
+    return d
