@@ -21,7 +21,7 @@ from dsl.model import RuleSet, TileType
 from dsl.places import rotate
 
 from .sheet import drawn_features
-from .tile import FIGURE_AT, SIZE, Style, done_pattern, draw_tile
+from .tile import FIGURE_AT, SIZE, Style, attr, done_pattern, draw_tile
 
 PLAYER_COLOURS = {"red": "#d62728", "blue": "#1f5fbf", "green": "#2ca02c", "yellow": "#e6c619",
                   "black": "#222222", "grey": "#8a8a8a", "gray": "#8a8a8a", "white": "#f4f4f4",
@@ -199,7 +199,7 @@ def _spans(tl: Timeline) -> None:
 
 
 def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) -> dw.Group:
-    g = dw.Group(class_=f"figure figure-{figure}", **attrs)
+    g = dw.Group(class_=attr(f"figure figure-{figure}"), **attrs)
     s = 0.9
     g.append(dw.Path(fill=colour, stroke="#111111", stroke_width=1.1)
              .M(x - 8 * s, y + 9 * s).L(x - 2.5 * s, y - 1 * s).L(x - 8 * s, y - 2 * s).Q(x - 9 * s, y - 6 * s, x - 4 * s, y - 5 * s)
@@ -241,7 +241,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True) -> 
         attrs = {"data_from": p.step} if step is None else {}
         grp = draw_tile(drawn_features(p.tile, p.rotation), style, done=done, transform=f"translate({x},{y})",
                         class_="placed" + (" last" if step is not None and p.step == step and step > 0 else ""),
-                        data_tile=p.tile.id, data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
+                        data_tile=attr(p.tile.id), data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
         grp.append(dw.Title(f"{p.tile.id} at [{p.cell[0]},{p.cell[1]}] rotation {p.rotation} (step {p.step})"))
         board.append(grp)
     d.append(board)
@@ -269,7 +269,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True) -> 
         attrs = {"data_from": k0} if step is None else {}
         if step is None and k1 is not None:
             attrs["data_to"] = k1
-        m = _meeple(x + fx, y + fy, colours.get(who, "#777777"), fig, fig == first_fig, data_player=who, data_place=place,
+        m = _meeple(x + fx, y + fy, colours.get(who, "#777777"), fig, fig == first_fig, data_player=attr(who), data_place=attr(place),
                     **attrs)
         m.append(dw.Title(f"{who}'s {fig} on {place} of [{cell[0]},{cell[1]}]"))
         figs.append(m)
@@ -284,7 +284,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True) -> 
             yy = MARGIN + 40 + n * 24
             pan.append(dw.Rectangle(px, yy - 12, 14, 14, fill=colours[who], stroke="#111111"))
             pan.append(dw.Text(f"{who}: {s.scores.get(who, 0)}", 13, px + 20, yy, fill="#222222", class_="score",
-                               data_player=who, data_score=s.scores.get(who, 0)))
+                               data_player=attr(who), data_score=s.scores.get(who, 0)))
         if tl.error is not None and step is not None and step >= len(tl.steps) - 1:
             pan.append(dw.Text(f"stopped: {tl.error['message']}", 10, px, MARGIN + 50 + 24 * len(tl.players),
                                fill="#c62828"))

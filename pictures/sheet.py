@@ -8,7 +8,7 @@ import drawsvg as dw
 from dsl.diagnostics import Diagnostic
 from dsl.model import RuleSet, TileType
 
-from .tile import PROBLEM, SIZE, Drawn, Style, draw_tile
+from .tile import PROBLEM, SIZE, Drawn, Style, attr, draw_tile
 
 COLUMNS = 8
 GAP = 18
@@ -51,7 +51,7 @@ def legend(rs: RuleSet, style: Style) -> tuple[dw.Group, float]:
     g = dw.Group(class_="legend", font_family="sans-serif", font_size=12)
     x = 0.0
     for kind in rs.features:
-        item = dw.Group(class_="legend-item", data_kind=kind)
+        item = dw.Group(class_="legend-item", data_kind=attr(kind))
         item.append(dw.Rectangle(x, 6, 16, 16, fill=style.fill[kind], stroke=style.stroke[kind], stroke_width=1.2))
         item.append(dw.Text(f"{kind} ({style.category[kind]})", 12, x + 21, 19, fill="#222222"))
         g.append(item)
@@ -80,7 +80,7 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
         y = LEGEND + GAP / 2 + (n // cols) * cell_h
         probs = problems.get(t.id, [])
         cell = dw.Group(transform=f"translate({x},{y})", class_="tile" + (" problem" if probs else ""),
-                        data_tile=t.id, data_name=t.name, data_count=t.count, data_module=t.module)
+                        data_tile=attr(t.id), data_name=attr(t.name), data_count=t.count, data_module=attr(t.module))
         cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.edges)}"
                              + "".join(f"\n{d.span}: {d.message} [{d.code}]" for d in probs)))
         cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))

@@ -19,6 +19,7 @@ turned by the tile's rotation, so text always stays upright.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import drawsvg as dw
@@ -98,6 +99,12 @@ class Drawn:
     crosses: bool = False
 
 
+def attr(value) -> str:
+    """An attribute value made safe: drawsvg writes attribute values as given, unescaped,
+    and names in records and rule files are untrusted (a player called `" onload="...`)."""
+    return html.escape(str(value), quote=True)
+
+
 def perimeter(t: float) -> tuple[float, float]:
     t %= 400
     if t <= 100:
@@ -161,7 +168,7 @@ def _shield(x: float, y: float) -> dw.Group:
 
 def _centre_emblem(kind: str, style: Style, x: float, y: float, ordinal: int) -> dw.DrawingElement:
     fill, stroke = style.fill[kind], style.stroke[kind]
-    g = dw.Group(class_=f"feature centre kind-{kind}", data_kind=kind)
+    g = dw.Group(class_="emblem")
     if kind == "cloister":
         g.append(dw.Path(fill=fill, stroke=stroke, stroke_width=1.5)
                  .M(x - 14, y + 12).L(x - 14, y - 4).L(x, y - 15).L(x + 14, y - 4).L(x + 14, y + 12).Z())
@@ -260,7 +267,7 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
                 x, y = LABEL_AT.get(p, (MID, MID))
                 if p == "C" and (has_centre or junction):
                     y += 20
-                lab.append(dw.Text(p, 8, x, y + 3, class_="place", data_place=p, data_kind=f.kind))
+                lab.append(dw.Text(p, 8, x, y + 3, class_="place", data_place=attr(p), data_kind=attr(f.kind)))
         g.append(lab)
     g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g
@@ -270,8 +277,8 @@ def _feature(el, f: Drawn, shape: str, bad, done, wrap: bool = False) -> dw.Grou
     """Wrap a feature's drawing with what tests and tooltips read: its kind and index,
     a shading over it if it is in `done` (index -> attributes of the shading), a
     dashed red outline if it is in `bad`."""
-    g = dw.Group(class_=f"feature {shape} kind-{f.kind}" + (" problem" if f.index in bad else ""),
-                 data_kind=f.kind, data_index=f.index)
+    g = dw.Group(class_=attr(f"feature {shape} kind-{f.kind}" + (" problem" if f.index in bad else "")),
+                 data_kind=attr(f.kind), data_index=f.index)
     g.append(dw.Title(f"{f.kind} {' '.join(f.places)}" + (f", {f.shields} shield(s)" if f.shields else "")
                       + (", crosses" if f.crosses else "")))
     g.append(el)
