@@ -123,7 +123,7 @@ def _event_text(ev: dict) -> str:
     if ev["kind"] == "discard":
         return f"{ev.get('player', '?')} discards {ev.get('tile', '?')}"
     pts = ", ".join(f"{p} +{v}" for p, v in ev.get("points", {}).items()) or "nobody scores"
-    size = f" ({ev['tiles']} tiles)" if "tiles" in ev else ""
+    size = f" ({ev['tiles']} tile{'s' if ev['tiles'] != 1 else ''})" if "tiles" in ev else ""
     return f"{ev['feature']} {ev['when']}{size}: {pts}"
 
 
@@ -171,9 +171,9 @@ def viewer_html(tl: Timeline, title: str) -> str:
 <div id="board">{_svg_text(board)}</div>
 <aside>
 <div class="controls">
-<button id="first" title="first step (Home)">⏮</button><button id="prev" title="previous step (←)">◀</button>
+<button id="first" title="first step (Home)">|◀</button><button id="prev" title="previous step (←)">◀</button>
 <span id="step-no"></span>
-<button id="next" title="next step (→)">▶</button><button id="last" title="last step (End)">⏭</button>
+<button id="next" title="next step (→)">▶</button><button id="last" title="last step (End)">▶|</button>
 </div>
 <div id="step-label"></div>
 <div id="drawn"><div class="tilepic" id="drawn-pic"></div><div>Tile drawn: <b id="drawn-name"></b></div></div>
