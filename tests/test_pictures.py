@@ -236,3 +236,30 @@ def test_names_in_a_record_cannot_inject_markup(tmp_path):
     assert res.exit_code == 0, res.output
     root = svg(out)  # still well-formed XML
     assert {e.get("data-player") for e in root.iter() if e.get("data-player")} == set(rec["players"])
+
+
+def test_verify_svg_draws_the_river_counterexamples(tmp_path):
+    """river_no_uturn.tess drops the U-turn ban: the river can run into itself (RIVER-PLACE-2);
+    the SVG puts each tile where the printed counterexample says, the clash crossed out."""
+    import re
+
+    res = runner.invoke(app, ["verify", str(ROOT / "rules/variants/river_no_uturn.tess"), "--only", "river",
+                              "--svg", str(tmp_path / "maps")])
+    assert res.exit_code == 1, res.output
+    written = sorted((tmp_path / "maps").glob("*.svg"))
+    assert [p.name for p in written] == ["base+river+river_no_uturn.river.flows-back.svg",
+                                         "base+river+river_no_uturn.river.runs-into-itself.svg"]
+    for p in written:
+        assert f"wrote {p}" in res.output
+    text = res.output.split("runs into itself: REFUTED")[1]
+    rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+\S+\s+\((-?\d+), (-?\d+)\)", text, re.M)
+    root = svg(written[1])
+    tiles = groups(root, "river-tile")
+    assert [(g.get("data-index"), g.get("data-tile"), g.get("data-cell")) for g in tiles] == \
+        [(i, t, f"{x},{y}") for i, t, x, y in rows]
+    clash = [g for g in tiles if "wrong" in g.get("class").split()]
+    assert len(clash) == 1 and clash[0].get("data-cell") == "0,0"  # back onto the source
+    assert [e for e in clash[0].iter() if e.get("class") == "clash"]
+    # every laid tile is the real river tile, its river drawn in the river's colour
+    for g in tiles[:-1]:
+        assert KNOWN["river"][0] in strokes(g), g.get("data-tile")
