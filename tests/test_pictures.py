@@ -263,3 +263,34 @@ def test_verify_svg_draws_the_river_counterexamples(tmp_path):
     # every laid tile is the real river tile, its river drawn in the river's colour
     for g in tiles[:-1]:
         assert KNOWN["river"][0] in strokes(g), g.get("data-tile")
+
+
+def _path_box(g: ET.Element) -> tuple[float, float, float, float]:
+    import re
+
+    nums = [float(v) for p in g.iter(f"{SVG}path") for v in re.findall(r"-?\d+(?:\.\d+)?", p.get("d"))]
+    xs, ys = nums[0::2], nums[1::2]
+    return min(xs), max(xs), min(ys), max(ys)
+
+
+def test_simulate_plot_draws_scores_by_seat_and_points_by_feature(tmp_path):
+    """--plot with --against: a box per seat and a bar per feature for each rule set, bars as long
+    as the mean points the summary (--json) reports."""
+    out = tmp_path / "plot.svg"
+    res = runner.invoke(app, ["simulate", "--games", "8", "--players", "3", "--rules", "rules/variants/big_cities.tess",
+                              "--against", "base", "--json", "--plot", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(next(line for line in res.output.splitlines() if line.startswith("{")))
+    root = svg(out)
+    ids = {g.get("id"): g for g in root.iter(f"{SVG}g") if g.get("id")}
+    for key, s in (("rules", doc["rules"]), ("against", doc["against"])):
+        name = "+".join(s["rules"])
+        assert all(f"scores-{name}-seat{p}" in ids for p in (1, 2, 3)), key
+        pts = s["mean_points_by_feature"]
+        assert set(pts) <= {"city", "road", "cloister", "field"} and "city" in pts
+        lengths = {k: _path_box(ids[f"points-{name}-{k}"])[1] - _path_box(ids[f"points-{name}-{k}"])[0] for k in pts}
+        top = max(pts, key=pts.get)
+        for k, v in pts.items():
+            assert abs(lengths[k] / lengths[top] - v / pts[top]) < 0.01, (k, lengths, pts)
+    texts = {t.text for t in root.iter(f"{SVG}text")}
+    assert {"seat 1", "seat 2", "seat 3", "points by feature"} <= texts

@@ -1,0 +1,57 @@
+"""`tessera simulate --plot FILE.svg`: what a rule set does, as a chart (matplotlib).
+
+Left: the distribution of each seat's final score over the games (box plots).
+Right: the mean points per game each feature kind (and award) brings.  With
+`--against`, both rule sets are drawn side by side in each panel, the rules
+under study in the darker colour.
+"""
+from __future__ import annotations
+
+import io
+
+RULES_COLOUR = "#1f5fbf"
+AGAINST_COLOUR = "#b0b0b0"
+
+
+def plot_summaries(summ, against=None) -> str:
+    """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
+        fig = Figure(figsize=(11, 4.8), layout="constrained")
+        ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
+        width = 0.8 / len(runs)
+        for n, (s, colour) in enumerate(runs):
+            name = "+".join(s.rules)
+            pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
+            bp = ax_s.boxplot(s.scores, positions=pos, widths=width * 0.85, patch_artist=True,
+                              medianprops={"color": "#111111"}, flierprops={"markersize": 3})
+            for p, box in enumerate(bp["boxes"]):
+                box.set_facecolor(colour)
+                box.set_gid(f"scores-{name}-seat{p + 1}")
+            ax_s.plot([], [], color=colour, linewidth=8, label=name)
+        ax_s.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
+        ax_s.set_ylabel("final score")
+        ax_s.set_title(f"score distribution by seat ({summ.games} games, {summ.players} players)")
+        ax_s.legend(loc="upper right", fontsize=8)
+        kinds = sorted(set().union(*(s.points_by_kind for s, _ in runs)))
+        hb = 0.8 / len(runs)
+        for n, (s, colour) in enumerate(runs):
+            name = "+".join(s.rules)
+            ys = [k + (n - (len(runs) - 1) / 2) * hb for k in range(len(kinds))]
+            bars = ax_k.barh(ys, [s.points_by_kind.get(k, 0.0) for k in kinds], height=hb * 0.9, color=colour,
+                             label=name)
+            for k, bar in zip(kinds, bars):
+                bar.set_gid(f"points-{name}-{k}")
+        ax_k.set_yticks(range(len(kinds)), kinds)
+        ax_k.invert_yaxis()
+        ax_k.set_xlabel("mean points per game")
+        ax_k.set_title("points by feature")
+        ax_k.legend(loc="lower right", fontsize=8)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
