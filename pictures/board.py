@@ -200,14 +200,14 @@ def _spans(tl: Timeline) -> None:
 
 def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) -> dw.Group:
     g = dw.Group(class_=attr(f"figure figure-{figure}"), **attrs)
-    s = 0.9
+    s = 1.2
     g.append(dw.Path(fill=colour, stroke="#111111", stroke_width=1.1)
              .M(x - 8 * s, y + 9 * s).L(x - 2.5 * s, y - 1 * s).L(x - 8 * s, y - 2 * s).Q(x - 9 * s, y - 6 * s, x - 4 * s, y - 5 * s)
              .A(4.5 * s, 4.5 * s, 0, 1, 1, x + 4 * s, y - 5 * s).Q(x + 9 * s, y - 6 * s, x + 8 * s, y - 2 * s)
              .L(x + 2.5 * s, y - 1 * s).L(x + 8 * s, y + 9 * s).L(x + 1.5 * s, y + 9 * s).L(x, y + 5 * s)
              .L(x - 1.5 * s, y + 9 * s).Z())
     if not first:  # figures other than the first declared carry their initial
-        g.append(dw.Text(figure[:1].upper(), 7, x, y + 6, text_anchor="middle", fill="#ffffff", stroke="#111111",
+        g.append(dw.Text(figure[:1].upper(), 9, x, y + 8, text_anchor="middle", fill="#ffffff", stroke="#111111",
                          stroke_width=0.6, font_weight="bold", font_family="sans-serif"))
     return g
 

@@ -20,8 +20,8 @@ def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
     """A tile type's features as the compiler reads them, turned `rotation` degrees clockwise."""
     from dsl.places import rotate
 
-    return [Drawn(f.index, f.kind, tuple(rotate(p, rotation) for p in f.places), f.shields, f.crosses is not None)
-            for f in t.features]
+    return [Drawn(f.index, f.kind, tuple(rotate(p, rotation) for p in f.places), f.shields, f.crosses is not None,
+                  tuple(f.borders)) for f in t.features]
 
 
 def tile_problems(rs: RuleSet) -> dict[str, list[Diagnostic]]:

@@ -97,6 +97,7 @@ class Drawn:
     places: tuple[str, ...]
     shields: int = 0
     crosses: bool = False
+    borders: tuple[int, ...] = ()  # indices of the features (cities) a field is declared to border (`-> N`)
 
 
 def attr(value) -> str:
@@ -262,12 +263,17 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     if places:
         lab = dw.Group(class_="places", font_size=8, font_family="sans-serif", text_anchor="middle",
                        fill="#111111", stroke="#ffffff", stroke_width=2.2, paint_order="stroke")
+        by_index = {f.index: f for f in features}
         for f in features:
-            for p in f.places:
+            for n, p in enumerate(f.places):
                 x, y = LABEL_AT.get(p, (MID, MID))
                 if p == "C" and (has_centre or junction):
                     y += 20
                 lab.append(dw.Text(p, 8, x, y + 3, class_="place", data_place=attr(p), data_kind=attr(f.kind)))
+                bordered = [by_index[j].places[0] for j in f.borders if j in by_index and by_index[j].places]
+                if n == 0 and bordered:  # the declared border (`field Wn En -> N`), under the field's first place
+                    lab.append(dw.Text("→" + " ".join(bordered), 7, x, y + 11 if y < MID else y - 7,
+                                       class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
         g.append(lab)
     g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g
@@ -280,7 +286,8 @@ def _feature(el, f: Drawn, shape: str, bad, done, wrap: bool = False) -> dw.Grou
     g = dw.Group(class_=attr(f"feature {shape} kind-{f.kind}" + (" problem" if f.index in bad else "")),
                  data_kind=attr(f.kind), data_index=f.index)
     g.append(dw.Title(f"{f.kind} {' '.join(f.places)}" + (f", {f.shields} shield(s)" if f.shields else "")
-                      + (", crosses" if f.crosses else "")))
+                      + (", crosses" if f.crosses else "")
+                      + (f", borders {len(f.borders)} feature(s)" if f.borders else "")))
     g.append(el)
     paths = [el] if isinstance(el, dw.Path) else [c for c in getattr(el, "children", []) if isinstance(c, dw.Path)]
     if f.index in done:

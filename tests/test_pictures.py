@@ -124,6 +124,11 @@ def test_places_labels_every_place_of_every_feature(tmp_path):
         labels = Counter((e.get("data-kind"), e.text) for e in tile_cell(root, name).iter(f"{SVG}text")
                          if e.get("class") == "place")
         assert labels == Counter((f.kind, p) for f in t.features for p in f.places)
+    # the declared field borders (BASE-FIELD-3's `-> N`) under each field's first place
+    borders = lambda name: [e.text for e in tile_cell(root, name).iter(f"{SVG}text") if e.get("class") == "border"]  # noqa: E731
+    assert borders("D") == ["→N"] and borders("L") == ["→N"]
+    res, out = draw(tmp_path, "base", "--places", "--tile", "I", name="i.svg")
+    assert [e.text for e in tile_cell(svg(out), "I").iter(f"{SVG}text") if e.get("class") == "border"] == ["→N W"]
     res, out = draw(tmp_path, "base", "--tile", "D", name="plain.svg")
     assert not [e for e in svg(out).iter(f"{SVG}text") if e.get("class") == "place"]
 
