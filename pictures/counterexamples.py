@@ -93,6 +93,59 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
     return d
 
 
+def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:
+    """The tile-set check's best laying of the river tiles (verifier/topology.py `set-river`), the
+    open end where none of the tiles left can continue marked."""
+    from dsl.places import OFFSET
+
+    style = Style.of(rs)
+    board = {cell: (name, rot) for name, cell, rot in laying.laid}
+    name, cell, rot = laying.laid[-1]
+    t = next(iter(rs.tile_types(name)), None)
+    opens = []
+    if t is not None:
+        for f in t.features:
+            if f.kind == kind:
+                for p in f.places:
+                    if p in SIDES:
+                        side = rotate(p, rot)
+                        nb = (cell[0] + OFFSET[side][0], cell[1] + OFFSET[side][1])
+                        if nb not in board:
+                            opens.append(nb)
+    cells = list(board) + opens
+    x0, x1 = min(c[0] for c in cells), max(c[0] for c in cells)
+    y0, y1 = min(c[1] for c in cells), max(c[1] for c in cells)
+    rest = ", ".join(n if c == 1 else f"{n} x{c}" for n, c in left.items() if c > 0)
+    head = f"at best {len(laying.laid)} of {laying.total} {kind} tiles are laid; then {rest or 'nothing'} cannot continue"
+    w = max((x1 - x0 + 1) * SIZE + 2 * MARGIN, 7 * len(head) + 2 * MARGIN)
+    h = (y1 - y0 + 1) * SIZE + 2 * MARGIN + HEAD
+    d = dw.Drawing(w, h, font_family="sans-serif")
+    d.append(dw.Rectangle(0, 0, w, h, fill="#ffffff"))
+    d.append(dw.Title(title))
+    d.append(dw.Text(head, 12, MARGIN, 20, fill=PROBLEM, font_weight="bold", class_="headline"))
+    d.append(dw.Text(title, 11, MARGIN, 36, fill="#444444"))
+    for i, (name, cell, rot) in enumerate(laying.laid):
+        x = MARGIN + (cell[0] - x0) * SIZE
+        y = HEAD + MARGIN + (cell[1] - y0) * SIZE
+        g = dw.Group(transform=f"translate({x},{y})", class_="river-tile", data_index=i, data_tile=attr(name),
+                     data_cell=f"{cell[0]},{cell[1]}", data_rotation=rot)
+        g.append(dw.Title(f"{i}: {name} at {cell} rotation {rot}"))
+        t = next(iter(rs.tile_types(name)), None)
+        if t is not None:
+            g.append(draw_tile(drawn_features(t, rot), style))
+        g.append(dw.Circle(14, 14, 10, fill="#ffffff", stroke="#0d2f5c"))
+        g.append(dw.Text(str(i), 11, 14, 18, text_anchor="middle", fill="#0d2f5c", font_weight="bold", class_="index"))
+        d.append(g)
+    for cell in opens:
+        x = MARGIN + (cell[0] - x0) * SIZE
+        y = HEAD + MARGIN + (cell[1] - y0) * SIZE
+        g = dw.Group(transform=f"translate({x},{y})", class_="stuck", data_cell=f"{cell[0]},{cell[1]}")
+        g.append(dw.Rectangle(4, 4, SIZE - 8, SIZE - 8, fill="none", stroke=PROBLEM, stroke_width=4, stroke_dasharray="8 5"))
+        g.append(dw.Text("?", 40, SIZE / 2, SIZE / 2 + 14, text_anchor="middle", fill=PROBLEM, font_weight="bold"))
+        d.append(g)
+    return d
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "-", text).strip("-") or "rules"
 
@@ -100,6 +153,8 @@ def slug(text: str) -> str:
 def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: str) -> list[Path]:
     """SVG maps of the failed checks that have a board (the river theorem's counterexamples)."""
     written: list[Path] = []
+    if "set-river" in failed:
+        written += _laying(rs, folder, title)
     if "river" not in failed:
         return written
     from verifier.river import check_river
@@ -113,3 +168,29 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
         path.write_text(river_svg(rs, ce, rep.deck.kind, rep.deck.lake, f"{title}: {prop} [RIVER-PLACE-2]").as_svg(), encoding="utf-8")
         written.append(path)
     return written
+
+
+def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
+    """The best laying `set-river` found, searched as that check searches (verifier/topology.py)."""
+    from collections import Counter
+
+    from verifier.topology import RiverLayer, _continues, _turn_rule
+
+    p = _continues(rs)
+    if p is None or not p.arg:
+        return []
+    layer = RiverLayer(rs, p.arg, alternate=True)
+    res = layer.lay()
+    if not res.ok and not res.problems and not _turn_rule(rs, p.arg):
+        layer = RiverLayer(rs, p.arg, alternate=False)
+        res = layer.lay()
+    if res.ok or res.problems or not res.laid:  # no board to show: the message says it all
+        return []
+    left = Counter(layer.counts)
+    for n, _, _ in res.laid:
+        left[n] -= 1
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{slug(title)}.set-river.svg"
+    path.write_text(laying_svg(rs, res, p.arg, dict(left), f"{title}: the river tiles cannot be laid as one river").as_svg(),
+                    encoding="utf-8")
+    return [path]

@@ -299,3 +299,21 @@ def test_simulate_plot_draws_scores_by_seat_and_points_by_feature(tmp_path):
             assert abs(lengths[k] / lengths[top] - v / pts[top]) < 0.01, (k, lengths, pts)
     texts = {t.text for t in root.iter(f"{SVG}text")}
     assert {"seat 1", "seat 2", "seat 3", "points by feature"} <= texts
+
+
+def test_verify_svg_draws_the_best_river_laying_when_the_tiles_cannot_make_one_river(tmp_path):
+    """tests/fixtures/topology/river_stuck.tess: the lake cannot continue the river laid so far."""
+    import re
+
+    res = runner.invoke(app, ["verify", str(ROOT / "tests/fixtures/topology/river_stuck.tess"), "--only", "set-river",
+                              "--svg", str(tmp_path)])
+    assert res.exit_code == 1, res.output
+    [path] = tmp_path.glob("*.svg")
+    assert path.name == "bad_river_stuck.set-river.svg" and f"wrote {path}" in res.output
+    said = re.findall(r"([\w.]+) at \[(-?\d+),(-?\d+)\] rotation (\d+)", res.output)
+    root = svg(path)
+    tiles = groups(root, "river-tile")
+    assert [(g.get("data-tile"), g.get("data-cell"), g.get("data-rotation")) for g in tiles] == \
+        [(n, f"{x},{y}", r) for n, x, y, r in said]
+    assert len(groups(root, "stuck")) >= 1
+    assert "then lake cannot continue" in next(e.text for e in root.iter(f"{SVG}text") if e.get("class") == "headline")
