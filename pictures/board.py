@@ -212,7 +212,7 @@ def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) 
     return g
 
 
-def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True) -> dw.Drawing:
+def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, places: bool = False) -> dw.Drawing:
     """The board after `step` (None: every step, tagged with data-from/data-to for the viewer)."""
     style = Style.of(tl.rs)
     colours = player_colours(tl.players)
@@ -239,7 +239,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True) -> 
             if cell == p.cell and (step is None or k <= step):
                 done[fi] = {"data_from": k} if step is None else {}
         attrs = {"data_from": p.step} if step is None else {}
-        grp = draw_tile(drawn_features(p.tile, p.rotation), style, done=done, transform=f"translate({x},{y})",
+        grp = draw_tile(drawn_features(p.tile, p.rotation), style, places=places, done=done, transform=f"translate({x},{y})",
                         class_="placed" + (" last" if step is not None and p.step == step and step > 0 else ""),
                         data_tile=attr(p.tile.id), data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
         grp.append(dw.Title(f"{p.tile.id} at [{p.cell[0]},{p.cell[1]}] rotation {p.rotation} (step {p.step})"))

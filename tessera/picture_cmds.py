@@ -48,7 +48,7 @@ def _timeline(record_path: Path, command: str):
 def draw(
     inputs: List[str] = typer.Argument(..., help="rule modules or rule files (a tile sheet), or one GAME.json record (a board)"),
     output: Path = typer.Option(..., "-o", "--output", help="the SVG file to write"),
-    places: bool = typer.Option(False, "--places", help="label every place (N, Ne, C ...) on the tiles"),
+    places: bool = typer.Option(False, "--places", help="label every place (N, Ne, C ...) on the tiles (on a board: in the board frame)"),
     turn: Optional[int] = typer.Option(None, "--turn", min=0, help="for a record: the board after this many turns (default: the end)"),
     tiles: Optional[List[str]] = typer.Option(None, "--tile", help="draw only these tiles (repeatable)"),
     columns: int = typer.Option(8, "--columns", min=1, max=40, help="tiles per row of the sheet"),
@@ -65,6 +65,8 @@ def draw(
     from .engine_cmds import _load, _split
 
     if len(inputs) == 1 and inputs[0].endswith(".json"):
+        if tiles:
+            raise typer.BadParameter("--tile is for a tile sheet (rule modules or files), not a game record")
         missing_paths("draw", inputs)
         tl = _timeline(Path(inputs[0]), "draw")
         last = len(tl.steps) - 1
@@ -75,7 +77,7 @@ def draw(
         from pictures.board import board_drawing
 
         step = last if turn is None else turn
-        write_atomically(output, board_drawing(tl, step).as_svg())
+        write_atomically(output, board_drawing(tl, step, places=places).as_svg())
         out.print(f"wrote {output} (board after turn {step} of {last}; "
                   + ", ".join(f"{k} {v}" for k, v in tl.steps[step].scores.items()) + ")", markup=False)
         if tl.error is not None:
