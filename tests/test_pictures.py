@@ -206,8 +206,13 @@ def test_board_of_a_record_with_an_illegal_turn_stops_there(tmp_path):
     res, out = draw(tmp_path, str(rec))
     assert res.exit_code == 1
     assert "BASE-PLACE-2" in res.output
-    n_ok = json.loads(runner.invoke(app, ["replay", str(rec), "--json"]).output)["error"]["turn"]
-    assert len(groups(svg(out), "placed")) == 1 + n_ok
+    error = json.loads(runner.invoke(app, ["replay", str(rec), "--json"]).output)["error"]
+    assert len(groups(svg(out), "placed")) == 1 + error["turn"]
+    page = tmp_path / "game.html"
+    res = runner.invoke(app, ["view", str(rec), "-o", str(page)])
+    assert res.exit_code == 1 and page.exists()
+    data = json.loads(page.read_text().split('id="game-data">')[1].split("</script>")[0])
+    assert len(data["steps"]) == 1 + error["turn"] and error["message"] in data["error"] and "BASE-PLACE-2" in data["error"]
 
 
 def test_view_page_is_self_contained(tmp_path):

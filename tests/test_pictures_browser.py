@@ -95,3 +95,20 @@ def test_tile_sheet_in_the_browser_shows_every_tile(tmp_path):
         corners = {(round(b["x"]), round(b["y"])) for b in boxes}
         assert len(corners) == len(rs.tiles)
         assert not page.errors
+
+
+def test_a_missing_or_broken_browser_fails_the_test_with_the_reason(tmp_path, monkeypatch):
+    """No browser test is skipped silently."""
+    import pytest
+
+    monkeypatch.setenv("TESSERA_CHROMIUM", str(tmp_path / "no-chromium"))
+    with pytest.raises(pytest.fail.Exception, match="Chromium is not installed at .*no-chromium"):
+        with chromium_page():
+            pass
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("TESSERA_CHROMIUM", str(fake))
+    with pytest.raises(pytest.fail.Exception, match="cannot be started"):
+        with chromium_page():
+            pass
