@@ -58,6 +58,7 @@ KNOWN = {
 FALLBACK = [("#9c6ade", "#5c3a8a"), ("#e07b39", "#8a4518"), ("#3bb3b5", "#1d6e70"),
             ("#d94a8c", "#852653"), ("#8d8d8d", "#4a4a4a"), ("#c2b72f", "#6e6817")]
 FIELD_SHADES = ("#9ccc65", "#b3d97f", "#86bb4f", "#c5e29a")
+LINE_WIDTH = {"river": 12}  # any other line kind: 8
 PROBLEM = "#e0201b"
 SHIELD = ("#2f5fb3", "#ffffff")
 
@@ -205,7 +206,9 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     fields = [f for f in features if cat.get(f.kind) == "half" and runs(f.places, HALF_SPAN)]
     fields.sort(key=lambda f: -sum(b - a for a, b in runs(f.places, HALF_SPAN)))  # small fields on top
     for n, f in enumerate(fields):
-        fill = FIELD_SHADES[n % len(FIELD_SHADES)] if f.kind == "field" else style.fill[f.kind]
+        base = style.fill[f.kind]
+        shades = FIELD_SHADES if base == FIELD_SHADES[0] else (base, _lighter(base, 0.2), _lighter(base, 0.4))
+        fill = shades[n % len(shades)]  # the fields of one tile told apart
         g.append(_feature(region_path(runs(f.places, HALF_SPAN), fill=fill), f, "half", bad, done))
     for f in sorted((f for f in features if cat.get(f.kind) == "area"), key=lambda f: f.crosses):
         rr = runs(f.places, SIDE_SPAN)
@@ -223,7 +226,7 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
         sides = [p for p in f.places if p in SIDE_MID]
         if not sides:
             continue
-        width = 12 if f.kind == "river" else 8
+        width = LINE_WIDTH.get(f.kind, 8)
         path = dw.Path(fill="none", stroke_linecap="butt")
         if len(sides) == 2:
             (ax, ay), (bx, by) = SIDE_MID[sides[0]], SIDE_MID[sides[1]]
@@ -242,20 +245,20 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     kinds_c = sorted(cat_k for cat_k in style.category if style.category[cat_k] == "centre")
     for n, f in enumerate(centre):
         x = MID + (n - (len(centre) - 1) / 2) * 28
-        g.append(_feature(_centre_emblem(f.kind, style, x, MID, kinds_c.index(f.kind)), f, "centre", bad, done, wrap=True))
+        g.append(_feature(_centre_emblem(f.kind, style, x, MID, kinds_c.index(f.kind)), f, "centre", bad, done))
     for f in features:  # features on a corner only (an inner field, a barn's spot): a quarter disc
         if f.places and all(p in CORNER_XY for p in f.places) and cat.get(f.kind) != "centre":
             grp = dw.Group()
             for p in f.places:
                 cx, cy = CORNER_XY[p]
                 sx, sy = (1 if cx == 0 else -1), (1 if cy == 0 else -1)
-                grp.append(dw.Path(fill=style.fill[f.kind] if f.kind != "field" else FIELD_SHADES[2],
+                grp.append(dw.Path(fill=style.fill[f.kind] if style.fill[f.kind] != FIELD_SHADES[0] else FIELD_SHADES[2],
                                    stroke=style.stroke[f.kind], stroke_width=1)
                            .M(cx, cy).L(cx + 20 * sx, cy).A(20, 20, 0, 0, 1 if sx * sy > 0 else 0, cx, cy + 20 * sy).Z())
             g.append(_feature(grp, f, "corner", bad, done))
     for f in features:
-        if f.shields and cat.get(f.kind) == "area":
-            sides = [p for p in f.places if p in SIDE_MID]
+        sides = [p for p in f.places if p in SIDE_MID]
+        if f.shields and sides:
             ax = sum(FIGURE_AT[s][0] for s in sides) / len(sides)
             ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
             for k in range(f.shields):
@@ -279,7 +282,7 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     return g
 
 
-def _feature(el, f: Drawn, shape: str, bad, done, wrap: bool = False) -> dw.Group:
+def _feature(el, f: Drawn, shape: str, bad, done) -> dw.Group:
     """Wrap a feature's drawing with what tests and tooltips read: its kind and index,
     a shading over it if it is in `done` (index -> attributes of the shading), a
     dashed red outline if it is in `bad`."""

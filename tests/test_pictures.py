@@ -136,15 +136,21 @@ def test_places_labels_every_place_of_every_feature(tmp_path):
 def test_a_new_feature_kind_shows_up_by_itself(tmp_path):
     """A kind no bundled rule declares gets its own colour, legend entry and emblem: nothing to program."""
     (tmp_path / "wells.tess").write_text(
-        'module wells "Wells"\nrequires base\nfeature well centre\n'
-        "tile W.well x1 {\n  edges F F F F\n  well C\n  field Nw Ne En Es Se Sw Ws Wn\n}\n", encoding="utf-8")
-    res, out = draw(tmp_path, str(tmp_path / "wells.tess"), "--tile", "W.well")
+        'module wells "Wells and canals"\nrequires base\nfeature well centre\n'
+        'edge K = field canal field "a canal between two fields"\nfeature canal\n'
+        "tile W.well x1 {\n  edges F F F F\n  well C\n  field Nw Ne En Es Se Sw Ws Wn\n}\n"
+        "tile W.canal x1 {\n  edges F K F K\n  canal W E\n  field Wn Nw Ne En\n  field Es Se Sw Ws\n}\n",
+        encoding="utf-8")
+    res, out = draw(tmp_path, str(tmp_path / "wells.tess"), "--tile", "W.well", "--tile", "W.canal")
     assert res.exit_code == 0, res.output
     root = svg(out)
-    assert "well" in {g.get("data-kind") for g in groups(root, "legend-item")}
+    assert {"well", "canal"} <= {g.get("data-kind") for g in groups(root, "legend-item")}
+    # new kinds get the spare colours in the order of their names: canal, then well
+    [canal] = [g for g in features_of(tile_cell(root, "W.canal")) if g.get("data-kind") == "canal"]
+    assert "line" in canal.get("class").split() and FALLBACK[0][0] in strokes(canal)  # the middle of a 3-part edge
     [well] = [g for g in features_of(tile_cell(root, "W.well")) if g.get("data-kind") == "well"]
-    assert FALLBACK[0][0] in fills(well)
-    assert FALLBACK[0][0] not in {c[0] for c in KNOWN.values()}
+    assert "centre" in well.get("class").split() and FALLBACK[1][0] in fills(well)
+    assert not {FALLBACK[0][0], FALLBACK[1][0]} & {c[0] for c in KNOWN.values()}
 
 
 def test_tile_with_a_topology_problem_is_marked(tmp_path):
