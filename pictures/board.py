@@ -62,6 +62,7 @@ class Step:
     events: list[dict]  # events of this step (scoring with clauses, discards)
     features: list[dict]  # Game.features() after this step
     final: bool = False
+    supply: dict[str, dict[str, int]] = field(default_factory=dict)  # figures each player has left
 
 
 @dataclass
@@ -108,7 +109,8 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
         entry = turns[k - 1] if k else None
         player = next((e.get("player") for e in new if e.get("kind") == "discard"), None)
         steps.append(Step(k, entry, player, dict(res.answer["scores"]), [_event(e) for e in new],
-                          g.features(), final=whole and record.get("end", "final") == "final"))
+                          g.features(), final=whole and record.get("end", "final") == "final",
+                          supply=res.answer.get("supply", {})))
     _who_played(steps, players)
     tl = Timeline(rs, players, steps, {}, full.answer, full.error)
     _place_tiles(tl, record, turns)

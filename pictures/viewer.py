@@ -32,6 +32,7 @@ aside{width:340px;flex:none}
 #drawn .tilepic svg{width:84px;height:84px;transition:none}
 table{border-collapse:collapse;width:100%;margin-bottom:10px}
 td,th{padding:3px 6px;border-bottom:1px solid #ddd;text-align:left}
+td.supply{color:#666;font-size:12px}
 td.num{text-align:right;font-variant-numeric:tabular-nums;font-weight:bold}
 .swatch{display:inline-block;width:12px;height:12px;border:1px solid #111;margin-right:6px;vertical-align:-1px}
 #events{list-style:none;padding:0;margin:0;font-size:13px}
@@ -71,6 +72,8 @@ JS = """
     for (const p of data.players){
       const cell = document.querySelector('#scores td.num[data-player="' + CSS.escape(p) + '"]');
       cell.textContent = s.scores[p]; cell.dataset.score = s.scores[p];
+      const sup = document.querySelector('#scores td.supply[data-player="' + CSS.escape(p) + '"]');
+      sup.textContent = s.supply[p] || '';
     }
     document.getElementById('scores-title').textContent = s.final ? 'Final scores' : 'Scores after step ' + k;
     const ul = document.getElementById('events'); ul.replaceChildren();
@@ -148,6 +151,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
                 rot = placed.rotation if placed is not None else 0
         steps.append({"label": _entry_text(s, tl), "tile": tile_id, "drawn": drawn, "rotation": rot,
                       "scores": s.scores, "final": s.final,
+                      "supply": {p: ", ".join(f"{n} {f}" for f, n in figs.items()) for p, figs in s.supply.items()},
                       "events": [{"text": _event_text(e), "clause": e.get("clause")} for e in s.events]})
     data = {"players": tl.players, "steps": steps,
             "error": f"Replay stopped: {tl.error['message']} [{tl.error['clause']}]" if tl.error else None}
@@ -159,6 +163,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
         templates.append(f'<template id="tile-{html.escape(tid, quote=True)}">{_svg_text(d)}</template>')
     rows = "".join(
         f'<tr><td><span class="swatch" style="background:{colours[p]}"></span>{html.escape(p)}</td>'
+        f'<td class="supply" data-player="{html.escape(p, quote=True)}"></td>'
         f'<td class="num" data-player="{html.escape(p, quote=True)}"></td></tr>' for p in tl.players)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -178,7 +183,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
 <div id="step-label"></div>
 <div id="drawn"><div class="tilepic" id="drawn-pic"></div><div>Tile drawn: <b id="drawn-name"></b></div></div>
 <h3 id="scores-title">Scores</h3>
-<table id="scores"><tbody>{rows}</tbody></table>
+<table id="scores"><thead><tr><th>player</th><th>figures left</th><th>score</th></tr></thead><tbody>{rows}</tbody></table>
 <h3>Events</h3>
 <ul id="events"></ul>
 <p id="error" class="error"></p>
