@@ -107,8 +107,7 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
         new = evs[seen_events:]
         seen_events = len(evs)
         entry = turns[k - 1] if k else None
-        player = next((e.get("player") for e in new if e.get("kind") == "discard"), None)
-        steps.append(Step(k, entry, player, dict(res.answer["scores"]), [_event(e) for e in new],
+        steps.append(Step(k, entry, None, dict(res.answer["scores"]), [_event(e) for e in new],
                           g.features(), final=whole and record.get("end", "final") == "final",
                           supply=res.answer.get("supply", {})))
     _who_played(steps, players)
