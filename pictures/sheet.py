@@ -14,6 +14,7 @@ COLUMNS = 8
 GAP = 18
 CAPTION = 30
 LEGEND = 34
+HEADING = 26
 
 
 def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
@@ -65,19 +66,38 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
     problems = tile_problems(rs)
     tiles = [t for t in rs.tiles if only is None or t.name in only or t.id in only]
     cols = max(1, min(columns, len(tiles)))
-    rows = (len(tiles) + cols - 1) // cols
     cell_w, cell_h = SIZE + GAP, SIZE + CAPTION + GAP
+    titles = {m.name: m.title for m in rs.modules}
+    layout = []  # (tile or module heading, x, y): each module's tiles start a row under its name (not in an excerpt)
+    y = LEGEND
+    col = 0
+    module = None
+    for t in tiles:
+        if t.module != module and only is None:
+            if col:
+                y += cell_h
+            module, col = t.module, 0
+            layout.append((module, GAP, y + HEADING - 6))
+            y += HEADING
+        elif col == cols:
+            y += cell_h
+            col = 0
+        layout.append((t, GAP + col * cell_w, y + GAP / 2))
+        col += 1
     lg, lw = legend(rs, style)
     width = max(cols * cell_w + GAP, lw + 2 * GAP)
-    height = LEGEND + rows * cell_h + GAP
+    height = y + (cell_h if col else 0) + GAP
     d = dw.Drawing(width, height, font_family="sans-serif")
     d.append(dw.Rectangle(0, 0, width, height, fill="#ffffff"))
     d.append(dw.Title(f"tiles of {' + '.join(rs.names)}"))
     lg.args["transform"] = f"translate({GAP},4)"
     d.append(lg)
-    for n, t in enumerate(tiles):
-        x = GAP + (n % cols) * cell_w
-        y = LEGEND + GAP / 2 + (n // cols) * cell_h
+    for t, x, y in layout:
+        if isinstance(t, str):
+            n = sum(u.count for u in tiles if u.module == t)
+            d.append(dw.Text(f"{t}" + (f": {titles[t]}" if titles.get(t) else "") + f" ({n} tile{'s' if n != 1 else ''})", 13, x, y,
+                             font_weight="bold", fill="#4e342e", class_="module", data_module=attr(t)))
+            continue
         probs = problems.get(t.id, [])
         cell = dw.Group(transform=f"translate({x},{y})", class_="tile" + (" problem" if probs else ""),
                         data_tile=attr(t.id), data_name=attr(t.name), data_count=t.count, data_module=attr(t.module))

@@ -81,6 +81,11 @@ def test_sheet_has_every_tile_with_its_features_in_their_kind_colours(tmp_path):
     legend = {g.get("data-kind") for g in groups(root, "legend-item")}
     assert legend == set(rs.features)
     assert not groups(root, "problem")
+    # one heading per module with its copies: 72 land tiles (BASE-COMP-1), 12 river tiles (RIVER-COMP-1),
+    # 5 King & Robber tiles (KING-COMP-1); abbot prints no tiles of its own
+    headings = [e.text for e in root.iter(f"{SVG}text") if e.get("class") == "module"]
+    assert [h.split(":")[0] + h[h.rindex(" ("):] for h in headings] == \
+        ["base (72 tiles)", "river (12 tiles)", "king_robber (5 tiles)"]
 
 
 def test_sheet_colours_per_kind_on_tile_D(tmp_path):
