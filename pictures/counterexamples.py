@@ -14,6 +14,7 @@ import drawsvg as dw
 from dsl.model import RuleSet
 from dsl.places import OPPOSITE, SIDES, rotate
 
+from . import write_atomically
 from .sheet import drawn_features
 from .tile import PROBLEM, SIZE, Style, attr, draw_tile
 
@@ -165,7 +166,7 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
     folder.mkdir(parents=True, exist_ok=True)
     for prop, ce in rep.counterexamples.items():
         path = folder / f"{slug(title)}.river.{slug(ce.prop)}.svg"
-        path.write_text(river_svg(rs, ce, rep.deck.kind, rep.deck.lake, f"{title}: {prop} [RIVER-PLACE-2]").as_svg(), encoding="utf-8")
+        write_atomically(path, river_svg(rs, ce, rep.deck.kind, rep.deck.lake, f"{title}: {prop} [RIVER-PLACE-2]").as_svg())
         written.append(path)
     return written
 
@@ -191,6 +192,5 @@ def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
         left[n] -= 1
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{slug(title)}.set-river.svg"
-    path.write_text(laying_svg(rs, res, p.arg, dict(left), f"{title}: the river tiles cannot be laid as one river").as_svg(),
-                    encoding="utf-8")
+    write_atomically(path, laying_svg(rs, res, p.arg, dict(left), f"{title}: the river tiles cannot be laid as one river").as_svg())
     return [path]

@@ -141,9 +141,8 @@ def simulate(
         base_specs = _split(against)
         other = _simulate(base_specs, games, players, seed, None, show)
     if plot is not None:
+        from pictures import write_atomically
         from pictures.plot import plot_summaries
-
-        from .picture_cmds import write_atomically
 
         write_atomically(plot, plot_summaries(summ, other))
         err.print(f"wrote {plot}", markup=False)
