@@ -13,6 +13,18 @@ RULES_COLOUR = "#1f5fbf"
 AGAINST_COLOUR = "#b0b0b0"
 
 
+def seat_scores(s, p: int) -> list[int]:
+    """Seat p's score in each game of a compiler.simulate.Summary (a list per seat, or a method)."""
+    return s.scores(p) if callable(s.scores) else s.scores[p]
+
+
+def points_by_kind(s) -> dict[str, float]:
+    """Mean points per game by feature kind (an attribute, or per-game lists to average)."""
+    if hasattr(s, "points_by_kind"):
+        return dict(s.points_by_kind)
+    return {k: sum(v) / max(len(v), 1) for k in s.kinds() for v in [s.points(k)]}
+
+
 def plot_summaries(summ, against=None) -> str:
     """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
     import matplotlib
@@ -28,7 +40,7 @@ def plot_summaries(summ, against=None) -> str:
         for n, (s, colour) in enumerate(runs):
             name = "+".join(s.rules)
             pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
-            bp = ax_s.boxplot(s.scores, positions=pos, widths=width * 0.85, patch_artist=True,
+            bp = ax_s.boxplot([seat_scores(s, p) for p in range(s.players)], positions=pos, widths=width * 0.85, patch_artist=True,
                               medianprops={"color": "#111111"}, flierprops={"markersize": 3})
             for p, box in enumerate(bp["boxes"]):
                 box.set_facecolor(colour)
@@ -38,12 +50,13 @@ def plot_summaries(summ, against=None) -> str:
         ax_s.set_ylabel("final score")
         ax_s.set_title(f"score distribution by seat ({summ.games} games, {summ.players} players)")
         ax_s.legend(loc="upper right", fontsize=8)
-        kinds = sorted(set().union(*(s.points_by_kind for s, _ in runs)))
+        points = {id(s): points_by_kind(s) for s, _ in runs}
+        kinds = sorted(set().union(*points.values()))
         hb = 0.8 / len(runs)
         for n, (s, colour) in enumerate(runs):
             name = "+".join(s.rules)
             ys = [k + (n - (len(runs) - 1) / 2) * hb for k in range(len(kinds))]
-            bars = ax_k.barh(ys, [s.points_by_kind.get(k, 0.0) for k in kinds], height=hb * 0.9, color=colour,
+            bars = ax_k.barh(ys, [points[id(s)].get(k, 0.0) for k in kinds], height=hb * 0.9, color=colour,
                              label=name)
             for k, bar in zip(kinds, bars):
                 bar.set_gid(f"points-{name}-{k}")
