@@ -95,7 +95,7 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
 
 
 def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:
-    """The tile-set check's best laying of the river tiles (verifier/topology.py `set-river`), the
+    """The tile-set check's best laying of the river tiles (verifier/river_layer.py `set-river`), the
     open end where none of the tiles left can continue marked."""
     from dsl.places import OFFSET
 
@@ -172,19 +172,15 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
 
 
 def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
-    """The best laying `set-river` found, searched as that check searches (verifier/topology.py)."""
+    """The best laying `set-river` found (verifier/river_layer.py), the very search that check runs."""
     from collections import Counter
 
-    from verifier.topology import RiverLayer, _continues, _turn_rule
+    from verifier.river_layer import _continues, lay_river
 
     p = _continues(rs)
     if p is None or not p.arg:
         return []
-    layer = RiverLayer(rs, p.arg, alternate=True)
-    res = layer.lay()
-    if not res.ok and not res.problems and not _turn_rule(rs, p.arg):
-        layer = RiverLayer(rs, p.arg, alternate=False)
-        res = layer.lay()
+    layer, res = lay_river(rs, p.arg)
     if res.ok or res.problems or not res.laid:  # no board to show: the message says it all
         return []
     left = Counter(layer.counts)
