@@ -497,13 +497,17 @@ class CodeGenerator:
         w = self.writeline
         fi = self.fig_index
         w("")
-        w("# captures: the figure whose putting allows one -> (capturable figures, range function, clause)")
+        w("# captures: the figure whose putting allows one -> (capturable figures, range function,")
+        w("# clauses: (the capture, what may be captured, the range))")
         caps = []
         for after, cap in sorted(rs.captures.items()):
             fn = self.rule_function(f"capture_range_{fi[after]}", "g, r", cap,
                                     f"capture ... within {_src(cap.within)} after put {after}", cap.within, self.feature_scope())
             kinds = tuple(sorted(fi[f] for f in cap.figures if f in fi))
-            caps.append(f"{fi[after]}: ({kinds!r}, {fn}, {_first_cite(cap.cites, '')!r})")
+            first = _first_cite(cap.cites, "")
+            clauses = (_first_cite(cap.after_cites, first), _first_cite(cap.figures_cites, first),
+                       _first_cite(cap.within_cites, first))
+            caps.append(f"{fi[after]}: ({kinds!r}, {fn}, {clauses!r})")
         w(f"CAPTURES = {{{', '.join(caps)}}}")
         ex = rs.exchange
         w(f"EXCHANGE = {ex is not None!r}", ex.span if ex else None)

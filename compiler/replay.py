@@ -184,12 +184,16 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             clause = R.RECALL_CLAUSE.get(gi, R.CLAUSE_FOLLOW) if gi is not None else R.CLAUSE_FOLLOW
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
-    g.apply_action(((x, y), rot, fig))
     cap = t.get("capture")
+    g.keep_capture = cap is not None
+    try:
+        g.apply_action(((x, y), rot, fig))
+    finally:
+        g.keep_capture = False
     if g.pending is not None:  # the floor just built allows a capture: the record's, or none
         g.apply_action(_capture_action(g, R, cap, i) if cap is not None else ("pass",))
     elif cap is not None:
-        clause = next(iter(R.CAPTURES.values()), ((), None, R.CLAUSE_FOLLOW))[2]
+        clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
         _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
                  clause)
 
@@ -225,7 +229,7 @@ def _capture_action(g, R, cap, i: int):
                           "\"on\": PLACE}") from None
     if victim not in g.names:
         raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
-    clause = g.pending[5]
+    clause = g.pending[5][0]
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)

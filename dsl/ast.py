@@ -343,8 +343,11 @@ class CaptureDecl:
     figures: tuple[str, ...]  # the kinds that may be captured
     within: "Expr"  # the range, read on the feature the `after` figure was put on
     after: str  # the figure whose putting allows the capture
-    cites: tuple[Cite, ...] = ()
+    cites: tuple[Cite, ...] = ()  # all of them, in order
     span: Span = _span()
+    figures_cites: tuple[Cite, ...] = ()  # what may be captured
+    within_cites: tuple[Cite, ...] = ()  # the range
+    after_cites: tuple[Cite, ...] = ()  # the capture itself
 
 
 @dataclass(frozen=True)

@@ -312,7 +312,14 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.RecallDecl(figure=f, value=v):
             return _Line(f"recall {f} = {format_expr(v)}", c)
         case A.CaptureDecl(count=n, figures=figs, within=wn, after=a):
-            return _Line(f"capture {n} of {', '.join(figs)} in line within {format_expr(wn)} after put {a}", c)
+            fc, wc, ac = _cites(s.figures_cites), _cites(s.within_cites), _cites(s.after_cites)
+            if not (fc or wc or ac):
+                ac = c  # built without parts (a synthetic node): cites go last
+            head = _join(f"capture {n} of {', '.join(figs)}", fc or None)
+            rng = _join(f"in line within {format_expr(wn)}", wc or None)
+            if len(_join(head, rng, f"after put {a}", ac)) <= WRAP_AT:
+                return _Line(_join(head, rng, f"after put {a}"), ac)
+            return [head, INDENT * 2 + rng, INDENT * 2 + _join(f"after put {a}", ac)]
         case A.ExchangeDecl():
             return _Line("exchange prisoners", c)
         case A.RansomDecl(figures=figs, price=pr, when=wh):

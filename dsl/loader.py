@@ -5,6 +5,7 @@ Every problem is a Diagnostic; nothing here raises for a designer's mistake.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,22 @@ from .diagnostics import Diagnostic, SourceCache
 from .model import BUNDLED_RULES, Feature, RuleSet, TileType, describe_key, override_key
 from .parser import ParseFailure, parse
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
+
+
+@lru_cache(maxsize=1)
+def _bundled_figures() -> frozenset[str]:
+    """The figures the bundled modules declare (rules/*.tess)."""
+    out = set()
+    for path in sorted(BUNDLED_RULES.glob("*.tess")):
+        try:
+            mod = parse(path.read_text(encoding="utf-8"), str(path))
+        except (OSError, ParseFailure):
+            continue
+        for item in mod.items:
+            decl = item.decl if isinstance(item, A.Override) else item
+            if isinstance(decl, A.FigureDecl):
+                out.add(decl.name)
+    return frozenset(out)
 
 
 def did_you_mean(name: str, choices) -> str:
@@ -431,12 +448,14 @@ class Builder:
             self.err(rs.players.span, "players must be a range within 1..6", "range")
 
     def _listed_figures(self, what: str, figs: tuple[str, ...], span: A.Span) -> None:
-        """A capture or ransom list may name figures of modules not in play (the Tower lists the
-        abbot, TOWER-FIGURES-1): such a name is a note, so a misspelling still shows."""
+        """A capture or ransom list may name figures of bundled modules not in play (the Tower
+        lists the abbot, TOWER-FIGURES-1): they apply once that module is.  Any other name is
+        an error, so a misspelling still shows."""
+        known = {*self.rs.figures, *_bundled_figures()}
         for fig in figs:
-            if fig not in self.rs.figures:
-                self.err(span, f"`{what}`: no figure `{fig}` in these rules{did_you_mean(fig, self.rs.figures)}; "
-                               "it applies once a module declares it", "unknown-name", "note")
+            if fig not in known:
+                self.err(span, f"`{what}`: no figure `{fig}` in these rules or any bundled module"
+                               f"{did_you_mean(fig, known)}", "unknown-name")
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:

@@ -333,8 +333,10 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def capture_decl(self, meta, children):
-        rest, cites = self._split(children)
-        return A.CaptureDecl(int(rest[0]), rest[1], rest[2], str(rest[3]), cites, self._span(meta))
+        n, figs, figs_c, within, within_c, after, after_c = (list(children) + [None] * 7)[:7]
+        figs_c, within_c, after_c = tuple(figs_c or ()), tuple(within_c or ()), tuple(after_c or ())
+        return A.CaptureDecl(int(n), figs, within, str(after), after_c + figs_c + within_c, self._span(meta),
+                             figs_c, within_c, after_c)
 
     @v_args(meta=True)
     def exchange_decl(self, meta, children):

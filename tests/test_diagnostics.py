@@ -25,6 +25,16 @@ runner = CliRunner()
 
 # fixture (relative to tests/fixtures/bad) -> header, source line, caret line
 EXPECTED: dict[str, tuple[str, str, str]] = {
+    'unused.tess': (
+        'tests/fixtures/bad/unused.tess:2:1: error: `exchange prisoners` without a `capture` rule: nobody is ever taken prisoner  [unused]',
+        '    exchange prisoners',
+        '    ^~~~~~~~~~~~~~~~~~',
+    ),
+    'unsupported.tess': (
+        'tests/fixtures/bad/unsupported.tess:5:1: error: a capture takes 1 figure (`capture 1 of ...`); more is not supported yet  [unsupported]',
+        '    capture 2 of follower in line within 1 after put floor',
+        '    ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+    ),
     'arity.tess': (
         'tests/fixtures/bad/arity.tess:3:18: error: `max` takes 2 arguments, not 1  [arity]',
         '    score city end = max(tiles)',

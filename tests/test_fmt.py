@@ -114,6 +114,10 @@ on place of river where turn(river) != 0 [RIVER-PLACE-2] {
 on complete { }
 award king at end = completed(city)
 recall abbot = 1 + neighbours
+figure floor (if players == 2 then 10 else 5) per player on tower anywhere [TOWER-TURN-1]
+capture 1 of follower, abbot [TOWER-FIGURES-1] in line within figures [TOWER-CAPTURE-2] after put floor [TOWER-CAPTURE-1]
+exchange prisoners [TOWER-SWAP-1]
+ransom follower = 3 when points >= 3 [TOWER-RANSOM-1]
 invariant nonneg: (if true then 1 else 2) >= 0 or false and true
 example e1 [BASE-CITY-2] {
   tiles = 3
@@ -131,6 +135,8 @@ override figure follower 8 per player on city
 override owners most
 override award king at end = 1
 override recall abbot = 2
+override capture 1 of follower in line within 1 after put floor
+override ransom follower = 2
 override state king = 0
 override players 1..6
 override return follower when scored
@@ -173,7 +179,8 @@ def test_snippets_cover_every_statement_kind() -> None:
     assert set(typing.get_args(A.Statement)) <= seen
     overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
-                          A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl}
+                          A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
+                          A.CaptureDecl, A.RansomDecl}
 
 
 def test_everything_layout() -> None:

@@ -200,3 +200,160 @@ def test_engine_check_rebuilds_towers_and_a_cloister_beside_a_foundation():
     rs = _rules("base", "tower")
     mismatches, checked = check_engine(rs, games=2, players=3, seed=0, every=5)
     assert checked > 20 and mismatches == []
+
+
+# -- captures (TOWER-CAPTURE-1, -2, TOWER-FIGURES-1), exchange (TOWER-SWAP-1), ransom (-RANSOM-1) ----
+# Tiles used: B (base cloister, all field, x4), A (cloister with a road S, x2), U (straight
+# road N-S), tower.B (all field, a foundation at C).  Every one meets D's S field at [0,1].
+def _t(tile, x, y, rot=0, **extra):
+    return {"tile": tile, "at": [x, y], "rotation": rot, **extra}
+
+
+MONK = {"figure": "follower", "on": "C"}
+FLOOR = {"figure": "floor", "on": "C"}
+
+
+def test_TOWER_CAPTURE_1_an_opponents_follower_becomes_a_prisoner():
+    r = _play([_t("B", 0, 1, place=MONK),  # red: a monk at [0,1]
+               # blue: a first floor at [1,1]; height 1 reaches [0,1] (1 tile W)
+               _t("tower.B", 1, 1, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
+    # red: 7 - 1 placed (now held by blue); blue: 10 - 1 floors (2 players)
+    assert r.answer["supply"] == {"red": {"follower": 6, "floor": 10}, "blue": {"follower": 7, "floor": 9}}
+    caps = [e for e in r.answer["events"] if e["kind"] == "capture"]
+    assert caps == [{"turn": 1, "kind": "capture", "player": "blue", "victim": "red", "figure": "follower",
+                     "at": [0, 1], "on": "C", "clause": "TOWER-CAPTURE-1", "to": "prisoner"}]
+    assert _tower_at(r.game, (1, 1)) == [("blue", "floor")]
+    (cloister,) = [f for f in r.game.features() if f["kind"] == "cloister"]
+    assert cloister["figures"] == []  # the captured monk left its feature
+
+
+def test_TOWER_CAPTURE_1_an_own_follower_goes_back_to_supply():
+    r = _play([_t("B", 0, 1, place=MONK), _t("B", 1, 1),
+               # red: a floor at [0,2]; its own monk at [0,1] is 1 tile N
+               _t("tower.B", 0, 2, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {}
+    assert r.answer["supply"]["red"] == {"follower": 7, "floor": 9}  # back in supply: 7 again
+
+
+def test_TOWER_CAPTURE_2_out_of_range_is_refused():
+    # red's monk at [0,1]; red's first floor at [2,1] has height 1, and [0,1] is 2 tiles away
+    r = _play([_t("B", 0, 1, place=MONK), _t("B", 1, 1),
+               _t("tower.B", 2, 1, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is not None and r.error["turn"] == 2
+    assert r.error["clause"] == "TOWER-CAPTURE-2"
+    assert "out of range" in r.error["message"] and "height 1" in r.error["message"]
+
+
+def test_TOWER_CAPTURE_2_height_2_reaches_two_tiles_across_a_gap():
+    # EX-TOWER-CAPTURE-2c: with the tile between missing, a 2-floor tower still reaches 2 tiles away.
+    r = _play([_t("tower.B", 0, 1, place=FLOOR),  # red: tower at [0,1], height 1
+               _t("B", 1, 1), _t("B", 1, 2), _t("B", 1, 3),
+               _t("B", 0, 3, place=MONK),  # red: monk at [0,3]; [0,2] stays empty (the gap)
+               # blue: a second floor on red's tower (height 2) from a tile placed at [2,1]
+               _t("tower.A", 2, 1, 180, place=dict(FLOOR, at=[0, 1]),
+                  capture={"figure": "follower", "of": "red", "at": [0, 3], "on": "C"})])
+    assert r.error is None, r.error
+    assert (0, 2) not in r.game.board
+    assert r.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "floor"), ("red", "floor")]
+
+
+def test_TOWER_CAPTURE_2_no_diagonal():
+    # [1,2] is diagonal to a tower at [0,1]: never in range, whatever the height
+    r = _play([_t("tower.B", 0, 1), _t("B", 1, 1), _t("B", 1, 2, place=MONK),
+               _t("B", 2, 1, place=dict(FLOOR, at=[0, 1]),
+                  capture={"figure": "follower", "of": "red", "at": [1, 2], "on": "C"})])
+    assert r.error is not None and r.error["clause"] == "TOWER-CAPTURE-2"
+
+
+def test_TOWER_FIGURES_1_a_floor_is_not_captured_and_an_abbot_is():
+    r = _play([_t("tower.B", 0, 1, place=FLOOR), _t("B", 1, 1),
+               _t("B", 2, 1, place=dict(FLOOR, at=[0, 1]),
+                  capture={"figure": "floor", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is not None and r.error["clause"] == "TOWER-FIGURES-1"
+    assert "a floor may not be captured" in r.error["message"]
+    r = _play([_t("B", 0, 1, place={"figure": "abbot", "on": "C"}),
+               _t("tower.B", 1, 1, place=FLOOR, capture={"figure": "abbot", "of": "red", "at": [0, 1], "on": "C"})],
+              rules=("base", "abbot", "tower"))
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {"blue": {"red": {"abbot": 1}}}
+    assert r.answer["supply"]["red"]["abbot"] == 0
+
+
+def test_TOWER_SWAP_1_capturing_from_a_holder_forces_an_exchange():
+    r = _play([_t("B", 0, 1, place=MONK),
+               _t("tower.B", 1, 1, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"}),
+               _t("B", 2, 1),
+               _t("B", 1, 2, place=MONK),  # blue: a monk at [1,2], 1 tile S of blue's tower
+               # red: a second floor on blue's tower captures blue's monk: blue holds one of red's,
+               # so they swap at once
+               _t("B", 3, 1, place=dict(FLOOR, at=[1, 1]),
+                  capture={"figure": "follower", "of": "blue", "at": [1, 2], "on": "C"})])
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {}
+    # red: its follower is back (7); blue: its monk is back (7); one floor each built
+    assert r.answer["supply"] == {"red": {"follower": 7, "floor": 9}, "blue": {"follower": 7, "floor": 9}}
+    ex = [e for e in r.answer["events"] if e["kind"] == "exchange"]
+    assert ex == [{"turn": 4, "kind": "exchange", "player": "red", "victim": "blue", "figure": "follower",
+                   "back": "follower", "clause": "TOWER-SWAP-1"}]
+
+
+ROAD_SETUP = [
+    _t("A", 0, 1, place={"figure": "follower", "on": "S"}),  # red: a robber on A's road (ends at the cloister)
+    _t("U", 0, 2, 90),  # blue: the road runs on S (U is W-E at rotation 0)
+    _t("B", 1, 1, place=MONK),  # red: a monk at [1,1]
+    # blue: a first floor at [1,2] captures red's monk 1 tile N
+    _t("tower.B", 1, 2, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [1, 1], "on": "C"}),
+    # red: A turned 180 closes the road at [0,3]: 3 tiles, 3 points to red (BASE-ROAD-2)
+    _t("A", 0, 3, 180),
+    _t("B", 2, 1),  # blue
+]
+
+
+def test_TOWER_RANSOM_1_pay_3_to_the_holder_and_place_it_the_same_turn():
+    r = _play(ROAD_SETUP + [_t("B", 2, 2, place=MONK, ransom=[{"figure": "follower", "from": "blue"}])])
+    assert r.error is None, r.error
+    # red had 3 (the road) and pays 3 to blue: red 0, blue 3
+    assert r.answer["scores"] == {"red": 0, "blue": 3}
+    assert r.answer["prisoners"] == {}
+    # red: 7 - robber - monk + robber back (road scored) + monk freed - new monk = 6
+    assert r.answer["supply"]["red"]["follower"] == 6
+    (ev,) = [e for e in r.answer["events"] if e["kind"] == "ransom"]
+    assert ev["points"] == {"red": -3, "blue": 3} and ev["clause"] == "TOWER-RANSOM-1"
+
+
+def test_TOWER_RANSOM_1_refused_when_it_would_leave_the_payer_below_0():
+    # the road closes after 2 tiles: red has 2 points, and 2 - 3 < 0
+    turns = [_t("A", 0, 1, place={"figure": "follower", "on": "S"}),
+             _t("A", 0, 2, 180),  # blue closes red's road: 2 tiles, 2 points
+             _t("B", 1, 1, place=MONK),
+             _t("tower.B", 1, 2, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [1, 1], "on": "C"}),
+             _t("B", 2, 1, ransom=[{"figure": "follower", "from": "blue"}])]
+    r = _play(turns)
+    assert r.error is not None and r.error["turn"] == 4
+    assert r.error["clause"] == "TOWER-RANSOM-1"
+    assert "you have 2 points" in r.error["message"]
+    assert r.answer["scores"] == {"red": 2, "blue": 0}  # nothing moved
+
+
+def test_capture_without_a_floor_is_refused():
+    r = _play([_t("B", 0, 1, place=MONK),
+               _t("B", 1, 1, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is not None and r.error["clause"] == "TOWER-CAPTURE-1"
+
+
+def test_prisoners_survive_the_state_round_trip():
+    r = _play(ROAD_SETUP)
+    g2 = type(r.game).from_json(r.game.R, r.game.to_json())
+    assert g2.held == r.game.held and g2.scores == r.game.scores and g2.supply == r.game.supply
+
+
+def test_capture_list_may_name_a_bundled_modules_figure_but_not_a_misspelling(tmp_path):
+    # base + tower has no abbot, but the Abbot module declares one: no complaint (TOWER-FIGURES-1)
+    assert _diags(tmp_path, "module house\nrequires tower\n") == []
+    errs = _diags(tmp_path, "module house\nrequires tower\noverride capture 1 of folower in line within 1 after put floor\n")
+    assert errs == [(3, "unknown-name", "`capture`: no figure `folower` in these rules or any bundled module; "
+                                        "did you mean `follower`?")]

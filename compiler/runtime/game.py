@@ -131,7 +131,7 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
                 return
             if action[0] != "capture" or len(action) != 5:
                 raise IllegalAction("a capture (or a pass) comes first: a figure was just put that allows one",
-                                    self.pending[5])
+                                    self.pending[5][0])
             why = self.capture_refusal(tuple(action))
             if why is not None:
                 raise IllegalAction(*why)
@@ -145,7 +145,7 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
             return
         if action[0] in ("capture", "pass"):
             raise IllegalAction("nothing may be captured now: no figure was just put that allows a capture",
-                                next(iter(R.CAPTURES.values()), ((), None, ""))[2])
+                                next(iter(R.CAPTURES.values()), ((), None, ("",)))[2][0])
         if action[0] == "discard":
             if self.placements(self.drawn):
                 raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)

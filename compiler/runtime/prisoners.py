@@ -19,7 +19,10 @@ class Prisoners:
 
     def _init_prisoners(self, players):
         self.held = [[[] for _ in range(players)] for _ in range(players)]
-        self.pending = None  # (player, tile cell, touched roots, tower cell, range, capture clause, capturable)
+        self.pending = None  # (player, tile cell, touched roots, tower cell, range, capture clauses, capturable)
+        # A replay that names a capture keeps the decision open even with nothing in range, so the
+        # refusal can say why (out of range, not capturable); play moves straight on instead.
+        self.keep_capture = False
 
     def held_count(self, owner, gi):
         """How many of `owner`'s figures gi other players hold."""
@@ -45,7 +48,7 @@ class Prisoners:
         r = self.find(seg)
         pend = (p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
         self.pending = pend
-        if not self.capture_options():
+        if not self.keep_capture and not self.capture_options():
             self.pending = None
             return False
         return True
@@ -78,21 +81,22 @@ class Prisoners:
         """None if `action` is a capture the pending player may make, else (message, clause)."""
         if self.pending is None:
             return ("nothing may be captured now: no figure was just put that allows a capture",
-                    next(iter(self.R.CAPTURES.values()), ((), None, ""))[2])
+                    next(iter(self.R.CAPTURES.values()), ((), None, ("",)))[2][0])
         if action in self.capture_options():
             return None
         p, _, _, (tx, ty), h, clause, kinds = self.pending
         _, q, fgi, seg, back = action
         fname = self.figure_name(fgi) if isinstance(fgi, int) and 0 <= fgi < len(self.R.FIGURES) else str(fgi)
+        cap_clause, kinds_clause, range_clause = clause
         if fgi not in kinds:
-            return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", clause)
+            return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", kinds_clause)
         if not (isinstance(seg, int) and 0 <= seg < len(self.parent)) or \
                 (q, fgi, seg) not in (self.figs[self.find(seg)] or []):
-            return (f"no {fname} of that player stands there", clause)
+            return (f"no {fname} of that player stands there", cap_clause)
         x, y = self.seg_cell[seg]
         if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
             return (f"[{x},{y}] is out of range of the tower at [{tx},{ty}] (height {h}: its own tile and "
-                    f"up to {h} tiles in a straight line)", clause)
+                    f"up to {h} tiles in a straight line)", range_clause)
         ex = self.R.EXCHANGE_CLAUSE
         if back is None:
             return ("the victim holds a figure of yours: the capture is an exchange; say which comes back", ex)
@@ -106,7 +110,7 @@ class Prisoners:
         self.recallable.pop(seg, None)
         x, y = self.seg_cell[seg]
         ev = {"turn": self.turn, "kind": "capture", "player": self.names[p], "victim": self.names[q],
-              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending[5]}
+              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending[5][0]}
         if q == p:
             self.supply[p][fgi] += 1
             ev["to"] = "supply"
