@@ -357,3 +357,43 @@ def test_capture_list_may_name_a_bundled_modules_figure_but_not_a_misspelling(tm
     errs = _diags(tmp_path, "module house\nrequires tower\noverride capture 1 of folower in line within 1 after put floor\n")
     assert errs == [(3, "unknown-name", "`capture`: no figure `folower` in these rules or any bundled module; "
                                         "did you mean `follower`?")]
+
+
+# -- the verifier: prisoners and ransoms keep the game sound ---------------------------------
+def _checks(*specs):
+    from dsl.loader import require_rule_set
+    from verifier.invariants import check_invariants
+
+    out: dict[str, list] = {}
+    for c in check_invariants(require_rule_set(list(specs))):
+        out.setdefault(c.invariant.id, []).append(c)
+    return out
+
+
+def test_z3_proves_conservation_with_prisoners_and_that_only_a_ransom_lowers_a_score():
+    inv = _checks("base", "abbot", "tower")
+    assert all(c.result.proved for cs in inv.values() for c in cs)
+    # supply + board + held as prisoners == N, through every capture outcome and the ransom
+    steps = {c.rule for c in inv["conserved-follower"]}
+    assert {"capture a follower (own)", "capture a follower (prisoner)", "capture a follower (exchange for an abbot)",
+            "ransom a follower", "ransom an abbot", "initial state"} <= steps
+    assert "held as prisoners" in inv["conserved-follower"][0].invariant.title
+    assert {c.rule for c in inv["conserved-floor"]} >= {"place a floor", "initial state"}
+    # "a score never decreases" is checked for every rule except the ransom, which moves points
+    monotone = {c.rule for c in inv["score-never-decreases"]}
+    assert "ransom a follower" not in monotone and "score city complete" in monotone
+    assert inv["score-never-decreases"][0].invariant.title.startswith("only a ransom lowers a score")
+    # ... and "no score below 0" holds through the ransom thanks to `when points >= 3`
+    assert any(c.rule == "ransom a follower" and c.result.proved for c in inv["score-nonnegative"])
+
+
+def test_z3_refutes_a_ransom_without_its_points_condition():
+    variant = str(REPO / "rules" / "variants" / "tower_free_ransom.tess")
+    inv = _checks(variant)
+    bad = [c for c in inv["score-nonnegative"] if c.result.refuted]
+    assert [c.rule for c in bad] == ["ransom a follower"]
+    m = bad[0].result.model
+    payer = m["current"]
+    # the counterexample: the payer had fewer than 3 points, paid 3 and ended below 0
+    assert m[f"score[{payer}]"] < 3 and m[f"score'[{payer}]"] == m[f"score[{payer}]"] - 3 < 0
+    assert all(c.result.proved for c in inv["conserved-follower"])

@@ -50,9 +50,12 @@ class State:
     board: dict[tuple[int, str], z3.ArithRef]
     score: list[z3.ArithRef]
     st: dict[str, z3.ArithRef]
+    # (owner, figure): how many of the owner's figures other players hold as prisoners (the Tower);
+    # the constant 0 in rules without captures
+    held: dict[tuple[int, str], z3.ArithRef] = field(default_factory=dict)
 
     def copy(self) -> "State":
-        return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st))
+        return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st), dict(self.held))
 
 
 @dataclass
@@ -83,6 +86,7 @@ class Game:
             {(p, f): z3.Int(f"board[{p}].{f}") for p in range(seats) for f in figs},
             [z3.Int(f"score[{p}]") for p in range(seats)],
             {s: z3.Int(s) for s in rs.states},
+            {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures else z3.IntVal(0)) for p in range(seats) for f in figs},
         )
         return cls(rs, seats, n, c, before, facts)
 
@@ -109,6 +113,7 @@ class Step:
     show: dict[str, z3.ExprRef] = field(default_factory=dict)
     inputs: list[z3.ArithRef] = field(default_factory=list)
     span: A.Span | None = None
+    transfer: bool = False  # moves points between players (a ransom): exempt from "scores never decrease"
 
 
 # ---------------------------------------------------------------- invariants
@@ -149,14 +154,19 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
     for name, fig in rs.figures.items():
         def conserved(g: Game, s: State, name=name):
             count = figure_count(g, name)
-            return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] == count) for p in seats])
+            return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] + s.held[(p, name)] == count)
+                           for p in seats])
         shown = fig.count if fig.count_expr is None else f"({format_expr(fig.count_expr)})"
-        out.append(Invariant(
-            f"conserved-{name}", f"each player's {name}s are conserved: supply + board == {shown} "
-            "(no prisoners or outposts in these rules)", cites(fig) or ("BASE-COMP-2",), where(fig.span), "state", conserved, fig.span))
+        if rs.captures:
+            title = f"each player's {name}s are conserved: supply + board + held as prisoners == {shown}"
+            clauses = (cites(fig) or ("BASE-COMP-2",)) + tuple(c.clause for c in rs.captures[next(iter(rs.captures))].cites)
+        else:
+            title = f"each player's {name}s are conserved: supply + board == {shown} (no prisoners or outposts in these rules)"
+            clauses = cites(fig) or ("BASE-COMP-2",)
+        out.append(Invariant(f"conserved-{name}", title, clauses, where(fig.span), "state", conserved, fig.span))
 
     def nonneg_figs(g: Game, s: State):
-        return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0))
+        return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0, s.held[(p, f)] >= 0))
                        for p in seats for f in rs.figures])
     out.append(Invariant("supply-nonnegative", "no supply goes negative (nor a count of figures on the board)",
                          ("BASE-FOLLOW-3",), "builtin", "state", nonneg_figs))
@@ -167,8 +177,12 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
 
     def monotone(g: Game, s: State, t: State):
         return z3.And([z3.Implies(p < g.players, t.score[p] >= s.score[p]) for p in seats])
-    out.append(Invariant("score-never-decreases", "scores never decrease (no rule here states a transfer)",
-                         ("BASE-SCORE-3",), "builtin", "step", monotone))
+    if rs.ransom is not None:  # a ransom moves points between players: every other rule only adds
+        out.append(Invariant("score-never-decreases", "only a ransom lowers a score (every other rule only adds points)",
+                             ("BASE-SCORE-3",) + cites(rs.ransom), "builtin", "step", monotone))
+    else:
+        out.append(Invariant("score-never-decreases", "scores never decrease (no rule here states a transfer)",
+                             ("BASE-SCORE-3",), "builtin", "step", monotone))
 
     for sname, aw in rs.awards.items():
         def seat(g: Game, s: State, sname=sname):
@@ -270,6 +284,10 @@ def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
             show[f"board[{p}].{fig}"] = s.board[(p, fig)]
             show[f"board'[{p}].{fig}"] = t.board[(p, fig)]
             inputs += [s.supply[(p, fig)], s.board[(p, fig)]]
+            if g.rs.captures:
+                show[f"held[{p}].{fig}"] = s.held[(p, fig)]
+                show[f"held'[{p}].{fig}"] = t.held[(p, fig)]
+                inputs.append(s.held[(p, fig)])
     for k, v in s.st.items():
         show[k] = v
         show[k + "'"] = t.st[k]
@@ -430,7 +448,8 @@ def initial_step(g: Game) -> Step:
     s = g.before
     for name, fig in rs.figures.items():
         for p in range(g.seats):
-            facts.append(Fact(z3.And(s.supply[(p, name)] == figure_count(g, name), s.board[(p, name)] == 0), where(fig.span),
+            facts.append(Fact(z3.And(s.supply[(p, name)] == figure_count(g, name), s.board[(p, name)] == 0,
+                                     s.held[(p, name)] == 0), where(fig.span),
                               f"{line_text(fig.span)}   (all in supply at the start)"))
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
@@ -459,6 +478,106 @@ def all_steps(g: Game) -> list[Step]:
             out.append(award_step(g, sname, aw))
     for on in rs.ons:
         out.append(on_step(g, on))
+    out.extend(capture_steps(g))
+    if rs.ransom is not None:
+        out.extend(ransom_steps(g))
+    return out
+
+
+def _moves(g: Game, after: State, label: str, changes: dict, why: str, text: str, facts: list[Fact]) -> None:
+    """Fresh after-variables for the (part, seat, figure) entries changed by `changes`: part is
+    supply | board | held, each change a z3 term added to the before-value."""
+    for (part, p, name), delta in changes.items():
+        before = getattr(g.before, part)[(p, name)]
+        v = z3.Int(f"{part}'[{p}].{name}")
+        facts.append(Fact(v == before + delta, why, text))
+        getattr(after, part)[(p, name)] = v
+
+
+def capture_steps(g: Game) -> list[Step]:
+    """A capture (TOWER-CAPTURE-1): the current player takes a figure of seat v off the board.  Own:
+    back to supply.  Another's: held as a prisoner, or, with `exchange prisoners`, swapped at once
+    for one of the capturer's that v holds (TOWER-SWAP-1)."""
+    rs = g.rs
+    out: list[Step] = []
+    c, seats = g.current, range(g.seats)
+    for cap in rs.captures.values():
+        text, at = line_text(cap.span), where(cap.span)
+        names = [f for f in cap.figures if f in rs.figures]
+        for name in names:
+            v = z3.Int("victim")
+            base = list(g.facts) + [Fact(z3.And(v >= 0, v < g.players), "engine", "the victim is a seat of the game"),
+                                    Fact(z3.Or([z3.And(v == p, g.before.board[(p, name)] >= 1) for p in seats]),
+                                         "engine", f"{_a(name)} of the victim stands on the board in range")]
+            outcomes = [("own", [Fact(v == c, at, f"{text}   (one's own {name} goes back to supply)")],
+                         lambda p: {("board", p, name): z3.If(v == p, -1, 0), ("supply", p, name): z3.If(v == p, 1, 0)}),
+                        ("prisoner", [Fact(v != c, at, f"{text}   (an opponent's {name} is held by the capturer)")],
+                         lambda p: {("board", p, name): z3.If(v == p, -1, 0), ("held", p, name): z3.If(v == p, 1, 0)})]
+            if rs.exchange is not None:
+                for back in names:
+                    outcomes.append((f"exchange for {_a(back)}", [
+                        Fact(v != c, at, text),
+                        Fact(z3.Or([z3.And(c == p, g.before.held[(p, back)] >= 1) for p in seats]), where(rs.exchange.span),
+                             f"{line_text(rs.exchange.span)}   (the victim holds {_a(back)} of the capturer's)")],
+                        lambda p, back=back: _sum_changes(
+                            {("board", p, name): z3.If(v == p, -1, 0), ("supply", p, name): z3.If(v == p, 1, 0)},
+                            {("held", p, back): z3.If(c == p, -1, 0), ("supply", p, back): z3.If(c == p, 1, 0)})))
+            for label, extra, change in outcomes:
+                facts = base + extra
+                after = g.before.copy()
+                changes: dict = {}
+                for p in seats:
+                    changes = _sum_changes(changes, change(p))
+                _moves(g, after, label, changes, "engine", f"capture ({label})", facts)
+                show, inputs = _display(g, after)
+                show["victim"] = v
+                out.append(Step(f"capture {_a(name)} ({label})", at, text, cites(cap), facts, after, {}, show, inputs, cap.span))
+    return out
+
+
+def _a(name: str) -> str:
+    return ("an " if name[:1] in "aeiou" else "a ") + name
+
+
+def _sum_changes(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, d in b.items():
+        out[k] = out[k] + d if k in out else d
+    return out
+
+
+def ransom_steps(g: Game) -> list[Step]:
+    """A ransom (TOWER-RANSOM-1): the current player pays seat h the price and takes back an own
+    figure h holds, if the rule's condition holds (`points`: the payer's score)."""
+    rs = g.rs
+    rn = rs.ransom
+    out: list[Step] = []
+    c, seats = g.current, range(g.seats)
+    text, at = line_text(rn.span), where(rn.span)
+    for name in [f for f in rn.figures if f in rs.figures]:
+        facts = list(g.facts)
+        env = g.env("")
+        env.names["points"] = z3.Sum([z3.If(c == p, g.before.score[p], 0) for p in seats])
+        h = z3.Int("holder")
+        price = z3.Int("price")
+        facts.append(Fact(z3.And(h >= 0, h < g.players, h != c), "engine", "the holder is another seat of the game"))
+        facts.append(Fact(z3.Or([z3.And(c == p, g.before.held[(p, name)] >= 1) for p in seats]), "engine",
+                          f"another player holds {_a(name)} of the payer's"))
+        facts.append(Fact(price == encode(rn.price, env), at, text))
+        if rn.when is not None:
+            facts.append(Fact(encode(rn.when, env), at, text))
+        _domain(rs, None, env, facts)
+        after = g.before.copy()
+        changes = {}
+        for p in seats:
+            changes[("held", p, name)] = z3.If(c == p, -1, 0)
+            changes[("supply", p, name)] = z3.If(c == p, 1, 0)
+        _moves(g, after, "ransom", changes, "engine", f"the ransomed {name} goes back to its owner's supply", facts)
+        _fresh_scores(g, after, [z3.If(c == p, -price, 0) + z3.If(h == p, price, 0) for p in seats], at,
+                      f"{text}   (the payer pays the holder)", facts)
+        show, inputs = _display(g, after, env.created, price)
+        show["holder"] = h
+        out.append(Step(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
     return out
 
 
@@ -539,6 +658,8 @@ def check_invariants(rs: RuleSet) -> list[Check]:
                     out.append(Check(inv, step.rule, step.where, step.text, res, step.span))
                     continue
             elif inv.kind == "step":
+                if step.transfer and inv.id == "score-never-decreases":
+                    continue  # the one kind of rule allowed to lower a score; "no score below 0" still holds it
                 claim = inv.pred(g, g.before, step.after)
             elif inv.kind == "feature" and inv.id in step.claims:
                 claim = step.claims[inv.id]
