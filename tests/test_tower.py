@@ -397,3 +397,45 @@ def test_z3_refutes_a_ransom_without_its_points_condition():
     # the counterexample: the payer had fewer than 3 points, paid 3 and ended below 0
     assert m[f"score[{payer}]"] < 3 and m[f"score'[{payer}]"] == m[f"score[{payer}]"] - 3 < 0
     assert all(c.result.proved for c in inv["conserved-follower"])
+
+
+# -- the same scenarios as record files (tests/records/tower/), through `tessera replay --json` --------
+# file -> (clause, scores, prisoners, red's/blue's follower supply) or (clause of the refusal, turn)
+RECORD_CASES = {
+    "capture_opponent.json": ("TOWER-CAPTURE-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    "capture_own.json": ("TOWER-CAPTURE-1", {"red": 0, "blue": 0}, {}, (7, 7)),
+    "capture_across_a_gap.json": ("TOWER-CAPTURE-2", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    "capture_abbot.json": ("TOWER-FIGURES-1", {"red": 0, "blue": 0}, {"blue": {"red": {"abbot": 1}}}, (7, 7)),
+    "exchange.json": ("TOWER-SWAP-1", {"red": 0, "blue": 0}, {}, (7, 7)),
+    "ransom.json": ("TOWER-RANSOM-1", {"red": 0, "blue": 3}, {}, (6, 7)),
+    "floor_on_any_tower.json": ("TOWER-TURN-1", {"red": 0, "blue": 0}, {}, (7, 7)),
+    "capture_out_of_range.json": ("TOWER-CAPTURE-2", 2),
+    "ransom_below_zero.json": ("TOWER-RANSOM-1", 4),
+    "follower_on_foundation.json": ("BASE-FOLLOW-1", 0),
+}
+
+
+def test_every_tower_record_has_a_case():
+    assert {p.name for p in (REPO / "tests" / "records" / "tower").glob("*.json")} == set(RECORD_CASES)
+
+
+@pytest.mark.parametrize("name", sorted(RECORD_CASES))
+def test_tower_record(name):
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", f"tests/records/tower/{name}"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    ans = json.loads(out.stdout)
+    case = RECORD_CASES[name]
+    if len(case) == 2:
+        clause, turn = case
+        assert out.returncode == 1
+        assert ans["error"]["clause"] == clause and ans["error"]["turn"] == turn
+        return
+    assert out.returncode == 0, out.stdout + out.stderr
+    _, scores, prisoners, (red, blue) = case
+    assert ans["scores"] == scores
+    assert ans["prisoners"] == prisoners
+    assert (ans["supply"]["red"]["follower"], ans["supply"]["blue"]["follower"]) == (red, blue)
