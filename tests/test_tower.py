@@ -439,3 +439,29 @@ def test_tower_record(name):
     assert ans["scores"] == scores
     assert ans["prisoners"] == prisoners
     assert (ans["supply"]["red"]["follower"], ans["supply"]["blue"]["follower"]) == (red, blue)
+
+
+# -- simulate: random games of the Tower alone and with every bundled module ----------------------
+TOWER_COMBOS = [["base", "tower"], ["base", "river", "abbot", "king_robber", "tower"]]
+
+
+@pytest.mark.parametrize("rules", TOWER_COMBOS, ids=["+".join(c) for c in TOWER_COMBOS])
+def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
+    """`simulate --record` writes floors on other tiles, captures and ransoms so that `replay` gives
+    the same scores, prisoners and events (scoring, captures, exchanges, ransoms)."""
+    from compiler.replay import load_record
+    from compiler.simulate import play_one, simulate
+
+    eng = engine_for(rules, [])
+    summ = simulate(eng, 3, 3, 40, rules, tmp_path)
+    assert summ.mean_captures > 0  # random play builds floors and captures
+    kinds = ("score", "award", "capture", "exchange", "ransom")
+    for f in sorted(tmp_path.glob("*.json")):
+        rec = load_record(f)
+        res = replay(rec, f.parent)
+        assert res.error is None, (f.name, res.error)
+        g, _ = play_one(eng, 3, rec["seed"])
+        assert res.answer["scores"] == {g.names[p]: g.scores[p] for p in range(3)}, f.name
+        assert res.answer["prisoners"] == g.prisoners_by_name()
+        played = ["score" if e["kind"] == "award" else e["kind"] for e in g.events if e["kind"] in kinds]
+        assert [e["kind"] for e in res.answer["events"]] == played  # the answer shows an award as a score
