@@ -121,6 +121,8 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
                 break
             g.apply_action(acts[rng.randrange(len(acts))])
             turn += 1
+            if g.pending is not None:
+                continue  # mid-turn: the tile is down, the capture choice and scoring still to come
             if turn % every == 0 or g.ended:
                 found = compare(rs, g, complete_rules)
                 checked += 1
