@@ -12,7 +12,8 @@ One job per module (docs/engine.md lists the public names):
     board      placed tiles, the frontier, union-find over features, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
     bag        decks, draws, tiles a record names, variants, the box
-    figures    supply, the one figure-legality predicate, recalls, refusals
+    figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
+    prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
     scoring    completion, owners, awards, returns, final scoring
     records    tessera-state/1 (to_json / from_json)
     game       the Game: turn loop, legal actions, applying an action, events
