@@ -81,7 +81,11 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     names = [f"p{i + 1}" for i in range(players)]
     for i in range(games):
         gseed = seed + i
-        g, rec = play_one(eng, players, gseed)
+        try:
+            g, rec = play_one(eng, players, gseed)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            from .replay import raise_rule_failure
+            raise_rule_failure(exc, f"in game seed {gseed}")
         for p in range(players):
             totals[p] += g.scores[p]
         top = max(g.scores)

@@ -213,6 +213,10 @@ class DeckDecl:
     before: str | None = None
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    # the clauses each part carries (`cites` is all of them, in order): drawing a tile of a
+    # later deck early breaks `before`; naming the `last` tile while others remain breaks `last`
+    last_cites: tuple[Cite, ...] = ()
+    before_cites: tuple[Cite, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -250,12 +250,12 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def deck_decl(self, meta, children):
-        rest, cites = self._split(children)
-        name = str(rest[0])
-        src = rest[1]
-        last = str(rest[2]) if len(rest) > 2 and rest[2] is not None else None
-        before = str(rest[3]) if len(rest) > 3 and rest[3] is not None else None
-        return A.DeckDecl(name, src[1], last, before, cites, self._span(meta))
+        # children: NAME deck_source [cites] [TILE_NAME [cites]] [NAME [cites]] (None where absent)
+        name, src, src_c, last, last_c, before, before_c = (list(children) + [None] * 7)[:7]
+        src_c, last_c, before_c = tuple(src_c or ()), tuple(last_c or ()), tuple(before_c or ())
+        return A.DeckDecl(str(name), src[1], str(last) if last is not None else None,
+                          str(before) if before is not None else None, src_c + last_c + before_c,
+                          self._span(meta), last_c, before_c)
 
     @v_args(meta=True)
     def box_decl(self, meta, children):

@@ -401,8 +401,12 @@ OVERRIDABLE = [
     st.builds(A.Players, st.integers(0, 9), st.integers(0, 9), CITES),
     st.builds(A.ReturnDecl, NAMES, CITES),
     st.builds(A.StartDecl, TILE_NAMES, SIGNED, SIGNED, st.integers(0, 360), CITES),
-    st.builds(A.DeckDecl, NAMES, st.lists(TILE_NAMES, max_size=3).map(tuple), st.one_of(st.none(), TILE_NAMES),
-              st.one_of(st.none(), NAMES), CITES),
+    # each part carries its own citations: the tiles, `last`, `before`
+    st.builds(lambda n, tiles, last, before, sc, lc, bc: A.DeckDecl(
+                  n, tiles, last, before, sc + (lc if last else ()) + (bc if before else ()),
+                  last_cites=lc if last else (), before_cites=bc if before else ()),
+              NAMES, st.lists(TILE_NAMES, max_size=3).map(tuple), st.one_of(st.none(), TILE_NAMES),
+              st.one_of(st.none(), NAMES), CITES, CITES, CITES),
 ]
 STATEMENT = st.one_of(
     *OVERRIDABLE,

@@ -106,10 +106,14 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
         rng = random.Random(gseed)
         turn = 0
         while not g.ended:
-            acts = g.legal_actions()
-            if not acts:
-                break
-            g.apply_action(acts[rng.randrange(len(acts))])
+            try:
+                acts = g.legal_actions()
+                if not acts:
+                    break
+                g.apply_action(acts[rng.randrange(len(acts))])
+            except Exception as exc:  # a rule that crashes is reported at its rule-file line
+                from compiler.replay import raise_rule_failure
+                raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
             turn += 1
             if turn % every == 0 or g.ended:
                 found = compare(rs, g, complete_rules)
@@ -209,5 +213,10 @@ ENGINE_PLAYERS = 2
 @register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
     """The compiled engine's features match a from-scratch networkx rebuild after every move."""
-    mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    from compiler.runtime.errors import RuleFailure
+
+    try:
+        mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    except RuleFailure as failure:
+        return [failure.describe()]
     return [str(m) for m in mismatches]
