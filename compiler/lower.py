@@ -265,7 +265,7 @@ class Lowering:
             fig_clauses.append((_first(f.supply_cites, first), _first(f.on_cites, first), _first(f.when_cites, first)))
         spec = EngineSpec(
             modules=tuple(rs.names),
-            players=(rs.players.low, rs.players.high) if rs.players else (2, 5),
+            players=rs.player_range(),
             players_span=rs.players.span if rs.players else None,
             kinds=kinds, edges=edges, tiles=tiles, tile_ids=ids, tile_clauses=tile_clauses,
             figures=figures, fig_on=fig_on, fig_clauses=fig_clauses,

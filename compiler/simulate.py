@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -37,22 +36,14 @@ class Summary:
 
 def play_one(eng, players: int, seed: int):
     """One game of uniformly random legal moves; the game seed also seeds the move choice."""
-    g = eng.new_game(players, seed)
-    rng = random.Random(seed * 7919 + 17)
+    from .runtime.game import random_moves
+
     turns = []
-    R = eng.rules
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            g.finish()
-            break
-        a = acts[rng.randrange(len(acts))]
-        turns.append(record_turn(g, R, a))
-        g.apply_action(a)
+    g = random_moves(eng.new_game(players, seed), seed, before=lambda g, a: turns.append(record_turn(g, a)))
     return g, turns
 
 
-def record_turn(g, R, a) -> dict:
+def record_turn(g, a) -> dict:
     name = g.tile_name()
     if a[0] == "discard":
         return {"tile": name, "discard": True}

@@ -12,7 +12,7 @@ from . import ast as A
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
-from .model import BUNDLED_RULES, Feature, RuleSet, TileType, describe_key, override_key
+from .model import BUNDLED_RULES, MOST_PLAYERS, Feature, RuleSet, TileType, describe_key, override_key
 from .parser import ParseFailure, parse
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
 
@@ -362,8 +362,8 @@ class Builder:
                 self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
         for inv in rs.invariants:
             self.expr(inv.test, {"game"}, "bool")
-        if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= 6):
-            self.err(rs.players.span, "players must be a range within 1..6", "range")
+        if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= MOST_PLAYERS):
+            self.err(rs.players.span, f"players must be a range within 1..{MOST_PLAYERS}", "range")
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:

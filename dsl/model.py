@@ -12,6 +12,8 @@ from . import ast as A
 from .diagnostics import Diagnostic
 
 BUNDLED_RULES = Path(__file__).resolve().parent.parent / "rules"
+DEFAULT_PLAYERS = (2, 5)  # the seats of a rule set that states no `players` (the base game's)
+MOST_PLAYERS = 6  # the most seats any rule set may state
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,10 @@ class RuleSet:
                 out.add(e.parts[0])
                 out.add(e.parts[2])
         return out
+
+    def player_range(self) -> tuple[int, int]:
+        """The numbers of players these rules are for: their `players` statement, else DEFAULT_PLAYERS."""
+        return (self.players.low, self.players.high) if self.players else DEFAULT_PLAYERS
 
     def centre_kinds(self) -> set[str]:
         return {k for k, f in self.features.items() if f.centre}

@@ -8,47 +8,11 @@ import sys
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
-from dsl.diagnostics import Diagnostic, render, summary
+from dsl.diagnostics import Diagnostic, render
+from dsl.model import MOST_PLAYERS
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="A rules language, compiler and verifier for Carcassonne.")
-out = Console(highlight=False, soft_wrap=True, emoji=False)  # source lines like `x :x:` print as written
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-
-
-def _version(value: bool) -> None:
-    if value:
-        from . import __version__
-
-        out.print(f"tessera {__version__}", markup=False)
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
-    """A rules language, compiler and verifier for Carcassonne."""
-
-
-def missing_paths(command: str, paths: List[str]) -> None:
-    """A file or folder named on the command line that does not exist is a usage error (exit 2)."""
-    from pathlib import Path
-
-    gone = [p for p in paths if not Path(p).exists()]
-    for p in gone:
-        err.print(f"tessera {command}: no such file or folder: {p}", markup=False)
-    if gone:
-        raise typer.Exit(2)
-
-
-def report(diags: list[Diagnostic], sources, files: int) -> int:
-    """Print diagnostics mypy-style with a summary line; return the exit code."""
-    for d in diags:
-        out.print(render(d, sources), markup=False)
-    out.print(summary(diags, files), markup=False)
-    return 1 if any(d.severity == "error" for d in diags) else 0
+from .app import app, err, missing_paths, out, report
 
 
 @app.command()
@@ -181,7 +145,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
                                                             "its features with a from-scratch rebuild after every move"),
         games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
-        players: int = typer.Option(2, "--players", min=2, max=6, help="players per game for --engine")) -> None:
+        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game for --engine")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -271,9 +235,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
 
 
-def main() -> None:
-    from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
+from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 
+
+def main() -> None:
     try:
         app()
     except SystemExit:

@@ -8,7 +8,9 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, err, out, report
+from dsl.model import MOST_PLAYERS
+
+from .app import app, err, out, report
 
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
@@ -107,7 +109,7 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
     from rich.progress import Progress
 
     rs = _load(specs, "simulate")
-    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
+    lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
         raise typer.Exit(2)
@@ -136,7 +138,7 @@ def _rule_failed(failure, as_json: bool) -> None:
 @app.command()
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
-    players: int = typer.Option(2, "--players", "-p", min=1, max=6, help="players per game"),
+    players: int = typer.Option(2, "--players", "-p", min=1, max=MOST_PLAYERS, help="players per game"),
     seed: int = typer.Option(0, "--seed", "-s", help="seed of the first game (game i uses seed+i)"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
     against: Optional[List[str]] = typer.Option(None, "--against", "-a",

@@ -203,3 +203,35 @@ def test_deck_parts_carry_their_own_clauses():
     assert [c.clause for c in river.before_cites] == ["RIVER-TURN-1"]
     assert re.search(r"last river\.lake \[RIVER-SETUP-1\] before land\s+\[RIVER-TURN-1\]",
                      (ROOT / "rules" / "river.tess").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- one source for each fact
+def test_one_random_player_with_one_seed_formula():
+    """simulate's games and the engine's play_random are the same game for the same seed."""
+    from compiler.simulate import play_one
+
+    eng = load_engine(require_rule_set(["base", "abbot"]))
+    for seed in (0, 7):
+        g, turns = play_one(eng, 3, seed)
+        h = eng.play_random(3, seed)
+        assert g.events == h.events and g.scores == h.scores and len(turns) == len(h.history)
+
+
+def test_one_player_range_on_the_rule_set():
+    from dsl.model import DEFAULT_PLAYERS
+
+    base = require_rule_set(["base"])
+    assert base.player_range() == (base.players.low, base.players.high)
+    eng = load_engine(base)
+    assert eng.rules.PLAYERS == base.player_range()
+    base.players = None
+    assert base.player_range() == DEFAULT_PLAYERS == load_engine(base).rules.PLAYERS
+
+
+def test_the_command_line_modules_import_in_no_circle():
+    def imports(name):
+        tree = ast.parse((ROOT / "tessera" / f"{name}.py").read_text(encoding="utf-8"))
+        return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
+
+    assert "cli" not in imports("engine_cmds") and "cli" not in imports("app")
+    assert "engine_cmds" not in imports("app")

@@ -31,10 +31,6 @@ class EncodeError(Exception):
     """The expression uses a name the environment does not provide."""
 
 
-def span_where(span: A.Span) -> str:
-    return f"{span.file}:{span.line}" if span.line else "builtin"
-
-
 def div(x: z3.ArithRef, y: z3.ArithRef) -> z3.ArithRef:
     """Python's floor division, total (x // 0 == 0).  z3's `/` on Int is Euclidean division."""
     return z3.If(y == 0, z3.IntVal(0), z3.If(y > 0, x / y, (-x) / (-y)))

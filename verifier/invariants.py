@@ -67,8 +67,7 @@ class Game:
 
     @classmethod
     def make(cls, rs: RuleSet) -> "Game":
-        seats = rs.players.high if rs.players else 6
-        low = rs.players.low if rs.players else 2
+        low, seats = rs.player_range()
         n = z3.Int("players")
         c = z3.Int("current")
         pw = where(rs.players.span) if rs.players else "builtin"
@@ -584,47 +583,6 @@ def summarize(checks: list[Check]) -> dict[str, int]:
     return out
 
 
-def render(checks: list[Check], verbose: bool = False) -> list[str]:
-    """Per invariant: proved for every rule, or each counterexample with the rule-file lines involved."""
-    lines: list[str] = []
-    by_inv: dict[str, list[Check]] = {}
-    order: list[Invariant] = []
-    for c in checks:
-        if c.invariant.id not in by_inv:
-            order.append(c.invariant)
-        by_inv.setdefault(c.invariant.id, []).append(c)
-    for inv in order:
-        cs = by_inv[inv.id]
-        bad = [c for c in cs if not c.result.proved]
-        tag = "proved" if not bad else ("REFUTED" if any(c.result.refuted for c in bad) else "INCONCLUSIVE")
-        clauses = ", ".join(inv.clauses)
-        lines.append(f"invariant {inv.id} [{clauses}]: {tag} ({len(cs) - len(bad)}/{len(cs)} rules) — {inv.title}")
-        for c in cs:
-            if c.result.proved and not verbose:
-                continue
-            r = c.result
-            if r.proved:
-                used = sorted({f.where for f in r.used if f.where != "builtin"})
-                lines.append(f"    proved  {c.rule} ({c.where}); uses {', '.join(used) or 'builtins only'}")
-            elif r.refuted:
-                lines.append(f"    counterexample  {c.rule} at {c.where}: {c.text}")
-                for m in format_model(r.model):
-                    lines.append(f"        {m}")
-                involved = []
-                for f in r.used:
-                    if f.where == "builtin":
-                        continue
-                    d = f"{f.where}: {f.text}"
-                    if d not in involved:
-                        involved.append(d)
-                for d in involved:
-                    lines.append(f"        involves {d}")
-            else:
-                lines.append(f"    inconclusive  {c.rule} ({c.where}): z3 answered unknown ({r.reason}); not a pass")
-    return lines
-
-
-# --------------------------------------------------------------- registry
 def _detail(c: Check) -> list[str]:
     r = c.result
     if r.refuted:
