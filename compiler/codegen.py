@@ -259,11 +259,11 @@ class CodeGenerator:
         if s.need_figures:
             w("figs = g.figs")
         if s.figure_conds:
-            w("for fi, gis in o.figfeats:")
+            w("for fi, gis, sides in o.figfeats:")
             self.indent()
             if s.need_roots:
                 w("roots = set()")
-                w("for d, k in o.sidefeat[fi]:")
+                w("for d, k in sides:")
                 self.indent()
                 w("side = nbr[d]")
                 w("if side is not None and side[k] >= 0:")

@@ -88,13 +88,15 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                 rots = fits[pat] = fit(orients, pat)
             if not rots:
                 continue
-            nbr = neighbour_roots(cell) if any_fig else None
+            nbr = None  # the roots around the cell, once a figure may go there
             for o in rots:
                 if check is not None and check(self, o, cell) is not None:
                     continue
                 rot = o.rot
                 append((cell, rot, None))
                 if any_fig:
+                    if nbr is None:
+                        nbr = neighbour_roots(cell)
                     for fig in options(self, o, cell, nbr, sup):
                         append((cell, rot, fig))
                 if recalls:
