@@ -242,4 +242,4 @@ def test_the_command_line_modules_import_in_no_circle():
 
     for name in ("app", "engine_cmds", "picture_cmds"):
         assert "cli" not in imports(name), name
-    assert not imports("app")
+    assert imports("app") <= {None}  # only `from . import __version__`
