@@ -14,7 +14,7 @@ identifiers that clash with nothing, strings stay data.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from dsl import ast as A
@@ -152,7 +152,6 @@ class EngineSpec:
     need_figures: bool
     on_place: list[OnBlock]
     on_complete: list[OnBlock]
-    functions: list[Func] = field(default_factory=list)  # every Func above, in the order written
 
 
 _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES", "TILE_IDS", "TILE_CLAUSES",
@@ -190,7 +189,6 @@ class Lowering:
         self.fig = {f: name("FIGURE", f, i) for i, f in enumerate(rs.figures)}
         self.edge = {c: name("EDGE", c, i, prefixed=True) for i, c in enumerate(sorted(rs.edges))}
         self.state_index = {s: i for i, s in enumerate(rs.states)}
-        self.functions: list[Func] = []
 
     # -- scopes ----------------------------------------------------------
     def _common(self, scope: Scope) -> Scope:
@@ -237,9 +235,7 @@ class Lowering:
             raise CompileError(e.span, f"`{missing.args[0]}` cannot be computed in this rule", "unsupported") from None
 
     def func(self, name: str, params: str, decl, header: str, e: A.Expr, scope: Scope) -> Func:
-        f = Func(name, params, header, decl.span, self.expr(e, scope), e.span)
-        self.functions.append(f)
-        return f
+        return Func(name, params, header, decl.span, self.expr(e, scope), e.span)
 
     # -- the specification -----------------------------------------------
     def lower(self) -> EngineSpec:
@@ -263,7 +259,7 @@ class Lowering:
         for f in rs.figures.values():
             first = _first(f.cites)
             fig_clauses.append((_first(f.supply_cites, first), _first(f.on_cites, first), _first(f.when_cites, first)))
-        spec = EngineSpec(
+        return EngineSpec(
             modules=tuple(rs.names),
             players=rs.player_range(),
             players_span=rs.players.span if rs.players else None,
@@ -275,8 +271,6 @@ class Lowering:
             **self._placement(),
             **self._rules(),
         )
-        spec.functions = self.functions
-        return spec
 
     def _setup(self) -> dict:
         rs = self.rs
