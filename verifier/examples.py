@@ -52,8 +52,8 @@ from dsl.parser import ParseFailure, parse
 
 from .checks import register
 from .encode import EncodeError, Env, encode
-from .invariants import _max_shields
-from .solver import find, nearest
+from .domain import Domain
+from .solver import find, nearest, prove
 from .source import where
 
 RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
@@ -130,7 +130,7 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
     printed = {p: v for p, v in prob.printed.items()}
     found = find(prob.domain + prob.fixed() + prob.agrees(), prob.show())
     if found.status == "unknown":
-        return ExampleResult(ex, "inconclusive", f"z3 gave up ({found.reason}); not a pass")
+        return ExampleResult(ex, "inconclusive", f"not a pass: {found.reason}")
     if found.status == "sat":
         if conflict:
             return ExampleResult(ex, "conflict-missing",
@@ -139,6 +139,9 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         if prob.unknowns:
             names = list(prob.unknowns)
             sols = _all_solutions(prob)
+            if sols is None:
+                return ExampleResult(ex, "inconclusive", "not a pass: z3 gave up listing the values that agree "
+                                                         "(raise `tessera verify --rlimit`)")
             alts = " | ".join(_fmt(s, names) for s in sols)
             return ExampleResult(ex, "inferred", f"agrees ({_pts(printed)}) if {alts}"
                                  + ("" if len(sols) > 1 else " (the only values that do)"))
@@ -167,19 +170,22 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
     return ExampleResult(ex, "inconsistent", msg, details)
 
 
-def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]]:
+def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]] | None:
     cons = prob.domain + prob.fixed() + prob.agrees()
     out: list[dict[str, int | bool]] = []
     keys = list(prob.unknowns.values())
     for _ in range(limit):
         block = [z3.Or([k != s[n] for n, k in prob.unknowns.items()]) for s in out]
         r = find(cons + block, prob.show())
+        if r.status == "unknown":
+            return None
         if r.status != "sat":
             break
         out.append(r.model)
         if not keys:
             break
-    return out
+    # in a fixed order: z3's enumeration order depends on what the process asked it before
+    return sorted(out, key=lambda sol: [(k, repr(v)) for k, v in sorted(sol.items())])
 
 
 # ------------------------------------------------------------ example kinds
@@ -215,7 +221,7 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
         prob.inputs[f"followers.{p}"] = (v, n)
         prob.domain.append(v >= 0)
         counts[p] = v
-    env = Env(tag="")
+    env = Env(tag="", domain=Domain(rs), kind=kind)
     env.names["figures"] = z3.Sum(list(counts.values()))
     try:
         value = encode(expr, env)
@@ -240,9 +246,6 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     for q in unknown:
         if q not in env.names:
             return f"`unknown` names `{q}`, which the rule does not read"
-    if "shields" in env.names and "tiles" in env.names:
-        m, _ = _max_shields(rs, kind)
-        prob.domain.append(env.names["shields"] <= m * env.names["tiles"])
     # owners
     if when == "recall":
         if len(followers) != 1:
@@ -313,7 +316,7 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
 
 
 def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
-    from .river import river_deck, rule_step
+    from .river import _env, river_deck, rule_step
 
     deck = river_deck(rs)
     kind = str(ex.get("feature", ""))
@@ -323,13 +326,15 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if any(w not in TURNS for w in words):
         return ExampleResult(ex, "invalid", "`turns` is a list of left, straight, right")
     want = str(ex.get("legal", "")) == "true"
-    init = Env(tag="@0")
+    init = _env(deck, "@0")
     state = {k: encode(sd.init, init) for k, sd in deck.states.items()}
+    facts = deck.domain.players(deck.players) + init.facts
     legal_all = []
     first_bad = None
     for i, w in enumerate(words, 1):
-        ok, state, _ = rule_step(deck, state, z3.IntVal(TURNS[w]), f"@{i}")
-        ok_v = z3.is_true(z3.simplify(ok))
+        ok, state, step_facts = rule_step(deck, state, z3.IntVal(TURNS[w]), f"@{i}")
+        facts += step_facts
+        ok_v = prove(ok, facts, minimal_core=False).proved  # legal in every game these rules allow
         legal_all.append(ok_v)
         if not ok_v and first_bad is None:
             first_bad = i

@@ -35,6 +35,7 @@ from dsl.model import RuleSet
 from dsl.diagnostics import Diagnostic
 
 from .checks import register
+from .domain import Domain
 from .encode import Env, EncodeError, encode, encode_on, describe_on
 from .solver import Fact, Result, Verdict, prove, prove_all
 from .source import cites, line_text, where
@@ -64,18 +65,17 @@ class Game:
     current: z3.ArithRef
     before: State
     facts: list[Fact]
+    domain: Domain = field(default_factory=lambda: Domain(None))
+    sink: list[Fact] = field(default_factory=list)  # facts of game quantities any encoding created
+    game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
     def make(cls, rs: RuleSet) -> "Game":
-        seats = rs.players.high if rs.players else 6
-        low = rs.players.low if rs.players else 2
+        dom = Domain(rs)
+        _, seats, _, _ = dom.players_range()
         n = z3.Int("players")
         c = z3.Int("current")
-        pw = where(rs.players.span) if rs.players else "builtin"
-        facts = [
-            Fact(z3.And(n >= low, n <= seats), pw, line_text(rs.players.span) if rs.players else f"players {low}..{seats}"),
-            Fact(z3.And(c >= 0, c < n), "builtin", "current is a seat of the game (0 <= current < players)"),
-        ]
+        facts = dom.players(n) + dom.current(c, n)
         figs = list(rs.figures)
         before = State(
             {(p, f): z3.Int(f"supply[{p}].{f}") for p in range(seats) for f in figs},
@@ -83,11 +83,11 @@ class Game:
             [z3.Int(f"score[{p}]") for p in range(seats)],
             {s: z3.Int(s) for s in rs.states},
         )
-        return cls(rs, seats, n, c, before, facts)
+        return cls(rs, seats, n, c, before, facts, dom)
 
-    def env(self, tag: str, state: State | None = None) -> Env:
+    def env(self, tag: str, state: State | None = None, kind: str | None = None) -> Env:
         st = state or self.before
-        env = Env(tag=tag)
+        env = Env(tag=tag, domain=self.domain, kind=kind, sink=self.sink, game_vars=self.game_vars)
         env.names.update(st.st)
         env.names["players"] = self.players
         env.names["current"] = self.current
@@ -182,18 +182,9 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
 
 
 # --------------------------------------------------------------------- steps
-def _max_shields(rs: RuleSet, kind: str) -> tuple[int, str]:
-    best, at = 0, "tile set"
-    for tt in rs.tiles:
-        for f in tt.features:
-            if f.kind == kind and f.shields > best:
-                best, at = f.shields, where(f.decl.span)
-    return best, at
-
-
 def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, dict]:
     """An env for one feature of `kind`, with the figures of each seat on it."""
-    env = g.env(tag)
+    env = g.env(tag, kind=kind)
     rs = g.rs
     f: dict[tuple[int, str], z3.ArithRef] = {}
     for name, fig in rs.figures.items():
@@ -210,15 +201,9 @@ def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, 
 
 
 def _domain(rs: RuleSet, kind: str | None, env: Env, facts: list[Fact]) -> None:
-    """The domain facts of the quantities an encoding read, and what the tile set implies."""
+    """The domain facts (verifier.domain) of the quantities an encoding read."""
     facts.extend(env.facts)
     env.facts = []
-    if kind is not None and "shields" in env.names:
-        m, at = _max_shields(rs, kind)
-        facts.append(Fact(env.names["shields"] <= m * env.name("tiles"), at,
-                          f"a {kind} has at most {m} shield{'s' if m != 1 else ''} per tile (the tile set)"))
-        facts.extend(env.facts)
-        env.facts = []
 
 
 def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
@@ -398,6 +383,10 @@ def on_step(g: Game, on: A.OnDecl) -> Step:
     else:
         env = g.env("")
     step = encode_on(on, env, dict(g.before.st))
+    if on.event == "complete" and on.of is not None:
+        cf = _complete_fact(g.rs, on.of, env, True)  # the rule fires when the feature completes
+        if cf is not None:
+            facts.append(cf)
     _domain(g.rs, on.of if on.event == "complete" else None, env, facts)
     w, text = where(on.span), line_text(on.span)
     facts.append(Fact(step.legal, w, text + "   (its `require`s hold: an illegal placement never happens)"))
@@ -463,7 +452,7 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
         formulas.append((f"award {name} at end", aw.value, aw, None, False))
     for label, expr, decl, kind, complete in formulas:
         for q in SIZE_QUANTITIES + tuple(f"completed({k})" for k in rs.features):
-            env1 = Env(tag="")
+            env1 = Env(tag="", domain=Domain(rs), kind=kind)
             facts: list[Fact] = []
             try:
                 v1 = encode(expr, env1)
@@ -484,10 +473,6 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
                 facts.append(Fact(z3.substitute(f.term, (env1.names[q], q2)), f.where, f.text + " (after)"))
             facts.append(Fact(z3.And(d >= 0, q2 == env1.names[q] + d), "builtin", f"{q} grows by `more` >= 0"))
             if kind is not None:
-                for e in (env1, env2):
-                    if "shields" in e.names and "tiles" in e.names:
-                        m, at = _max_shields(rs, kind)
-                        facts.append(Fact(e.names["shields"] <= m * e.names["tiles"], at, f"at most {m} shield per tile"))
                 if complete and kind in rs.complete:
                     for e in (env1, env2):
                         try:
@@ -513,7 +498,8 @@ def check_invariants(rs: RuleSet) -> list[Check]:
     out: list[Check] = []
     init = initial_step(g)
     for inv in state_invs:
-        res = prove(inv.pred(g, init.after), init.facts, init.show, init.inputs)
+        claim = inv.pred(g, init.after)
+        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
         out.append(Check(inv, "initial state", "builtin", "", res))
     for step in all_steps(g):
         facts = step.facts + pre
@@ -533,7 +519,7 @@ def check_invariants(rs: RuleSet) -> list[Check]:
             else:
                 continue
             claims[inv.id] = claim
-        results = prove_all(claims, facts, step.show, step.inputs)
+        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
             out.append(Check(byid[iid], step.rule, step.where, step.text, res, step.span))
@@ -620,7 +606,7 @@ def render(checks: list[Check], verbose: bool = False) -> list[str]:
                 for d in involved:
                     lines.append(f"        involves {d}")
             else:
-                lines.append(f"    inconclusive  {c.rule} ({c.where}): z3 answered unknown ({r.reason}); not a pass")
+                lines.append(f"    inconclusive  {c.rule} ({c.where}): not a pass: {r.reason}")
     return lines
 
 
@@ -635,7 +621,7 @@ def _detail(c: Check) -> list[str]:
             if f.where != "builtin" and d not in seen:
                 seen.append(d)
         return out + [f"involves {d}" for d in seen]
-    return [f"z3 answered unknown ({r.reason}): inconclusive, not a pass"]
+    return [f"inconclusive, not a pass: {r.reason}"]
 
 
 def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagnostic]:
@@ -653,7 +639,7 @@ def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagno
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
-             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive ({seconds:.2f} s)"]
+             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive"]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)

@@ -39,6 +39,7 @@ from dsl.places import OFFSET, OPPOSITE, SIDES, rotate
 from dsl.diagnostics import Diagnostic
 
 from .checks import register
+from .domain import Domain
 from .encode import Env, encode
 from .solver import Fact, Result, Search, Verdict, find, prove
 from .source import cites, line_text, where
@@ -57,6 +58,8 @@ class RiverDeck:
     curves: list[str]
     rules: list[A.OnDecl]
     states: dict[str, A.StateDecl]
+    domain: Domain = field(default_factory=lambda: Domain(None))
+    players: z3.ArithRef = field(default_factory=lambda: z3.Int("players"))  # one number for the whole game
 
     @property
     def length(self) -> int:
@@ -90,7 +93,7 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
     lake = next((e for e in ends if e != rs.start.tile), None)
     heading = rotate(source_side, rs.start.rotation)
     rules = [on for on in rs.ons if on.event == "place" and on.of == kind]
-    return RiverDeck(kind, rs.start.tile, lake, heading, straights, curves, rules, dict(rs.states))
+    return RiverDeck(kind, rs.start.tile, lake, heading, straights, curves, rules, dict(rs.states), Domain(rs))
 
 
 # ---------------------------------------------------------------- encoding
@@ -105,6 +108,7 @@ class Course:
     x: list[z3.BitVecRef]
     y: list[z3.BitVecRef]
     facts: list[Fact] = field(default_factory=list)
+    domain_facts: list[Fact] = field(default_factory=list)  # what the rule set says of players, seats, …
     state: list[dict[str, z3.ExprRef]] = field(default_factory=list)
     legal: list[z3.BoolRef] = field(default_factory=list)  # legal[i - 1]: tile i obeys the rule
 
@@ -144,19 +148,28 @@ def course(deck: RiverDeck) -> Course:
         c.facts.append(Fact(z3.And(h[i] == _turned(h[i - 1], t[i]),
                                    x[i] == x[i - 1] + _dx(h[i - 1], w), y[i] == y[i - 1] + _dy(h[i - 1], w)),
                             "builtin", "a river tile continues the open end (RIVER-PLACE-1)"))
-    # the placement rule, step by step, from its AST
-    init_env = Env(tag="@0")
+    # the placement rule, step by step, from its AST, with what the rule set says of its quantities
+    c.domain_facts.extend(deck.domain.players(deck.players))
+    init_env = _env(deck, "@0")
     c.state = [{k: encode(sd.init, init_env) for k, sd in deck.states.items()}]
-    c.facts.extend(init_env.facts)
+    c.domain_facts.extend(init_env.facts)
     for i in range(1, n + 2):
         legal, nxt, facts = rule_step(deck, c.state[-1], t[i], f"@{i}")
-        c.facts.extend(facts)
+        c.domain_facts.extend(facts)
         what = "the lake" if i == n + 1 else f"tile {i}"
         c.legal.append(legal)
         c.facts.append(Fact(legal, where(deck.rules[0].span) if deck.rules else "builtin",
                             f"{'; '.join(line_text(on.span) for on in deck.rules) or 'no rule'}   ({what})"))
         c.state.append(nxt)
+    c.facts.extend(c.domain_facts)
     return c
+
+
+def _env(deck: RiverDeck, tag: str) -> Env:
+    """An env of one river step: the game's players, this step's seat and quantities (verifier.domain)."""
+    env = Env(tag=tag, domain=deck.domain, kind=deck.kind)
+    env.names["players"] = deck.players
+    return env
 
 
 def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str
@@ -165,7 +178,7 @@ def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, t
 
     As in the engine, each rule reads the state before the tile; a later `set` wins.
     """
-    env = Env(tag=tag)
+    env = _env(deck, tag)
     env.names.update(prev)
     env.calls["turn"] = lambda args: turn if args and isinstance(args[0], A.Var) and args[0].name == deck.kind else z3.IntVal(0)
     nxt = dict(prev)
@@ -273,7 +286,7 @@ class RiverReport:
         for prop, r in self.results.items():
             tag = {Verdict.PROVED: "proved", Verdict.REFUTED: "REFUTED", Verdict.INCONCLUSIVE: "INCONCLUSIVE"}[r.verdict]
             extra = f" ({r.reason})" if r.verdict is Verdict.INCONCLUSIVE else ""
-            out.append(f"  {prop}: {tag}{extra}  [{r.seconds * 1000:.0f} ms]")
+            out.append(f"  {prop}: {tag}{extra}")
             ce = self.counterexamples.get(prop)
             if ce is not None:
                 out += ["    " + x for x in ce.lines()]
@@ -321,7 +334,7 @@ def _never_blocked(c: Course) -> tuple[Result, list[str]]:
     t0 = time.perf_counter()
     d = c.deck
     n = c.steps
-    base = [f for f in c.facts if f.where == "builtin"]  # turns in range, geometry
+    base = [f for f in c.facts if f.where == "builtin"] + c.domain_facts  # turns in range, geometry, players
     for i in range(1, n + 2):
         prefix = base + [Fact(c.legal[j - 1], "rule", f"tile {j} obeys the rule") for j in range(1, i)]
         used = z3.Sum([z3.If(c.turn[j] != 0, 1, 0) for j in range(1, i)]) if i > 1 else z3.IntVal(0)
