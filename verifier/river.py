@@ -377,6 +377,8 @@ def check_river(rs: RuleSet) -> RiverReport:
             ce = _counterexample(c, prop)
             if isinstance(ce, Counterexample):
                 rep.counterexamples[prop] = ce
+            else:  # no shortest counterexample within the limits: inconclusive, never a longer one
+                res = ce if not ce.proved else res
         rep.results[prop] = res
     res, why = _never_blocked(c)
     rep.results[PROPS[2]] = res
