@@ -161,7 +161,9 @@ class Builder:
             if override:
                 if key not in self._seen:
                     self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it", "override-missing")
-            elif key in self._seen and key[0] not in ("deck",):
+                else:
+                    self.rs.overrides[key] = item.span
+            elif key in self._seen and key[0] not in ("deck", "on"):  # several `on` rules for one event are normal
                 prev = self._seen[key]
                 self.err(item.span, f"{describe_key(key)} is already defined at {prev}; write `override` to replace it", "duplicate")
                 return

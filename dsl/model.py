@@ -66,6 +66,7 @@ class RuleSet:
     examples: list[A.ExampleDecl] = field(default_factory=list)
     totals: list[tuple[str, A.Total]] = field(default_factory=list)
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
+    overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
 
     # -- derived facts -----------------------------------------------------
     @property

@@ -65,6 +65,7 @@ class Env:
     kind: str | None = None  # the feature kind the feature quantities belong to
     sink: list[Fact] | None = None  # also receives the facts of game quantities (completed(K), players)
     game_vars: dict[str, z3.ExprRef] | None = None  # and their variables, for counterexamples
+    completing: bool = False  # the feature (of `kind`) has just completed: completed(kind) counts it
 
     def var(self, name: str, low: int | None = None, high: int | None = None, why: str = "builtin",
             text: str | None = None) -> z3.ArithRef:
@@ -114,6 +115,8 @@ class Env:
                 v = z3.Int(f"{key}{self.tag}")
                 self.names[key] = self.created[key] = v
                 self._add(self.domain.function(fn, key, v), fn != "turn", key)
+                if fn == "completed" and self.completing and key == f"completed({self.kind})":
+                    self._add([Fact(v >= 1, "engine", f"{key} >= 1: it counts the {self.kind} that has just completed")], False)
             return self.names[key]
         raise EncodeError(f"unknown function `{fn}`")
 

@@ -35,8 +35,10 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
 
 Statuses: ok, inferred, conflict (a marked misprint, reported as expected),
 inconsistent (an unmarked disagreement: an error), conflict-missing (marked but
-the rules agree: an error), skipped, invalid (the example is malformed: an
-error), inconclusive (z3 gave up: an error, never a pass).
+the rules agree: an error), changed (the rule the example checks is replaced by
+a house rule's `override`, which gives other points: a note that says so, not a
+failure), skipped, invalid (the example is malformed: an error), inconclusive
+(z3 gave up: an error, never a pass).
 """
 from __future__ import annotations
 
@@ -68,6 +70,8 @@ class ExampleResult:
     status: str
     message: str
     details: list[str] = field(default_factory=list)
+    printed: str = ""  # the points the rulebook prints, in words
+    gives: str = ""  # the points the rules give, in words (when they disagree)
 
     @property
     def ok(self) -> bool:
@@ -148,9 +152,10 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         return ExampleResult(ex, "ok", f"agrees: {_pts(printed)}")
     # inconsistent: what the rules give, and the nearest inputs that would agree
     gives = find(prob.domain + prob.fixed(), prob.show())
-    got = ""
+    got = given_pts = ""
     if gives.status == "sat":
-        got = "; the rules give " + ", ".join(f"{p} {gives.model[f'points.{p}']}" for p in printed)
+        given_pts = ", ".join(f"{p} {gives.model[f'points.{p}']}" for p in printed)
+        got = "; the rules give " + given_pts
     status, dist, sols = nearest(prob.domain + prob.agrees(), prob.inputs, prob.show())
     details = []
     given = " ".join(f"{k}={v}" for k, (_, v) in prob.inputs.items())
@@ -166,8 +171,9 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         details.append("z3 gave up looking for the nearest consistent inputs")
     msg = f"the rulebook prints {_pts(printed)}{got}"
     if conflict:
-        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details)
-    return ExampleResult(ex, "inconsistent", msg, details)
+        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details,
+                             _pts(printed), given_pts)
+    return ExampleResult(ex, "inconsistent", msg, details, _pts(printed), given_pts)
 
 
 def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]] | None:
@@ -348,7 +354,40 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
                                      f"the rules make it {'legal' if got else 'illegal'}{why}")
 
 
+def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
+    """The house rule's `override` of the rule this example checks, if a later module replaced it."""
+    kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
+    if ex.get("formula") is not None:
+        return None
+    if when == "place":
+        keys = [k for k in rs.overrides if k[:3] == ("on", "place", kind)]
+    elif when == "recall":
+        keys = [("recall", str(ex.get("figure", "")))]
+    else:
+        fig = str(ex.get("figure", ""))
+        keys = [("score", kind, when, fig) if (kind, when, fig) in rs.figure_scores else ("score", kind, when)]
+    keys += [("owners",)] if when != "place" else []
+    spans = [rs.overrides[k] for k in keys if k in rs.overrides]
+    return spans[0] if spans else None
+
+
 def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
+    res = _check_example(rs, ex)
+    house = overridden_by(rs, ex) if res.status in ("inconsistent", "conflict", "conflict-missing") else None
+    if house is None:
+        return res
+    ref = res.ref
+    if res.status == "conflict-missing":
+        msg = (f"this house rule ({where(house)}) changes {ref}: the rules now give the printed points "
+               f"({res.message.split('printed points (')[-1].split(')')[0]})")
+    elif res.gives:
+        msg = f"this house rule ({where(house)}) changes {ref}: the rulebook prints {res.printed}, the house rule gives {res.gives}"
+    else:
+        msg = f"this house rule ({where(house)}) changes {ref}: {res.message}"
+    return ExampleResult(ex, "changed", msg, [], res.printed, res.gives)
+
+
+def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if ex.get("skip") is not None:
         return ExampleResult(ex, "skipped", str(ex.get("skip")))
     if ex.get("when") == "place":
@@ -382,7 +421,7 @@ def examples(rs: RuleSet) -> list[Diagnostic]:
         msg = "\n    ".join([f"example {r.ref}: {r.status}: {r.message}"] + r.details)
         if not r.ok:
             out.append(Diagnostic(r.example.span, msg, "example"))
-        elif r.status in ("conflict", "inferred", "skipped"):
+        elif r.status in ("conflict", "inferred", "skipped", "changed"):
             out.append(Diagnostic(r.example.span, msg, "example", "note"))
     if results:
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))

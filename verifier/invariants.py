@@ -182,9 +182,10 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
 
 
 # --------------------------------------------------------------------- steps
-def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, dict]:
-    """An env for one feature of `kind`, with the figures of each seat on it."""
+def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
+    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
     env = g.env(tag, kind=kind)
+    env.completing = completing
     rs = g.rs
     f: dict[tuple[int, str], z3.ArithRef] = {}
     for name, fig in rs.figures.items():
@@ -262,7 +263,7 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
     facts = list(g.facts)
     if decl.when == "complete" and kind not in rs.complete:
         return None  # never completes: the rule cannot fire
-    env, on = _feature_env(g, kind, "", facts)
+    env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
     pts = z3.Int("points")
     facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
     cf = _complete_fact(rs, kind, env, decl.when == "complete")
@@ -379,7 +380,7 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
 def on_step(g: Game, on: A.OnDecl) -> Step:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
-        env, _ = _feature_env(g, on.of, "", facts)
+        env, _ = _feature_env(g, on.of, "", facts, completing=True)
     else:
         env = g.env("")
     step = encode_on(on, env, dict(g.before.st))
@@ -542,9 +543,9 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
         if "[" in k or k in ("players", "current") or k.endswith("'") and k[:-1] in model:
             continue
         after = model.get(k + "'")
-        if after is None:
+        if after is None or after == v:  # every input is shown, changed or not
             head.append(f"{k}={v}")
-        elif after != v:
+        else:
             head.append(f"{k} {v} -> {after}")
     lines = [", ".join(head)] if head else []
     for p in range(max(n, 0)):
@@ -556,8 +557,11 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
             after = model.get(k.replace(f"[{p}]", f"'[{p}]"))
             if after is not None and after != v:
                 parts.append(f"{base} {v} -> {after}")
-            elif base.startswith("on_feature") and v:
-                parts.append(f"{base.replace('on_feature.', '')}s on the feature: {v}")
+            elif base.startswith("on_feature"):
+                if v:
+                    parts.append(f"{base.replace('on_feature.', '')}s on the feature: {v}")
+            elif not base.startswith("returned"):
+                parts.append(f"{base} {v}")
         if parts:
             lines.append(f"seat {p}: " + ", ".join(parts))
     return lines
@@ -666,4 +670,15 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
 
     t0 = time.perf_counter()
     checks = check_invariants(rs)
-    return diagnostics(rs, checks, time.perf_counter() - t0)
+    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0)
+
+
+def degenerate(rs: RuleSet) -> list[Diagnostic]:
+    """Warnings for rule sets where the proofs hold only because nothing can happen."""
+    out = []
+    for name, fig in rs.figures.items():
+        if fig.count == 0:
+            out.append(Diagnostic(fig.span, f"no player ever has a {name} (0 per player): none is ever placed, "
+                                            f"so the features it stands on are never scored by it; the invariants "
+                                            f"about {name}s hold only because nothing happens", "degenerate", "warning"))
+    return out

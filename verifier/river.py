@@ -172,11 +172,13 @@ def _env(deck: RiverDeck, tag: str) -> Env:
     return env
 
 
-def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str
+def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str,
+              each: list[tuple[A.OnDecl, z3.BoolRef]] | None = None
               ) -> tuple[z3.BoolRef, dict[str, z3.ExprRef], list[Fact]]:
     """Every `on place of river` rule for one tile: legal?, the state after, domain facts.
 
     As in the engine, each rule reads the state before the tile; a later `set` wins.
+    `each`, if given, receives every rule with the condition its `require`s impose.
     """
     env = _env(deck, tag)
     env.names.update(prev)
@@ -185,11 +187,15 @@ def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, t
     conds = []
     for on in deck.rules:
         fires = encode(on.where, env) if on.where is not None else z3.BoolVal(True)
+        mine = []
         for a in on.actions:
             if isinstance(a, A.Require):
-                conds.append(z3.Implies(fires, encode(a.test, env)))
+                mine.append(z3.Implies(fires, encode(a.test, env)))
             else:
                 nxt[a.name] = z3.If(fires, encode(a.value, env), nxt[a.name])
+        conds += mine
+        if each is not None:
+            each.append((on, z3.And(mine) if mine else z3.BoolVal(True)))
     return (z3.And(conds) if conds else z3.BoolVal(True)), nxt, env.facts
 
 
@@ -229,6 +235,8 @@ class Counterexample:
                 p = cells.get((xx, yy))
                 if (xx, yy) == self.cell and self.prop == "runs into itself":
                     row.append("X")
+                elif (xx, yy) == self.cell and self.prop == "is blocked":
+                    row.append("?")
                 elif p is None:
                     row.append(".")
                 elif p.index == 0:
@@ -268,6 +276,8 @@ class RiverReport:
     counterexamples: dict[str, Counterexample] = field(default_factory=dict)
     rule_lines: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    layable: str = "sat"  # "unsat": no order of the deck can be laid at all (the proofs are vacuous)
+    culprit: A.OnDecl | None = None  # the rule that refuses a blocked draw
 
     @property
     def ok(self) -> bool:
@@ -328,9 +338,13 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
     return Result(Verdict.PROVED)
 
 
-def _never_blocked(c: Course) -> tuple[Result, list[str]]:
+def _never_blocked(c: Course) -> tuple[Result, list[str], A.OnDecl | None]:
     """After any legal prefix, the next tile drawn can be laid: a curve one way or the
-    other (if a curve is left in the deck), a straight (if one is left), and the lake."""
+    other (if a curve is left in the deck), a straight (if one is left), and the lake.
+
+    A refutation shows the shortest such prefix: its tiles, the tile that cannot be
+    laid and each turn the rule refuses, the state the rule remembers, and the board.
+    """
     t0 = time.perf_counter()
     d = c.deck
     n = c.steps
@@ -341,21 +355,69 @@ def _never_blocked(c: Course) -> tuple[Result, list[str]]:
         prefix.append(Fact(z3.And(used <= len(d.curves), (i - 1) - used <= len(d.straights)), "deck", "the prefix comes from the deck"))
         options = []
         for turn, left in ((-1, used < len(d.curves)), (1, used < len(d.curves)), (0, (i - 1) - used < len(d.straights))):
-            ok, _, facts = rule_step(d, c.state[i - 1], z3.IntVal(turn), f"@try{i}{turn}")
+            each: list[tuple[A.OnDecl, z3.BoolRef]] = []
+            ok, _, facts = rule_step(d, c.state[i - 1], z3.IntVal(turn), f"@try{i}{turn}", each)
             prefix += facts
-            options.append((turn, left, ok))
+            options.append((turn, left, ok, each))
         if i == n + 1:
             claim = options[2][2]  # the lake: straight on
         else:
             claim = z3.And(z3.Implies(options[0][1], z3.Or(options[0][2], options[1][2])),
                            z3.Implies(options[2][1], options[2][2]))
-        show = {f"turn{j}": c.turn[j] for j in range(1, i)}
-        res = prove(claim, prefix, show, minimal_core=False)
+        show: dict[str, z3.ExprRef] = {f"turn{j}": c.turn[j] for j in range(1, i)}
+        for j in range(1, i + 1):
+            show[f"x{j}"], show[f"y{j}"] = z3.BV2Int(c.x[j], is_signed=True), z3.BV2Int(c.y[j], is_signed=True)
+            show[f"h{j}"] = z3.BV2Int(c.heading[j - 1])
+        show["players"] = d.players
+        for k, v in c.state[i - 1].items():
+            show[f"state.{k}"] = v
+        for turn, left, ok, each in options:
+            show[f"left{turn}"], show[f"ok{turn}"] = left, ok
+            for r, (on, cond) in enumerate(each):
+                show[f"rule{turn}.{r}"] = cond
+        res = prove(claim, prefix, show, minimize=c.turn[1:i], minimal_core=False)
         if not res.proved:
-            seq = ", ".join({-1: "left", 0: "straight", 1: "right"}[int(res.model.get(f"turn{j}", 0))] for j in range(1, i))
-            what = "the lake" if i == n + 1 else f"tile {i}"
-            return res, [f"after [{seq}] {what} cannot be laid"] if res.refuted else []
-    return Result(Verdict.PROVED, seconds=time.perf_counter() - t0), []
+            if not res.refuted:
+                return res, [], None
+            lines, culprit = _blocked_lines(c, i, res.model, options)
+            return res, lines, culprit
+    return Result(Verdict.PROVED, seconds=time.perf_counter() - t0), [], None
+
+
+def _blocked_lines(c: Course, i: int, m: dict, options) -> tuple[list[str], A.OnDecl | None]:
+    """A blocked draw in words: the prefix, the tile, each refused turn and the rule that refuses it, the board."""
+    d = c.deck
+    names = {-1: "left", 0: "straight", 1: "right"}
+    straights, curves = list(d.straights), list(d.curves)
+    placed = [Placed(0, d.source, 0, (0, 0), d.heading)]
+    for j in range(1, i):
+        t = int(m[f"turn{j}"])
+        name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
+        placed.append(Placed(j, name, t, (int(m[f"x{j}"]), int(m[f"y{j}"])), HEADINGS[int(m[f"h{j + 1}"])]))
+    cell = (int(m[f"x{i}"]), int(m[f"y{i}"]))
+    seq = ", ".join(names[p.turn] for p in placed[1:])
+    if i == c.steps + 1:
+        tile, tried = d.lake or "the lake", [0]
+    elif m["left0"] and not m["ok0"]:
+        tile, tried = (straights[0] if straights else "a straight"), [0]
+    else:
+        tile, tried = (curves[0] if curves else "a curve"), [-1, 1]
+    what = "the lake" if i == c.steps + 1 else f"tile {i}"
+    state = ", ".join(f"{k[6:]}={v}" for k, v in m.items() if k.startswith("state.")) or "nothing"
+    out = [f"after [{seq}] {what} cannot be laid: the drawn tile is {tile}, at {cell}",
+           f"  players={m['players']}; the rule remembers {state}"]
+    culprit = None
+    for turn, left, ok, each in options:
+        if turn not in tried:
+            continue
+        refusing = [on for r, (on, _) in enumerate(each) if not m.get(f"rule{turn}.{r}", True)]
+        culprit = culprit or (refusing[-1] if refusing else None)
+        why = "; ".join(f"{where(on.span)}: {line_text(on.span)}" for on in refusing) or "no rule"
+        out.append(f"  laid {names[turn]}: refused by {why}")
+    ce = Counterexample("is blocked", i, placed, cell)
+    out.append("  map (S source, arrows: the flow leaving each tile, ?: the cell of the tile that cannot be laid):")
+    out += ["    " + r for r in ce.map()]
+    return out, culprit
 
 
 def check_river(rs: RuleSet) -> RiverReport:
@@ -380,10 +442,25 @@ def check_river(rs: RuleSet) -> RiverReport:
             else:  # no shortest counterexample within the limits: inconclusive, never a longer one
                 res = ce if not ce.proved else res
         rep.results[prop] = res
-    res, why = _never_blocked(c)
+    res, why, rep.culprit = _never_blocked(c)
     rep.results[PROPS[2]] = res
     rep.blocked = why
+    rep.layable = find([f.term for f in c.facts], {}).status
     return rep
+
+
+def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
+    """Where the river's verdict is reported: the rule that refuses a blocked draw, else the
+    designer's own rule (the last module's), else the first rule or the placement line."""
+    d = rep.deck
+    assert d is not None
+    if rep.culprit is not None:
+        return rep.culprit.span
+    if not d.rules:
+        return rs.placement["continues"].span
+    last = rs.modules[-1].file if rs.modules else None
+    mine = [on for on in d.rules if on.span.file == last]
+    return (mine or d.rules)[0].span
 
 
 # --------------------------------------------------------------- registry
@@ -393,8 +470,13 @@ def river(rs: RuleSet) -> list[Diagnostic]:
     rep = check_river(rs)
     d = rep.deck
     assert d is not None
-    span = d.rules[0].span if d.rules else (rs.placement["continues"].span)
+    span = _blame(rs, rep)
     text = "\n    ".join(rep.lines())
+    out = []
+    if rep.layable == "unsat":
+        out.append(Diagnostic(span, f"no order of the {d.length} river tiles can be laid under these rules: every "
+                                    f"sequence breaks a `require`, so the river theorem holds only because no river "
+                                    f"is ever built", "degenerate", "warning"))
     if rep.ok:
-        return [Diagnostic(span, text, "river", "note")]
-    return [Diagnostic(span, text, "river")]
+        return out + [Diagnostic(span, text, "river", "note")]
+    return out + [Diagnostic(span, text, "river")]
