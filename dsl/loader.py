@@ -13,7 +13,7 @@ from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
 from .model import BUNDLED_RULES, Feature, RuleSet, TileType, describe_key, override_key
-from .parser import ParseFailure, parse
+from .parser import ParseFailure, keywords, parse
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
 
 
@@ -195,6 +195,11 @@ class Builder:
             case A.DeckDecl():
                 rs.decks = [d for d in rs.decks if d.name != item.name] + [item]
             case A.BoxDecl():
+                prev = next((b for b in rs.boxed if b.tile == item.tile), None)
+                if prev is not None:
+                    self.err(item.span, f"tile `{item.tile}` is already boxed at {prev.span}; a `box` takes its "
+                                        f"tile out of the game once: write it once", "duplicate")
+                    return
                 rs.boxed.append(item)
             case A.PlacementDecl():
                 rs.placement[item.kind] = item
@@ -210,6 +215,8 @@ class Builder:
             case A.ReturnDecl():
                 rs.returns[item.figure] = item
             case A.StateDecl():
+                if self._reserved(item):
+                    return
                 rs.states[item.name] = item
             case A.OnDecl():
                 if override:
@@ -223,6 +230,21 @@ class Builder:
                 rs.invariants.append(item)
             case A.ExampleDecl():
                 rs.examples.append(item)
+
+    def _reserved(self, st: A.StateDecl) -> bool:
+        """A state named like a built-in quantity, function or keyword would silently replace it."""
+        n = st.name
+        if n in QUANTITIES:
+            what = f"a built-in quantity ({QUANTITIES[n].doc}); every rule that reads `{n}` would read the state instead"
+        elif n in FUNCTIONS:
+            what = f"a built-in function ({FUNCTIONS[n].doc})"
+        elif n in keywords():
+            what = "a keyword of the rules language"
+        else:
+            return False
+        self.err(st.span, f"`state {n}`: `{n}` is {what}; a state cannot shadow it: give the state another "
+                          f"name, e.g. `house_{n}`", "reserved")
+        return True
 
     def _tile(self, mod: A.Module, t: A.TileDecl, override: bool = False) -> None:
         if override:
@@ -315,6 +337,7 @@ class Builder:
         for b in rs.boxed:
             if b.tile not in names:
                 self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name")
+        self._copies_taken(names)
         deck_names = {d.name for d in rs.decks}
         for d in rs.decks:
             for tn in (*d.tiles, *([d.last] if d.last else [])):
@@ -366,6 +389,26 @@ class Builder:
             self.expr(inv.test, {"game"}, "bool")
         if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= 6):
             self.err(rs.players.span, "players must be a range within 1..6", "range")
+
+    def _copies_taken(self, names: set[str]) -> None:
+        """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""
+        rs = self.rs
+        takers: dict[str, list[tuple[str, A.Span]]] = {}
+        if rs.start is not None and rs.start.tile in names:
+            takers.setdefault(rs.start.tile, []).append(("the start tile", rs.start.span))
+        for b in rs.boxed:
+            if b.tile in names:
+                takers.setdefault(b.tile, []).append(("a `box`", b.span))
+        for name, who in takers.items():
+            copies = sum(tt.count for tt in rs.tiles if tt.name == name and tt.variant is None)
+            if copies >= len(who):
+                continue
+            decl = self._tiles_seen[name]
+            uses = " and ".join(f"{what} (at {span})" for what, span in who)
+            self.err(decl.span, f"tile `{name}` has {copies} plain cop{'y' if copies == 1 else 'ies'}, but {uses} "
+                                f"take{'s' if len(who) == 1 else ''} {len(who)} out of its count: "
+                                f"{'it' if len(who) == 1 else 'they'} would come from nowhere; give it at least "
+                                f"x{len(who)}", "count")
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:

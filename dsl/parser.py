@@ -48,6 +48,14 @@ def make_parser(**options) -> Lark:
 
 
 @lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """The words of the grammar (`module`, `score`, `end`, `if`, …): reserved, never a name."""
+    import re
+
+    return frozenset(re.findall(r'"([a-z][a-z_]*)"', GRAMMAR.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
 def _parser() -> Lark:
     return make_parser()
 
