@@ -138,6 +138,10 @@ class Builder:
         self.diags.append(Diagnostic(span, msg, code, severity))
 
     def build(self) -> RuleSet:
+        for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
+            for item in mod.items:
+                if isinstance(item, A.ClauseDecl):
+                    self._clause(item)
         for mod in self.rs.modules:
             self._cites(mod.cites)
             for item in mod.items:
@@ -146,10 +150,24 @@ class Builder:
         return self.rs
 
     # -- statements ---------------------------------------------------------
+    def _clause(self, d: A.ClauseDecl) -> None:
+        if d.clause in CLAUSES:
+            self.err(d.span, f"clause `{d.clause}` is the rulebook's ({CLAUSES[d.clause][:60]}); give the house "
+                             f"rule's clause an ID of its own, e.g. `HOUSE-{d.clause}`", "duplicate")
+        elif d.clause in self.rs.clauses:
+            self.err(d.span, f"clause `{d.clause}` is already declared at {self.rs.clauses[d.clause].span}", "duplicate")
+        elif not d.text.strip() or "\n" in d.text:
+            self.err(d.span, f"clause `{d.clause}` needs its text on one line, as in "
+                             f"`clause {d.clause} \"Cities score 3 per tile\"`", "range")
+        else:
+            self.rs.clauses[d.clause] = d
+
     def _cites(self, cites) -> None:
         for c in cites:
-            if c.clause not in CLAUSES:
-                self.err(c.span, f"unknown clause `{c.clause}`{did_you_mean(c.clause, CLAUSES)}", "unknown-clause")
+            if c.clause not in CLAUSES and c.clause not in self.rs.clauses:
+                hint = did_you_mean(c.clause, [*CLAUSES, *self.rs.clauses]) or \
+                    f"; a house rule declares its own with `clause {c.clause} \"one line of text\"`"
+                self.err(c.span, f"unknown clause `{c.clause}`{hint}", "unknown-clause")
 
     def _statement(self, mod: A.Module, item, override: bool = False) -> None:
         if isinstance(item, A.Override):
@@ -228,6 +246,8 @@ class Builder:
                 rs.recalls[item.figure] = item
             case A.InvariantDecl():
                 rs.invariants.append(item)
+            case A.ClauseDecl():
+                pass  # read first (build)
             case A.ExampleDecl():
                 rs.examples.append(item)
 

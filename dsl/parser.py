@@ -355,6 +355,10 @@ class _Build(Transformer):
         rest, cites = self._split(children)
         return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
 
+    @v_args(meta=True)
+    def clause_decl(self, meta, children):
+        return A.ClauseDecl(str(children[0]), str(children[1]), self._span(meta))
+
     def mapping(self, children):
         items = [(str(children[i]), children[i + 1]) for i in range(0, len(children), 2)]
         return tuple(sorted(items))
