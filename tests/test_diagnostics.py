@@ -90,6 +90,11 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '    players 2..9',
         '    ^~~~~~~~~~~~',
     ),
+    'reserved.tess': (
+        'tests/fixtures/bad/reserved.tess:3:1: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',
+        '    state tiles = 100',
+        '    ^~~~~~~~~~~~~~~~~',
+    ),
     'syntax.tess': (
         'tests/fixtures/bad/syntax.tess:5:8: error: a tile count is written `x` and a number, as in `tile D x4` (found `2`)  [syntax]',
         '    tile A 2 {',
