@@ -91,7 +91,7 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '    ^~~~~~~~~~~~',
     ),
     'reserved.tess': (
-        'tests/fixtures/bad/reserved.tess:3:1: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',
+        'tests/fixtures/bad/reserved.tess:2:1: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',
         '    state tiles = 100',
         '    ^~~~~~~~~~~~~~~~~',
     ),
