@@ -436,6 +436,14 @@ class Builder:
 
     def _check_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
         rs = self.rs
+        es = t.edges_span
+        if es.end_line > es.line and t.edges and t.edges[-1] not in rs.edges:
+            # `edges C R F` then `city N` on the next line: the parser read `city` as the fourth code
+            n = len(t.edges) - 1
+            self.err(A.Span(es.file, es.line, es.column), f"`edges` takes exactly four edge codes, in the order "
+                     f"N E S W, but this line has {n}: `{t.edges[-1]}` on line {es.end_line} was read as the "
+                     f"{['first', 'second', 'third', 'fourth'][min(n, 3)]}", "syntax")
+            return  # its features would only repeat the same mistake
         for code in t.edges:
             if code not in rs.edges:
                 self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
