@@ -95,6 +95,25 @@ on place of river [RIVER-PLACE-2] {
     assert text.rstrip().endswith("S ?")
 
 
+def test_a_river_with_more_curves_is_decided_by_the_resource_limit(tmp_path):
+    """Four copies of the curve: inconclusive at the old 5 s timeout; the rlimit alone decides it
+    (proved), and the report points at the designer's file (the tiles changed), not river.tess."""
+    p = write(tmp_path, "curves4", """module curves4 "Four copies of the river curve"
+requires river
+override tile river.curve x4 [RIVER-COMP-1] {
+  edges F F I I
+  river S W
+  field Wn Nw Ne En Es Se
+  field Sw Ws
+}
+""")
+    res = run_check(load_checks()["river"], require_rule_set([p]))
+    assert res.passed, [d.message for d in res.diagnostics]
+    [note] = res.diagnostics
+    assert note.span.file == p and note.span.line == 3
+    assert "6 straights + 6 curves" in note.message and "never runs into itself: proved" in note.message
+
+
 # ------------------------------------------------------------ 3. / 4. domain facts
 def test_completed_kind_has_its_domain(tmp_path):
     """`completed(city) >= 0` was refuted "for the initial state" with no value shown."""

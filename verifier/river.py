@@ -456,11 +456,14 @@ def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
     assert d is not None
     if rep.culprit is not None:
         return rep.culprit.span
-    if not d.rules:
-        return rs.placement["continues"].span
-    last = rs.modules[-1].file if rs.modules else None
-    mine = [on for on in d.rules if on.span.file == last]
-    return (mine or d.rules)[0].span
+    last = rs.modules[-1] if rs.modules else None
+    mine = [on.span for on in d.rules if last is not None and on.span.file == last.file]
+    # a designer who changed the river's tiles (not its rule) is pointed at the tiles changed
+    mine += [tt.decl.span for tt in rs.tiles if last is not None and tt.module == last.name
+             and any(f.kind == d.kind for f in tt.features)]
+    if mine:
+        return mine[0]
+    return d.rules[0].span if d.rules else rs.placement["continues"].span
 
 
 # --------------------------------------------------------------- registry
