@@ -158,7 +158,8 @@ def test_geometric_facts_come_from_the_tile_set(tmp_path):
     assert (kinds["road"].min_closed_tiles, kinds["road"].max_shields) == (2, 0)
     assert kinds["cloister"].min_closed_tiles == 1
     # a tile set of its own: two shields on one tile, and a pond that reaches no edge
-    p = write(tmp_path, "shields", """module shields
+    text = """module shields
+placement matching
 edge C = city
 edge F = field
 feature city
@@ -173,11 +174,14 @@ tile B x1 {
   field Nw Ne En Es Se Sw Ws Wn
   pond C
 }
-""")
-    dom = Domain(require_rule_set([p]))
+"""
+    dom = Domain(require_rule_set([write(tmp_path, "shields", text)]))
     assert (dom.kinds["city"].max_shields, dom.kinds["city"].min_closed_tiles) == (2, 2)
     assert (dom.kinds["pond"].max_shields, dom.kinds["pond"].min_closed_tiles) == (0, 1)
     assert dom.most_neighbours[0] == 2  # three tiles: a tile has at most two neighbours
+    # without `placement matching` a city edge may face a tile that does not continue it
+    loose = Domain(require_rule_set([write(tmp_path, "loose", text.replace("placement matching\n", ""))]))
+    assert loose.kinds["city"].min_closed_tiles == 1
 
 
 # ------------------------------------------------------------ 6. degenerate rule sets

@@ -83,3 +83,11 @@ def test_the_inconclusive_message_says_how_to_raise_the_limit(raw, option):
         assert "--timeout 50" in solver.why_unknown("timeout")
     finally:
         solver.set_limits(timeout=None)
+
+
+def test_rlimit_on_the_command_line_reaches_z3_and_the_message_says_how_to_raise_it():
+    proc = subprocess.run([sys.executable, "-m", "tessera", "verify", "--only", "invariants", "--rlimit", "1", SMALL],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "inconclusive, not a pass: z3 reached its resource limit (1 per query); raise it with " \
+           "`tessera verify --rlimit 10`" in proc.stdout

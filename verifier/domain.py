@@ -77,14 +77,18 @@ class Domain:
         rs = self.rs
         if rs is None:
             return out
+        matching = "matching" in rs.placement  # without it an edge may face a tile that does not continue it
         for kind in rs.features:
-            closed, why = 2, f"every {kind} of the tile set reaches a tile edge, so one with no open edge spans 2 tiles or more"
+            closed, why = 2, (f"every {kind} of the tile set reaches a tile edge, and a placed tile continues "
+                              f"it there (placement matching), so one with no open edge spans 2 tiles or more")
+            if not matching:
+                closed, why = 1, "no `placement matching`: an edge may face a tile that does not continue it"
             best, at = 0, "tile set"
             for tt in rs.tiles:
                 if tt.count <= 0:
                     continue
                 feats = [f for f in tt.features if f.kind == kind]
-                if any(not _edge_places(f.places) for f in feats):
+                if matching and any(not _edge_places(f.places) for f in feats):
                     closed, why = 1, f"a {kind} of tile {tt.name} reaches no tile edge"
                 total = sum(f.shields for f in feats)
                 if total > best:
