@@ -114,6 +114,25 @@ override tile river.curve x4 [RIVER-COMP-1] {
     assert "6 straights + 6 curves" in note.message and "never runs into itself: proved" in note.message
 
 
+def test_a_river_counterexample_shows_what_the_rule_remembers_and_the_players(tmp_path):
+    """RIVER-PLACE-2 read as "no two same-way curves in a row" (rules/variants/river_no_uturn.tess)
+    flows back after left, straight, left: the table shows `river_turn` after every tile; a rule
+    that reads the number of players shows it too."""
+    rep = check_river(require_rule_set([str(ROOT / "rules" / "variants" / "river_no_uturn.tess")]))
+    lines = rep.counterexamples["never flows back"].lines()
+    assert lines[1].endswith("heading  the rule remembers")
+    assert [l.split()[-1] for l in lines[2:6]] == ["river_turn=0", "river_turn=-1", "river_turn=0", "river_turn=-1"]
+    p = write(tmp_path, "uturn5", """module uturn5
+requires river
+override on place of river [RIVER-PLACE-2] {
+  require players >= 2 and (turn(river) == 0 or turn(river) != river_turn) "two curves in a row may not turn the same way"
+  set river_turn = turn(river)
+}
+""")
+    lines = check_river(require_rule_set([p])).counterexamples["never flows back"].lines()
+    assert lines[1] == "  players=2"
+
+
 # ------------------------------------------------------------ 3. / 4. domain facts
 def test_completed_kind_has_its_domain(tmp_path):
     """`completed(city) >= 0` was refuted "for the initial state" with no value shown."""

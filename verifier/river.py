@@ -215,6 +215,7 @@ class Placed:
     turn: int
     cell: tuple[int, int]
     heading: str
+    remembers: str = ""  # the rule's state after this tile ("river_turn=-1")
 
 
 @dataclass
@@ -223,6 +224,7 @@ class Counterexample:
     step: int
     placed: list[Placed]
     cell: tuple[int, int]  # where it happens
+    players: int | None = None  # shown when the rule reads the number of players or the seat
 
     def map(self) -> list[str]:
         cells = {p.cell: p for p in self.placed}
@@ -255,13 +257,17 @@ class Counterexample:
         else:
             what = f"tile {self.step} at {self.cell} turns the flow {self.placed[-1].heading}, against the source's {self.placed[0].heading}"
         out = [f"counterexample: the river {self.prop}: {what}"]
-        out.append("  #  tile                   turn      cell       heading")
+        if self.players is not None:
+            out.append(f"  players={self.players}")
+        mem = any(p.remembers for p in self.placed)
+        out.append("  #  tile                   turn      cell       heading" + ("  the rule remembers" if mem else ""))
         for p in self.placed:
             turn = "source" if p.index == 0 else {-1: "left", 0: "straight", 1: "right"}[p.turn]
             if p.index == self.step and self.prop == "runs into itself":
                 out.append(f"  {p.index:<2} {p.tile:<22} {'-':<9} {str(p.cell):<10} (cell taken)")
             else:
-                out.append(f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}")
+                out.append((f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading:<7}  {p.remembers}"
+                            if mem else f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}").rstrip())
         out.append("  map (S source, arrows: the flow leaving each tile, "
                    + ("X: the taken cell the next tile needs" if self.prop == "runs into itself"
                       else "!: the tile flowing back") + "):")
@@ -317,6 +323,10 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
     for i in range(1, c.steps + 2):
         show[f"x{i}"], show[f"y{i}"] = z3.BV2Int(c.x[i], is_signed=True), z3.BV2Int(c.y[i], is_signed=True)
         show[f"h{i}"] = c.heading[i]
+    for i, st in enumerate(c.state):  # every input: what the rule remembers after each tile, the players
+        for name, v in st.items():
+            show[f"state{i}.{name}"] = v
+    show["players"] = d.players
     for k in range(1, last + 1):
         # the fewest curves, ties broken lexicographically: the same counterexample every time
         s = find([f.term for f in c.facts] + [bad(c, k)], show, minimize=c.turn[1:c.steps + 1])
@@ -333,9 +343,23 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
                     t = int(m[f"turn{i}"])
                     name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
                 placed.append(Placed(i, name, t, (int(m[f"x{i}"]), int(m[f"y{i}"])), HEADINGS[int(m[f"h{i}"])]))
+            for p in placed:
+                p.remembers = ", ".join(f"{n[len(f'state{p.index}.'):]}={v}" for n, v in m.items()
+                                        if n.startswith(f"state{p.index}."))
             verb = "flows back" if prop == "never flows back" else "runs into itself"
-            return Counterexample(verb, k, placed, placed[-1].cell)
+            ce = Counterexample(verb, k, placed, placed[-1].cell)
+            if _reads_players(d):
+                ce.players = int(m["players"])
+            return ce
     return Result(Verdict.PROVED)
+
+
+def _reads_players(d: RiverDeck) -> bool:
+    from compiler.pyexpr import free_names
+
+    exprs = [e for on in d.rules for e in ([on.where] if on.where is not None else [])
+             + [a.test if isinstance(a, A.Require) else a.value for a in on.actions]]
+    return any({"players", "current"} & set(free_names(e)) for e in exprs)
 
 
 def _never_blocked(c: Course) -> tuple[Result, list[str], A.OnDecl | None]:
