@@ -355,7 +355,8 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
 
 
 def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
-    """The house rule's `override` of the rule this example checks, if a later module replaced it."""
+    """The house rule's `override` of a rule this example checks (its score, recall, owners or
+    complete rule, or the `on place` rules of a river example), if a later module replaced it."""
     kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
     if ex.get("formula") is not None:
         return None
@@ -366,7 +367,7 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     else:
         fig = str(ex.get("figure", ""))
         keys = [("score", kind, when, fig) if (kind, when, fig) in rs.figure_scores else ("score", kind, when)]
-    keys += [("owners",)] if when != "place" else []
+    keys += [("owners",), ("complete", kind)] if when != "place" else []
     spans = [rs.overrides[k] for k in keys if k in rs.overrides]
     return spans[0] if spans else None
 
