@@ -625,7 +625,7 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream
         ch = text[pos] if 0 <= pos < len(text) else ""
-        if ch == '"':
+        if ch == '"' and not re.match(r'"([^"\\\n]|\\.)*"', text[pos:]):
             return at(pos, "unterminated string: a string ends with `\"` on the same line it starts")
         if ch == "/":
             return at(pos, "unexpected character '/': division is written `//` (it rounds down), as in `tiles // 2`")
