@@ -371,10 +371,19 @@ class Override:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class ClauseDecl:
+    """`clause ID "text"`: a rule file's own clause (a house rule's), citable like a rulebook's."""
+
+    clause: str
+    text: str
+    span: Span = _span()
+
+
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, ClauseDecl, Override,
 ]
 
 

@@ -321,6 +321,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(f"invariant {n}: {format_expr(t)}", c)
         case A.ExampleDecl(name=n):
             return _Block(_Line(f"example {n}", c), s)
+        case A.ClauseDecl(clause=cl, text=t):
+            return _Line(f"clause {cl} {format_string(t)}")
     raise TypeError(f"not a statement: {s!r}")
 
 

@@ -69,6 +69,8 @@ class RuleSet:
     totals: list[tuple[str, A.Total]] = field(default_factory=list)
     compositions: list[tuple[str, A.CompositionDecl]] = field(default_factory=list)  # (module, its statement)
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
+    overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
+    clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
 
     # -- derived facts -----------------------------------------------------
     @property

@@ -147,6 +147,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                             "its features with a from-scratch rebuild after every move"),
         games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
         players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game for --engine"),
+        rlimit: Optional[int] = typer.Option(
+            None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
+                                          "work, so results never depend on the machine's load; raise it when a "
+                                          "check is inconclusive"),
+        timeout: Optional[float] = typer.Option(
+            None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
+                                           "timeout); a timeout can only make a check inconclusive, never "
+                                           "change a proof or a counterexample"),
         svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
                                                               "(the river theorem's maps) as SVG files in this folder")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
@@ -159,7 +167,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from dsl.diagnostics import SourceCache
     from dsl.loader import load_rule_set
     from verifier.checks import run_checks
+    from verifier.solver import set_limits
 
+    set_limits(rlimit, timeout)
     if engine:
         from verifier.checks import load_checks as _load
 

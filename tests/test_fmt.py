@@ -148,6 +148,7 @@ SNIPPETS = {
     "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
                    "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
     "keywords as names": "module m score c complete = a or if\nscore c end = 1 - not",
+    "house clause": 'module m\nclause HOUSE-1 "Cities score \\"3\\" per tile"\nscore city complete = 3 * tiles [HOUSE-1]',
 }
 
 
