@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -42,27 +41,24 @@ class Summary:
 
 def play_one(eng, players: int, seed: int):
     """One game of uniformly random legal moves; the game seed also seeds the move choice."""
-    g = eng.new_game(players, seed)
-    rng = random.Random(seed * 7919 + 17)
+    from .runtime.game import random_moves
+
     turns = []
-    R = eng.rules
     ransoms = []  # ransoms paid before the next tile, written into that turn
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            g.finish()
-            break
-        a = acts[rng.randrange(len(acts))]
+
+    def before(g, a):
+        nonlocal ransoms
         if a[0] == "ransom":
             ransoms.append({"figure": g.figure_name(a[2]), "from": g.names[a[1]]})
         elif a[0] == "capture":
             turns[-1]["capture"] = capture_record(g, a)
         elif a[0] != "pass":  # a pass is the absence of a capture
-            t = record_turn(g, R, a)
+            t = record_turn(g, a)
             if ransoms:
                 t["ransom"], ransoms = ransoms, []
             turns.append(t)
-        g.apply_action(a)
+
+    g = random_moves(eng.new_game(players, seed), seed, before=before)
     return g, turns
 
 
@@ -76,7 +72,7 @@ def capture_record(g, a) -> dict:
     return out
 
 
-def record_turn(g, R, a) -> dict:
+def record_turn(g, a) -> dict:
     name = g.tile_name()
     if a[0] == "discard":
         return {"tile": name, "discard": True}
@@ -109,7 +105,11 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     per_seat: list[list[int]] = [[] for _ in range(players)]
     for i in range(games):
         gseed = seed + i
-        g, rec = play_one(eng, players, gseed)
+        try:
+            g, rec = play_one(eng, players, gseed)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            from .replay import raise_rule_failure
+            raise_rule_failure(exc, f"in game seed {gseed}")
         for p in range(players):
             totals[p] += g.scores[p]
             per_seat[p].append(g.scores[p])

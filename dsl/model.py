@@ -13,6 +13,8 @@ from .evaluate import evaluate
 from .diagnostics import Diagnostic
 
 BUNDLED_RULES = Path(__file__).resolve().parent.parent / "rules"
+DEFAULT_PLAYERS = (2, 5)  # the seats of a rule set that states no `players` (the base game's)
+MOST_PLAYERS = 6  # the most seats any rule set may state
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class RuleSet:
     totals: list[tuple[str, A.Total]] = field(default_factory=list)
     compositions: list[tuple[str, A.CompositionDecl]] = field(default_factory=list)  # (module, its statement)
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
+    overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
+    clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
 
     # -- derived facts -----------------------------------------------------
     @property
@@ -86,6 +90,10 @@ class RuleSet:
                 out.add(e.parts[2])
         return out
 
+    def player_range(self) -> tuple[int, int]:
+        """The numbers of players these rules are for: their `players` statement, else DEFAULT_PLAYERS."""
+        return (self.players.low, self.players.high) if self.players else DEFAULT_PLAYERS
+
     def centre_kinds(self) -> set[str]:
         return {k for k, f in self.features.items() if f.centre}
 
@@ -95,10 +103,6 @@ class RuleSet:
     def all_scores(self) -> list[A.ScoreDecl]:
         """Every score rule: per feature kind, and per figure (`score K when by F`)."""
         return [*self.scores.values(), *self.figure_scores.values()]
-
-    def player_range(self) -> tuple[int, int]:
-        """How many may play: the `players` statement, else 2..5 (the base game's)."""
-        return (self.players.low, self.players.high) if self.players else (2, 5)
 
     def figure_counts(self, name: str) -> dict[int, int]:
         """How many of figure `name` each player has, for every number of players the rules allow
