@@ -271,6 +271,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
 
 
+@app.command()
+def lsp() -> None:
+    """Serve the Language Server Protocol over stdio (diagnostics, hover, definition, formatting, completion)."""
+    from .lsp import main as serve
+
+    serve()
+
+
 def main() -> None:
     from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
 
