@@ -62,6 +62,7 @@ class ActionCodec:
         self.slots = 1 + len(self.figures) * len(PLACES) + sum(self.supply)
         self.discard = len(self.cells) * 4 * self.slots
         self.size = self.discard + 1  # ids are 0 .. size-1
+        self._place_slot: dict[tuple, int] = {}  # (tile, rotation, feature) -> place index
 
     # ------------------------------------------------------------ turns
     def turn(self, g, action) -> dict:
@@ -94,13 +95,28 @@ class ActionCodec:
 
     def encode(self, g, action) -> int:
         """The number of a legal action of `g` (its current tile and player)."""
-        return self.encode_turn(g, self.turn(g, action))
+        if action[0] == "discard":
+            return self.discard
+        cell, rot, fig = action
+        if fig is not None and fig[0] == "recall":
+            return self.encode_turn(g, self.turn(g, action))
+        ci = self.cell_index.get(cell)
+        if ci is None:
+            raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+        n = (ci * 4 + rot // 90) * self.slots
+        if fig is None:
+            return n
+        # figure (number gi) on feature fi of the drawn tile: the slot of the place the turn names
+        key = (g.drawn, rot, fig[1])
+        place = self._place_slot.get(key)
+        if place is None:
+            place = self._place_slot[key] = PLACES.index(self.turn(g, action)["place"]["on"])
+        return n + 1 + fig[0] * len(PLACES) + place
 
     def legal(self, g) -> dict:
         """{number: action} for every legal action of `g`, in ascending order of number."""
-        acts = legal_actions(g)
-        out = {self.encode(g, a): a for a in acts}
-        return dict(sorted(out.items()))
+        encode = self.encode
+        return dict(sorted((encode(g, a), a) for a in legal_actions(g)))
 
     def decode(self, g, number: int):
         """The legal action of `g` with this number; ValueError if none is legal."""
