@@ -65,6 +65,10 @@ class ActionCodec:
         self._place_slot: dict[tuple, int] = {}  # (tile, rotation, feature) -> place index
 
     # ------------------------------------------------------------ turns
+    def drawn_tile(self, g) -> str | None:
+        """The name of the drawn tile (None when the game is over)."""
+        return None if g.is_terminal() else self.turn(g, ("discard",))["tile"]
+
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"}."""
         return record_turn(g, self.rules, action)
@@ -85,13 +89,8 @@ class ActionCodec:
         return (self.cell_index[cell] * 4 + t["rotation"] // 90) * self.slots + slot
 
     def _recallable(self, g, fi: int) -> list:
-        name = self.figures[fi]
-        out = []
-        for a in g.recall_options():
-            t = record_turn(g, self.rules, ((0, 0), 0, a))
-            if t["recall"]["figure"] == name:
-                out.append(t["recall"]["at"])
-        return out
+        """Cells of the current player's recallable figures of figure number fi."""
+        return [list(a[2]) for a in g.recall_options() if a[1] == fi]
 
     def encode(self, g, action) -> int:
         """The number of a legal action of `g` (its current tile and player)."""

@@ -80,8 +80,8 @@ class Observer:
                 col, row = x - cx + v, y - cy + v
                 if 0 <= col <= 2 * v and 0 <= row <= 2 * v:
                     board[done_plane + 1 + seat[name] * len(fig_of) + fig_of[fig], row, col] += 1
-        if drawn and not g.is_terminal():
-            name = self.codec.turn(g, ("discard",))["tile"]
+        name = self.codec.drawn_tile(g) if drawn else None
+        if name is not None:
             d["tile"][self.tile_names.index(name)] = 1
         for name, figs in g.supply_by_name().items():
             for fig, n in figs.items():

@@ -121,7 +121,7 @@ class TesseraEnv(AECEnv):
         scores = ", ".join(f"{a} {s}" for a, s in zip(self.possible_agents, g.scores))
         if g.is_terminal():
             return f"game over: {scores}"
-        t = self.codec.turn(g, ("discard",))["tile"]
+        t = self.codec.drawn_tile(g)
         return f"{self.agent_selection} to place tile {t} ({g.tiles_left()} left): {scores}"
 
     def close(self):
