@@ -67,7 +67,7 @@ class ActionCodec:
     # ------------------------------------------------------------ turns
     def drawn_tile(self, g) -> str | None:
         """The name of the drawn tile (None when the game is over)."""
-        return None if g.is_terminal() else self.turn(g, ("discard",))["tile"]
+        return None if g.is_terminal() else g.tile_name()
 
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"}."""

@@ -64,7 +64,7 @@ def test_every_legal_move_has_its_own_number_and_means_the_same_turn(eng):
     mods, e = eng
     seen: dict[int, dict] = {}
     recalls = 0
-    for codec, g, legal in _random_games(mods, e, 3):
+    for codec, g, legal in _random_games(mods, e, 2):
         assert len(legal) == len(g.legal_actions())  # one number per action, none shared
         assert list(legal) == sorted(legal) and all(0 <= n < codec.size for n in legal)
         for n, a in legal.items():

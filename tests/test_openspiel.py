@@ -19,10 +19,9 @@ def test_openspiel_random_sim_test(rules):
 
 
 def _odds_by_name(state):
-    game = state.get_game()
     out: dict[str, float] = {}
     for t, p in state.chance_outcomes():
-        name = game.engine.rules.TILES[t][1]
+        name = state.engine_game().tile_name(t)
         out[name] = out.get(name, 0.0) + p
     return out
 

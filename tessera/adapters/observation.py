@@ -33,7 +33,7 @@ class Observer:
         R = codec.rules
         self.codec = codec
         self.players = players
-        self.kinds = [k[0] for k in R.KINDS]
+        self.kinds = [k.name for k in R.KINDS]
         self.tile_names = sorted(R.TILE_IDS)
         self.view = codec.radius if view is None else int(view)
         w = 2 * self.view + 1

@@ -187,7 +187,7 @@ class TesseraState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
-            return f"draw {self._e.g.R.TILES[action][1]} (tile #{action})"
+            return f"draw {self._e.g.tile_name(action)} (tile #{action})"
         return self._codec().describe(action)
 
     def is_terminal(self):
@@ -205,7 +205,7 @@ class TesseraState(pyspiel.State):
     def __str__(self):
         g = self._e.g
         head = "chance" if self._chance and not g.is_terminal() else (
-            "over" if self.is_terminal() else f"tile {g.R.TILES[g.drawn][1]} (#{g.drawn})")
+            "over" if self.is_terminal() else f"tile {g.tile_name()} (#{g.drawn})")
         return f"{head}\n{g.to_json()}"
 
 
