@@ -119,8 +119,18 @@ class TesseraServer(LanguageServer):
 
     def lookup(self, uri: str, pos: T.Position) -> tuple[str | None, list[Decl], Analysis]:
         a = self.analyses.get(uri) or self.analyse(uri)
-        word = _word_at(self.workspace.get_text_document(uri).source, pos)
-        return word, (a.decls.get(word, []) if word else []), a
+        text = self.workspace.get_text_document(uri).source
+        word = _word_at(text, pos)
+        decls = a.decls.get(word, []) if word else []
+        # a module and a figure may share a name (abbot): `requires`/`extends`/`module` lines name modules
+        lines = text.splitlines()
+        head = lines[pos.line].split(None, 1)[0] if pos.line < len(lines) and lines[pos.line].strip() else ""
+        modules = [d for d in decls if d.kind == "module"]
+        if head in ("requires", "extends", "module"):
+            decls = modules or decls
+        elif len(modules) < len(decls):
+            decls = [d for d in decls if d.kind != "module"]
+        return word, decls, a
 
 
 server = TesseraServer()

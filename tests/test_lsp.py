@@ -150,3 +150,48 @@ def test_hover_definition_formatting_completion(tmp_path):
     assert {"figure", "score", "requires", "when"} <= labels  # keywords
     assert {"road", "cloister", "follower", "base", "house"} <= labels  # declared names, this file's and base's
     assert "BASE-ROAD-2" in labels
+
+
+def test_definition_of_tiles_states_figures_in_bundled_files():
+    river = (ROOT / "rules" / "river.tess").resolve()
+    abbot = (ROOT / "rules" / "abbot.tess").resolve()
+    texts = {p: p.read_text(encoding="utf-8") for p in (river, abbot)}
+
+    def where(path: Path, needle: str, line_start: str) -> T.Position:
+        for n, line in enumerate(texts[path].splitlines()):
+            if line.startswith(line_start):
+                return T.Position(n, line.index(needle, len(line_start) - len(needle)) + 1)
+        raise AssertionError(line_start)
+
+    asks = {
+        "tile": (river, where(river, "D", "box D")),  # the tile D of base.tess (BASE-COMP-1)
+        "state": (river, where(river, "river_turn", "  require turn(river) != river_turn")),
+        "figure": (abbot, where(abbot, "abbot", "return abbot")),
+        "lake": (river, where(river, "river.lake", "    last river.lake")),
+    }
+
+    async def script(client, published):
+        out = {}
+        for key, (path, pos) in asks.items():
+            out[key] = await client.text_document_definition_async(
+                T.DefinitionParams(T.TextDocumentIdentifier(from_fs_path(str(path))), pos))
+        out["diags"] = {k: list(v) for k, v in published.items()}
+        return out
+
+    res = _run(_session(texts, script))
+    assert all(v == [] for v in res["diags"].values())  # the bundled rules are clean, as `tessera check rules/` says
+
+    def target(locs):
+        (loc,) = locs
+        path = Path(loc.uri.removeprefix("file://"))
+        line = path.read_text(encoding="utf-8").splitlines()[loc.range.start.line]
+        return path.name, line, line[loc.range.start.character:loc.range.end.character]
+
+    name, line, word = target(res["tile"])
+    assert name == "base.tess" and line.startswith("tile D ") and word == "D"
+    name, line, word = target(res["state"])
+    assert name == "river.tess" and line.startswith("state river_turn") and word == "river_turn"
+    name, line, word = target(res["figure"])
+    assert name == "abbot.tess" and line.startswith("figure abbot") and word == "abbot"
+    name, line, word = target(res["lake"])
+    assert name == "river.tess" and line.startswith("tile river.lake") and word == "river.lake"
