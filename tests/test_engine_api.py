@@ -39,6 +39,11 @@ def test_numbering_is_the_documented_formula():
     assert codec.describe(n) == "[0,-1] rotation 90, follower on Nw"
     assert codec.describe(codec.size - 1) == "discard"
     assert codec.size == len(codec.cells) * 4 * 25 + 1
+    # with the River: 12 river tiles more (RIVER-COMP-1), less the source (the start tile) and
+    # the D that goes back in the box (RIVER-SETUP-1); the Abbot adds a figure with 1 per player
+    both = ActionCodec(engine_for(["base", "river", "abbot"], []))
+    assert both.radius == 72 + 12 - 1 - 1
+    assert both.figures == ["follower", "abbot"] and both.slots == 1 + 2 * 17 + 7 + 1
 
 
 def _random_games(mods, eng, games):

@@ -2,6 +2,8 @@
 game and for base + river + abbot, and a whole game whose rewards add up to the scores."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,13 @@ def test_an_illegal_action_is_refused_with_its_meaning():
     e.reset(seed=0)
     with pytest.raises(ValueError, match="not legal now.*discard"):
         e.step(e.codec.size - 1)
+
+
+def test_a_house_rule_file_is_an_environment_too():
+    # rules/variants/big_cities.tess: 3 points per city tile instead of 2 (BASE-CITY-2 overridden)
+    path = Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess"
+    e = env(rules=[str(path)], players=2)
+    e.reset(seed=3)
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.engine.rules.MODULES == ("base", "big_cities")
