@@ -25,6 +25,13 @@ score garden complete = 1 + neighbors  [ABBOT-SCORE-1]
 """
 
 
+SYNTAX = """module syntax "a statement cut short"
+requires base
+score road complete = 2 *
+tile Q x1 { edges C C }
+"""
+
+
 def _run(coro):
     return asyncio.run(asyncio.wait_for(coro, 120))
 
@@ -68,17 +75,19 @@ def _check_cli(path: Path) -> list[tuple[int, int, str]]:
 
 
 def test_diagnostics_are_those_of_tessera_check(tmp_path):
-    path = tmp_path / "broken.tess"
-    path.write_text(BROKEN, encoding="utf-8")
-    want = _check_cli(path)
+    files = {tmp_path / "broken.tess": BROKEN, tmp_path / "syntax.tess": SYNTAX}
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    want = {path: _check_cli(path) for path in files}
 
     async def script(client, published):
-        return published[from_fs_path(str(path))]
+        return {path: published[from_fs_path(str(path))] for path in files}
 
-    diags = _run(_session({path: BROKEN}, script))
-    got = sorted((d.range.start.line + 1, d.range.start.character + 1, d.code) for d in diags)
-    assert got == sorted(want)
-    assert all(d.source == "tessera" and d.message for d in diags)
+    got = _run(_session(files, script))
+    for path in files:
+        diags = got[path]
+        assert sorted((d.range.start.line + 1, d.range.start.character + 1, d.code) for d in diags) == sorted(want[path])
+        assert all(d.source == "tessera" and d.message for d in diags)
 
 
 def test_a_clean_file_has_no_diagnostics_and_fixing_the_text_clears_them(tmp_path):
