@@ -19,8 +19,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from dsl import ast as A
 from dsl.clauses import CLAUSES
-from dsl.diagnostics import Diagnostic
-from dsl.loader import Builder, Workspace, _dedupe, module_order
+from dsl.loader import Workspace, check_text
 
 WORD = re.compile(r"[A-Za-z0-9_.\-]+")
 GRAMMAR = Path(__file__).resolve().parent.parent / "dsl" / "grammar.lark"
@@ -53,16 +52,8 @@ class Analysis:
     """One check of a document's text: its diagnostics and every declaration it can see."""
 
     def __init__(self, text: str, path: str):
-        ws = Workspace(search=[Path(path).parent])
-        mod = ws.add_text(text, path)
-        diags: list[Diagnostic] = []
-        if mod is not None:
-            order = module_order(ws, [mod.name], diags)
-            if order:
-                b = Builder(order)
-                b.build()
-                diags.extend(b.diags)
-        self.diagnostics = [d for d in _dedupe(ws.diagnostics + diags) if d.span.file == path]
+        diags, ws = check_text(text, path)
+        self.diagnostics = [d for d in diags if d.span.file == path]  # a required file's own problems show there
         self.workspace = ws
         self.decls: dict[str, list[Decl]] = {}
         for m in ws.modules.values():
