@@ -101,7 +101,7 @@ def test_greedy_vs_random_example_runs_as_printed():
     doc = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
     assert EXAMPLE.read_text(encoding="utf-8") in doc  # the page shows the file as it is
     lines = [l for l in EXAMPLE.read_text(encoding="utf-8").splitlines() if l.strip() and not l.startswith('"""')]
-    assert len(lines) <= 25
+    assert len(lines) <= 20  # the issue asks for a 20-line example
     out = subprocess.run([sys.executable, str(EXAMPLE)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     m = re.fullmatch(r"greedy (\d+) random (\d+) over 6 games\n", out.stdout)

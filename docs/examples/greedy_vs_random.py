@@ -6,8 +6,7 @@ from compiler.build import load_engine
 from dsl.loader import require_rule_set
 
 engine = load_engine(require_rule_set(["base"]))
-codec = ActionCodec(engine)
-rng = random.Random(0)
+codec, rng, totals = ActionCodec(engine), random.Random(0), [0, 0]
 
 
 def value(g, action, me):  # my lead over the best other player if the game ended after `action`
@@ -17,7 +16,6 @@ def value(g, action, me):  # my lead over the best other player if the game ende
     return h.scores[me] - max(s for p, s in enumerate(h.scores) if p != me)
 
 
-totals = [0, 0]
 for seed in range(6):
     g = engine.new_game(players=2, seed=seed)
     while not g.is_terminal() and (legal := codec.legal(g)):
