@@ -68,3 +68,11 @@ def test_a_house_rule_file_is_an_environment_too():
     obs, *_ = e.last()
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert e.engine.rules.MODULES == ("base", "big_cities")
+
+
+def test_a_small_view_keeps_the_api_and_shrinks_the_observation():
+    small, full = env(rules=["base"], view=12), env(rules=["base"])
+    planes = small.observer.planes
+    assert small.observer.dict["board"].shape == (planes, 25, 25)
+    assert small.observation_space("player_0")["observation"].shape[0] < full.observation_space("player_0")["observation"].shape[0]
+    api_test(small, num_cycles=100)
