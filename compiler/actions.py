@@ -71,7 +71,7 @@ class ActionCodec:
 
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"}."""
-        return record_turn(g, self.rules, action)
+        return record_turn(g, action)
 
     def encode_turn(self, g, t: dict) -> int:
         if t.get("discard"):

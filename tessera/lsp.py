@@ -45,6 +45,8 @@ def _declarations(mod: A.Module) -> list[Decl]:
                                 (A.InvariantDecl, "invariant", "name"), (A.ExampleDecl, "example", "name")):
             if isinstance(s, cls):
                 out.append(Decl(getattr(s, attr), kind, s.span))
+        if isinstance(s, A.ClauseDecl):  # a house rule's own clause
+            out.append(Decl(s.clause, "clause", s.span))
     return out
 
 

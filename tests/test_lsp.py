@@ -115,7 +115,9 @@ def test_hover_definition_formatting_completion(tmp_path):
     path = tmp_path / "house.tess"
     text = ('module house "Long roads"  [BASE-ROAD-2]\nextends base\n'
             'override score road complete = 2 * tiles [BASE-ROAD-2]\n'
-            'figure abbot 1 per player on cloister\n')
+            'figure abbot 1 per player on cloister\n'
+            'clause HOUSE-1 "Roads score 2 per tile"\n'
+            'override score road end = 2 * tiles [HOUSE-1]\n')
     uri = from_fs_path(str(path))
     base = (ROOT / "rules" / "base.tess").resolve()
     base_lines = base.read_text(encoding="utf-8").splitlines()
@@ -132,6 +134,8 @@ def test_hover_definition_formatting_completion(tmp_path):
         res["fmt"] = await client.text_document_formatting_async(T.DocumentFormattingParams(
             T.TextDocumentIdentifier(uri), T.FormattingOptions(tab_size=4, insert_spaces=True)))
         res["complete"] = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), T.Position(3, 0)))
+        res["house"] = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(5, 40)))
+        res["def_house"] = await client.text_document_definition_async(T.DefinitionParams(T.TextDocumentIdentifier(uri), T.Position(5, 40)))
         res["diags"] = published[uri]
         return res
 
@@ -155,6 +159,10 @@ def test_hover_definition_formatting_completion(tmp_path):
     path.write_text(text, encoding="utf-8")
     want = subprocess.run([str(TESSERA), "fmt", str(path)], capture_output=True, text=True).stdout
     assert edit.new_text == want and want != text
+    # a house rule's own clause: hover shows its text, definition its `clause` line
+    assert "Roads score 2 per tile" in res["house"].contents.value
+    (loc,) = res["def_house"]
+    assert loc.range.start.line == 4 and text.splitlines()[4][loc.range.start.character:loc.range.end.character] == "HOUSE-1"
     labels = {i.label for i in res["complete"].items}
     assert {"figure", "score", "requires", "when"} <= labels  # keywords
     assert {"road", "cloister", "follower", "base", "house"} <= labels  # declared names, this file's and base's

@@ -96,6 +96,13 @@ def test_declarations_places_and_citations(parser):
     assert _scope_of(parser, text, "->")[-1] == "keyword.operator.tessera"
 
 
+def test_a_house_rules_own_clause(parser):
+    text = 'clause HOUSE-1 "Roads score 2 per tile"\noverride score road complete = 2 * tiles [HOUSE-1]\n'
+    assert _scope_of(parser, text, "clause")[-1] == "storage.type.tessera"
+    scopes = [sc for (_, s, sc) in _tokens(parser, text) if s == "HOUSE-1"]
+    assert len(scopes) == 2 and all(sc[-1] == "constant.other.clause.tessera" for sc in scopes)
+
+
 def test_the_sublime_copy_and_the_vscode_extension_match(grammar):
     with open(ROOT / "editors" / "tessera.tmLanguage", "rb") as fh:
         assert plistlib.load(fh) == grammar
