@@ -158,6 +158,7 @@ class FigureDecl:
     supply_cites: tuple[Cite, ...] = ()
     on_cites: tuple[Cite, ...] = ()
     when_cites: tuple[Cite, ...] = ()
+    at: str | None = None  # "corner": stands where four placed tiles meet (the Barn), not on a tile's feature
 
 
 @dataclass(frozen=True)
@@ -243,11 +244,12 @@ class CompleteDecl:
 @dataclass(frozen=True)
 class ScoreDecl:
     kind: str
-    when: str  # complete | end
+    when: str  # complete | end | put | join
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
     by: str | None = None  # a figure: how an owner with that figure on the feature scores
+    figure: str | None = None  # `put FIGURE` / `join FIGURE`: the figure whose placing or joining triggers it
 
 
 @dataclass(frozen=True)
@@ -308,6 +310,19 @@ class AwardDecl:
 
 
 @dataclass(frozen=True)
+class PermitDecl:
+    """`allow FIGURE on KINDS when C` / `forbid FIGURE on KINDS when C`: a placement option of an
+    existing figure, added or taken away without restating its `figure` statement."""
+
+    mode: str  # allow | forbid
+    figure: str
+    on: tuple[str, ...]
+    when: "Expr | None" = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RecallDecl:
     figure: str
     value: Expr
@@ -346,7 +361,7 @@ class Override:
 Statement = Union[
     Requires, Extends, Total, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, InvariantDecl, ExampleDecl, Override,
 ]
 
 
