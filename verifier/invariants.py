@@ -723,7 +723,11 @@ def _clauses(rs: RuleSet) -> list[str]:
         out += [c.clause for c in inv.cites]
     for aw in rs.awards.values():
         out += [c.clause for c in aw.cites]
-    return out
+    for name in rs.corner_figures():
+        out += [c.clause for c in rs.figures[name].cites[:1]]
+    for s in rs.trigger_scores.values():
+        out += [c.clause for c in s.cites[:1]]
+    return list(dict.fromkeys(out))
 
 
 @register("invariants", _clauses, applies=lambda rs: bool(rs.figures or rs.scores or rs.invariants))
