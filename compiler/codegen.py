@@ -62,6 +62,7 @@ class CodeGenerator:
         self.code_index = {c: i for i, c in enumerate(self.codes)}
         self.figs = list(rs.figures)
         self.fig_index = {f: i for i, f in enumerate(self.figs)}
+        self.corner_figs = frozenset(self.fig_index[n] for n in rs.corner_figures())
         self.states = list(rs.states)
         self.state_index = {s: i for i, s in enumerate(self.states)}
         self._n = 0
@@ -92,16 +93,22 @@ class CodeGenerator:
         scope.calls["completed"] = lambda args, sc: f"g.completed_count[{ki[args[0].name]}]"
         return scope
 
+    def _count(self, scope: Scope, roots: str) -> Scope:
+        """`count(FIGURE)`: figures of that type on the feature (the roots it is made of)."""
+        fi = self.fig_index
+        scope.calls["count"] = lambda args, sc: f"g.count_on({roots}, {fi[args[0].name]})"
+        return scope
+
     def feature_scope(self) -> Scope:
         """Names of an existing feature, root r."""
-        return self._common(Scope(names={
+        return self._count(self._common(Scope(names={
             "tiles": "len(g.cells[r])",
             "shields": "g.shields[r]",
             "open": "g.open[r]",
             "neighbours": "g.neighbours(r)",
-            "figures": "len(g.figs[r])",
+            "figures": "g.owning(r)" if self.corner_figs else "len(g.figs[r])",
             "completed_cities": "g.completed_borders(r)",
-        }))
+        })), "(r,)")
 
     def place_scope(self) -> Scope:
         ki = self.kind_index
@@ -194,7 +201,13 @@ class CodeGenerator:
             f = rs.figures[name]
             figs.append((name, f.count, frozenset(self.kind_index[k] for k in f.on)))
         w(f"FIGURES = {_tuple([f'Figure({n!r}, {c!r}, {tuple(sorted(k))!r})' for n, c, k in figs])}")
-        fig_on = [tuple(gi for gi, (_, _, ks) in enumerate(figs) if ki in ks) for ki in range(len(self.kinds))]
+        # every kind a figure may stand on: its `on` list and each `allow` of it
+        kinds = [frozenset(self.kind_index[k] for k in rs.may_stand(n)) for n in self.figs]
+        w(f"FIG_KINDS = {tuple(kinds)!r}")
+        w("# figures that stand on a corner (`at corner`): not on a tile's features, and nobody's ownership")
+        w(f"FIG_CORNER = {self.corner_figs!r}")
+        fig_on = [tuple(gi for gi in range(len(figs)) if ki in kinds[gi] and gi not in self.corner_figs)
+                  for ki in range(len(self.kinds))]
         w(f"FIG_ON = {tuple(fig_on)!r}")
         w("")
         w("# every tile type at its four rotations; per tile type, edge pattern -> fitting orientations")
@@ -374,6 +387,15 @@ class CodeGenerator:
                                     f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
             by.append(f"({when!r}, {self.kind_index[kind]}, {self.fig_index[fig]}): ({fn}, {_first_cite(s.cites, '')!r})")
         w(f"SCORE_BY = {{{', '.join(by)}}}")
+        moments = {"put": [], "join": []}
+        for (kind, when, fig) in sorted(rs.trigger_scores):
+            s = rs.trigger_scores[(kind, when, fig)]
+            fn = self.rule_function(f"score_{when}_{self.kind_index[kind]}_{self.fig_index[fig]}", "g, r", s,
+                                    f"score {kind} {when} {fig} = {_src(s.value)}", s.value, self.feature_scope())
+            moments[when].append(f"({self.kind_index[kind]}, {self.fig_index[fig]}): ({fn}, {_first_cite(s.cites, '')!r})")
+        w("# `score KIND put FIGURE` / `score KIND join FIGURE`: (kind, figure) -> (points, clause)")
+        w(f"SCORE_PUT = {{{', '.join(moments['put'])}}}")
+        w(f"SCORE_JOIN = {{{', '.join(moments['join'])}}}")
         w(f"SCORE_COMPLETE = {{{', '.join(tables['complete'])}}}")
         w(f"SCORE_END = {{{', '.join(tables['end'])}}}")
         ow = rs.owners
@@ -399,27 +421,78 @@ class CodeGenerator:
         w(f"RECALLS = {{{', '.join(recalls)}}}")
         w(f"RECALL_CLAUSE = {{{', '.join(rclause)}}}")
 
-    def _figure_options(self) -> None:
-        """The one figure-legality predicate (runtime/figures.py): the (figure, local feature)
-        pairs allowed on o placed at cell, each figure's `when` condition written inline on
-        the roots of the placed features it would join (`nbr`: runtime Board._neighbour_roots)."""
+    def _options_scope(self) -> Scope:
+        """Names of the feature a figure would join: local feature fi of o placed at cell, the
+        roots of the placed features it joins (`roots`), their figures (`figures`)."""
+        return self._count(self._common(Scope(names={
+            "figures": "figures",
+            "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
+            "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
+        })), "roots")
+
+    def _figure_conditions(self, used: set[str]) -> list[tuple[int, A.FigureDecl, str]]:
+        """Per figure, its legality on local feature fi as one Python condition: (its `on` kinds
+        and its `when`) or (an `allow`'s kinds and condition) ..., and no `forbid` holding."""
         rs = self.rs
-        w = self.writeline
-        conds = []
-        used: set[str] = set()
+        out = []
+        kind_of = "o.feats[fi][0]"
         for gi, name in enumerate(self.figs):
             f = rs.figures[name]
-            if f.when is None:
-                conds.append((gi, f, "True"))
-                continue
-            sc = self._common(Scope(names={
-                "figures": "figures",
-                "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
-                "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
-            }))
-            conds.append((gi, f, self.expr(f.when, sc)))
+            allows = [pm for pm in rs.permits if pm.mode == "allow" and pm.figure == name]
+            forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
+            sc = self._options_scope()
+            own = self.expr(f.when, sc) if f.when is not None else "True"
+            if allows:
+                parts = [f"({kind_of} in {tuple(sorted(self.kind_index[k] for k in f.on))!r} and ({own}))"]
+                for pm in allows:
+                    cond = self.expr(pm.when, sc) if pm.when is not None else "True"
+                    parts.append(f"({kind_of} in {tuple(sorted(self.kind_index[k] for k in pm.on))!r} and ({cond}))")
+                cond = "(" + " or ".join(parts) + ")"
+            else:
+                cond = f"({own})"
+            for pm in forbids:
+                fc = self.expr(pm.when, sc) if pm.when is not None else "True"
+                cond += f" and not ({kind_of} in {tuple(sorted(self.kind_index[k] for k in pm.on))!r} and ({fc}))"
             used |= sc.used
-        need_roots = bool(used & {"figures", "tiles", "shields"})
+            out.append((gi, f, cond))
+        return out
+
+    def _roots_and_figures(self, used: set[str]) -> None:
+        """Emit `roots` (and `figures`, the figures that count toward ownership) for local feature fi."""
+        w = self.writeline
+        if used & {"figures", "tiles", "shields", "count"}:
+            w("roots = set()")
+            w("for d, k in o.sidefeat[fi]:")
+            self.indent()
+            w("side = nbr[d]")
+            w("if side is not None and side[k] >= 0:")
+            self.indent()
+            w("roots.add(side[k])")
+            self.outdent()
+            self.outdent()
+        if "figures" in used:
+            w("figures = 0")
+            w("for x in roots:")
+            self.indent()
+            w("figures += len(figs[x])")
+            self.outdent()
+            if self.corner_figs:
+                w("if g.on_corners:  # a figure on a corner counts toward nobody's ownership")
+                self.indent()
+                w(f"figures -= sum(1 for x in roots for e in figs[x] if e[1] in {tuple(sorted(self.corner_figs))!r})")
+                self.outdent()
+
+    def _figure_options(self) -> None:
+        """The one figure-legality predicate (runtime/figures.py): the (figure, local feature)
+        pairs allowed on o placed at cell -- and (figure, local feature, corner) for a figure
+        `at corner` -- each figure's `when`, `allow`s and `forbid`s written inline on the roots
+        of the placed features it would join (`nbr`: runtime Board._neighbour_roots)."""
+        rs = self.rs
+        w = self.writeline
+        used: set[str] = set()
+        conds = self._figure_conditions(used)
+        side = [c for c in conds if c[0] not in self.corner_figs]
+        corner = [c for c in conds if c[0] in self.corner_figs]
         w("")
         w("def figure_options(g, o, cell, nbr, sup):")
         self.indent()
@@ -427,33 +500,63 @@ class CodeGenerator:
         w("out = []")
         if "figures" in used:
             w("figs = g.figs")
-        if conds:
+        if side:
             w("for fi, gis in o.figfeats:")
             self.indent()
-            if need_roots:
-                w("roots = set()")
-                w("for d, k in o.sidefeat[fi]:")
-                self.indent()
-                w("side = nbr[d]")
-                w("if side is not None and side[k] >= 0:")
-                self.indent()
-                w("roots.add(side[k])")
-                self.outdent()
-                self.outdent()
-            if "figures" in used:
-                w("figures = 0")
-                w("for x in roots:")
-                self.indent()
-                w("figures += len(figs[x])")
-                self.outdent()
-            for gi, f, cond in conds:
+            self._roots_and_figures(used)
+            for gi, f, cond in side:
                 w(f"# {_where(f.span)}: figure {f.name}" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
-                w(f"if sup[{gi}] > 0 and {gi} in gis and ({cond}):")
+                w(f"if sup[{gi}] > 0 and {gi} in gis and {cond}:")
                 self.indent()
                 w(f"out.append(({gi}, fi))")
                 self.outdent()
             self.outdent()
+        for gi, f, cond in corner:
+            w(f"# {_where(f.span)}: figure {f.name} ... at corner" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
+            w(f"if sup[{gi}] > 0:")
+            self.indent()
+            w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{gi}]):")
+            self.indent()
+            self._roots_and_figures(used)
+            w(f"if {cond}:")
+            self.indent()
+            w(f"out.append(({gi}, fi, corner))")
+            self.outdent()
+            self.outdent()
+            self.outdent()
         w("return out")
+        self.outdent()
+        self._figure_forbidden()
+
+    def _figure_forbidden(self) -> None:
+        """`figure_forbidden(g, o, cell, nbr, gi, fi)`: the (condition, clause) of the first `forbid`
+        that takes figure gi's option on local feature fi away, or None (a refusal cites it)."""
+        rs = self.rs
+        w = self.writeline
+        w("")
+        w("def figure_forbidden(g, o, cell, nbr, gi, fi):")
+        self.indent()
+        forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure in self.fig_index]
+        if forbids:
+            used: set[str] = set()
+            tests = []
+            for pm in forbids:
+                sc = self._options_scope()
+                cond = self.expr(pm.when, sc) if pm.when is not None else "True"
+                used |= sc.used
+                tests.append((pm, cond))
+            if "figures" in used:
+                w("figs = g.figs")
+            self._roots_and_figures(used)
+            for pm, cond in tests:
+                kinds = frozenset(self.kind_index[k] for k in pm.on)
+                w(f"# {_where(pm.span)}: forbid {pm.figure} on {', '.join(pm.on)}", pm.span)
+                w(f"if gi == {self.fig_index[pm.figure]} and o.feats[fi][0] in {kinds!r} and ({cond}):")
+                self.indent()
+                src = _src(pm.when) if pm.when is not None else "true"
+                w(f"return ({src!r}, {_first_cite(pm.cites, '')!r})")
+                self.outdent()
+        w("return None")
         self.outdent()
 
     def _events(self) -> None:

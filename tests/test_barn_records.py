@@ -77,10 +77,11 @@ CASES: dict[str, Expect] = {
         "BARN-PLACE-1", "a barn on a corner where only three tiles meet is refused",
         illegal=(1, "BARN-PLACE-1", ("barn", "four tiles", "[1,1]"))),
     # BARN-PLACE-1: all four must meet with field. E 180 [0,-1], A 90 [1,0], then B [1,-1]
-    # with the barn on its SW corner: D's NE corner has its city (Ne) beside it.
+    # with the barn on its SW corner: E [0,-1]'s SE corner has its city (Se) beside it, and
+    # D's NE corner its city (Ne); the first of them is named.
     "corner_without_field.json": Expect(
         "BARN-PLACE-1", "a barn on a corner where one tile has no field is refused",
-        illegal=(2, "BARN-PLACE-1", ("barn", "[0,0]", "NE"))),
+        illegal=(2, "BARN-PLACE-1", ("barn", "[0,-1]", "SE corner"))),
     # BARN-FOLLOW-1: after t7 the field has blue's barn (and no farmers: they went home);
     # t8 red B [0,-2] joins that field through E [0,-1] and puts a farmer on it.
     "farmer_on_barn_field.json": Expect(
