@@ -169,3 +169,124 @@ def test_every_barn_record_has_a_case():
 def test_every_barn_clause_has_a_record():
     clauses = {"BARN-PLACE-1", "BARN-SCORE-1", "BARN-FOLLOW-1", "BARN-SCORE-2", "BARN-END-1"}
     assert {c.clause for c in CASES.values()} == clauses
+
+
+# == the engine's barn options against a from-scratch reading of the rule file ===============
+def _expected_barn_options(rs, g, gi):
+    """Every (cell, rotation, corner) where the current player may put a barn, computed without
+    the engine's corner code: the rule file's features, rotated (dsl.places), and a networkx
+    rebuild of the board with the tile placed (verifier.engine_check.BoardGraph)."""
+    from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
+    from verifier.engine_check import BoardGraph
+
+    if g.supply[g.current][gi] <= 0:
+        return set()
+    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
+    barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.corner_at.items() if fg == gi]
+    tid = g.drawn
+    out = set()
+    for cell, rot, fig in g.legal_actions():
+        if fig is not None:
+            continue
+        b2 = dict(board)
+        b2[cell] = (tid, rot)
+        for corner in CORNER_HALVES:
+            cells = [(cell, corner)] + [((cell[0] + dx, cell[1] + dy), c) for dx, dy, c in CORNER_MEETS[corner]]
+            if not all(c in b2 for c, _ in cells):
+                continue
+            if any(corner_feature(rs.tiles[b2[c][0]].features, unrotate(k, b2[c][1]), {"field"}) is None for c, k in cells):
+                continue
+            bg = BoardGraph(rs, b2)
+            comp = next(cc for cc in bg.components() if (cell, CORNER_HALVES[corner][0]) in cc)
+            if any(b in comp for b in barns):
+                continue  # `when count(barn) == 0` (BARN-PLACE-1)
+            out.add((cell, rot, corner))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_legal_actions_list_every_legal_barn_corner_and_no_other(seed):
+    """BARN-PLACE-1: in random games of base+barn, the engine's barn actions are exactly the
+    corners a from-scratch reading of the rules allows (four tiles, field at the corner on
+    each, no barn on that field yet)."""
+    import random
+
+    from compiler.replay import engine_for
+    from dsl.loader import require_rule_set
+
+    rs = require_rule_set(["base", "barn"])
+    eng = engine_for(["base", "barn"], [])
+    gi = next(i for i, f in enumerate(eng.rules.FIGURES) if f.name == "barn")
+    g = eng.new_game(2, seed)
+    rng = random.Random(seed)
+    seen = 0
+    while not g.ended and len(g.board) < 45:
+        acts = g.legal_actions()
+        got = {(c, r, fig[2]) for c, r, fig in (a for a in acts if a[0] != "discard") if fig is not None and fig[0] == gi}
+        want = _expected_barn_options(rs, g, gi)
+        assert got == want, (len(g.board), got ^ want)
+        seen += len(got)
+        # play a barn when one is offered late enough that both kinds of turn are covered
+        barn_acts = [a for a in acts if a[0] != "discard" and a[2] is not None and a[2][0] == gi]
+        pick = barn_acts[0] if barn_acts and len(g.board) > 25 else acts[rng.randrange(len(acts))]
+        g.apply_action(pick)
+    assert seen > 0  # some barn corner was on offer
+
+
+def test_a_barn_game_round_trips_as_engine_state():
+    """`tessera-state/1` (docs/records.md) keeps a barn's corner: [figure, feature, corner]."""
+    import json
+
+    from compiler.replay import engine_for
+
+    res = _run("join_farmed_field.json")
+    text = res.game.to_json()
+    hist = json.loads(text)["history"]
+    assert hist[7]["figure"][2] == "SW"
+    eng = engine_for(["base", "barn"], [])
+    g2 = eng.Game.from_json(eng.rules, text)
+    assert g2.scores == res.game.scores == [12, 9]
+    assert sorted(g2.corner_at.values()) == [((2, -1), "SW")]
+
+
+def test_engine_check_catches_a_barn_on_the_wrong_field():
+    """`verify --engine` rebuilds each barn's field: a barn the engine holds elsewhere is reported."""
+    from verifier.engine_check import compare, compile_complete_rules
+    from dsl.loader import require_rule_set
+
+    rs = require_rule_set(["base", "barn"])
+    g = _run("put_tied_farmers.json").game
+    assert compare(rs, g, compile_complete_rules(rs)) == []
+    (key,) = g.corner_at
+    g.corner_at[key] = ((2, -1), "NE")  # only [2,-1] is placed around that corner
+    (problem,) = compare(rs, g, compile_complete_rules(rs))
+    assert "NE corner of [2,-1]" in problem and "is empty" in problem
+
+
+# == random games with the other expansions ===============================================
+COMBOS = [["base", "barn"], ["base", "river", "abbot", "king_robber", "barn"]]
+
+
+@pytest.mark.parametrize("rules", COMBOS, ids=["+".join(c) for c in COMBOS])
+def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
+    """Random games: `simulate --record` writes barn corners that `replay` accepts with the same
+    scores, and the engine's features (barns included) match the networkx rebuild after every move
+    (`verify --engine`; 200 games per combination are measured in the report, 3 here)."""
+    from compiler.replay import engine_for
+    from compiler.simulate import play_one, simulate
+    from dsl.loader import require_rule_set
+    from verifier.engine_check import check_engine
+
+    eng = engine_for(rules, [])
+    simulate(eng, 3, 2, 11, rules, tmp_path)
+    barns = 0
+    for f in sorted(tmp_path.glob("*.json")):
+        rec = load_record(f)
+        barns += sum(1 for t in rec["turns"] if t.get("place", {}).get("figure") == "barn")
+        res = replay(rec, f.parent)
+        assert res.error is None, (f.name, res.error)
+        g, _ = play_one(eng, 2, rec["seed"])
+        assert res.answer["scores"] == {g.names[p]: g.scores[p] for p in range(2)}, f.name
+    assert barns > 0
+    mismatches, checked = check_engine(require_rule_set(rules), 3, 2, seed=0)
+    assert mismatches == [] and checked > 100

@@ -243,7 +243,12 @@ ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
 ENGINE_PLAYERS = 2
 
 
-@register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
+def _engine_clauses(rs: RuleSet) -> list[str]:
+    corner = [c.clause for n in rs.corner_figures() for c in (rs.figures[n].on_cites or rs.figures[n].cites)[:1]]
+    return ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2", *corner]
+
+
+@register("engine-features", _engine_clauses, applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
     """The compiled engine's features match a from-scratch networkx rebuild after every move."""
     mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
