@@ -290,3 +290,22 @@ def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
     assert barns > 0
     mismatches, checked = check_engine(require_rule_set(rules), 3, 2, seed=0)
     assert mismatches == [] and checked > 100
+
+
+def test_a_house_rule_changes_the_barn_in_text(tmp_path):
+    """No Barn number or condition is in Python: a variant that lets farmers onto a barn's field
+    (BARN-FOLLOW-1 switched off) and pays 4 per city when a barn is put (BARN-SCORE-1) changes
+    what the engine does.  The farmer refused in farmer_on_barn_field.json is accepted, and the
+    tied farmers of put_tied_farmers.json get 4 * 3 = 12 each."""
+    import json
+
+    house = tmp_path / "open_barns.tess"
+    house.write_text("module open_barns extends barn\n"
+                     "override forbid follower on field when false  [BARN-FOLLOW-1]\n"
+                     "override score field put barn = 4 * completed_cities  [BARN-SCORE-1]\n", encoding="utf-8")
+    for name, check in (("farmer_on_barn_field.json", lambda res: res.error is None),
+                        ("put_tied_farmers.json", lambda res: res.answer["scores"] == {"red": 12, "blue": 12})):
+        rec = json.loads((RECORDS / name).read_text(encoding="utf-8"))
+        rec["rules"] = [str(house)]
+        res = replay(rec, tmp_path)
+        assert check(res), (name, res.error, res.answer)
