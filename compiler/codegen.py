@@ -430,7 +430,7 @@ class CodeGenerator:
             "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
         })), "roots")
 
-    def _figure_conditions(self, used: set[str]) -> list[tuple[int, A.FigureDecl, str]]:
+    def _figure_conditions(self, used: set[str]) -> list[tuple[int, A.FigureDecl, str, set[str]]]:
         """Per figure, its legality on local feature fi as one Python condition: (its `on` kinds
         and its `when`) or (an `allow`'s kinds and condition) ..., and no `forbid` holding."""
         rs = self.rs
@@ -454,7 +454,7 @@ class CodeGenerator:
                 fc = self.expr(pm.when, sc) if pm.when is not None else "True"
                 cond += f" and not ({kind_of} in {tuple(sorted(self.kind_index[k] for k in pm.on))!r} and ({fc}))"
             used |= sc.used
-            out.append((gi, f, cond))
+            out.append((gi, f, cond, set(sc.used)))
         return out
 
     def _roots_and_figures(self, used: set[str]) -> None:
@@ -493,6 +493,7 @@ class CodeGenerator:
         conds = self._figure_conditions(used)
         side = [c for c in conds if c[0] not in self.corner_figs]
         corner = [c for c in conds if c[0] in self.corner_figs]
+        side_used = set().union(*(c[3] for c in side))
         w("")
         w("def figure_options(g, o, cell, nbr, sup):")
         self.indent()
@@ -503,21 +504,21 @@ class CodeGenerator:
         if side:
             w("for fi, gis in o.figfeats:")
             self.indent()
-            self._roots_and_figures(used)
-            for gi, f, cond in side:
+            self._roots_and_figures(side_used)
+            for gi, f, cond, _ in side:
                 w(f"# {_where(f.span)}: figure {f.name}" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
                 w(f"if sup[{gi}] > 0 and {gi} in gis and {cond}:")
                 self.indent()
                 w(f"out.append(({gi}, fi))")
                 self.outdent()
             self.outdent()
-        for gi, f, cond in corner:
+        for gi, f, cond, own_used in corner:
             w(f"# {_where(f.span)}: figure {f.name} ... at corner" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
             w(f"if sup[{gi}] > 0:")
             self.indent()
             w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{gi}]):")
             self.indent()
-            self._roots_and_figures(used)
+            self._roots_and_figures(own_used)
             w(f"if {cond}:")
             self.indent()
             w(f"out.append(({gi}, fi, corner))")
