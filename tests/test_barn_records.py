@@ -309,3 +309,14 @@ def test_a_house_rule_changes_the_barn_in_text(tmp_path):
         rec["rules"] = [str(house)]
         res = replay(rec, tmp_path)
         assert check(res), (name, res.error, res.answer)
+
+
+@pytest.mark.parametrize("place", [{"figure": "barn", "corner": "N"}, {"figure": "barn", "corner": ["NE"]},
+                                   {"figure": "barn", "corner": "NE", "on": "Nw"}])
+def test_a_malformed_corner_is_a_record_error(place):
+    from compiler.replay import RecordError
+
+    rec = {"format": "tessera-game/1", "rules": ["base", "barn"], "players": ["red", "blue"],
+           "turns": [{"tile": "B", "at": [0, 1], "rotation": 0, "place": place}], "end": "none"}
+    with pytest.raises(RecordError):
+        replay(rec)
