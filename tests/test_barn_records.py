@@ -320,3 +320,22 @@ def test_a_malformed_corner_is_a_record_error(place):
            "turns": [{"tile": "B", "at": [0, 1], "rotation": 0, "place": place}], "end": "none"}
     with pytest.raises(RecordError):
         replay(rec)
+
+
+def test_allow_adds_a_placement_option_without_restating_the_figure(tmp_path):
+    """`allow` (the other half of X3): a house rule lets a follower stand on a garden, which
+    base's `figure follower ... on city, road, cloister, field` does not list.  The record of
+    tests/records/base/follow1_garden_without_abbot.json (refused under BASE-FOLLOW-1) is then
+    accepted, and the follower stands on the garden; `when` is the allow's own."""
+    import json
+
+    house = tmp_path / "garden_monks.tess"
+    house.write_text("module garden_monks extends base\n"
+                     "allow follower on garden when figures == 0  [BASE-FOLLOW-1]\n", encoding="utf-8")
+    rec = json.loads((RECORDS.parent / "base" / "follow1_garden_without_abbot.json").read_text(encoding="utf-8"))
+    assert replay(rec).error["clause"] == "BASE-FOLLOW-1"
+    rec["rules"] = [str(house)]
+    res = replay(rec, tmp_path)
+    assert res.error is None, res.error
+    (garden,) = [f for f in res.game.features() if f["kind"] == "garden"]
+    assert garden["figures"] == [("red", "follower")]
