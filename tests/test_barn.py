@@ -155,16 +155,26 @@ def test_tile_corners_passes_on_the_barn_and_names_its_clause():
     assert run_check(load_checks()["tile-corners"], require_rule_set(["base"])).skipped
 
 
-def test_tile_corners_catches_two_fields_meeting_at_a_corner(tmp_path):
+def test_tile_corners_catches_a_corner_figure_that_can_never_stand(tmp_path):
     rs, diags, _ = _load(tmp_path, """module h requires barn
-tile Z x1 [BASE-COMP-1] {
-  edges F F F F
-  field Wn
-  field Nw Ne En Es Se Sw Ws
-}
+feature meadow halves
+figure scarecrow 1 per player at corner on meadow [BARN-PLACE-1]
 """)
     assert rs is not None, diags
     res = run_check(load_checks()["tile-corners"], rs)
     assert not res.passed
     (d,) = res.diagnostics
-    assert d.span.line == 5 and "meet at corner NW" in d.message and "a barn there would stand on both" in d.message
+    assert d.span.line == 3 and "no tile has meadow on both half-sides of a corner" in d.message
+
+
+def test_two_fields_at_one_corner_are_no_barn_corner():
+    """King & Robber's GD has fields Es and Se, separate (tiles.md), meeting at its SE corner:
+    the four tiles would not meet in one field there, so the engine never offers that corner."""
+    from compiler.replay import engine_for
+
+    eng = engine_for(["base", "king_robber", "barn"], [])
+    gd = eng.rules.TILE_IDS["GD"][0]
+    # its other corners have city on a half-side, so GD offers no barn corner at all, at any rotation
+    assert all(o.corners == {} for o in eng.rules.ORIENT[gd])
+    b = eng.rules.TILE_IDS["B"][0]  # field all round: every corner, at every rotation
+    assert all(sorted(o.corners) == ["NE", "NW", "SE", "SW"] for o in eng.rules.ORIENT[b])

@@ -809,26 +809,18 @@ def _corner_clauses(rs: RuleSet) -> list[str]:
 
 @register("tile-corners", _corner_clauses, applies=lambda rs: bool(rs.corner_figures()))
 def check_corners(rs: RuleSet) -> list[Diagnostic]:
-    """A figure `at corner` (the barn) stands where four tiles meet, each with its kind on the two
-    half-sides beside that corner.  Two different fields meeting at one corner with nothing drawn
-    between them would leave the barn on two fields; and a tile set with no such corner at all
-    could never take the figure."""
-    from dsl.places import CORNER_HALVES, corner_feature
+    """A figure `at corner` (the barn) stands where four tiles meet, each with its kind on both
+    half-sides beside that corner: some tile of the set must have such a corner, or the figure
+    can never be put.  (A corner whose two half-sides belong to two different fields, as on King
+    & Robber's GD, is not such a corner: the four tiles would not meet in one field.)"""
+    from dsl.places import corner_feature
 
     out: list[Diagnostic] = []
-    usable = 0
     for name in rs.corner_figures():
         fig = rs.figures[name]
         kinds = set(rs.may_stand(name))
-        for t in rs.tiles:
-            for corner, (a, b) in CORNER_HALVES.items():
-                owners = [next((f for f in t.features if p in f.places), None) for p in (a, b)]
-                fa, fb = owners
-                if fa is not None and fb is not None and fa.index != fb.index and fa.kind in kinds and fb.kind in kinds:
-                    out.append(Diagnostic(fb.decl.span, f"tile {t.name}: {describe(fa)} and {describe(fb)} meet at corner "
-                                          f"{corner} with nothing between them, so a {name} there would stand on both", "corner"))
-                elif corner_feature(t.features, corner, kinds) is not None and t.count > 0:
-                    usable += 1
+        usable = sum(1 for t in rs.tiles if t.count > 0
+                     for corner in CORNER_BETWEEN.values() if corner_feature(t.features, corner, kinds) is not None)
         if usable == 0:
             out.append(Diagnostic(fig.span, f"no tile has {' or '.join(sorted(kinds))} on both half-sides of a corner, "
                                             f"so a {name} can never be put", "corner"))
