@@ -147,8 +147,7 @@ def fmt(
         raise typer.Exit(1)
 
 
-VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber", "base+barn",
-                  "base+river+abbot+king_robber+barn"]
+VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
@@ -176,8 +175,7 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 @app.command()
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
-                   "default: base, base+river, base+abbot, base+king_robber, base+river+abbot+king_robber, "
-                   "base+barn, base+river+abbot+king_robber+barn"),
+                   "default: base, base+river, base+abbot, base+king_robber, base+river+abbot+king_robber"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "

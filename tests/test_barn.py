@@ -178,3 +178,13 @@ def test_two_fields_at_one_corner_are_no_barn_corner():
     assert all(o.corners == {} for o in eng.rules.ORIENT[gd])
     b = eng.rules.TILE_IDS["B"][0]  # field all round: every corner, at every rotation
     assert all(sorted(o.corners) == ["NE", "NW", "SE", "SW"] for o in eng.rules.ORIENT[b])
+
+
+@pytest.mark.parametrize("combo", ["base+barn", "base+river+abbot+king_robber+barn"])
+def test_every_tile_and_set_check_passes_on_the_barn_combinations(combo):
+    """`tessera verify` runs `rules/barn.tess` as base+barn (rules/); the 5-module set is named."""
+    from verifier.checks import run_checks
+
+    rs = require_rule_set(combo.split("+"))
+    for r in run_checks(rs, [n for n in load_checks() if n.startswith(("tile-", "set-"))]):
+        assert r.passed and not r.diagnostics, (r.name, [d.header() for d in r.diagnostics])
