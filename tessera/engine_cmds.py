@@ -8,7 +8,9 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, err, out, report
+from dsl.model import MOST_PLAYERS
+
+from .app import app, err, out, report
 
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
@@ -64,9 +66,12 @@ def replay(
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from compiler.runtime.errors import RuleFailure
 
     try:
         res = run(load_record(record), record.parent)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
     except RecordError as exc:
         err.print(f"tessera replay: {exc}", markup=False)
         raise typer.Exit(2)
@@ -97,28 +102,43 @@ def replay(
     out.print("winners: " + ", ".join(ans["winners"]), markup=False)
 
 
-def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool):
+def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool,
+              as_json: bool = False):
     from compiler.build import load_engine
     from compiler.simulate import simulate as run
     from rich.progress import Progress
 
     rs = _load(specs, "simulate")
-    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
+    lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
         raise typer.Exit(2)
+    from compiler.runtime.errors import RuleFailure
+
     eng = load_engine(rs)
-    if not show:
-        return run(eng, games, players, seed, specs, record)
-    with Progress(console=err, transient=True) as prog:
-        task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
-        return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k))
+    try:
+        if not show:
+            return run(eng, games, players, seed, specs, record)
+        with Progress(console=err, transient=True) as prog:
+            task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
+            return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k))
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
+
+
+def _rule_failed(failure, as_json: bool) -> None:
+    """A rule function crashed while the engine ran: name its rule-file line (exit 1)."""
+    if as_json:
+        sys.stdout.write(json.dumps({"error": {"message": failure.describe(), "rule": failure.location}}) + "\n")
+    else:
+        out.print(failure.describe(), markup=False)
+    raise typer.Exit(1)
 
 
 @app.command()
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
-    players: int = typer.Option(2, "--players", "-p", min=1, max=6, help="players per game"),
+    players: int = typer.Option(2, "--players", "-p", min=1, max=MOST_PLAYERS, help="players per game"),
     seed: int = typer.Option(0, "--seed", "-s", help="seed of the first game (game i uses seed+i)"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
     against: Optional[List[str]] = typer.Option(None, "--against", "-a",
@@ -135,11 +155,11 @@ def simulate(
     """
     specs = _split(rules)
     show = not as_json and sys.stderr.isatty()
-    summ = _simulate(specs, games, players, seed, record, show)
+    summ = _simulate(specs, games, players, seed, record, show, as_json)
     other = None
     if against:
         base_specs = _split(against)
-        other = _simulate(base_specs, games, players, seed, None, show)
+        other = _simulate(base_specs, games, players, seed, None, show, as_json)
     if plot is not None:
         from pictures import write_atomically
         from pictures.plot import plot_summaries
