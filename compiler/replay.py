@@ -16,6 +16,7 @@ from dsl.loader import load_rule_set
 from dsl.diagnostics import Diagnostic
 
 FORMAT = "tessera-game/1"
+CORNERS = ("NW", "NE", "SE", "SW")
 
 
 class RecordError(Exception):
@@ -156,14 +157,21 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         gi = g.figure_index(fname)
         if gi is None:
             _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
-        where = place.get("on") or place.get("corner")
         at = place.get("at")
-        if at is not None and at != [x, y]:  # on a feature of another placed tile (`anywhere`)
+        if "corner" in place:  # a figure `at corner` (the barn): docs/records.md
+            corner = place["corner"]
+            if "on" in place or corner not in CORNERS:
+                raise RecordError(f"turn {i}: `corner` must be one of {', '.join(CORNERS)} (and no `on` with it)")
+            fi = o.corners.get(corner, -1)
+            fig = (gi, fi, corner)
+        elif at is not None and at != [x, y]:  # on a feature of another placed tile (`anywhere`)
+            where = place.get("on")
             if not (isinstance(at, list) and len(at) == 2 and all(type(v) is int for v in at)):
                 raise RecordError(f"turn {i}: `place.at` must be [x, y]")
             fig = _anywhere(g, R, name, (x, y), gi, tuple(at), where)
         else:
-            fi = o.feature_at(where, R.FIGURES[gi].on)
+            where = place.get("on")
+            fi = o.feature_at(where, R.FIG_KINDS[gi])
             if fi is None:
                 _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
             fig = (gi, fi)
@@ -239,7 +247,7 @@ def _capture_action(g, R, cap, i: int):
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
     tile = g.board.get((cx, cy))
-    fi = tile[0].feature_at(where, R.FIGURES[gi].on) if tile is not None and isinstance(where, str) else None
+    fi = tile[0].feature_at(where, R.FIG_KINDS[gi]) if tile is not None and isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"no {fname} can stand on {where} at [{cx},{cy}]", clause)
     back = cap.get("back")
@@ -264,7 +272,7 @@ def _anywhere(g, R, name, cell, gi, at, where):
         _illegal(g, f"tile {name} at [{cell[0]},{cell[1]}]: no tile lies at [{at[0]},{at[1]}] to put {fname} on",
                  R.FIG_CLAUSES[gi][1])
     o, base = tile
-    fi = o.feature_at(where, R.FIGURES[gi].on) if isinstance(where, str) else None
+    fi = o.feature_at(where, R.FIG_KINDS[gi]) if isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"the tile at [{at[0]},{at[1]}] has no feature on {where}", R.FIG_CLAUSES[gi][1])
     why = g.anywhere_refusal(gi, at, base + fi)

@@ -186,6 +186,7 @@ class FigureDecl:
     # then `count` is 0 and meaningless -- use `count_expr`.
     count_expr: "Expr | None" = None
     anywhere: bool = False  # `on KINDS anywhere`: on a feature of any placed tile (TOWER-TURN-1)
+    at: str | None = None  # "corner": stands where four placed tiles meet (the Barn), not on a tile's feature
 
 
 @dataclass(frozen=True)
@@ -275,11 +276,12 @@ class CompleteDecl:
 @dataclass(frozen=True)
 class ScoreDecl:
     kind: str
-    when: str  # complete | end
+    when: str  # complete | end | put | join
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
     by: str | None = None  # a figure: how an owner with that figure on the feature scores
+    figure: str | None = None  # `put FIGURE` / `join FIGURE`: the figure whose placing or joining triggers it
 
 
 @dataclass(frozen=True)
@@ -374,6 +376,19 @@ class RansomDecl:
 
 
 @dataclass(frozen=True)
+class PermitDecl:
+    """`allow FIGURE on KINDS when C` / `forbid FIGURE on KINDS when C`: a placement option of an
+    existing figure, added or taken away without restating its `figure` statement."""
+
+    mode: str  # allow | forbid
+    figure: str
+    on: tuple[str, ...]
+    when: "Expr | None" = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RecallDecl:
     figure: str
     value: Expr
@@ -421,8 +436,8 @@ class ClauseDecl:
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl, ExampleDecl,
-    ClauseDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl,
+    ExampleDecl, ClauseDecl, Override,
 ]
 
 

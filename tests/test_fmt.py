@@ -118,6 +118,13 @@ figure floor (if players == 2 then 10 else 5) per player on tower anywhere [TOWE
 capture 1 of follower, abbot [TOWER-FIGURES-1] in line within figures [TOWER-CAPTURE-2] after put floor [TOWER-CAPTURE-1]
 exchange prisoners [TOWER-SWAP-1]
 ransom follower = 3 when points >= 3 [TOWER-RANSOM-1]
+figure barn 1 per player [BARN-PLACE-1] at corner on field [BARN-PLACE-1] when count(barn) == 0
+figure pig 1 per player at corner on field
+score field put barn = 3 * completed_cities [BARN-SCORE-1]
+score field join barn = completed_cities
+score field end by barn = 4 * completed_cities [BARN-END-1]
+forbid follower on field when count(barn) > 0 [BARN-FOLLOW-1]
+allow follower on tower, field
 invariant nonneg: (if true then 1 else 2) >= 0 or false and true
 example e1 [BASE-CITY-2] {
   tiles = 3
@@ -143,6 +150,7 @@ override return follower when scored
 override start D at 0 0
 override deck land = rest
 override complete city when true
+override forbid follower on field when false [BARN-FOLLOW-1]
 '''
 
 SNIPPETS = {
@@ -181,7 +189,7 @@ def test_snippets_cover_every_statement_kind() -> None:
     overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
-                          A.CaptureDecl, A.RansomDecl}
+                          A.CaptureDecl, A.RansomDecl, A.PermitDecl}
 
 
 def test_everything_layout() -> None:

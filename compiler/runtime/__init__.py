@@ -13,6 +13,7 @@ One job per module (docs/engine.md lists the public names):
     placement  where a tile may go (edge matching and the rules' placement checks)
     bag        decks, draws, tiles a record names, variants, the box
     figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
+    corners    figures on corners (the barn), put and join scorings
     prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
     scoring    completion, owners, awards, returns, final scoring
     records    tessera-state/1 (to_json / from_json)

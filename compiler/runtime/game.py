@@ -12,6 +12,7 @@ import random
 
 from .bag import Bag
 from .board import Board
+from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
 from .geometry import fit
@@ -21,7 +22,7 @@ from .records import Records
 from .scoring import Scoring
 
 
-class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -44,6 +45,7 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
         for i, (_, init) in enumerate(rules.STATES):
             self.st[i] = init(self)
         self._init_board(len(rules.KINDS))
+        self._init_corners()
         self.ended = False
         self.drawn = None
         self.discards = 0
@@ -65,7 +67,8 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
 
     # ------------------------------------------------------------ legal moves
     def legal_actions(self):
-        """Every legal action: (cell, rotation, None | (figure, feature) | recall), or the discard.
+        """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
+        | recall), or the discard.
 
         Per frontier cell, the orientations whose edges fit (cached by edge pattern) and
         that pass the tile's placement check; per orientation, the tile alone, then each
@@ -178,8 +181,7 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
                 if why is not None:
                     raise IllegalAction(*why)
             else:
-                gi, fi = fig
-                why = self.figure_refusal(o, cell, gi, fi)
+                why = self.figure_refusal(o, cell, *fig)
                 if why is not None:
                     raise IllegalAction(*why)
         self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
@@ -188,22 +190,38 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
         touched = self._place(o, cell)
         for name_i, val in state_sets:
             self.st[name_i] = val
+        put = None  # the figure this turn put: (figure, segment), for `score ... put`
         if fig is not None:
             if fig[0] == "recall":
                 self._recall(p, fig[1], fig[3])
             else:
-                gi, seg = (fig[1], fig[3]) if fig[0] == "at" else (fig[0], self.board[cell][1] + fig[1])
+                if fig[0] == "at":  # on a feature of another placed tile (`anywhere`)
+                    gi, seg = fig[1], fig[3]
+                else:
+                    gi, seg = fig[0], self.board[cell][1] + fig[1]
                 self._put_figure(p, gi, seg)
+                if fig[0] != "at" and len(fig) > 2:
+                    self.corner_at[(p, fig[0], seg)] = (cell, fig[2])
+                    self.on_corners += 1
+                put = (gi, seg)
                 if self._capture_pending(p, gi, seg, cell, touched):
+                    self._put_after = put
                     return  # the same player now chooses a capture, or none
         self.pending = (p, cell, touched)
+        self._put_after = put
         self._end_turn()
 
     def _end_turn(self):
-        """Score what the turn's tile completed, then pass the turn on."""
+        """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
+        R = self.R
         _, cell, touched = self.pending[:3]
+        put, self._put_after = self._put_after, None
         self.pending = None
         self._score_completed(cell, touched)
+        if put is not None and R.SCORE_PUT:
+            self._score_put(*put)
+        if self.joins:
+            self._score_joins()
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()
@@ -226,6 +244,9 @@ class Game(Board, Placement, Bag, Figures, Prisoners, Scoring, Records):
         g.figs = [list(f) if f is not None else None for f in self.figs]
         g.recallable = dict(self.recallable)
         g.held = [[list(o) for o in h] for h in self.held]
+        g.corner_at = dict(self.corner_at)
+        g.joins = []
+        g._ready = (None, {})
         g.borders = [list(b) for b in self.borders]
         g.decks = [list(d) for d in self.decks]
         return g

@@ -23,6 +23,7 @@ class Prisoners:
         # A replay that names a capture keeps the decision open even with nothing in range, so the
         # refusal can say why (out of range, not capturable); play moves straight on instead.
         self.keep_capture = False
+        self._put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
 
     def held_count(self, owner, gi):
         """How many of `owner`'s figures gi other players hold."""
