@@ -465,3 +465,21 @@ def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
         assert res.answer["prisoners"] == g.prisoners_by_name()
         played = ["score" if e["kind"] == "award" else e["kind"] for e in g.events if e["kind"] in kinds]
         assert [e["kind"] for e in res.answer["events"]] == played  # the answer shows an award as a score
+
+
+def test_TOWER_FIGURES_1_a_barn_is_never_captured():
+    # tests/records/barn/put_tied_farmers.json: blue's barn stands at the SW corner of B at [2,-1]
+    # (on that tile's field).  Red then builds a first floor at [2,-2], 1 tile N of it, and names the barn.
+    import json
+
+    rec = json.loads((REPO / "tests" / "records" / "barn" / "put_tied_farmers.json").read_text(encoding="utf-8"))
+    turns = rec["turns"] + [_t("tower.B", 2, -2, place=FLOOR,
+                               capture={"figure": "barn", "of": "blue", "at": [2, -1], "on": "Nw"})]
+    r = _play(turns, rules=("base", "barn", "tower"))
+    assert r.error is not None and r.error["turn"] == 8
+    assert r.error["clause"] == "TOWER-FIGURES-1"
+    assert "a barn may not be captured" in r.error["message"]
+    # without the capture the same turn is legal: the floor stands, nothing is taken
+    ok = _play(turns[:-1] + [_t("tower.B", 2, -2, place=FLOOR)], rules=("base", "barn", "tower"))
+    assert ok.error is None, ok.error
+    assert ok.answer["supply"]["blue"]["barn"] == 0 and ok.answer["prisoners"] == {}
