@@ -40,6 +40,12 @@ class ActionCodec:
     """The integer numbering of one rule set's actions (see the module docstring)."""
 
     def __init__(self, engine, radius: int | None = None):
+        R = engine.rules
+        if R.FIG_ANYWHERE or R.CAPTURES or R.RANSOM is not None:
+            # floors on other tiles, captures and ransoms have no integer numbering yet: say so
+            # rather than number only part of the legal moves
+            raise ValueError("these rules have moves the integer action numbering does not cover yet "
+                             "(a figure on another tile, a capture or a ransom: the Tower)")
         lo, _ = engine.rules.PLAYERS
         g = engine.new_game(lo, 0)
         self.rules = engine.rules

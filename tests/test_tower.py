@@ -483,3 +483,10 @@ def test_TOWER_FIGURES_1_a_barn_is_never_captured():
     ok = _play(turns[:-1] + [_t("tower.B", 2, -2, place=FLOOR)], rules=("base", "barn", "tower"))
     assert ok.error is None, ok.error
     assert ok.answer["supply"]["blue"]["barn"] == 0 and ok.answer["prisoners"] == {}
+
+
+def test_the_integer_action_numbering_refuses_the_tower_rather_than_miscount():
+    from compiler.actions import ActionCodec
+
+    with pytest.raises(ValueError, match="does not cover yet"):
+        ActionCodec(engine_for(["base", "tower"], []))
