@@ -177,12 +177,22 @@ def _run_pool(tasks, work, jobs, take) -> None:
 
     ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (the progress bar)
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_quiet_worker)
+    pending = {}
     try:
         pending = {ex.submit(play_chunk, tasks[k], c): k for k, c in work}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
                 take(pending.pop(f), f.result())
+    except KeyboardInterrupt:
+        # drop the work not started; the chunks being played finish (their records are whole) and count
+        running = [(f, k) for f, k in pending.items() if not f.cancel()]
+        try:
+            for f, k in running:
+                take(k, f.result())
+        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for them
+            pass
+        raise
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
 

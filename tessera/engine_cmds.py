@@ -162,6 +162,8 @@ def simulate(
     if against:
         tasks.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     jobs = jobs or default_jobs()
+    import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
+
     show = not as_json and sys.stderr.isatty()
     t0 = time.perf_counter()
     try:

@@ -149,3 +149,35 @@ def test_usage_errors():
         assert r.exit_code == 2, (bad, r.output)
     assert runner.invoke(app, ["simulate", "-n", "1", "--backend", "ray"]).exit_code == 2
     assert runner.invoke(app, ["simulate", "-n", "1", "--seed", "-1"]).exit_code == 2
+
+
+def test_ctrl_c_stops_the_workers_and_summarises_the_games_finished(tmp_path):
+    """A real SIGINT to the process group, as a terminal sends it, while two workers play: exit 130, the
+    summary of the games finished, and every record written is whole."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rec = tmp_path / "games"
+    p = subprocess.Popen([sys.executable, "-m", "tessera", "simulate", "-n", "100000", "--jobs", "2", "--record", str(rec)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(rec.glob("*.json"))) < 4 and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    played = int(out.split(" games,")[0])
+    assert 1 <= played < 100000
+    records = sorted(rec.glob("*.json"))
+    assert len(records) >= played
+    for f in records:
+        assert json.loads(f.read_text(encoding="utf-8"))["format"] == "tessera-game/1"
