@@ -10,7 +10,7 @@ from pathlib import Path
 from dsl.model import RuleSet
 from .codegen import generate
 
-RUNTIME = Path(__file__).with_name("runtime.py")
+RUNTIME = Path(__file__).with_name("runtime")  # the runtime package, copied into every engine
 
 INIT = '''"""A Carcassonne engine compiled by tessera from: {modules}.
 
@@ -50,12 +50,19 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     tmp.mkdir(parents=True)
     high = rs.players.high if rs.players else 5
     (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
-    (tmp / "runtime.py").write_text(RUNTIME.read_text(encoding="utf-8"), encoding="utf-8")
+    _copy_runtime(tmp / "runtime")
     (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
     if pkg.exists():
         shutil.rmtree(pkg)
     tmp.rename(pkg)
     return pkg
+
+
+def _copy_runtime(dest: Path) -> None:
+    """The runtime package's modules, verbatim (no caches)."""
+    dest.mkdir()
+    for src in sorted(RUNTIME.glob("*.py")):
+        (dest / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 _counter = 0
@@ -77,7 +84,8 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg = types.ModuleType(name)
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
-    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", RUNTIME)
+    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", RUNTIME / "__init__.py",
+                                                     submodule_search_locations=[str(RUNTIME)])
     runtime = importlib.util.module_from_spec(rt_spec)
     sys.modules[f"{name}.runtime"] = runtime
     rt_spec.loader.exec_module(runtime)
