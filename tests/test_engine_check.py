@@ -65,3 +65,40 @@ def test_a_wrong_open_count_is_caught():
     g.open[roads[0]["root"]] += 1
     problems = compare(rs, g, compile_complete_rules(rs))
     assert any("open edges" in p for p in problems), problems
+
+
+def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
+    """`verify --engine` compares after each move that completes a feature or scores, at the end, and one
+    move in SAMPLE otherwise; the rebuild graph it grows move by move is the one built from scratch."""
+    import verifier.engine_check as ec
+
+    rs = _rs(["base", "abbot"])
+    seen = []
+    real = ec.compare
+
+    def spy(rs_, g, rules, bg=None):
+        scratch = ec.BoardGraph(rs_, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
+        assert sorted(bg.components(), key=sorted) == sorted(scratch.components(), key=sorted)
+        seen.append((g.seed, len(g.history)))
+        return real(rs_, g, rules, bg)
+
+    monkeypatch.setattr(ec, "compare", spy)
+    mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)
+    assert mismatches == [] and checked == len(seen)
+    eng = load_engine(rs)
+    for gseed in (40, 41):  # the same games again: which moves completed something
+        g = eng.new_game(2, gseed)
+        rng = random.Random(gseed)
+        due = set()
+        while not g.ended:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            done, n = sum(g.completed_count), len(g.events)
+            g.apply_action(acts[rng.randrange(len(acts))])
+            if sum(g.completed_count) != done or any(e["kind"] in ("score", "award") for e in g.events[n:]):
+                due.add(len(g.history))
+        due.add(len(g.history))  # the end
+        mine = {t for s, t in seen if s == gseed}
+        assert due <= mine
+        assert len(mine - due) >= (len(g.history) - len(due)) // ec.SAMPLE - 1  # and a sample of the rest

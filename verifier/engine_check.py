@@ -1,12 +1,19 @@
 """Engine check: the compiled engine's incremental features against a from-scratch networkx rebuild.
 
-After every move of N random games, the board's features are recomputed
-independently of the engine -- connected components of a graph whose nodes are
-(cell, place) pairs, joined inside a tile by the rule file's feature
-definitions and across tiles by matched edges -- and compared with what the
-engine's union-find holds: the same features, the same tiles in each, the same
-figures, the same completion status, the same open edges, the same field-city
-borders.  A mismatch names the game's seed, the turn and the feature.
+In N random games, the board's features are recomputed independently of the
+engine -- connected components of a graph whose nodes are (cell, place)
+pairs, joined inside a tile by the rule file's feature definitions and across
+tiles by matched edges; the graph grows by one tile per move, never read from
+the engine's union-find -- and compared with what the engine's union-find
+holds: the same features, the same tiles in each, the same figures, the same
+completion status, the same open edges, the same field-city borders.  A
+mismatch names the game's seed, the turn and the feature.
+
+When: after every move that completes a feature or scores, at the end of every
+game, and after one move in SAMPLE of the others (`tessera verify --engine`;
+`check_engine(..., sample=1)` compares after every move).  A wrong merge, a
+missed completion or a lost figure stays wrong until the end of the game, so
+the end's comparison catches it even when it happened between two checks.
 """
 from __future__ import annotations
 
@@ -43,27 +50,37 @@ def _meets(cell, place):
 
 
 class BoardGraph:
-    """Owns the from-scratch feature graph of one board position."""
+    """Owns the from-scratch feature graph of one board position.
+
+    Built from the rule file's tiles alone (never from the engine's union-find);
+    `add` puts one more tile on it, so a game's graph grows move by move instead
+    of being rebuilt after every move."""
 
     def __init__(self, rs: RuleSet, board: dict):
         self.rs = rs
         self.g = nx.Graph()
         self.local: dict[tuple, tuple] = {}  # (cell, place) -> (cell, tile type, feature index)
-        tiles = {i: t for i, t in enumerate(rs.tiles)}
+        self.board: dict = {}
         for cell, (tid, rot) in board.items():
-            tt = tiles[tid]
-            for f in tt.features:
-                nodes = [(cell, rotate(p, rot)) for p in f.places]
-                for n in nodes:
-                    self.g.add_node(n, kind=f.kind)
-                    self.local[n] = (cell, tid, f.index, rot)
-                for a, b in zip(nodes, nodes[1:]):
-                    self.g.add_edge(a, b)
-        for n in list(self.g.nodes):
+            self.add(cell, tid, rot)
+
+    def add(self, cell, tid: int, rot: int) -> None:
+        """One more tile on the board: its features' nodes, joined inside it and to its neighbours."""
+        tt = self.rs.tiles[tid]
+        self.board[cell] = (tid, rot)
+        new = []
+        for f in tt.features:
+            nodes = [(cell, rotate(p, rot)) for p in f.places]
+            for n in nodes:
+                self.g.add_node(n, kind=f.kind)
+                self.local[n] = (cell, tid, f.index, rot)
+            for a, b in zip(nodes, nodes[1:]):
+                self.g.add_edge(a, b)
+            new.extend(nodes)
+        for n in new:
             m = _meets(*n)
             if m is not None and m in self.g:
                 self.g.add_edge(n, m)
-        self.board = board
 
     def components(self) -> list[frozenset]:
         return [frozenset(c) for c in nx.connected_components(self.g)]
@@ -92,8 +109,24 @@ class BoardGraph:
         return frozenset(out)
 
 
-def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1) -> tuple[list[Mismatch], int]:
-    """Play `games` random games; compare after every `every` moves. Returns (mismatches, positions checked)."""
+SAMPLE = 8  # between the moments that matter, one move in SAMPLE is checked
+
+
+def _sync(bg: BoardGraph, g) -> None:
+    """Put on the rebuild graph the tiles the engine placed since the last call."""
+    for cell, (o, _) in g.board.items():
+        if cell not in bg.board:
+            bg.add(cell, o.tile.index, o.rot)
+
+
+def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
+                 sample: int = 1) -> tuple[list[Mismatch], int]:
+    """Play `games` random games and compare the engine with the rebuild. Returns (mismatches, positions checked).
+
+    The comparison is made after every move that completes a feature or scores
+    (the engine's completion count or its events moved), at the end of each game,
+    and, between those, after one move in `sample` (`sample=1`: after every move;
+    `every` > 1 checks one move in `every` and the end only)."""
     from compiler.build import load_engine
 
     eng = load_engine(rs)
@@ -103,16 +136,25 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     for gi in range(games):
         gseed = seed + gi
         g = eng.new_game(players, gseed)
+        bg = BoardGraph(rs, {})
         rng = random.Random(gseed)
         turn = 0
         while not g.ended:
             acts = g.legal_actions()
             if not acts:
                 break
+            done, nevents = sum(g.completed_count), len(g.events)
             g.apply_action(acts[rng.randrange(len(acts))])
             turn += 1
-            if turn % every == 0 or g.ended:
-                found = compare(rs, g, complete_rules)
+            if every > 1:
+                due = turn % every == 0
+            else:
+                moved = sum(g.completed_count) != done or any(
+                    e["kind"] in ("score", "award") for e in g.events[nevents:])
+                due = moved or turn % sample == 0
+            if due or g.ended:
+                _sync(bg, g)
+                found = compare(rs, g, complete_rules, bg)
                 checked += 1
                 if found:
                     mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
@@ -122,9 +164,11 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     return mismatches, checked
 
 
-def compare(rs: RuleSet, g, complete_rules) -> list[str]:
-    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
-    bg = BoardGraph(rs, board)
+def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> list[str]:
+    """Every feature of the engine against the rebuild (`bg`: the rebuild graph of this very board, kept up to date
+    by the caller; built from scratch when not given)."""
+    if bg is None:
+        bg = BoardGraph(rs, {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()})
     comps = bg.components()
     index = {n: i for i, c in enumerate(comps) for n in c}
     engine = g.features()
@@ -133,7 +177,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
     root_places = {f["root"]: f["places"] for f in engine}
     for i, comp in enumerate(comps):
         kind = bg.g.nodes[next(iter(comp))]["kind"]
-        where = _describe(comp, kind)
+        where = _Where(comp, kind)
         f = by_places.get(comp)
         if f is None:
             problems.append(f"{where}: the engine does not hold this feature as one piece")
@@ -193,6 +237,16 @@ def _shields(rs: RuleSet, bg: BoardGraph, comp) -> int:
     return sum(rs.tiles[tid].features[fi].shields for _, tid, fi in parts)
 
 
+class _Where:
+    """A feature's description, worked out only if a problem is reported."""
+
+    def __init__(self, comp, kind):
+        self.comp, self.kind = comp, kind
+
+    def __format__(self, spec) -> str:
+        return _describe(self.comp, self.kind)
+
+
 def _describe(comp, kind) -> str:
     cells = sorted({c for c, _ in comp})
     head = ", ".join(f"[{x},{y}]" for x, y in cells[:3]) + (" …" if len(cells) > 3 else "")
@@ -209,5 +263,5 @@ ENGINE_PLAYERS = 2
 @register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
     """The compiled engine's features match a from-scratch networkx rebuild after every move."""
-    mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0, sample=SAMPLE)
     return [str(m) for m in mismatches]
