@@ -87,15 +87,35 @@ def _places_figure(action) -> bool:
     return len(action) == 3 and action[2] is not None and action[2][0] != "recall"
 
 
+def _same_placements(game):
+    """For the drawn tile: rotation -> (the first rotation that lays the same features on the same places,
+    local feature index -> that rotation's index).  A symmetric tile lists the same placement once per such
+    rotation; its outcomes are the same, so one trial serves them all."""
+    canon = {}
+    firsts = []
+    for rot in (0, 90, 180, 270):
+        o = game.orientation(rot)
+        layout = {(k, frozenset(ps)): i for i, (k, ps) in enumerate(zip(o.kinds, o.places))}
+        for first_rot, first in firsts:
+            if first.keys() == layout.keys():
+                canon[rot] = (first_rot, [first[key] for key in layout])
+                break
+        else:
+            firsts.append((rot, layout))
+            canon[rot] = (rot, list(range(len(layout))))
+    return canon
+
+
 class GreedyAgent:
     """The best immediate change of own score minus the best opponent's change.
 
-    Each action is tried on a clone of the game.  A figure placed on a feature
-    changes the score on this move only if some feature completes (or the game
-    ends) on it, so once a tile placement without a figure has been tried and
-    completed nothing (`completed_count`, the rules language's `completed(KIND)`,
-    did not move), its figure variants are known to score the same without
-    being tried."""
+    Each action is tried on a clone of the game, with two shortcuts that never
+    change the choice.  A figure placed on a feature changes the score on this
+    move only if some feature completes (or the game ends) on it, so once a tile
+    placement without a figure has been tried and completed nothing
+    (`completed_count`, the rules language's `completed(KIND)`, did not move),
+    its figure variants are known to score the same.  And a symmetric tile's
+    rotations that lay the same features on the same places are tried once."""
 
     name = "greedy"
 
@@ -106,11 +126,20 @@ class GreedyAgent:
         before = game.returns()
         completed = sum(game.completed_count)
         others = [p for p in range(len(before)) if p != me]
+        same = _same_placements(game) if len(actions[0]) == 3 else {}
         quiet = {}  # (cell, rotation) -> gain of the placement without a figure, when nothing completes
+        tried = {}  # the same placement (cell, first rotation, figure) -> gain
         best, best_key = actions[0], None
         for a in actions:
             fig = _places_figure(a)
-            gain = quiet.get((a[0], a[1])) if fig else None
+            key = None
+            if len(a) == 3:
+                rot, fmap = same[a[1]]
+                f = a[2]
+                key = (a[0], rot, (f[0], fmap[f[1]]) if fig else f)
+            gain = tried.get(key) if key is not None else None
+            if gain is None and fig:
+                gain = quiet.get((a[0], key[1]))
             if gain is None:
                 g = game.clone()
                 g.apply_action(a)
@@ -118,11 +147,13 @@ class GreedyAgent:
                 gain = after[me] - before[me]
                 if others:
                     gain -= max(after[p] - before[p] for p in others)
-                if len(a) == 3 and a[2] is None and sum(g.completed_count) == completed and not g.is_terminal():
-                    quiet[(a[0], a[1])] = gain
-            key = (gain, fig)
-            if best_key is None or key > best_key:  # strictly better: the first of equals wins
-                best, best_key = a, key
+                if key is not None:
+                    tried[key] = gain
+                    if a[2] is None and sum(g.completed_count) == completed and not g.is_terminal():
+                        quiet[(a[0], key[1])] = gain
+            k = (gain, fig)
+            if best_key is None or k > best_key:  # strictly better: the first of equals wins
+                best, best_key = a, k
         return best
 
 

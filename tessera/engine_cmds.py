@@ -209,6 +209,11 @@ def simulate(
         raise typer.Exit(130)
 
 
+def _label(specs: list[str]) -> str:
+    """A rule set as a column heading: `big_cities` for rules/variants/big_cities.tess."""
+    return "+".join(Path(x).stem if x.endswith(".tess") else x for x in specs)
+
+
 def _ci(m: dict, fmt: str = "{:.2f}") -> str:
     if m["mean"] is None:
         return "-"
@@ -255,8 +260,8 @@ def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:
               f"{'+'.join(ours.rules)} against {'+'.join(ref.rules)} on the same seeds ({seconds:.1f} s)", markup=False)
     t = Table()
     t.add_column("measure")
-    t.add_column("+".join(ref.rules), justify="right")
-    t.add_column("+".join(ours.rules), justify="right")
+    t.add_column(_label(ref.rules), justify="right")
+    t.add_column(_label(ours.rules), justify="right")
     t.add_column("change [95% CI]", justify="right")
     t.add_column("p (adj.)", justify="right")
     t.add_column("significant")
@@ -272,8 +277,9 @@ def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:
         return f"{f(r['diff'])} [{f(r['low'])}, {f(r['high'])}]"
 
     for r in diffs:
+        q = r["p_adjusted"]
         t.add_row(r["measure"], num(r["ref"], r["unit"]), num(r["ours"], r["unit"]), change(r),
-                  "-" if r["p_adjusted"] is None else f"{r['p_adjusted']:.3g}", "yes" if r["significant"] else "no")
+                  "-" if q is None else "<0.0001" if q < 1e-4 else f"{q:.3g}", "yes" if r["significant"] else "no")
     out.print(t)
     sig = [r["measure"] for r in diffs if r["significant"]]
     out.print(("significant at the 5% level: " + "; ".join(sig)) if sig else
