@@ -102,3 +102,13 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
         mine = {t for s, t in seen if s == gseed}
         assert due <= mine
         assert len(mine - due) >= (len(g.history) - len(due)) // ec.SAMPLE - 1  # and a sample of the rest
+
+
+def test_parallel_check_plays_the_same_games_as_one_process():
+    """`verify --engine` splits the seeds over processes; the positions checked are those of one process."""
+    from verifier.engine_check import SAMPLE, check_engine_parallel
+
+    rs = _rs(["base"])
+    one = check_engine(rs, 40, 2, 0, sample=SAMPLE)
+    two = check_engine_parallel(rs, 40, 2, jobs=2)
+    assert one == two and one[0] == []
