@@ -134,6 +134,8 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat and points by feature "
+                                                             "(both rule sets with --against) as an SVG chart"),
 ) -> None:
     """Play games and summarise with 95% confidence intervals: scores, wins and ties by seat, points by feature, length.
 
@@ -193,6 +195,12 @@ def simulate(
                   f"{' under both rule sets' if len(summs) == 2 else ''}", markup=False)
     if csv_path is not None:
         write_csv(csv_path, summs)
+    if plot is not None and summs[0].games:
+        from pictures import write_atomically
+        from pictures.plot import plot_summaries
+
+        write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None))
+        err.print(f"wrote {plot}", markup=False)
     if as_json:
         if len(summs) == 1:
             doc = summs[0].to_dict()
