@@ -48,7 +48,7 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
-    high = rs.players.high if rs.players else 5
+    high = rs.player_range()[1]
     (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
     _copy_runtime(tmp / "runtime")
     (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")

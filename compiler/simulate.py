@@ -50,7 +50,6 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     specs = agents or ["random"] * players
     seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]
     turns = [] if record else None
-    R = eng.rules
     while not g.ended:
         acts = g.legal_actions()
         if not acts:
@@ -58,12 +57,12 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
             break
         a = seats[g.current_player()].choose(g, acts)
         if turns is not None:
-            turns.append(record_turn(g, R, a))
+            turns.append(record_turn(g, a))
         g.apply_action(a)
     return g, turns
 
 
-def record_turn(g, R, a) -> dict:
+def record_turn(g, a) -> dict:
     name = g.tile_name()
     if a[0] == "discard":
         return {"tile": name, "discard": True}
@@ -100,7 +99,11 @@ def play_chunk(task: dict, indices: list[int]) -> list[dict]:
     rows = []
     for i in indices:
         gseed = game_seed(task["seed"], i)
-        g, rec = play_one(eng, players, gseed, task["agents"], record_dir is not None)
+        try:
+            g, rec = play_one(eng, players, gseed, task["agents"], record_dir is not None)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            from .replay import raise_rule_failure
+            raise_rule_failure(exc, f"in game seed {gseed}")
         points: dict[str, int] = {}
         for ev in g.events:
             if ev["kind"] in ("score", "award"):

@@ -8,7 +8,9 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, err, out, report
+from dsl.model import MOST_PLAYERS
+
+from .app import app, err, out, report
 
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
@@ -64,9 +66,12 @@ def replay(
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from compiler.runtime.errors import RuleFailure
 
     try:
         res = run(load_record(record), record.parent)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
     except RecordError as exc:
         err.print(f"tessera replay: {exc}", markup=False)
         raise typer.Exit(2)
@@ -103,7 +108,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     from dsl.diagnostics import Diagnostic, SourceCache
 
     rs = _load(specs, "simulate")
-    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
+    lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
         raise typer.Exit(2)
@@ -115,10 +120,19 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             "record": str(record) if record is not None else None}
 
 
+def _rule_failed(failure, as_json: bool) -> None:
+    """A rule function crashed while the engine ran: name its rule-file line (exit 1)."""
+    if as_json:
+        sys.stdout.write(json.dumps({"error": {"message": failure.describe(), "rule": failure.location}}) + "\n")
+    else:
+        out.print(failure.describe(), markup=False)
+    raise typer.Exit(1)
+
+
 @app.command()
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
-    players: int = typer.Option(2, "--players", "-p", min=1, max=6, help="players per game"),
+    players: int = typer.Option(2, "--players", "-p", min=1, max=MOST_PLAYERS, help="players per game"),
     seed: int = typer.Option(0, "--seed", "-s", min=0,
                              help="seed of the run: game i's seed is derived from (seed, i), so two seeds never share a game"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
@@ -146,6 +160,7 @@ def simulate(
     import time
 
     from compiler.agents import AgentSpecError, parse_agents
+    from compiler.runtime.errors import RuleFailure
     from compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
 
     if backend not in ("processes", "dask"):
@@ -183,6 +198,8 @@ def simulate(
     except RuntimeError as exc:
         err.print(f"tessera simulate: {exc}", markup=False)
         raise typer.Exit(2)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
     seconds = time.perf_counter() - t0
     summs = [Summary(t["rules"], players, seed, seat_agents, [r for r in rows if r is not None])
              for t, rows in zip(tasks, res.rows)]

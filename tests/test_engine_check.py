@@ -85,19 +85,22 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     monkeypatch.setattr(ec, "compare", spy)
     mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)
     assert mismatches == [] and checked == len(seen)
+    from compiler.runtime.game import random_moves
+
     eng = load_engine(rs)
     for gseed in (40, 41):  # the same games again: which moves completed something
-        g = eng.new_game(2, gseed)
-        rng = random.Random(gseed)
         due = set()
-        while not g.ended:
-            acts = g.legal_actions()
-            if not acts:
-                break
-            done, n = sum(g.completed_count), len(g.events)
-            g.apply_action(acts[rng.randrange(len(acts))])
-            if sum(g.completed_count) != done or any(e["kind"] in ("score", "award") for e in g.events[n:]):
+        mark = []
+
+        def before(g, a):
+            mark[:] = [sum(g.completed_count), len(g.events)]
+
+        def after(g):
+            if sum(g.completed_count) != mark[0] or any(e["kind"] in ("score", "award") for e in g.events[mark[1]:]):
                 due.add(len(g.history))
+            return False
+
+        g = random_moves(eng.new_game(2, gseed), gseed, before=before, after=after)
         due.add(len(g.history))  # the end
         mine = {t for s, t in seen if s == gseed}
         assert due <= mine

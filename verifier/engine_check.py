@@ -17,7 +17,6 @@ the end's comparison catches it even when it happened between two checks.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import networkx as nx
@@ -133,32 +132,40 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     complete_rules = compile_complete_rules(rs)
     mismatches: list[Mismatch] = []
     checked = 0
+    from compiler.replay import raise_rule_failure
+    from compiler.runtime.game import random_moves
+
     for gi in range(games):
         gseed = seed + gi
-        g = eng.new_game(players, gseed)
-        bg = BoardGraph(rs, {})
-        rng = random.Random(gseed)
         turn = 0
-        while not g.ended:
-            acts = g.legal_actions()
-            if not acts:
-                break
-            done, nevents = sum(g.completed_count), len(g.events)
-            g.apply_action(acts[rng.randrange(len(acts))])
+        bg = BoardGraph(rs, {})
+        mark = [0, 0]  # completions and events before the move
+
+        def before(g, a) -> None:
+            mark[0], mark[1] = sum(g.completed_count), len(g.events)
+
+        def after(g) -> bool:
+            """Compare at the moments that matter and a sample of the rest; a mismatch ends the game."""
+            nonlocal turn, checked
             turn += 1
             if every > 1:
                 due = turn % every == 0
             else:
-                moved = sum(g.completed_count) != done or any(
-                    e["kind"] in ("score", "award") for e in g.events[nevents:])
+                moved = sum(g.completed_count) != mark[0] or any(
+                    e["kind"] in ("score", "award") for e in g.events[mark[1]:])
                 due = moved or turn % sample == 0
             if due or g.ended:
                 _sync(bg, g)
                 found = compare(rs, g, complete_rules, bg)
                 checked += 1
-                if found:
-                    mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
-                    break
+                mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
+                return bool(found)
+            return False
+
+        try:
+            random_moves(eng.new_game(players, gseed), gseed, before=before, after=after)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
         if len(mismatches) >= 5:
             break
     return mismatches, checked
@@ -289,5 +296,10 @@ def _check_range(args):
 def engine_features(rs: RuleSet):
     """The compiled engine's features match an independent networkx rebuild (at every completion and scoring,
     the end of each game, one move in SAMPLE otherwise), the games split over all cores."""
-    mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE)
+    from compiler.runtime.errors import RuleFailure
+
+    try:
+        mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE)
+    except RuleFailure as failure:
+        return [failure.describe()]
     return [str(m) for m in mismatches]
