@@ -4,9 +4,11 @@ Seeds.  Game i of a run with seed S uses the bag seed
 `SeedSequence(S).spawn(...)[i]` (numpy's seed-splitting scheme: the child
 with spawn key (i,), 64 bits of its state), so runs with different S never
 share a game, and a game's seed does not depend on how the run is split up.
-The player in seat p of a game with bag seed G draws its own random choices
-from `SeedSequence([G, AGENT_TAG], spawn_key=(p,))`: the same game comes out in
-every process, on every machine, whatever `--jobs` or backend.
+When every seat is `random`, a game is the engine's own random game
+(`play_random(players, G)`, moves from the runtime's `random_moves`); otherwise
+the player in seat p of a game with bag seed G draws its own random choices
+from `SeedSequence([G, AGENT_TAG], spawn_key=(p,))`.  The same game comes out
+in every process, on every machine, whatever `--jobs` or backend.
 
 Work is split into chunks of game indices; each chunk is played by a worker
 (this process with `--jobs 1`, a process pool, or a Dask cluster) that builds
@@ -48,8 +50,13 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     Returns the finished game and its record turns (None unless `record`)."""
     g = eng.new_game(players, seed)
     specs = agents or ["random"] * players
-    seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]
     turns = [] if record else None
+    if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
+        from .runtime.game import random_moves
+
+        before = (lambda g, a: turns.append(record_turn(g, a))) if turns is not None else None
+        return random_moves(g, seed, before=before), turns
+    seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]
     while not g.ended:
         acts = g.legal_actions()
         if not acts:
@@ -91,9 +98,10 @@ def _engine(source: str, label: str):
     return eng
 
 
-def play_chunk(task: dict, indices: list[int]) -> list[dict]:
-    """Play games `indices` of the run described by `task`; one row per game, in index order."""
-    eng = _engine(task["source"], "+".join(task["rules"]))
+def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
+    """Play games `indices` of the run described by `task` (with `eng`, or an engine built from the task's
+    source); one row per game, in index order."""
+    eng = eng or _engine(task["source"], "+".join(task["rules"]))
     players = task["players"]
     record_dir = Path(task["record"]) if task.get("record") else None
     rows = []
@@ -103,7 +111,7 @@ def play_chunk(task: dict, indices: list[int]) -> list[dict]:
             g, rec = play_one(eng, players, gseed, task["agents"], record_dir is not None)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             from .replay import raise_rule_failure
-            raise_rule_failure(exc, f"in game seed {gseed}")
+            raise_rule_failure(exc, f"in game {i} (seed {gseed})")
         points: dict[str, int] = {}
         for ev in g.events:
             if ev["kind"] in ("score", "award"):
@@ -143,8 +151,9 @@ class Run:
 
 
 def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes", scheduler: str | None = None,
-        progress: Callable[[int], None] | None = None) -> Run:
-    """Play `games` games of every task (one task per rule set), split over `jobs` workers.
+        progress: Callable[[int], None] | None = None, engines: list | None = None) -> Run:
+    """Play `games` games of every task (one task per rule set), split over `jobs` workers
+    (`engines`: the tasks' engines, already loaded, for play in this process).
 
     The rows do not depend on `jobs` or `backend`.  Ctrl-C stops handing out
     work: the games finished so far are returned with `interrupted` set."""
@@ -165,7 +174,7 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
             _run_dask(tasks, work, jobs, scheduler, take)
         elif jobs <= 1:
             for k, c in work:
-                take(k, play_chunk(tasks[k], c))
+                take(k, play_chunk(tasks[k], c, engines[k] if engines else None))
         else:
             _run_pool(tasks, work, jobs, take)
     except KeyboardInterrupt:
@@ -230,8 +239,7 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     agents = agents or ["random"] * players
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
             "record": str(record_dir) if record_dir is not None else None}
-    _ENGINES.setdefault(eng.source, eng)
-    return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games))))
+    return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng))
 
 
 def default_jobs() -> int:

@@ -103,8 +103,10 @@ def replay(
 
 
 def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path]) -> dict:
-    """Load and compile one rule set for `simulate`: what a worker needs to play its games."""
-    from compiler.codegen import CompileError, generate
+    """Load and compile one rule set for `simulate`: what a worker needs to play its games, and the engine
+    to play them in this process."""
+    import compiler.build
+    from compiler.codegen import CompileError
     from dsl.diagnostics import Diagnostic, SourceCache
 
     rs = _load(specs, "simulate")
@@ -113,11 +115,11 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
         raise typer.Exit(2)
     try:
-        source = generate(rs).source
+        eng = compiler.build.load_engine(rs)
     except CompileError as ce:
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    return {"source": source, "rules": specs, "players": players, "seed": seed, "agents": agents,
-            "record": str(record) if record is not None else None}
+    return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
+            "record": str(record) if record is not None else None}, eng
 
 
 def _rule_failed(failure, as_json: bool) -> None:
@@ -175,10 +177,11 @@ def simulate(
         err.print(f"tessera simulate: --agents: {exc}", markup=False)
         raise typer.Exit(2)
     specs = _split(rules)
-    tasks = [_simulation_task(specs, players, seed, seat_agents, record)]
+    loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
     if against:
-        tasks.append(_simulation_task(_split(against), players, seed, seat_agents, None))
-    jobs = jobs or default_jobs()
+        loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
+    tasks, engines = [t for t, _ in loaded], [e for _, e in loaded]
+    jobs = jobs or (default_jobs() if games >= 20 else 1)  # a few games: not worth starting processes
     import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
 
     show = not as_json and sys.stderr.isatty()
@@ -192,9 +195,10 @@ def simulate(
                 bar = prog.add_task(f"simulating {' and '.join('+'.join(t['rules']) for t in tasks)} on {jobs} "
                                     f"{'Dask ' if backend == 'dask' else ''}worker{'s' if jobs > 1 else ''}",
                                     total=games * len(tasks))
-                res = run_games(tasks, games, jobs, backend, scheduler, lambda k: prog.update(bar, completed=k))
+                res = run_games(tasks, games, jobs, backend, scheduler, lambda k: prog.update(bar, completed=k),
+                                engines)
         else:
-            res = run_games(tasks, games, jobs, backend, scheduler)
+            res = run_games(tasks, games, jobs, backend, scheduler, engines=engines)
     except RuntimeError as exc:
         err.print(f"tessera simulate: {exc}", markup=False)
         raise typer.Exit(2)
