@@ -136,7 +136,7 @@ class GreedyAgent:
             if len(a) == 3:
                 rot, fmap = same[a[1]]
                 f = a[2]
-                key = (a[0], rot, (f[0], fmap[f[1]]) if fig else f)
+                key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
             gain = tried.get(key) if key is not None else None
             if gain is None and fig:
                 gain = quiet.get((a[0], key[1]))
