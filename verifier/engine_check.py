@@ -213,7 +213,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> lis
             problems.append(f"{where}: engine borders {len(engine_borders)} features, rebuild {len(want_borders)}")
     if len(engine) != len(comps):
         problems.append(f"engine holds {len(engine)} features, rebuild finds {len(comps)}")
-    problems.extend(_corner_problems(rs, g, board, comps, index, root_places))
+    problems.extend(_corner_problems(rs, g, bg.board, comps, index, root_places))
     # figures are conserved: supply + board == the rules' count, per player and figure
     on_board: dict[tuple, int] = {}
     for f in engine:
