@@ -17,7 +17,7 @@ from compiler.replay import engine_for, replay
 from compiler.simulate import play_one, simulate
 
 BIG_CITIES = str(Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess")
-COMBOS = [["base"], ["base", "river", "abbot", "king_robber"], [BIG_CITIES]]
+COMBOS = [["base"], ["base", "river", "abbot", "king_robber"], ["base", "barn"], [BIG_CITIES]]
 
 
 def test_greedy_beats_random_clearly():
@@ -31,7 +31,7 @@ def test_greedy_beats_random_clearly():
     assert greedy / 8 > 1.5 * rand / 8, (greedy / 8, rand / 8)
 
 
-@pytest.mark.parametrize("rules", COMBOS, ids=["base", "all-expansions", "big_cities"])
+@pytest.mark.parametrize("rules", COMBOS, ids=["base", "river+abbot+king_robber", "barn", "big_cities"])
 def test_agents_play_legal_games_under_every_rule_set(rules):
     eng = engine_for(rules, [])
     g, turns = play_one(eng, 2, 5, ["greedy", "mcts:2"])
