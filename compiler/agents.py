@@ -84,7 +84,7 @@ class RandomAgent:
 
 
 def _places_figure(action) -> bool:
-    return len(action) == 3 and action[2] is not None and action[2][0] != "recall"
+    return len(action) == 3 and isinstance(action[0], tuple) and action[2] is not None and action[2][0] != "recall"
 
 
 def _same_placements(game):
@@ -126,19 +126,20 @@ class GreedyAgent:
         before = game.returns()
         completed = sum(game.completed_count)
         others = [p for p in range(len(before)) if p != me]
-        same = _same_placements(game) if len(actions[0]) == 3 else {}
+        same = _same_placements(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
         quiet = {}  # (cell, rotation) -> gain of the placement without a figure, when nothing completes
         tried = {}  # the same placement (cell, first rotation, figure) -> gain
         best, best_key = actions[0], None
         for a in actions:
             fig = _places_figure(a)
             key = None
-            if len(a) == 3:
+            # a tile placement with a figure on the tile itself (not a ransom, nor a figure on another tile)
+            if len(a) == 3 and isinstance(a[0], tuple) and not (a[2] is not None and a[2][0] == "at"):
                 rot, fmap = same[a[1]]
                 f = a[2]
                 key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
             gain = tried.get(key) if key is not None else None
-            if gain is None and fig:
+            if gain is None and fig and key is not None:
                 gain = quiet.get((a[0], key[1]))
             if gain is None:
                 g = game.clone()

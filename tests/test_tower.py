@@ -490,3 +490,11 @@ def test_the_integer_action_numbering_refuses_the_tower_rather_than_miscount():
 
     with pytest.raises(ValueError, match="does not cover yet"):
         ActionCodec(engine_for(["base", "tower"], []))
+
+
+def test_the_greedy_agent_plays_the_tower():
+    # floors on other tiles, captures, passes and ransoms are moves it must weigh without a crash
+    from compiler.simulate import play_one
+
+    g, turns = play_one(engine_for(["base", "tower"], []), 2, 3, ["greedy", "random"])
+    assert g.ended and any("capture" in t for t in turns)
