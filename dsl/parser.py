@@ -560,7 +560,7 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
     line = getattr(err, "line", 0) or 0
     col = getattr(err, "column", 0) or 0
     if isinstance(err, UnexpectedEOF) or line <= 0:
-        lines = text.splitlines() or [""]
+        lines = (text[:-1] if text.endswith("\n") else text).split("\n")  # lines as Lark counts them
         line, col = len(lines), len(lines[-1]) + 1
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"

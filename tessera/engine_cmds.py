@@ -8,6 +8,8 @@ from typing import List, Optional
 
 import typer
 
+from dsl.untrusted import printable
+
 from .cli import app, err, out, report
 
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
@@ -41,16 +43,22 @@ def compile_cmd(
     package: str = typer.Option("engine", "--package", help="name of the Python package to write"),
 ) -> None:
     """Compile rule modules into an importable engine package (standard library only)."""
-    from compiler.build import compile_to_dir
+    import keyword
+
+    from compiler.build import CompileTargetError, compile_to_dir
     from compiler.codegen import CompileError
     from dsl.diagnostics import Diagnostic
 
-    if not package.isidentifier():
-        err.print(f"tessera: --package {package!r} is not a Python identifier", markup=False)
+    if not package.isidentifier() or keyword.iskeyword(package) or len(package) > 64:
+        err.print(f"tessera compile: --package {printable(repr(package), 80)} is not a Python package name "
+                  f"(letters, digits and _, not a keyword, at most 64 characters)", markup=False)
         raise typer.Exit(2)
     rs = _load(_split(rules), "compile")
     try:
         pkg = compile_to_dir(rs, output, package)
+    except CompileTargetError as exc:
+        err.print(f"tessera compile: {printable(str(exc))}", markup=False)
+        raise typer.Exit(2)
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
