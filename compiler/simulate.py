@@ -21,6 +21,7 @@ class Summary:
     mean_discards: float = 0.0
     max_score: int = 0
     seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C: the summary covers the `games` finished before it
 
     def to_dict(self) -> dict:
         return {
@@ -32,6 +33,7 @@ class Summary:
             "mean_discards": round(self.mean_discards, 3),
             "max_score": self.max_score,
             "seconds": round(self.seconds, 3),
+            **({"interrupted": True} if self.interrupted else {}),
         }
 
 
@@ -69,8 +71,15 @@ def record_turn(g, R, a) -> dict:
 
 
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
-             progress: Callable[[int], None] | None = None) -> Summary:
+             progress: Callable[[int], None] | None = None, record_rules: list[str] | None = None) -> Summary:
+    """Play `games` games; Ctrl-C stops after the games finished so far (`interrupted`).
+
+    Each record is written whole or not at all (compiler.records.write_record), and names
+    its rules as `record_rules` (rule files relative to `record_dir`: see rule_paths_for).
+    """
     import time
+
+    from .records import write_record
 
     t0 = time.perf_counter()
     totals = [0] * players
@@ -80,9 +89,15 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     discards = 0
     best = 0
     names = [f"p{i + 1}" for i in range(players)]
+    done = 0
+    interrupted = False
     for i in range(games):
         gseed = seed + i
-        g, rec = play_one(eng, players, gseed)
+        try:
+            g, rec = play_one(eng, players, gseed)
+        except KeyboardInterrupt:
+            interrupted = True
+            break
         for p in range(players):
             totals[p] += g.scores[p]
         top = max(g.scores)
@@ -98,11 +113,18 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
         discards += g.discards
         if record_dir is not None:
             record_dir.mkdir(parents=True, exist_ok=True)
-            doc = {"format": "tessera-game/1", "rules": rules, "players": [g.names[p] for p in range(players)],
-                   "seed": gseed, "turns": rec, "end": "final"}
-            (record_dir / f"game-{gseed:06d}.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+            doc = {"format": "tessera-game/1", "rules": record_rules or rules,
+                   "players": [g.names[p] for p in range(players)], "seed": gseed, "turns": rec, "end": "final"}
+            try:
+                write_record(record_dir / f"game-{gseed:06d}.json", doc)
+            except KeyboardInterrupt:  # the record is whole or absent; the game counts
+                interrupted = True
+        done = i + 1
+        if interrupted:
+            break
         if progress is not None:
             progress(i + 1)
-    n = max(games, 1)
-    return Summary(games, players, seed, rules, [t / n for t in totals], [w / n for w in wins],
-                   {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, best, time.perf_counter() - t0)
+    n = max(done, 1)
+    return Summary(done, players, seed, rules, [t / n for t in totals], [w / n for w in wins],
+                   {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, best, time.perf_counter() - t0,
+                   interrupted)

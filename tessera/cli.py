@@ -278,9 +278,9 @@ def main() -> None:
         app()
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
+        err.print("interrupted", markup=False)
+        sys.exit(130)
     except Exception as exc:  # an internal error, never a designer's mistake
         err.print(f"tessera: internal error: {type(exc).__name__}: {exc}", markup=False)
         sys.exit(2)

@@ -12,6 +12,8 @@ from dsl.untrusted import printable
 
 from .cli import app, err, out, report
 
+INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it): the summary of the games finished is printed
+
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
 
@@ -73,36 +75,62 @@ def replay(
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
 
+    def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
+        """Every failure: a message on stderr, or with --json one JSON object on stdout."""
+        if as_json:
+            doc = {"error": {"turn": None, "message": message, "clause": None, "kind": kind}}
+            if diagnostics:
+                doc["error"]["diagnostics"] = [
+                    {"file": d.span.file, "line": d.span.line, "column": d.span.column, "severity": d.severity,
+                     "message": d.message, "code": d.code} for d in diagnostics]
+            sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+        raise typer.Exit(code)
+
     try:
         res = run(load_record(record), record.parent)
     except RecordError as exc:
-        err.print(f"tessera replay: {exc}", markup=False)
-        raise typer.Exit(2)
+        if not as_json:
+            err.print(f"tessera replay: {printable(str(exc))}", markup=False)
+        fail(str(exc), 2)
     except RuleLoadError as exc:
-        if all(d.span.line == 0 for d in exc.diagnostics):  # an unknown module named by the record
+        usage = all(d.span.line == 0 for d in exc.diagnostics)  # an unknown module or unreadable rule file
+        if as_json:
+            first = next((d for d in exc.diagnostics if d.severity == "error"), None)
+            fail(f"{record}: the record's rules do not load" + (f": {first.message}" if first else ""),
+                 2, exc.diagnostics, "rules")
+        if usage:
             for d in exc.diagnostics:
-                err.print(f"tessera replay: {record}: {d.message}", markup=False)
+                where = f"{d.span.file}: " if d.span.file not in ("", "<command line>") and d.span.file not in d.message else ""
+                err.print(printable(f"tessera replay: {record}: {where}{d.message}"), markup=False)
             raise typer.Exit(2)
         raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
+    except Exception as exc:  # an internal error: still one JSON answer with --json
+        if not as_json:
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc}", 2, kind="internal")
     if as_json:
         doc = {"error": res.error} if res.error else res.answer
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
         raise typer.Exit(1 if res.error else 0)
     if res.error:
-        out.print(f"{res.error['message']} [{res.error['clause']}]", markup=False)
+        out.print(printable(f"{res.error['message']} [{res.error['clause']}]"), markup=False)
         raise typer.Exit(1)
     from rich.table import Table
 
     ans = res.answer
-    t = Table(title=f"{record.name}: scoring events")
+    from rich.text import Text
+
+    def P(s: str) -> Text:  # names come from the record: never let one drive the terminal (nor be markup)
+        return Text(printable(s))
+    t = Table(title=P(f"{record.name}: scoring events"))
     for col in ("turn", "feature", "when", "tiles", "points", "clause"):
         t.add_column(col)
     for ev in ans["events"]:
-        t.add_row(str(ev["turn"]), ev["feature"], ev["when"], str(ev.get("tiles", "")),
-                  ", ".join(f"{k} {v}" for k, v in ev["points"].items()), ev["clause"])
-    out.print(t)
-    out.print("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items()), markup=False)
-    out.print("winners: " + ", ".join(ans["winners"]), markup=False)
+        t.add_row(str(ev["turn"]), P(ev["feature"]), P(ev["when"]), str(ev.get("tiles", "")),
+                  P(", ".join(f"{k} {v}" for k, v in ev["points"].items())), P(ev["clause"]))
+    out.print(t, markup=False)
+    out.print(P("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items())))
+    out.print(P("winners: " + ", ".join(ans["winners"])))
 
 
 def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool):
@@ -116,11 +144,16 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
         err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
         raise typer.Exit(2)
     eng = load_engine(rs)
+    kept = None
+    if record is not None:  # rule files named relative to the records, so they replay from any folder
+        from compiler.records import rule_paths_for
+
+        kept = rule_paths_for(record, specs)
     if not show:
-        return run(eng, games, players, seed, specs, record)
+        return run(eng, games, players, seed, specs, record, record_rules=kept)
     with Progress(console=err, transient=True) as prog:
         task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
-        return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k))
+        return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k), record_rules=kept)
 
 
 @app.command()
@@ -143,16 +176,24 @@ def simulate(
     show = not as_json and sys.stderr.isatty()
     summ = _simulate(specs, games, players, seed, record, show)
     other = None
-    if against:
+    if against and not summ.interrupted:
         base_specs = _split(against)
-        other = _simulate(base_specs, games, players, seed, None, show)
+        other = _simulate(base_specs, summ.games, players, seed, None, show)
+        if other.interrupted:  # compare the seeds both finished
+            other = None
+    stop = INTERRUPTED if summ.interrupted or (against and other is None) else 0
+    if stop:
+        err.print(f"tessera simulate: interrupted; the summary covers the {summ.games} game"
+                  f"{'s' if summ.games != 1 else ''} finished{' (records of them are complete)' if record else ''}",
+                  markup=False)
     if as_json:
         doc = summ.to_dict() if other is None else {"rules": summ.to_dict(), "against": other.to_dict()}
         sys.stdout.write(json.dumps(doc, sort_keys=True) + "\n")
-        return
+        raise typer.Exit(stop)
     if other is not None:
         _print_comparison(other, summ)
-        return
+        raise typer.Exit(stop)
+    games = summ.games
     from rich.table import Table
 
     d = summ.to_dict()
@@ -173,6 +214,7 @@ def simulate(
     out.print(k)
     out.print(f"mean game length: {summ.mean_turns:.1f} turns; mean discards: {summ.mean_discards:.2f}; "
               f"highest score: {summ.max_score}", markup=False)
+    raise typer.Exit(stop)
 
 
 def _print_comparison(a, b) -> None:
