@@ -35,6 +35,10 @@ def engine_for(rules: list[str], search: list[str]):
         rs, diags, ws = load_rule_set(rules, search=search)
         if rs is None:
             raise RuleLoadError(diags, ws)
+        from dsl.limits import playable
+
+        if playable(rs):
+            raise RuleLoadError(diags + playable(rs), ws)
         _ENGINES[key] = load_engine(rs)
     return _ENGINES[key]
 

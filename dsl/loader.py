@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
+from . import limits
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
@@ -56,6 +57,7 @@ class Workspace:
         except ParseFailure as fail:
             self.diagnostics.extend(fail.diagnostics)
             return None
+        self.diagnostics.extend(limits.check_module(module))  # numbers, counts, names: bounded (dsl/limits.py)
         other = self.modules.get(module.name)
         if other is not None and other.file != name:
             self.diagnostics.append(Diagnostic(
@@ -177,6 +179,7 @@ class Builder:
             for item in mod.items:
                 self._statement(mod, item)
         self._check()
+        self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs
 
     # -- statements ---------------------------------------------------------

@@ -219,7 +219,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
             for d in usage:
-                err.print(f"tessera verify: {' + '.join(specs)}: {d.message}", markup=False)
+                err.print(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}", markup=False)
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
 

@@ -35,6 +35,11 @@ def _load(specs: list[str], command: str = ""):
         raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+    from dsl.limits import playable
+
+    why = playable(rs)  # checks, but no game can be played with it
+    if why:
+        raise typer.Exit(report(diags + why, ws.sources, len(ws.files)))
     return rs
 
 
