@@ -85,6 +85,7 @@ def fmt(
     from dsl.fmt import comments, format_module
     from dsl.loader import Workspace, expand_paths
     from dsl.parser import ParseFailure, parse
+    from dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
 
     if write and check_only:
         raise typer.BadParameter("use --write or --check, not both")
@@ -100,10 +101,10 @@ def fmt(
         if mod is None:
             continue
         try:
-            raw = path.read_bytes()
-            old = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot read the file: {exc}", "io"))
+            raw = read_bytes(path, MAX_RULE_FILE)
+            old = decode(raw)
+        except FileReadError as exc:
+            diags.append(Diagnostic(Span(str(path), 0, 0), exc.message, "io"))
             continue
         try:
             mod = parse(old, str(path))  # the very text read above (the file may have changed since)
@@ -126,15 +127,23 @@ def fmt(
         if check_only:
             out.print(f"would reformat {path}", markup=False)
             continue
-        if path.read_bytes() != raw:  # someone saved it meanwhile: never overwrite their edit
-            diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
+        target = Path(os.path.realpath(path))  # a symlink: format the file it points to, keep the link
+        if not _writable(target):
+            diags.append(Diagnostic(Span(str(path), 0, 0), "the file is read-only; left alone", "io"))
             continue
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            if read_bytes(target, MAX_RULE_FILE) != raw:  # someone saved it meanwhile: never overwrite their edit
+                diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
+                continue
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        except (OSError, FileReadError) as exc:
+            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot write the file: {getattr(exc, 'message', None) or exc.strerror}", "io"))
+            continue
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(new)
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-            os.replace(tmp, path)
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+            os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -145,6 +154,19 @@ def fmt(
         n = len(unformatted)
         out.print(f"{n} of {len(files)} rule file{'s' if len(files) != 1 else ''} would be reformatted", markup=False)
         raise typer.Exit(1)
+
+
+def _writable(path) -> bool:
+    """A file fmt may rewrite: its owner's write bit is set (root, who may write anything,
+    still leaves a file marked read-only alone) and this user may write it."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber"]
