@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from dsl.diagnostics import Diagnostic, render, summary
+from dsl.untrusted import printable
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="A rules language, compiler and verifier for Carcassonne.")
@@ -38,7 +39,7 @@ def missing_paths(command: str, paths: List[str]) -> None:
 
     gone = [p for p in paths if not Path(p).exists()]
     for p in gone:
-        err.print(f"tessera {command}: no such file or folder: {p}", markup=False)
+        err.print(printable(f"tessera {command}: no such file or folder: {p}"), markup=False)
     if gone:
         raise typer.Exit(2)
 
@@ -125,7 +126,7 @@ def fmt(
             continue
         unformatted.append(str(path))
         if check_only:
-            out.print(f"would reformat {path}", markup=False)
+            out.print(printable(f"would reformat {path}"), markup=False)
             continue
         target = Path(os.path.realpath(path))  # a symlink: format the file it points to, keep the link
         if not _writable(target):
@@ -147,7 +148,7 @@ def fmt(
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        out.print(f"reformatted {path}", markup=False)
+        out.print(printable(f"reformatted {path}"), markup=False)
     if diags:
         raise typer.Exit(report(diags, sources, len(files)))
     if check_only and unformatted:
@@ -229,7 +230,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         known = list(load_checks())
         names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
         if not names:
-            err.print(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}", markup=False)
+            err.print(printable(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}"), markup=False)
             raise typer.Exit(2)
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
@@ -241,7 +242,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
             for d in usage:
-                err.print(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}", markup=False)
+                err.print(printable(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}"), markup=False)
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
 
@@ -251,7 +252,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     failed_checks = failed_sets = total = 0
     for specs, rs, diags, ws in loaded:
         title = " + ".join(rs.names) if rs is not None else " + ".join(specs)
-        out.print(Text(title, style="bold"))
+        out.print(Text(printable(title), style="bold"))
         if rs is None:
             failed_sets += 1
             failed_checks += 1
@@ -282,7 +283,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             if isinstance(p, Diagnostic):
                 out.print(render(p, sources), markup=False)
             else:
-                out.print(p, markup=False)
+                out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
         failed_checks += bad
         failed_sets += 1 if bad else 0
     n = len(loaded)
@@ -304,5 +305,5 @@ def main() -> None:
         err.print("interrupted", markup=False)
         sys.exit(130)
     except Exception as exc:  # an internal error, never a designer's mistake
-        err.print(f"tessera: internal error: {type(exc).__name__}: {exc}", markup=False)
+        err.print(printable(f"tessera: internal error: {type(exc).__name__}: {exc}", 600), markup=False)
         sys.exit(2)

@@ -31,7 +31,7 @@ def _load(specs: list[str], command: str = ""):
     usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
     if usage:  # an unknown module or a missing file named on the command line
         for d in usage:
-            err.print(f"tessera{' ' + command if command else ''}: {d.message}", markup=False)
+            err.print(printable(f"tessera{' ' + command if command else ''}: {d.message}"), markup=False)
         raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
@@ -69,7 +69,7 @@ def compile_cmd(
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    out.print(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)", markup=False)
+    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)"), markup=False)
 
 
 @app.command()
@@ -146,7 +146,7 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
     rs = _load(specs, "simulate")
     lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
     if not lo <= players <= hi:
-        err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
+        err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
         raise typer.Exit(2)
     eng = load_engine(rs)
     kept = None
@@ -202,8 +202,8 @@ def simulate(
     from rich.table import Table
 
     d = summ.to_dict()
-    out.print(f"{games} games, {players} players, rules {'+'.join(specs)}, seed {seed} "
-              f"({summ.seconds:.2f} s, {games / max(summ.seconds, 1e-9):.0f} games/s)", markup=False)
+    out.print(printable(f"{games} games, {players} players, rules {'+'.join(specs)}, seed {seed} "
+                        f"({summ.seconds:.2f} s, {games / max(summ.seconds, 1e-9):.0f} games/s)"), markup=False)
     t = Table(title="by seat")
     t.add_column("seat")
     t.add_column("mean score", justify="right")
