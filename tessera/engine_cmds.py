@@ -101,11 +101,13 @@ def replay(
         usage = all(d.span.line == 0 for d in exc.diagnostics)  # an unknown module or unreadable rule file
         if as_json:
             first = next((d for d in exc.diagnostics if d.severity == "error"), None)
-            fail(f"{record}: the record's rules do not load" + (f": {first.message}" if first else ""),
+            named = first is not None and first.span.line == 0 and first.span.file not in ("", "<input>", "<command line>")
+            said = "" if first is None else (f": {first.span.file}: {first.message}" if named else f": {first.message}")
+            fail(f"{record}: the record's rules do not load{said}",
                  2, exc.diagnostics, "rules")
         if usage:
             for d in exc.diagnostics:
-                where = f"{d.span.file}: " if d.span.file not in ("", "<command line>") and d.span.file not in d.message else ""
+                where = f"{d.span.file}: " if d.span.file not in ("", "<input>", "<command line>") else ""
                 err.print(printable(f"tessera replay: {record}: {where}{d.message}"), markup=False)
             raise typer.Exit(2)
         raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
