@@ -11,7 +11,7 @@ from pathlib import Path
 from dsl.model import RuleSet
 from .codegen import generate
 
-RUNTIME = Path(__file__).with_name("runtime.py")
+RUNTIME = Path(__file__).with_name("runtime")  # the runtime package, copied into every engine
 
 INIT = '''"""A Carcassonne engine compiled by tessera from: {modules}.
 
@@ -41,7 +41,7 @@ def play_random(players=2, seed=0, names=None):
 
 MARKER = ".tessera-engine"  # in every package `tessera compile` writes; only such a folder is ever replaced
 MARKER_TEXT = "This folder was written by `tessera compile`; the next compile into it replaces it whole.\n"
-WRITTEN = {"__init__.py", "runtime.py", "rules.py", MARKER, "__pycache__"}  # what a compile leaves in it (and Python adds)
+WRITTEN = {"__init__.py", "runtime", "rules.py", MARKER, "__pycache__"}  # what a compile leaves in it (and Python adds)
 
 
 class CompileTargetError(Exception):
@@ -102,7 +102,7 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     try:
         high = rs.players.high if rs.players else 5
         (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
-        (tmp / "runtime.py").write_text(RUNTIME.read_text(encoding="utf-8"), encoding="utf-8")
+        _copy_runtime(tmp / "runtime")
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
         (tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
@@ -139,6 +139,13 @@ def _remove_empty(folders: list[Path]) -> None:
             break
 
 
+def _copy_runtime(dest: Path) -> None:
+    """The runtime package's modules, verbatim (no caches)."""
+    dest.mkdir()
+    for src in sorted(RUNTIME.glob("*.py")):
+        (dest / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 _counter = 0
 
 
@@ -151,7 +158,8 @@ def load_engine(rs: RuleSet) -> types.ModuleType:
     pkg = types.ModuleType(name)
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
-    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", RUNTIME)
+    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", RUNTIME / "__init__.py",
+                                                     submodule_search_locations=[str(RUNTIME)])
     runtime = importlib.util.module_from_spec(rt_spec)
     sys.modules[f"{name}.runtime"] = runtime
     rt_spec.loader.exec_module(runtime)

@@ -103,14 +103,6 @@ class CodeGenerator:
             "completed_cities": "g.completed_borders(r)",
         }))
 
-    def join_scope(self) -> Scope:
-        """Names of the feature a figure would join: local feature fi of o at cell, joining roots."""
-        return self._common(Scope(names={
-            "figures": "g.join_figures(roots)",
-            "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
-            "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi][2])",
-        }))
-
     def place_scope(self) -> Scope:
         ki = self.kind_index
         sc = self._common(Scope())
@@ -146,8 +138,9 @@ class CodeGenerator:
         w("Do not edit: edit the rule files and compile again.  Every function names")
         w("the rule-file line it came from.")
         w('"""')
-        w("from . import runtime as _rt")
-        w("from .runtime import _div, _mod")
+        w("from .runtime.geometry import fit_caches, orientations")
+        w("from .runtime.ops import _div, _mod")
+        w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
         w(f"MODULES = {tuple(m.name for m in rs.modules)!r}")
         pl = rs.players
@@ -155,7 +148,7 @@ class CodeGenerator:
         # kinds: (name, centre?, half?)
         half = rs.half_kinds()
         w("# feature kinds: (name, lies at the centre, lies on half-sides)")
-        w(f"KINDS = {tuple((k, rs.features[k].centre, k in half) for k in self.kinds)!r}")
+        w(f"KINDS = {_tuple([f'Kind({k!r}, {rs.features[k].centre!r}, {k in half!r})' for k in self.kinds])}")
         # what a side shows, in words: the middle of a 3-part edge, else its one part
         titles = tuple(rs.edges[c].parts[1] if len(rs.edges[c].parts) == 3 else rs.edges[c].parts[0] for c in self.codes)
         w(f"EDGE_CODES = {tuple(self.codes)!r}")
@@ -168,10 +161,7 @@ class CodeGenerator:
         self._completion()
         self._scoring()
         self._events()
-        self._legal_actions()
-        w("")
-        w("_rt.build_orientations(__import__(__name__, fromlist=['*']))")
-        w("")
+        self._figure_options()
         return "\n".join(self.lines) + "\n"
 
     def _tiles(self) -> None:
@@ -183,9 +173,10 @@ class CodeGenerator:
         w("TILES = (")
         self.indent()
         for i, t in enumerate(rs.tiles):
-            feats = tuple((self.kind_index[f.kind], f.places, f.shields, f.borders, f.crosses) for f in t.features)
+            feats = _tuple([f"Feature({self.kind_index[f.kind]}, {f.places!r}, {f.shields!r}, {f.borders!r}, {f.crosses!r})"
+                            for f in t.features])
             edges = tuple(self.code_index[c] for c in t.edges)
-            w(f"({i}, {t.name!r}, {t.variant!r}, {t.module!r}, {t.count}, {edges!r}, {feats!r}),", t.decl.span)
+            w(f"Tile({i}, {t.name!r}, {t.variant!r}, {t.module!r}, {t.count}, {edges!r}, {feats}),", t.decl.span)
         self.outdent()
         w(")")
         ids: dict[str, list[int]] = {}
@@ -202,10 +193,13 @@ class CodeGenerator:
         for name in self.figs:
             f = rs.figures[name]
             figs.append((name, f.count, frozenset(self.kind_index[k] for k in f.on)))
-        w(f"FIGURES = {tuple((n, c, tuple(sorted(k))) for n, c, k in figs)!r}")
+        w(f"FIGURES = {_tuple([f'Figure({n!r}, {c!r}, {tuple(sorted(k))!r})' for n, c, k in figs])}")
         fig_on = [tuple(gi for gi, (_, _, ks) in enumerate(figs) if ki in ks) for ki in range(len(self.kinds))]
         w(f"FIG_ON = {tuple(fig_on)!r}")
-        w(f"FIG_CLAUSE = {tuple(_first_cite(rs.figures[n].cites, '') for n in self.figs)!r}")
+        w("")
+        w("# every tile type at its four rotations; per tile type, edge pattern -> fitting orientations")
+        w("ORIENT = orientations(TILES, KINDS, FIG_ON)")
+        w("FITS = fit_caches(TILES)")
         # the clause a refused placement breaks: (empty supply, cannot stand there, `when` fails)
         clauses = []
         for n in self.figs:
@@ -213,20 +207,7 @@ class CodeGenerator:
             first = _first_cite(f.cites, "")
             clauses.append((_first_cite(f.supply_cites, first), _first_cite(f.on_cites, first), _first_cite(f.when_cites, first)))
         w(f"FIG_CLAUSES = {tuple(clauses)!r}")
-        srcs = []
-        fns = []
-        for name in self.figs:
-            f = rs.figures[name]
-            if f.when is None:
-                fns.append("None")
-                srcs.append("")
-                continue
-            w("")
-            fns.append(self.rule_function(f"when_{self.fig_index[name]}", "g, roots, o, fi, cell", f,
-                                          f"figure {name} ... when {_src(f.when)}", f.when, self.join_scope()))
-            srcs.append(_src(f.when))
-        w("")
-        w(f"FIG_WHEN = {_tuple(fns)}")
+        srcs = [_src(rs.figures[name].when) if rs.figures[name].when is not None else "" for name in self.figs]
         w(f"FIG_WHEN_SRC = {tuple(srcs)!r}")
         rets = frozenset(self.fig_index[f] for f in rs.returns if f in self.fig_index)
         w(f"RETURNS = {rets!r}")
@@ -418,9 +399,10 @@ class CodeGenerator:
         w(f"RECALLS = {{{', '.join(recalls)}}}")
         w(f"RECALL_CLAUSE = {{{', '.join(rclause)}}}")
 
-    def _legal_actions(self) -> None:
-        """The hot loop of every simulation, straight-line: edge-pattern lookups per frontier
-        cell, then each figure's `when` condition inline on the feature it would join."""
+    def _figure_options(self) -> None:
+        """The one figure-legality predicate (runtime/figures.py): the (figure, local feature)
+        pairs allowed on o placed at cell, each figure's `when` condition written inline on
+        the roots of the placed features it would join (`nbr`: runtime Board._neighbour_roots)."""
         rs = self.rs
         w = self.writeline
         conds = []
@@ -439,51 +421,18 @@ class CodeGenerator:
             used |= sc.used
         need_roots = bool(used & {"figures", "tiles", "shields"})
         w("")
-        w("def legal_actions(g):")
+        w("def figure_options(g, o, cell, nbr, sup):")
         self.indent()
-        w("if g.ended or g.drawn is None:")
-        self.indent()
-        w("return []")
-        self.outdent()
-        w("tid = g.drawn")
-        w("fits = FITS[tid]")
-        w("check = PLACE_CHECKS[tid]")
-        w("sup = g.supply[g.current]")
-        w("any_fig = any(sup)")
-        w("recalls = g.recall_options()")
-        w("figs = g.figs")
-        w("acts = []")
-        w("append = acts.append")
-        w("for cell, pat in g.frontier.items():")
-        self.indent()
-        w("key = (pat[0], pat[1], pat[2], pat[3])")
-        w("rots = fits.get(key)")
-        w("if rots is None:")
-        self.indent()
-        w("rots = fits[key] = fit(tid, key)")
-        self.outdent()
-        w("if not rots:")
-        self.indent()
-        w("continue")
-        self.outdent()
-        w("nbr = g._neighbour_roots(cell) if any_fig else None")
-        w("for o in rots:")
-        self.indent()
-        w("if check is not None and check(g, o, cell) is not None:")
-        self.indent()
-        w("continue")
-        self.outdent()
-        w("rot = o.rot")
-        w("append((cell, rot, None))")
+        w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell."""')
+        w("out = []")
+        if "figures" in used:
+            w("figs = g.figs")
         if conds:
-            w("if any_fig:")
-            self.indent()
-            w("sidefeat = o.sidefeat")
             w("for fi, gis in o.figfeats:")
             self.indent()
             if need_roots:
                 w("roots = set()")
-                w("for d, k in sidefeat[fi]:")
+                w("for d, k in o.sidefeat[fi]:")
                 self.indent()
                 w("side = nbr[d]")
                 w("if side is not None and side[k] >= 0:")
@@ -501,21 +450,10 @@ class CodeGenerator:
                 w(f"# {_where(f.span)}: figure {f.name}" + (f" ... when {_src(f.when)}" if f.when is not None else ""), f.span)
                 w(f"if sup[{gi}] > 0 and {gi} in gis and ({cond}):")
                 self.indent()
-                w(f"append((cell, rot, ({gi}, fi)))")
+                w(f"out.append(({gi}, fi))")
                 self.outdent()
             self.outdent()
-            self.outdent()
-        w("for rc in recalls:")
-        self.indent()
-        w("append((cell, rot, rc))")
-        self.outdent()
-        self.outdent()
-        self.outdent()
-        w("if not acts and DISCARD:")
-        self.indent()
-        w('return [("discard",)]')
-        self.outdent()
-        w("return acts")
+        w("return out")
         self.outdent()
 
     def _events(self) -> None:

@@ -142,7 +142,7 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     recall = t.get("recall")
     on = place.get("on") if isinstance(place, dict) else None
     g.choose_variant(name, on, rot)
-    o = R.ORIENT[g.drawn][rot // 90]
+    o = g.orientation(rot)
     why = g.why_not_placed(o, (x, y))  # the tile first, then the figure (BASE-TURN-1)
     if why is not None:
         _illegal(g, *why)
@@ -151,18 +151,18 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         if not isinstance(place, dict) or "figure" not in place or ("on" not in place and "corner" not in place):
             raise RecordError(f"turn {i}: `place` must be {{\"figure\": NAME, \"on\": PLACE}}")
         fname = place["figure"]
-        gis = [k for k, f in enumerate(R.FIGURES) if f[0] == fname]
-        if not gis:
+        gi = g.figure_index(fname)
+        if gi is None:
             _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
         where = place.get("on") or place.get("corner")
-        fis = [k for k, ps in enumerate(o.places) if where in ps]
-        if not fis:
+        fi = o.feature_at(where)
+        if fi is None:
             _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
-        fig = (gis[0], fis[0])
+        fig = (gi, fi)
     if recall is not None:
         if place is not None:
             rname = recall.get("figure") if isinstance(recall, dict) else None
-            rgi = next((k for k, f in enumerate(R.FIGURES) if f[0] == rname), None)
+            rgi = g.figure_index(rname)
             clause = R.RECALL_CLAUSE.get(rgi) or next(iter(R.RECALL_CLAUSE.values()), R.CLAUSE_FOLLOW)
             _illegal(g, f"tile {name}: a turn either places a figure or recalls one, not both", clause)
         if isinstance(recall, list):  # shorthand: "recall": [x, y] takes back the recallable figure there
@@ -174,11 +174,11 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             raise RecordError(f"turn {i}: `recall` must be {{\"figure\": NAME, \"at\": [x, y]}}") from None
         if fname is None:
             here = [a for a in g.recall_options() if a[2] == (rx, ry)]
-            fname = R.FIGURES[here[0][1]][0] if here else "figure"
-        gis = [k for k, f in enumerate(R.FIGURES) if f[0] == fname]
-        opts = [a for a in g.recall_options() if gis and a[1] == gis[0] and a[2] == (rx, ry)]
+            fname = g.figure_name(here[0][1]) if here else "figure"
+        gi = g.figure_index(fname)
+        opts = [a for a in g.recall_options() if gi is not None and a[1] == gi and a[2] == (rx, ry)]
         if not opts:
-            clause = R.RECALL_CLAUSE.get(gis[0], R.CLAUSE_FOLLOW) if gis else R.CLAUSE_FOLLOW
+            clause = R.RECALL_CLAUSE.get(gi, R.CLAUSE_FOLLOW) if gi is not None else R.CLAUSE_FOLLOW
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     g.apply_action(((x, y), rot, fig))

@@ -55,18 +55,17 @@ def play_one(eng, players: int, seed: int):
 
 
 def record_turn(g, R, a) -> dict:
-    name = R.TILES[g.drawn][1]
+    name = g.tile_name()
     if a[0] == "discard":
         return {"tile": name, "discard": True}
     cell, rot, fig = a
     t = {"tile": name, "at": [cell[0], cell[1]], "rotation": rot}
     if fig is not None:
         if fig[0] == "recall":
-            t["recall"] = {"figure": R.FIGURES[fig[1]][0], "at": [fig[2][0], fig[2][1]]}
+            t["recall"] = {"figure": g.figure_name(fig[1]), "at": [fig[2][0], fig[2][1]]}
         else:
             gi, fi = fig
-            o = R.ORIENT[g.drawn][rot // 90]
-            t["place"] = {"figure": R.FIGURES[gi][0], "on": o.places[fi][0]}
+            t["place"] = {"figure": g.figure_name(gi), "on": g.orientation(rot).places[fi][0]}
     return t
 
 

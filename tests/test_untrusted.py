@@ -257,7 +257,7 @@ def test_concurrent_compiles_into_one_folder_all_succeed(tmp_path: Path) -> None
         t.join()
     assert errors == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["engine"]  # no temp folder left
-    assert sorted(p.name for p in (tmp_path / "engine").iterdir()) == [".tessera-engine", "__init__.py", "rules.py", "runtime.py"]
+    assert sorted(p.name for p in (tmp_path / "engine").iterdir()) == [".tessera-engine", "__init__.py", "rules.py", "runtime"]
 
 
 # ---------------------------------------------------------------- item 10: fmt --write

@@ -16,7 +16,7 @@ from dsl.loader import load_rule_set
 from verifier.encode import Env, div, encode, mod
 
 try:  # the engine's own helpers, when the runtime is present
-    from compiler.runtime import _div, _mod
+    from compiler.runtime.ops import _div, _mod
 except ImportError:  # pragma: no cover - the documented semantics
     def _div(a, b):
         return a // b if b else 0

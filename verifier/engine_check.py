@@ -123,7 +123,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
 
 
 def compare(rs: RuleSet, g, complete_rules) -> list[str]:
-    board = {cell: (o.tile[0], o.rot) for cell, (o, _) in g.board.items()}
+    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
     bg = BoardGraph(rs, board)
     comps = bg.components()
     index = {n: i for i, c in enumerate(comps) for n in c}
@@ -170,7 +170,8 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
         for who, fig in f["figures"]:
             on_board[(who, fig)] = on_board.get((who, fig), 0) + 1
     for p in range(g.nplayers):
-        for gi, (fname, count, _) in enumerate(g.R.FIGURES):
+        for gi, fig in enumerate(g.R.FIGURES):
+            fname, count = fig.name, fig.count
             have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0)
             if have != count:
                 problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board), the rules give {count}")

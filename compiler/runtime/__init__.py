@@ -1,0 +1,25 @@
+"""tessera engine runtime: the small kernel every compiled engine leans on.
+
+This package is copied verbatim into each compiled engine package (like Lark's
+standalone parser), so it uses the Python standard library only and knows
+nothing of any particular rulebook.  Every number and condition of the rules
+lives in the generated `rules.py`, which imports what it uses from here by name.
+
+One job per module (docs/engine.md lists the public names):
+
+    geometry   sides, rotations, a tile type at one rotation, edge-pattern fits
+    tables     the named records the generated rule tables are made of
+    board      placed tiles, the frontier, union-find over features, quantities
+    placement  where a tile may go (edge matching and the rules' placement checks)
+    bag        decks, draws, tiles a record names, variants, the box
+    figures    supply, the one figure-legality predicate, recalls, refusals
+    scoring    completion, owners, awards, returns, final scoring
+    records    tessera-state/1 (to_json / from_json)
+    game       the Game: turn loop, legal actions, applying an action, events
+    ops        arithmetic the generated expressions call (division by zero is 0)
+    errors     IllegalAction, the refusal that carries its clause
+"""
+from .errors import IllegalAction
+from .game import Game, play_random
+
+__all__ = ["Game", "IllegalAction", "play_random"]

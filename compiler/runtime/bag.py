@@ -1,0 +1,108 @@
+"""The bag: decks drawn in order, the drawn tile, tiles a record names, variants, the box."""
+from __future__ import annotations
+
+from .errors import IllegalAction
+
+
+class Bag:
+    """Mixin of Game.  Owns: decks, drawn."""
+
+    def _init_bag(self, start):
+        """Shuffle the decks (`last` tiles go under their deck); a record's own start tile
+        comes from the bag and the rules' start tile goes back in.  Returns the start (tid, x, y, rot)."""
+        rules = self.R
+        self.decks = [list(d) for d in rules.deck_lists()]
+        for d, last in zip(self.decks, rules.DECK_LAST):
+            body = [t for t in d if t not in last]
+            tail = [t for t in d if t in last]
+            self.rng.shuffle(body)
+            d[:] = tail + body  # drawn from the end
+        st = start if start is not None else rules.START
+        if start is not None and start[0] != (rules.START or (None,))[0]:
+            if rules.START is not None:
+                d = self._deck_of(rules.START[0])
+                d.insert(self.rng.randint(len(d) and 1, len(d)), rules.START[0])
+            for d in self.decks:
+                if start[0] in d:
+                    d.remove(start[0])
+                    break
+        return st
+
+    def _draw(self):
+        self.drawn = None
+        for d in self.decks:
+            if d:
+                self.drawn = d.pop()
+                return
+
+    def tiles_left(self):
+        return sum(len(d) for d in self.decks) + (1 if self.drawn is not None else 0)
+
+    def tile_name(self, tid=None):
+        """The name of tile type `tid` (default: the drawn tile)."""
+        return self.R.TILES[self.drawn if tid is None else tid].name
+
+    def force_tile(self, name):
+        """Replays name the drawn tile: take that tile from the current deck instead."""
+        R = self.R
+        if self.drawn is not None:
+            self._deck_of(self.drawn).append(self.drawn)
+        deck = next((d for d in self.decks if d), None)
+        self.drawn = None
+        if deck is None:
+            raise IllegalAction(f"tile {name}: the bag is empty", R.CLAUSE_BAG)
+        ids = [t for t in R.TILE_IDS.get(name, ())]
+        if not ids:
+            raise IllegalAction(f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
+        di = self.decks.index(deck)
+        last = R.DECK_LAST[di]
+        cands = [t for t in ids if t in deck]
+        if not cands:
+            where = "in the bag" if any(t in d for d in self.decks for t in ids) else "left"
+            if where == "in the bag":
+                raise IllegalAction(f"tile {name}: not in the deck being drawn now (the {R.DECK_NAMES[di]} deck, "
+                                    f"{len(deck)} tiles left)", R.DECK_CLAUSES[di])
+            raise IllegalAction(f"tile {name}: every copy the rules provide is already used", R.CLAUSE_BAG)
+        body = [t for t in cands if t not in last]
+        if not body and len(deck) > len([t for t in deck if t in last]):
+            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.DECK_CLAUSES[di])
+        pick = (body or cands)[0]
+        deck.remove(pick)
+        self.drawn = pick
+
+    def force_tile_id(self, tid):
+        """Make tile type `tid` the drawn tile (from the deck being drawn)."""
+        if self.drawn == tid:
+            return
+        if self.drawn is not None:
+            self._deck_of(self.drawn).append(self.drawn)
+        deck = next((d for d in self.decks if d), None)
+        if deck is None or tid not in deck:
+            raise IllegalAction(f"tile {self.R.TILES[tid].name}: not in the deck being drawn now", self.R.CLAUSE_BAG)
+        deck.remove(tid)
+        self.drawn = tid
+
+    def _deck_of(self, tid):
+        for d, ids in zip(self.decks, self.R.deck_lists()):
+            if tid in ids:
+                return d
+        return self.decks[-1]
+
+    def choose_variant(self, name, place, rot=0):
+        """A record names a tile; if a figure goes on a place only a variant has, use that variant."""
+        R = self.R
+        if place is None:
+            return
+        ids = R.TILE_IDS.get(name, ())
+        if len(ids) < 2 or self.drawn not in ids:
+            return
+        if any(place in ps for ps in R.ORIENT[self.drawn][rot // 90 % 4].places):
+            return
+        for t in ids:
+            if t != self.drawn and any(place in ps for ps in R.ORIENT[t][rot // 90 % 4].places):
+                deck = self._deck_of(t)
+                if t in deck:
+                    deck.remove(t)
+                    self._deck_of(self.drawn).append(self.drawn)
+                    self.drawn = t
+                    return

@@ -1,0 +1,83 @@
+"""Figures: each player's supply, where a figure may go, recalls, and why a figure is refused.
+
+Whether a figure may stand on a feature is decided in ONE place: the rules'
+generated `figure_options(g, o, cell, nbr, sup)`, which lists the (figure,
+local feature) pairs allowed on a tile about to be placed -- each figure's
+supply, the kinds it may stand on and its `when` condition.  `legal_actions`
+lists those pairs, `apply_action` accepts exactly those, and a refusal names
+the part of the `figure` statement that failed.
+"""
+from __future__ import annotations
+
+from .errors import article
+
+
+class Figures:
+    """Mixin of Game.  Owns: supply, recallable."""
+
+    def _init_figures(self, players):
+        self.supply = [[f.count for f in self.R.FIGURES] for _ in range(players)]
+        self.recallable = {}  # seg -> (player, figure) for figures that a `recall` rule may take back
+
+    def figure_name(self, gi):
+        return self.R.FIGURES[gi].name
+
+    def figure_index(self, name):
+        """The index of the figure called `name`, or None."""
+        for gi, f in enumerate(self.R.FIGURES):
+            if f.name == name:
+                return gi
+        return None
+
+    def figure_options(self, o, cell, player=None):
+        """(figure, local feature) pairs `player` (default: the current one) may put on o placed at cell."""
+        p = self.current if player is None else player
+        return self.R.figure_options(self, o, cell, self._neighbour_roots(cell), self.supply[p])
+
+    def figure_refusal(self, o, cell, gi, fi):
+        """None if the current player may put figure gi on local feature fi of o at cell,
+        else (message, clause): the clause of the part of the `figure` statement that
+        refuses it -- its supply, where it may stand, or its `when` condition."""
+        R = self.R
+        if 0 <= fi < len(o.feats) and (gi, fi) in self.figure_options(o, cell):
+            return None
+        supply, on, when = R.FIG_CLAUSES[gi]
+        fname = R.FIGURES[gi].name
+        empty = self.supply[self.current][gi] <= 0
+        if not 0 <= fi < len(o.feats):
+            return (f"tile {o.tile.name} has no feature {fi} to put {article(fname)} on", supply if empty else on)
+        kind = o.feats[fi].kind
+        if empty:
+            return (f"no {fname} left in supply", supply)
+        if kind not in R.FIGURES[gi].on:
+            return (f"{article(fname)} cannot stand on {article(R.KINDS[kind].name)}", on)
+        return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: "
+                f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
+
+    def recall_options(self):
+        """Own figures on the board that a `recall` rule lets the current player take back."""
+        if not self.recallable:
+            return []
+        p = self.current
+        out = [("recall", gi, self.seg_cell[seg], seg) for seg, (pl, gi) in self.recallable.items() if pl == p]
+        out.sort(key=lambda a: (a[2], a[1]))
+        return out
+
+    def _put_figure(self, p, gi, seg):
+        r = self.find(seg)
+        self.figs[r] = self.figs[r] + [(p, gi, seg)]
+        if gi in self.R.RECALLS:
+            self.recallable[seg] = (p, gi)
+        self.supply[p][gi] -= 1
+
+    def _remove_fig(self, r, p, gi, seg):
+        out = list(self.figs[r])
+        for i, e in enumerate(out):
+            if e == (p, gi, seg):
+                del out[i]
+                break
+        return out
+
+    def supply_by_name(self):
+        R = self.R
+        return {self.names[p]: {R.FIGURES[g].name: n for g, n in enumerate(self.supply[p])} for p in range(self.nplayers)}

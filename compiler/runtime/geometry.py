@@ -1,0 +1,93 @@
+"""Board geometry: sides, rotations, a tile type at one rotation, edge-pattern fits.
+
+Sides are listed in board order; a side's three parts (side, half, half) are
+listed so that part k of side d meets part k of the opposite side of the
+neighbour.
+"""
+from __future__ import annotations
+
+SIDES = ("N", "E", "S", "W")
+DX = (0, 1, 0, -1)
+DY = (-1, 0, 1, 0)
+OPP = (2, 3, 0, 1)
+PARTS = (("N", "Nw", "Ne"), ("E", "En", "Es"), ("S", "Sw", "Se"), ("W", "Wn", "Ws"))
+AROUND = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+ROTATIONS = (0, 90, 180, 270)
+_ROT90 = {
+    "N": "E", "E": "S", "S": "W", "W": "N",
+    "Nw": "En", "Ne": "Es", "En": "Se", "Es": "Sw", "Se": "Ws", "Sw": "Wn", "Ws": "Nw", "Wn": "Ne",
+    "NW": "NE", "NE": "SE", "SE": "SW", "SW": "NW", "C": "C",
+}
+
+
+def rotate(place, rotation):
+    for _ in range((rotation // 90) % 4):
+        place = _ROT90[place]
+    return place
+
+
+class Orientation:
+    """A tile type at one rotation, in the board frame.
+
+    tile      the Tile record;  rot  0, 90, 180 or 270
+    edges     edge code shown on board side N, E, S, W
+    parts     per board side, the local feature on each of its three parts (-1: none)
+    feats     the tile's Feature records (local index = position)
+    places    per local feature, its places in the board frame
+    centre    local features that lie at the centre (they complete by neighbours)
+    sidefeat  per local feature, the (side, part) pairs where it meets a neighbour
+    figfeats  (local feature, figures that may stand on its kind), for kinds some figure may take
+    kinds, shields, nopen, borders   per local feature: what a new board segment starts with
+    """
+
+    __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
+                 "kinds", "shields", "nopen", "borders")
+
+    def __init__(self, tile, rot, kinds, fig_on):
+        self.tile = tile
+        self.rot = rot
+        edges = tile.edges
+        feats = tile.feats
+        # board side d shows the tile's side that rotation moved there
+        self.edges = tuple(edges[(d - rot // 90) % 4] for d in range(4))
+        owner = {}
+        for i, f in enumerate(feats):
+            for p in f.places:
+                owner[rotate(p, rot)] = i
+        self.parts = tuple(tuple(owner.get(p, -1) for p in PARTS[d]) for d in range(4))
+        self.feats = feats
+        self.places = tuple(tuple(rotate(p, rot) for p in f.places) for f in feats)
+        self.centre = tuple(i for i, f in enumerate(feats) if kinds[f.kind].centre)
+        self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
+                              for i in range(len(feats)))
+        self.figfeats = tuple((i, fig_on[f.kind]) for i, f in enumerate(feats) if fig_on[f.kind])
+        self.kinds = tuple(f.kind for f in feats)
+        self.shields = tuple(f.shields for f in feats)
+        self.nopen = tuple(len(s) for s in self.sidefeat)
+        self.borders = tuple(f.borders for f in feats)
+
+    def feature_at(self, place):
+        """The local feature lying on `place` (board frame), or None."""
+        for i, ps in enumerate(self.places):
+            if place in ps:
+                return i
+        return None
+
+
+def orientations(tiles, kinds, fig_on):
+    """ORIENT[tile][r]: every tile type at its four rotations (r = rotation // 90)."""
+    return tuple(tuple(Orientation(t, r, kinds, fig_on) for r in ROTATIONS) for t in tiles)
+
+
+def fit_caches(tiles):
+    """One cache per tile type: edge pattern around a cell -> orientations that fit it."""
+    return tuple({} for _ in tiles)
+
+
+def fit(orients, pat):
+    """The orientations (of one tile type) whose edges match pattern `pat` (-1: no neighbour)."""
+    out = []
+    for o in orients:
+        if all(p < 0 or p == e for p, e in zip(pat, o.edges)):
+            out.append(o)
+    return out

@@ -1,0 +1,123 @@
+"""Scoring: completion, owners, points for owners, returned figures, recalls, final scoring, awards."""
+from __future__ import annotations
+
+from .geometry import AROUND
+
+
+class Scoring:
+    """Mixin of Game.  Owns: scores, ended."""
+
+    def owners(self, r):
+        figs = self.figs[r]
+        if not figs:
+            return []
+        count = {}
+        for p, gi, seg in figs:
+            count[p] = count.get(p, 0) + 1
+        if not self.R.OWNERS_MOST:
+            return sorted(count)
+        top = max(count.values())
+        return sorted(p for p, c in count.items() if c == top)
+
+    def _award(self, r, kind, when, rule):
+        """Score feature r for its owners: by `rule` (fn, clause), or by a `score ... by FIGURE`
+        rule for an owner whose figure there is that figure.  One event per clause."""
+        owners = self.owners(r)
+        if not owners:
+            return
+        by = self.R.SCORE_BY
+        groups = {}
+        for p in owners:
+            fn, clause = rule
+            if by:
+                for pl, gi, _ in self.figs[r]:
+                    if pl == p and (when, kind, gi) in by:
+                        fn, clause = by[(when, kind, gi)]
+                        break
+            pts = fn(self, r)
+            if pts:
+                self.scores[p] += pts
+                groups.setdefault(clause, {})[self.names[p]] = pts
+        for clause, points in groups.items():
+            self.events.append({"turn": self.turn, "kind": "score", "feature": self.R.KINDS[kind].name, "when": when,
+                                "tiles": len(self.cells[r]), "points": points, "clause": clause})
+
+    def _score_completed(self, cell, touched):
+        """Features the tile just placed at cell completed (its own, and centre features around it)."""
+        R = self.R
+        x, y = cell
+        cands = list(touched)
+        for dx, dy in AROUND:
+            nb = self.board.get((x + dx, y + dy))
+            if nb is not None:
+                o, base = nb
+                for i in o.centre:
+                    cands.append(self.find(base + i))
+        done = self.done
+        seg_kind = self.seg_kind
+        complete = R.COMPLETE
+        finished = []
+        for r in set(cands):
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    finished.append(r)
+        if len(finished) > 1:
+            finished.sort(key=self._canon)  # several in one turn: a canonical order (the King's depends on it)
+        for r in finished:
+            kind = seg_kind[r]
+            self.done[r] = True
+            self.completed_count[kind] += 1
+            sc = R.SCORE_COMPLETE.get(kind)
+            if sc is not None:
+                self._award(r, kind, "complete", sc)
+            if self.figs[r]:
+                keep = []
+                for e in self.figs[r]:
+                    if e[1] in R.RETURNS:
+                        self.supply[e[0]][e[1]] += 1
+                        self.recallable.pop(e[2], None)
+                    else:
+                        keep.append(e)
+                self.figs[r] = keep
+            R.on_complete(self, r, kind)
+
+    def _recall(self, p, gi, seg):
+        """Player p takes back figure gi standing on segment seg and scores the recall rule."""
+        R = self.R
+        r = self.find(seg)
+        fn, clause = R.RECALLS[gi]
+        pts = fn(self, r)
+        self.figs[r] = self._remove_fig(r, p, gi, seg)
+        self.recallable.pop(seg, None)
+        self.supply[p][gi] += 1
+        self.scores[p] += pts
+        self.events.append({"turn": self.turn, "kind": "score", "feature": R.KINDS[self.seg_kind[seg]].name, "when": "recall",
+                            "tiles": len(self.cells[r]), "points": {self.names[p]: pts}, "clause": clause})
+
+    def _final(self):
+        R = self.R
+        self.ended = True
+        roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
+        roots.sort(key=self._canon)
+        for r in roots:
+            kind = self.seg_kind[r]
+            sc = R.SCORE_END.get(kind)
+            if sc is not None:
+                self._award(r, kind, "end", sc)
+        for si, fn, clause, name in R.AWARDS:
+            holder = self.st[si]
+            if 0 <= holder < self.nplayers:
+                pts = fn(self)
+                self.scores[holder] += pts
+                self.events.append({"turn": self.turn, "kind": "award", "award": name, "when": "end",
+                                    "points": {self.names[holder]: pts}, "clause": clause})
+
+    def finish(self):
+        """End the game now (a record's `"end": "final"`): final scoring."""
+        if not self.ended:
+            self._final()
+
+    def winners(self):
+        top = max(self.scores)
+        return [self.names[p] for p in range(self.nplayers) if self.scores[p] == top]

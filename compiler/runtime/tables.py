@@ -1,0 +1,42 @@
+"""The named records a generated `rules.py` builds its tables from.
+
+They are tuples (so a table stays plain data and indexing stays fast in the
+hot loops) with names for each field, so no reader needs to know a layout.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Kind(NamedTuple):
+    """A feature kind: its name, whether it lies at the tile's centre, whether on half-sides."""
+    name: str
+    centre: bool
+    half: bool
+
+
+class Feature(NamedTuple):
+    """One feature of a tile type, in the tile's own frame."""
+    kind: int  # index into KINDS
+    places: tuple  # place names (N, Nw, C, ...)
+    shields: int
+    borders: tuple  # local indices of the features this one borders (a field's cities)
+    crosses: object  # local index of the feature it crosses (a bridge), or None
+
+
+class Tile(NamedTuple):
+    """A tile type (a variant of a lettered tile is a type of its own)."""
+    index: int
+    name: str
+    variant: object  # str or None
+    module: str
+    copies: int
+    edges: tuple  # edge codes N E S W, indices into EDGE_CODES
+    feats: tuple  # Feature records
+
+
+class Figure(NamedTuple):
+    """A figure kind: its name, how many each player has, the kinds it may stand on."""
+    name: str
+    count: int
+    on: tuple  # indices into KINDS
