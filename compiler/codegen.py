@@ -27,13 +27,15 @@ class CompileError(Exception):
 def _where(span: A.Span) -> str:
     """`file:line` of a rule, the same wherever the compiler runs: bundled rules as
     `rules/x.tess`, other files relative to the working folder, else by name."""
+    from dsl.untrusted import printable  # a file name's undecodable bytes (and line breaks) as escapes
+
     path = Path(span.file).resolve()
     for root in (BUNDLED_RULES.parent, Path.cwd().resolve()):
         try:
-            return f"{path.relative_to(root).as_posix()}:{span.line}"
+            return printable(f"{path.relative_to(root).as_posix()}:{span.line}")
         except ValueError:
             continue
-    return f"{path.name}:{span.line}"
+    return printable(f"{path.name}:{span.line}")
 
 
 def _tuple(items: list[str]) -> str:

@@ -40,7 +40,7 @@ SCHEMA: dict = {
             "type": "array", "minItems": 1, "maxItems": 32,
             "items": {"anyOf": [
                 {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$"},  # a bundled module
-                {"type": "string", "maxLength": 1024, "pattern": "^[^\\x00-\\x1f]*\\.tess$"},  # a rule file
+                {"type": "string", "maxLength": 1024, "pattern": "^[^\\x00]*\\.tess$"},  # a rule file
             ]},
         },
         "players": {"type": "array", "minItems": 1, "maxItems": 6, "uniqueItems": True, "items": _NAME},

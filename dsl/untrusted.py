@@ -35,6 +35,8 @@ def read_bytes(path, limit: int) -> bytes:
         fd = os.open(path, flags)  # O_NONBLOCK: opening a FIFO never waits for a writer
     except OSError as err:
         raise FileReadError(f"cannot read the file: {err.strerror or err}") from None
+    except ValueError:  # a NUL in the name
+        raise FileReadError("cannot read the file: its name holds a NUL character") from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):

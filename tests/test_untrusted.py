@@ -333,3 +333,19 @@ def test_every_bundled_record_satisfies_the_schema() -> None:
 
     for rec in (REPO / "tests" / "records").rglob("*.json"):
         load_record(rec)
+
+
+def test_a_rule_file_whose_name_is_not_utf8_goes_through_every_command(tmp_path: Path) -> None:
+    name = os.fsdecode(b"h\xff\x1b.tess")  # an undecodable byte and an escape character
+    shutil.copy(ADV / "records" / "house.tess", tmp_path / name)
+    got, text, _ = run("check", name, cwd=tmp_path)
+    assert got == 0, text
+    got, text, _ = run("compile", name, "-o", "out", cwd=tmp_path)
+    assert got == 0, text
+    assert "# h\\xff\\x1b.tess:3" in (tmp_path / "out" / "engine" / "rules.py").read_text()  # escaped in comments
+    got, text, _ = run("simulate", "--games", "1", "--rules", name, "--record", "games", cwd=tmp_path)
+    assert got == 0, text
+    got, text, out = run("replay", "--json", "games/game-000000.json", cwd=tmp_path)
+    assert got == 0 and json.loads(out)["winners"], text
+    got, text, _ = run("verify", "--only", "tile-edge", name, cwd=tmp_path)
+    assert got == 0 and "Traceback" not in text
