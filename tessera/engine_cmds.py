@@ -155,6 +155,13 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
     if record is not None:  # rule files named relative to the records, so they replay from any folder
         from compiler.records import rule_paths_for
 
+        try:
+            record.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            err.print(printable(f"tessera simulate: cannot write records into {record}: "
+                                f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
+                      markup=False)
+            raise typer.Exit(2)
         kept = rule_paths_for(record, specs)
     if not show:
         return run(eng, games, players, seed, specs, record, record_rules=kept)
