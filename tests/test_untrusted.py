@@ -350,3 +350,16 @@ def test_a_rule_file_whose_name_is_not_utf8_goes_through_every_command(tmp_path:
     assert got == 0 and json.loads(out)["winners"], text
     got, text, _ = run("verify", "--only", "tile-edge", name, cwd=tmp_path)
     assert got == 0 and "Traceback" not in text
+
+
+def test_replay_json_answers_json_even_for_an_internal_error(monkeypatch) -> None:
+    import compiler.replay
+
+    def broken(record, base=None):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(compiler.replay, "replay", broken)
+    got, text, out = run("replay", "--json", "records/house_game.json")
+    assert got == 2
+    assert json.loads(out) == {"error": {"turn": None, "message": "internal error: ZeroDivisionError: a bug",
+                                         "clause": None, "kind": "internal"}}
