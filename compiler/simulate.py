@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -69,6 +70,26 @@ def record_turn(g, R, a) -> dict:
     return t
 
 
+@contextmanager
+def _sigint_deferred():
+    """Ctrl-C inside the block is held until its end (then KeyboardInterrupt), so a game's
+    statistics and record are never half done."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda *_: got.append(1))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if got:
+        raise KeyboardInterrupt
+
+
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
              progress: Callable[[int], None] | None = None, record_rules: list[str] | None = None) -> Summary:
     """Play `games` games; Ctrl-C stops after the games finished so far (`interrupted`).
@@ -88,15 +109,9 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     discards = 0
     best = 0
     names = [f"p{i + 1}" for i in range(players)]
-    done = 0
-    interrupted = False
-    for i in range(games):
-        gseed = seed + i
-        try:
-            g, rec = play_one(eng, players, gseed)
-        except KeyboardInterrupt:
-            interrupted = True
-            break
+
+    def _tally(g, rec) -> None:
+        nonlocal turns, discards, best
         for p in range(players):
             totals[p] += g.scores[p]
         top = max(g.scores)
@@ -113,11 +128,23 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
         if record_dir is not None:
             record_dir.mkdir(parents=True, exist_ok=True)
             doc = {"format": "tessera-game/1", "rules": record_rules or rules,
-                   "players": [g.names[p] for p in range(players)], "seed": gseed, "turns": rec, "end": "final"}
-            try:
-                write_record(record_dir / f"game-{gseed:06d}.json", doc)
-            except KeyboardInterrupt:  # the record is whole or absent; the game counts
-                interrupted = True
+                   "players": [g.names[p] for p in range(players)], "seed": g.seed, "turns": rec, "end": "final"}
+            write_record(record_dir / f"game-{g.seed:06d}.json", doc)
+
+    done = 0
+    interrupted = False
+    for i in range(games):
+        gseed = seed + i
+        try:
+            g, rec = play_one(eng, players, gseed)
+        except KeyboardInterrupt:
+            interrupted = True
+            break
+        try:
+            with _sigint_deferred():  # a game is counted and recorded whole, or not at all
+                _tally(g, rec)
+        except KeyboardInterrupt:
+            interrupted = True
         done = i + 1
         if interrupted:
             break
