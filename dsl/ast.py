@@ -114,6 +114,30 @@ class Total:
 
 
 @dataclass(frozen=True)
+class CompositionCount:
+    tile: str
+    count: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CompositionDecl:
+    """`composition 18 [TOWER-COMP-1]`, `composition: A x2, B x4, ... [BASE-COMP-1]`: the tile
+    counts a rulebook prints for its composition clause (the total, and/or per tile where it
+    prints a list; without a number the total is the list's sum)."""
+
+    total: int | None
+    counts: tuple[CompositionCount, ...] = ()
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+    @property
+    def tiles(self) -> int:
+        """How many tiles it states."""
+        return self.total if self.total is not None else sum(e.count for e in self.counts)
+
+
+@dataclass(frozen=True)
 class Players:
     low: int
     high: int
@@ -344,7 +368,7 @@ class Override:
 
 
 Statement = Union[
-    Requires, Extends, Total, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
+    Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
 ]

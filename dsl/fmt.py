@@ -203,8 +203,13 @@ def _deck(d: A.DeckDecl, c: str) -> _Line | list[str]:
     if not d.tiles or len(one.text()) <= WRAP_AT:
         return one
     # fill the tiles into lines of at most WRAP_AT; `last`/`before` and the citations end it
-    lines, cur = [], f"deck {d.name} = tiles"
-    words = [t + "," for t in d.tiles[:-1]] + [d.tiles[-1]]
+    return _fill(f"deck {d.name} = tiles", [t + "," for t in d.tiles[:-1]] + [d.tiles[-1]], _join(rest, c))
+
+
+def _fill(head: str, words: list[str], tail: str) -> list[str]:
+    """`head` and `words` filled into lines of at most WRAP_AT (continuations indented twice),
+    then `tail` (the citations) on the last line if it fits, else on one of its own."""
+    lines, cur = [], head
     fresh = True  # nothing but the line's start yet: a word always goes on
     for w in words:
         if fresh or len(cur) + 1 + len(w) <= WRAP_AT:
@@ -212,13 +217,24 @@ def _deck(d: A.DeckDecl, c: str) -> _Line | list[str]:
         else:
             lines.append(cur)
             cur = INDENT * 2 + w
-    tail = _join(rest, c)
     if tail and len(cur) + 1 + len(tail) <= WRAP_AT:
         cur, tail = f"{cur} {tail}", ""
     lines.append(cur)
     if tail:
         lines.append(INDENT * 2 + tail)
     return lines
+
+
+def _composition(s: A.CompositionDecl, c: str) -> _Line | list[str]:
+    """`composition 72: A x2, B x4 [BASE-COMP-1]`, the list wrapped as a long `deck` is."""
+    head = _join("composition", str(s.total) if s.total is not None else None)
+    if not s.counts:
+        return _Line(head, c)
+    words = [f"{e.tile} x{e.count}" for e in s.counts]
+    one = _Line(f"{head}: " + ", ".join(words), c)
+    if len(one.text()) <= WRAP_AT:
+        return one
+    return _fill(head + ":", [w + "," for w in words[:-1]] + words[-1:], c)
 
 
 def _statement(s: A.Statement) -> _Line | _Block | list[str]:
@@ -238,6 +254,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line("extends " + ", ".join(m), c)
         case A.Total(count=n):
             return _Line(f"total {n}", c)
+        case A.CompositionDecl():
+            return _composition(s, c)
         case A.Players(low=lo, high=hi):
             return _Line(f"players {lo}..{hi}", c)
         case A.EdgeDecl(code=code, parts=parts, title=title):

@@ -209,6 +209,8 @@ class Builder:
                 pass
             case A.Total():
                 rs.totals.append((mod.name, item))
+            case A.CompositionDecl():
+                rs.compositions.append((mod.name, item))
             case A.Players():
                 rs.players = item
             case A.EdgeDecl():
@@ -313,6 +315,39 @@ class Builder:
             out.append(Feature(i, f.kind, f.places, f.shields, tuple(borders), crosses, f))
         return tuple(out)
 
+    def _check_compositions(self) -> None:
+        """Each `composition` is one clause's printed counts, consistent in itself.  (Whether
+        the tiles agree with it is the verifier's `set-counts`: the tiles may come later.)"""
+        unlisted: dict[str, A.CompositionDecl] = {}
+        listed: dict[tuple[str, str], A.CompositionCount] = {}
+        for _, comp in self.rs.compositions:
+            if comp.total is None and not comp.counts:
+                self.err(comp.span, "a composition states how many tiles (`composition 18`), how many of each "
+                                    "(`composition: A x2, B x4`), or both", "composition")
+                continue
+            if len(comp.cites) != 1:
+                how = "cites none" if not comp.cites else f"cites {len(comp.cites)} clauses"
+                self.err(comp.span, f"a composition states the counts of one composition clause, but this one {how}: "
+                                    f"cite it, as in `composition 18 [TOWER-COMP-1]`", "composition")
+                continue
+            clause = comp.cites[0].clause
+            if not comp.counts:
+                if clause in unlisted:
+                    self.err(comp.span, f"{clause} already has a composition without a list at {unlisted[clause].span}; "
+                                        f"both would count the same tiles", "composition")
+                unlisted.setdefault(clause, comp)
+                continue
+            for entry in comp.counts:
+                if entry.count < 1:
+                    self.err(entry.span, f"`{entry.tile} x{entry.count}`: a tile the rulebook prints is there at least once", "range")
+                prev = listed.get((clause, entry.tile))
+                if prev is not None:
+                    self.err(entry.span, f"tile `{entry.tile}` is already counted for {clause} at {prev.span}", "duplicate")
+                listed.setdefault((clause, entry.tile), entry)
+            n = sum(e.count for e in comp.counts)
+            if comp.total is not None and n != comp.total:
+                self.err(comp.span, f"this composition of {clause} states {comp.total} tiles, but its list adds up to {n}", "composition")
+
     # -- semantic checks ------------------------------------------------------
     def _check(self) -> None:
         rs = self.rs
@@ -342,6 +377,7 @@ class Builder:
             n = sum(tt.count for tt in rs.tiles if tt.module == modname)
             if n != tot.count:
                 self.err(tot.span, f"module `{modname}` states {tot.count} tiles but its tiles add up to {n}", "total")
+        self._check_compositions()
         names = {t.name for t in rs.tiles}
         if rs.start is not None and rs.start.tile not in names:
             self.err(rs.start.span, f"start tile `{rs.start.tile}` is not a tile{did_you_mean(rs.start.tile, names)}", "unknown-name")

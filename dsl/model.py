@@ -65,6 +65,7 @@ class RuleSet:
     invariants: list[A.InvariantDecl] = field(default_factory=list)
     examples: list[A.ExampleDecl] = field(default_factory=list)
     totals: list[tuple[str, A.Total]] = field(default_factory=list)
+    compositions: list[tuple[str, A.CompositionDecl]] = field(default_factory=list)  # (module, its statement)
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
 
     # -- derived facts -----------------------------------------------------

@@ -141,6 +141,19 @@ class _Build(Transformer):
         return A.Total(int(rest[0]), cites, self._span(meta))
 
     @v_args(meta=True)
+    def composition_count(self, meta, children):
+        return A.CompositionCount(str(children[0]), int(str(children[1])[1:]), self._span(meta))
+
+    def composition_list(self, children):
+        return tuple(children)
+
+    @v_args(meta=True)
+    def composition_decl(self, meta, children):
+        rest, cites = self._split(children)
+        total = int(rest[0]) if rest[0] is not None else None
+        return A.CompositionDecl(total, rest[1] or (), cites, self._span(meta))
+
+    @v_args(meta=True)
     def players_decl(self, meta, children):
         rest, cites = self._split(children)
         return A.Players(int(rest[0]), int(rest[1]), cites, self._span(meta))

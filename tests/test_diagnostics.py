@@ -115,6 +115,11 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '      field Nw Ne En Es Se Sw Ws Wn',
         '                                 ^',
     ),
+    'composition.tess': (
+        'tests/fixtures/bad/composition.tess:2:1: error: this composition of BASE-COMP-1 states 3 tiles, but its list adds up to 2  [composition]',
+        '    composition 3: A x2 [BASE-COMP-1]',
+        '    ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+    ),
     'total.tess': (
         'tests/fixtures/bad/total.tess:2:1: error: module `total` states 3 tiles but its tiles add up to 2  [total]',
         '    total 3',

@@ -71,6 +71,9 @@ module everything "All \"statements\"\n\tand é \\ ☃" [BASE-COMP-1, BASE-COMP-
 requires base, river [BASE-COMP-1]
 extends abbot
 total 3 [BASE-COMP-1]
+composition 18 [TOWER-COMP-1]
+composition: A x2, river.source x1 [BASE-COMP-1]
+composition 2: siege.fortress x2 [SIEGE-COMP-1]
 players 2..5 [BASE-COMP-2]
 edge R = field road field "a road" [BASE-ROAD-1]
 edge C = city
@@ -410,6 +413,8 @@ STATEMENT = st.one_of(
     st.builds(A.Requires, st.lists(NAMES, min_size=1, max_size=3).map(tuple), CITES),
     st.builds(A.Extends, st.lists(NAMES, min_size=1, max_size=3).map(tuple), CITES),
     st.builds(A.Total, st.integers(0, 100), CITES),
+    st.builds(A.CompositionDecl, st.one_of(st.none(), st.integers(0, 100)),
+              st.lists(st.builds(A.CompositionCount, TILE_NAMES, st.integers(0, 9)), max_size=12).map(tuple), CITES),
     st.builds(A.EdgeDecl, st.from_regex(r"[A-Z][A-Za-z0-9_]{0,2}", fullmatch=True),
               st.one_of(st.tuples(NAMES), st.tuples(NAMES, NAMES, NAMES)), TITLE, CITES),
     st.builds(lambda k, at, title, cites: A.FeatureDecl(k, at == "centre", title, cites, halves=at == "halves"),

@@ -1,4 +1,5 @@
-"""Topology verifier (verifier/topology.py): tiles drawn as networkx graphs, tile sets.
+"""Topology verifier: tiles drawn as networkx graphs (verifier/topology.py), tile sets
+(verifier/tile_set.py) and the river laid (verifier/river_layer.py).
 
 The shipped rules are correct per ../shared/spec/tiles.md, so every topology
 check must pass on every bundled combination and report nothing at all.  Each
@@ -15,7 +16,8 @@ from typer.testing import CliRunner
 from dsl.loader import load_rule_set
 from tessera.cli import VERIFY_DEFAULT, app
 from verifier.checks import CheckResult, load_checks, register, run_check, run_checks, REGISTRY
-from verifier.topology import Kinds, RiverLayer, TopologyGraph, analyse
+from verifier.river_layer import RiverLayer
+from verifier.topology import Kinds, TopologyGraph, analyse
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/topology"

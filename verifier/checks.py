@@ -18,9 +18,9 @@ set; a check that does not apply is reported as skipped.
 
 Every module of this package is imported by `load_checks()`, so a new check
 only needs a module in `verifier/` that registers it.  Checks run in
-registration order (topology first: a rule set whose tiles are wrong is not
-worth proving things about, but every check still runs; the engine check,
-which plays games, last).
+registration order (the tiles, the tile set and the river's laying first: a
+rule set whose tiles are wrong is not worth proving things about, but every
+check still runs; the engine check, which plays games, last).
 """
 from __future__ import annotations
 
@@ -76,12 +76,17 @@ def register(name: str, clauses: Clauses = (), applies: Callable[[RuleSet], bool
 
 
 _SKIP = {"checks"}
+FIRST = ("topology", "tile_set", "river_layer")  # the tiles, then the tile set, then the river laid
+
+
+def _order(m) -> tuple:
+    return (FIRST.index(m.name) if m.name in FIRST else len(FIRST), m.name == "engine_check", m.name)
 
 
 def load_checks() -> dict[str, Check]:
     """Import every module of the verifier package (each registers its checks)."""
     pkg = importlib.import_module("verifier")
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: (m.name != "topology", m.name == "engine_check", m.name)):
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=_order):
         if info.name.startswith("_") or info.name in _SKIP:
             continue
         try:

@@ -1,0 +1,266 @@
+"""Laying the river (`set-river`): a search, not a graph check.
+
+Can the tiles carrying the river be laid as one river from the start tile (its
+source) to the deck's `last` tile (the lake), each continuing the open end,
+every touching edge matching and, where a rule limits the turns, never turning
+twice the same way (RIVER-PLACE-2)?  `RiverLayer` searches for such a laying
+(depth first, memoised, with a budget) and, when there is none, reports the
+longest laying it found and the tiles that cannot continue it.
+
+The z3 river theorem (`verifier/river.py`) proves what every laying the rule
+allows does; this check only asks whether one laying exists.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from dsl import ast as A
+from dsl.diagnostics import Diagnostic
+from dsl.model import RuleSet, TileType
+from dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
+
+from .checks import register
+from .tile_set import meets
+
+
+def _continues(rs: RuleSet) -> A.PlacementDecl | None:
+    return next((p for p in rs.placement.values() if p.kind == "continues" and p.arg), None)
+
+
+@dataclass
+class Laying:
+    ok: bool
+    laid: list[tuple[str, tuple[int, int], int]]  # the best (longest) laying found
+    total: int
+    problems: list[str] | None = None
+
+
+class RiverLayer:
+    """Search whether the tiles carrying `kind` can be laid as one river from the start tile
+    (its source) to the end (the deck's `last` tile, the lake), each continuing the river's
+    open end (`placement continues`), every touching edge matching (`placement matching`)
+    and, with `alternate`, never turning twice in the same direction (RIVER-PLACE-2)."""
+
+    def __init__(self, rs: RuleSet, kind: str, alternate: bool, budget: int = 200_000):
+        self.rs = rs
+        self.kind = kind
+        self.alternate = alternate
+        self.budget = budget
+        self.types: dict[str, TileType] = {}
+        counts: Counter = Counter()
+        for t in rs.tiles:
+            if any(f.kind == kind and f.places for f in t.features):
+                self.types.setdefault(t.name, t)
+                counts[t.name] += t.count
+        self.counts = counts
+        last = None
+        for deck in rs.decks:
+            if deck.last and deck.last in self.types:
+                last = deck.last
+        self.last = last
+        self.order = list(self.types)
+        for deck in rs.decks:  # try tiles in deck order: the search finds a laying sooner
+            for n in deck.tiles:
+                if n in self.types:
+                    self.order.remove(n)
+                    self.order.append(n)
+
+    def river_sides(self, name: str) -> list[tuple[str, ...]]:
+        return [tuple(p for p in f.places if p in SIDES) for f in self.types[name].features if f.kind == self.kind]
+
+    def edge_at(self, name: str, rot: int, side: str) -> str:
+        return self.types[name].edges[SIDES.index(unrotate(side, rot))]
+
+    def precheck(self) -> list[str]:
+        rs = self.rs
+        start = rs.start
+        if start is None:
+            return [f"the {self.kind} has no source: the rule set has no start tile"]
+        if start.tile not in self.types:
+            return [f"the {self.kind} has no source: the start tile {start.tile} has no {self.kind}"]
+        opens = sum(len(s) for s in self.river_sides(start.tile))
+        ends, forks = [], []
+        for name in self.order:
+            sides = sum(len(s) for s in self.river_sides(name))
+            copies = self.counts[name] - (1 if name == start.tile else 0)
+            if copies <= 0:
+                continue
+            if sides == 1:
+                ends += [name] * copies
+            elif sides > 2:
+                forks.append(name)
+                opens += (sides - 2) * copies
+        probs = []
+        if forks:
+            probs.append(f"the {self.kind} forks on {', '.join(forks)} (more than two {self.kind} sides): one {self.kind} cannot pass through")
+        if not ends:
+            probs.append(f"the {self.kind} never ends: no {self.kind} tile but the source has a single {self.kind} side (a lake)")
+        elif len(ends) > opens and not forks:
+            probs.append(f"the {self.kind} has {len(ends)} ends besides its source ({', '.join(ends)}), but one {self.kind} from {start.tile} ends {'once' if opens == 1 else f'{opens} times'}: it would end before every {self.kind} tile is laid")
+        elif len(ends) < opens and not forks:
+            probs.append(f"the {self.kind} from {start.tile} has {opens} open ends but only {len(ends)} tile{'s' if len(ends) != 1 else ''} to end them ({', '.join(ends)})")
+        if self.last is not None and sum(len(s) for s in self.river_sides(self.last)) != 1:
+            probs.append(f"{self.last} is laid last, but the {self.kind} does not end on it")
+        return probs
+
+    def lay(self) -> Laying:
+        rs = self.rs
+        probs = self.precheck()
+        total = sum(self.counts.values())
+        if probs:
+            return Laying(False, [], total, problems=probs)
+        start = rs.start
+        assert start is not None
+        board: dict[tuple[int, int], tuple[str, int]] = {(start.x, start.y): (start.tile, start.rotation)}
+        remaining = Counter(self.counts)
+        remaining[start.tile] -= 1
+        opens = [((start.x, start.y), rotate(s, start.rotation)) for sides in self.river_sides(start.tile) for s in sides]
+        best: list = [[(start.tile, (start.x, start.y), start.rotation)]]
+        self.nodes = 0
+        memo: set = set()
+        laid = [(start.tile, (start.x, start.y), start.rotation)]
+
+        def key(opens, last_turn):
+            rem = tuple(sorted((n, c) for n, c in remaining.items() if c))
+            ends = tuple(sorted(self._open_code(board, c, s) for c, s in opens))
+            if self.alternate and len(opens) <= 1:
+                return (rem, ends, last_turn)
+            return (rem, ends, last_turn, frozenset(board.items()), tuple(opens))
+
+        def fits(cell, name, rot) -> bool:
+            for side in SIDES:
+                dx, dy = OFFSET[side]
+                nb = board.get((cell[0] + dx, cell[1] + dy))
+                if nb is None:
+                    continue
+                if not meets(rs, self.edge_at(name, rot, side), self.edge_at(nb[0], nb[1], OPPOSITE[side])):
+                    return False
+            return True
+
+        def search(opens, last_turn) -> bool:
+            if not any(remaining.values()):
+                return not opens
+            if not opens:
+                return False
+            self.nodes += 1
+            if self.nodes > self.budget:
+                return False
+            k = key(opens, last_turn)
+            if k in memo:
+                return False
+            (cell, side), rest = opens[0], opens[1:]
+            dx, dy = OFFSET[side]
+            target = (cell[0] + dx, cell[1] + dy)
+            if target in board:
+                memo.add(k)
+                return False
+            entry = OPPOSITE[side]
+            names = [n for n in self.order if remaining[n] > 0]
+            if self.last is not None and sum(remaining.values()) > remaining[self.last]:
+                names = [n for n in names if n != self.last]  # the lake comes last
+            tried = set()
+            for name in names:
+                for rot in (0, 90, 180, 270):
+                    sides_rot = [tuple(rotate(s, rot) for s in sides) for sides in self.river_sides(name)]
+                    through = next((s for s in sides_rot if entry in s), None)
+                    if through is None:
+                        continue
+                    sig = (tuple(self.edge_at(name, rot, s) for s in SIDES), tuple(map(tuple, map(sorted, sides_rot))))
+                    if (name, sig) in tried:
+                        continue
+                    tried.add((name, sig))
+                    if not fits(target, name, rot):
+                        continue
+                    exits = [s for s in through if s != entry]
+                    turn = 0
+                    if len(exits) == 1:
+                        d = (SIDES.index(exits[0]) - SIDES.index(side)) % 4
+                        turn = {1: 1, 3: -1}.get(d, 0)
+                    if self.alternate and turn != 0 and turn == last_turn:
+                        continue
+                    new_opens = [(target, s) for s in exits]
+                    new_opens += [(target, s) for sides in sides_rot if sides is not through for s in sides]
+                    if any((target[0] + OFFSET[s][0], target[1] + OFFSET[s][1]) in board for _, s in new_opens):
+                        continue  # the river would run into a laid tile
+                    board[target] = (name, rot)
+                    remaining[name] -= 1
+                    laid.append((name, target, rot))
+                    if len(laid) > len(best[0]):
+                        best[0] = list(laid)
+                    if search(rest + new_opens, turn if turn != 0 else last_turn):
+                        return True
+                    laid.pop()
+                    remaining[name] += 1
+                    del board[target]
+            memo.add(k)
+            return False
+
+        ok = search(opens, 0)
+        if ok:
+            return Laying(True, list(laid), total)
+        return Laying(False, best[0], total, problems=None)
+
+    def _open_code(self, board, cell, side) -> str:
+        name, rot = board[cell]
+        return self.edge_at(name, rot, side)
+
+
+def _mentions_turn(e, kind: str) -> bool:
+    if isinstance(e, A.Call):
+        return (e.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in e.args)) \
+            or any(_mentions_turn(a, kind) for a in e.args)
+    return any(_mentions_turn(getattr(e, f), kind) for f in ("left", "right", "operand", "test", "then", "orelse")
+               if hasattr(e, f))
+
+
+def _turn_rule(rs: RuleSet, kind: str) -> bool:
+    """Is a rule in force that forbids some turns of the river (RIVER-PLACE-2)?"""
+    for on in rs.ons:
+        if on.event != "place" or on.of != kind or on.where == A.BoolLit(False):
+            continue
+        if any(isinstance(act, A.Require) and _mentions_turn(act.test, kind) for act in on.actions):
+            return True
+    return False
+
+
+def _river_clauses(rs: RuleSet) -> list[str]:
+    p = _continues(rs)
+    out = [c.clause for c in p.cites] if p else []
+    for d in rs.decks:
+        if d.last:
+            out.extend(c.clause for c in d.cites)
+    if p is not None and _turn_rule(rs, p.arg or ""):
+        out.extend(c.clause for on in rs.ons if on.of == p.arg and on.event == "place" for c in on.cites)
+    return out
+
+
+@register("set-river", _river_clauses, applies=lambda rs: _continues(rs) is not None)
+def check_river(rs: RuleSet) -> list[Diagnostic]:
+    """The river tiles can be laid as one river from the source to the lake."""
+    p = _continues(rs)
+    assert p is not None and p.arg
+    # A laying whose curves alternate left and right obeys every reading of RIVER-PLACE-2 and,
+    # as it never turns back, never runs into itself: that search is exact and fast.  Only when
+    # no rule limits the turns is a laying of any shape searched for (with a budget).
+    layer = RiverLayer(rs, p.arg, alternate=True)
+    res = layer.lay()
+    if not res.ok and not res.problems and not _turn_rule(rs, p.arg):
+        layer = RiverLayer(rs, p.arg, alternate=False)
+        res = layer.lay()
+    if res.ok:
+        return []
+    at = p.span
+    if res.problems:
+        return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg}: {msg}", "river") for msg in res.problems]
+    src = rs.start.tile if rs.start else "?"
+    end = f" to {layer.last}" if layer.last else ""
+    steps = ", ".join(f"{n} at [{c[0]},{c[1]}] rotation {r}" for n, c, r in res.laid)
+    left = Counter(layer.counts)
+    for n, _, _ in res.laid:
+        left[n] -= 1
+    rest = ", ".join(n if c == 1 else f"{n} x{c}" for n, c in left.items() if c > 0)
+    single = sum(c for c in left.values() if c > 0) == 1
+    then = f"{rest} cannot continue it" if single else f"none of {rest} can continue it"
+    gave_up = " (the search gave up)" if layer.nodes > layer.budget else ""
+    return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg} from {src}{end}{gave_up}: at best {len(res.laid)} of {res.total} tiles are laid ({steps}); then {then}", "river")]
