@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from fuzz_untrusted import REPO, RULE_FILES, record_pipeline, records, rule_file_pipeline, snapshot, time_limit
 
-CI = settings(max_examples=25, deadline=None, derandomize=True, database=None,
+CI = settings(max_examples=50, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                      HealthCheck.data_too_large, HealthCheck.filter_too_much])
 
