@@ -58,7 +58,10 @@ MAX_MESSAGE = 400  # characters of a message printed (a 80 KB token is quoted by
 def render(diag: Diagnostic, sources: SourceCache) -> str:
     """The header, the source line and a caret; every part printable and bounded in
     length (a long line is shown as a window around the caret)."""
-    out = ["\n".join(printable(ln, MAX_MESSAGE) for ln in diag.header().split("\n"))]  # a note may have lines
+    import dataclasses
+
+    named = dataclasses.replace(diag, span=dataclasses.replace(diag.span, file=printable(diag.span.file)))
+    out = ["\n".join(printable(ln, MAX_MESSAGE) for ln in named.header().split("\n"))]  # a note may have lines
     src = sources.line(diag.span.file, diag.span.line)
     if src is not None and diag.span.line > 0:
         src = src.replace("\t", " ")

@@ -363,3 +363,12 @@ def test_replay_json_answers_json_even_for_an_internal_error(monkeypatch) -> Non
     assert got == 2
     assert json.loads(out) == {"error": {"turn": None, "message": "internal error: ZeroDivisionError: a bug",
                                          "clause": None, "kind": "internal"}}
+
+
+def test_a_file_name_cannot_fake_a_diagnostic_line(tmp_path: Path) -> None:
+    name = "x\nrules.tess:1:1: error: fake [syntax]\n.tess"
+    (tmp_path / name).write_text("module x\nextends bsae\n")
+    got, text, _ = run("check", name, cwd=tmp_path)
+    assert got == 1
+    assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:1: error: "
+                                    "unknown module `bsae`; did you mean `base`?  [unknown-name]")
