@@ -22,6 +22,7 @@ class Summary:
     mean_discards: float = 0.0
     max_score: int = 0
     seconds: float = 0.0
+    scores: list[list[int]] = field(default_factory=list, repr=False)  # per seat, each game's score (for plots)
     interrupted: bool = False  # Ctrl-C: the summary covers the `games` finished before it
 
     def to_dict(self) -> dict:
@@ -109,11 +110,13 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     discards = 0
     best = 0
     names = [f"p{i + 1}" for i in range(players)]
+    per_seat: list[list[int]] = [[] for _ in range(players)]
 
     def _tally(g, rec) -> None:
         nonlocal turns, discards, best
         for p in range(players):
             totals[p] += g.scores[p]
+            per_seat[p].append(g.scores[p])
         top = max(g.scores)
         best = max(best, top)
         leaders = [p for p in range(players) if g.scores[p] == top]
@@ -153,4 +156,4 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     n = max(done, 1)
     return Summary(done, players, seed, rules, [t / n for t in totals], [w / n for w in wins],
                    {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, best, time.perf_counter() - t0,
-                   interrupted)
+                   scores=per_seat, interrupted=interrupted)

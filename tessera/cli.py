@@ -5,6 +5,7 @@ Exit codes everywhere: 0 clean, 1 problems found, 2 usage or internal error.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -204,7 +205,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
                                                             "its features with a from-scratch rebuild after every move"),
         games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
-        players: int = typer.Option(2, "--players", min=2, max=6, help="players per game for --engine")) -> None:
+        players: int = typer.Option(2, "--players", min=2, max=6, help="players per game for --engine"),
+        svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
+                                                              "(the river theorem's maps) as SVG files in this folder")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -283,7 +286,16 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             if isinstance(p, Diagnostic):
                 out.print(render(p, sources), markup=False)
             else:
+<<<<<<< HEAD
                 out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
+=======
+                out.print(p, markup=False)
+        if svg is not None and bad:
+            from pictures.counterexamples import write_counterexamples
+
+            for path in write_counterexamples(rs, {r.name for r in results if not r.passed}, svg, "+".join(rs.names)):
+                out.print(f"  wrote {path}", markup=False)
+>>>>>>> main
         failed_checks += bad
         failed_sets += 1 if bad else 0
     n = len(loaded)
@@ -296,6 +308,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
 
 def main() -> None:
     from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
+    from . import picture_cmds  # noqa: F401  (registers draw, view)
 
     try:
         app()

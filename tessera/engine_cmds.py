@@ -180,6 +180,8 @@ def simulate(
                                                 help="also play the same seeds under these rules and compare (a rule change's effect)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat and points by feature "
+                                                             "(both rule sets with --against) as an SVG chart"),
 ) -> None:
     """Play random legal games and summarise: scores, points by feature, wins by seat, length, discards.
 
@@ -200,6 +202,12 @@ def simulate(
         err.print(f"tessera simulate: interrupted; the summary covers the {summ.games} game"
                   f"{'s' if summ.games != 1 else ''} finished{' (records of them are complete)' if record else ''}",
                   markup=False)
+    if plot is not None:
+        from pictures import write_atomically
+        from pictures.plot import plot_summaries
+
+        write_atomically(plot, plot_summaries(summ, other))
+        err.print(f"wrote {plot}", markup=False)
     if as_json:
         doc = summ.to_dict() if other is None else {"rules": summ.to_dict(), "against": other.to_dict()}
         sys.stdout.write(json.dumps(doc, sort_keys=True) + "\n")

@@ -235,19 +235,25 @@ def _river_clauses(rs: RuleSet) -> list[str]:
     return out
 
 
+def lay_river(rs: RuleSet, kind: str) -> tuple[RiverLayer, Laying]:
+    """Search a laying of the `kind` tiles as one river (`set-river`; `tessera verify --svg` draws it)."""
+    # A laying whose curves alternate left and right obeys every reading of RIVER-PLACE-2 and,
+    # as it never turns back, never runs into itself: that search is exact and fast.  Only when
+    # no rule limits the turns is a laying of any shape searched for (with a budget).
+    layer = RiverLayer(rs, kind, alternate=True)
+    res = layer.lay()
+    if not res.ok and not res.problems and not _turn_rule(rs, kind):
+        layer = RiverLayer(rs, kind, alternate=False)
+        res = layer.lay()
+    return layer, res
+
+
 @register("set-river", _river_clauses, applies=lambda rs: _continues(rs) is not None)
 def check_river(rs: RuleSet) -> list[Diagnostic]:
     """The river tiles can be laid as one river from the source to the lake."""
     p = _continues(rs)
     assert p is not None and p.arg
-    # A laying whose curves alternate left and right obeys every reading of RIVER-PLACE-2 and,
-    # as it never turns back, never runs into itself: that search is exact and fast.  Only when
-    # no rule limits the turns is a laying of any shape searched for (with a budget).
-    layer = RiverLayer(rs, p.arg, alternate=True)
-    res = layer.lay()
-    if not res.ok and not res.problems and not _turn_rule(rs, p.arg):
-        layer = RiverLayer(rs, p.arg, alternate=False)
-        res = layer.lay()
+    layer, res = lay_river(rs, p.arg)
     if res.ok:
         return []
     at = p.span

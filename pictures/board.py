@@ -1,0 +1,293 @@
+"""A game record's board, turn by turn, read through the public replay.
+
+`timeline(record)` replays the record's first k turns for every k (the replay
+answer, `Game.features()` and the scores: nothing of the engine's inner state),
+so a step shows exactly what `tessera replay` says about that prefix.  Step 0 is
+the start landscape; step k is the board after record entry k-1; the last step
+of a record that ends `"final"` includes final scoring.
+
+`board_drawing(tl, step)` draws one step (`tessera draw GAME.json --turn N`);
+`board_drawing(tl, None)` draws every step at once, each element tagged with the
+steps it is visible in (`data-from`, `data-to`), for the viewer to show by step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import drawsvg as dw
+
+from dsl.model import RuleSet, TileType
+from dsl.places import rotate
+
+from .sheet import drawn_features
+from .tile import FIGURE_AT, SIZE, Style, attr, done_pattern, draw_tile
+
+PLAYER_COLOURS = {"red": "#d62728", "blue": "#1f5fbf", "green": "#2ca02c", "yellow": "#e6c619",
+                  "black": "#222222", "grey": "#8a8a8a", "gray": "#8a8a8a", "white": "#f4f4f4",
+                  "pink": "#e377c2", "orange": "#ff7f0e", "purple": "#8e44ad"}
+SEAT_COLOURS = ["#d62728", "#1f5fbf", "#2ca02c", "#e6c619", "#222222", "#8e44ad"]
+MARGIN = 20
+
+
+def player_colours(names: list[str]) -> dict[str, str]:
+    """A player called by a colour's name plays in that colour; others by seat."""
+    out, used = {}, set()
+    for n in names:
+        c = PLAYER_COLOURS.get(n.lower())
+        if c is not None and c not in used:
+            out[n] = c
+            used.add(c)
+    free = [c for c in SEAT_COLOURS if c not in used]
+    for n in names:
+        if n not in out:
+            out[n] = free.pop(0) if free else "#777777"
+    return out
+
+
+@dataclass
+class Placed:
+    cell: tuple[int, int]
+    tile: TileType
+    rotation: int
+    step: int  # the step it appears at
+
+
+@dataclass
+class Step:
+    index: int
+    entry: dict | None  # the record entry played to reach this step (None: the start)
+    player: str | None
+    scores: dict[str, int]
+    events: list[dict]  # events of this step (scoring with clauses, discards)
+    features: list[dict]  # Game.features() after this step
+    final: bool = False
+    supply: dict[str, dict[str, int]] = field(default_factory=dict)  # figures each player has left
+
+
+@dataclass
+class Timeline:
+    rs: RuleSet
+    players: list[str]
+    steps: list[Step]
+    tiles: dict[tuple[int, int], Placed]
+    answer: dict  # the replay answer of the whole record (what `tessera replay --json` prints)
+    error: dict | None = None
+    figure_spans: list[tuple[tuple, int, int | None]] = field(default_factory=list)  # (figure key, from, to)
+    done_from: dict[tuple[tuple[int, int], int], int] = field(default_factory=dict)  # (cell, feature) -> step
+
+
+def _rule_set(record: dict, base: Path | None) -> RuleSet:
+    from compiler.replay import RuleLoadError, _resolve_rules
+    from dsl.loader import load_rule_set
+
+    rules, search = _resolve_rules(record, base)
+    rs, diags, ws = load_rule_set(rules, search=search)
+    if rs is None:
+        raise RuleLoadError(diags, ws)
+    return rs
+
+
+def timeline(record: dict, base: Path | None = None) -> Timeline:
+    """Replay every prefix of the record (raises RecordError / RuleLoadError as `replay` does)."""
+    from compiler.replay import replay
+
+    full = replay(record, base)
+    rs = _rule_set(record, base)
+    turns = list(record.get("turns", []))
+    players = list(record["players"])
+    last = len(turns) if full.error is None else full.error["turn"]
+    steps: list[Step] = []
+    seen_events = 0
+    for k in range(0, min(last, len(turns)) + 1):
+        whole = k == len(turns) and full.error is None
+        res = full if whole else replay(dict(record, turns=turns[:k], end="none"), base)
+        g = res.game
+        evs = [e for e in g.events if e.get("kind") in ("score", "award", "discard")]
+        new = evs[seen_events:]
+        seen_events = len(evs)
+        entry = turns[k - 1] if k else None
+        steps.append(Step(k, entry, None, dict(res.answer["scores"]), [_event(e) for e in new],
+                          g.features(), final=whole and record.get("end", "final") == "final",
+                          supply=res.answer.get("supply", {})))
+    _who_played(steps, players)
+    tl = Timeline(rs, players, steps, {}, full.answer, full.error)
+    _place_tiles(tl, record, turns)
+    _spans(tl)
+    return tl
+
+
+def _event(e: dict) -> dict:
+    if e["kind"] == "award":
+        return {"turn": e["turn"], "kind": "score", "feature": e["award"], "when": "end", "points": e["points"],
+                "clause": e["clause"]}
+    return {k: e[k] for k in ("turn", "kind", "feature", "when", "tiles", "points", "clause", "tile", "player") if k in e}
+
+
+def _who_played(steps: list[Step], players: list[str]) -> None:
+    """Seats go round in order; a discard is not a turn of its own (the same player draws again)."""
+    seat = 0
+    for s in steps[1:]:
+        s.player = players[seat % len(players)]
+        if not (s.entry or {}).get("discard"):
+            seat += 1
+
+
+def _cell_places(features: list[dict]) -> dict[tuple[int, int], set[tuple[str, str]]]:
+    out: dict[tuple[int, int], set[tuple[str, str]]] = {}
+    for f in features:
+        for cell, place in f["places"]:
+            out.setdefault(tuple(cell), set()).add((f["kind"], place))
+    return out
+
+
+def _which(rs: RuleSet, name: str, rot: int, seen: set[tuple[str, str]] | None) -> TileType | None:
+    """The tile type (a variant, say with a garden) whose places match what the board has there."""
+    cands = rs.tile_types(name)
+    for t in cands:
+        if seen is not None and {(f.kind, rotate(p, rot)) for f in t.features for p in f.places} == seen:
+            return t
+    return cands[0] if cands else None
+
+
+def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
+    final = _cell_places(tl.steps[-1].features)
+    rs = tl.rs
+    start = record.get("start")
+    if isinstance(start, dict):
+        sname, sat, srot = start.get("tile"), tuple(start.get("at", (0, 0))), int(start.get("rotation", 0)) % 360
+    elif rs.start is not None:
+        sname, sat, srot = rs.start.tile, (rs.start.x, rs.start.y), rs.start.rotation % 360
+    else:
+        sname = None
+    if sname is not None:
+        t = _which(rs, sname, srot, final.get(sat))
+        if t is not None:
+            tl.tiles[sat] = Placed(sat, t, srot, 0)
+    for s in tl.steps[1:]:
+        e = s.entry or {}
+        if e.get("discard") or "at" not in e:
+            continue
+        cell = (int(e["at"][0]), int(e["at"][1]))
+        rot = int(e.get("rotation", 0)) % 360
+        t = _which(rs, e["tile"], rot, final.get(cell))
+        if t is not None:
+            tl.tiles[cell] = Placed(cell, t, rot, s.index)
+
+
+def _spans(tl: Timeline) -> None:
+    """When each figure stands and when each feature is complete, from the per-step features."""
+    open_: dict[tuple, int] = {}
+    for s in tl.steps:
+        now = set()
+        for f in s.features:
+            for who, fig, cell, place in f["figure_places"]:
+                now.add((who, fig, tuple(cell), place))
+            if f["complete"]:
+                for cell, place in f["places"]:
+                    p = tl.tiles.get(tuple(cell))
+                    if p is None:
+                        continue
+                    for tf in p.tile.features:
+                        if tf.places and rotate(tf.places[0], p.rotation) == place:
+                            tl.done_from.setdefault((p.cell, tf.index), s.index)
+        for key in now:
+            open_.setdefault(key, s.index)
+        for key in list(open_):
+            if key not in now:
+                tl.figure_spans.append((key, open_.pop(key), s.index))
+    tl.figure_spans.extend((key, start, None) for key, start in open_.items())
+
+
+def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) -> dw.Group:
+    g = dw.Group(class_=attr(f"figure figure-{figure}"), **attrs)
+    s = 1.2
+    g.append(dw.Path(fill=colour, stroke="#111111", stroke_width=1.1)
+             .M(x - 8 * s, y + 9 * s).L(x - 2.5 * s, y - 1 * s).L(x - 8 * s, y - 2 * s).Q(x - 9 * s, y - 6 * s, x - 4 * s, y - 5 * s)
+             .A(4.5 * s, 4.5 * s, 0, 1, 1, x + 4 * s, y - 5 * s).Q(x + 9 * s, y - 6 * s, x + 8 * s, y - 2 * s)
+             .L(x + 2.5 * s, y - 1 * s).L(x + 8 * s, y + 9 * s).L(x + 1.5 * s, y + 9 * s).L(x, y + 5 * s)
+             .L(x - 1.5 * s, y + 9 * s).Z())
+    if not first:  # figures other than the first declared carry their initial
+        g.append(dw.Text(figure[:1].upper(), 9, x, y + 8, text_anchor="middle", fill="#ffffff", stroke="#111111",
+                         stroke_width=0.6, font_weight="bold", font_family="sans-serif"))
+    return g
+
+
+def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, places: bool = False) -> dw.Drawing:
+    """The board after `step` (None: every step, tagged with data-from/data-to for the viewer)."""
+    style = Style.of(tl.rs)
+    colours = player_colours(tl.players)
+    shown = [p for p in tl.tiles.values() if step is None or p.step <= step]
+    cells = [p.cell for p in tl.tiles.values()] or [(0, 0)]
+    x0, x1 = min(c[0] for c in cells), max(c[0] for c in cells)
+    y0, y1 = min(c[1] for c in cells), max(c[1] for c in cells)
+    bw, bh = (x1 - x0 + 1) * SIZE, (y1 - y0 + 1) * SIZE
+    panel = 190 if scores_panel else 0
+    d = dw.Drawing(bw + 2 * MARGIN + panel, max(bh + 2 * MARGIN, 140), font_family="sans-serif")
+    d.append_def(done_pattern())
+    d.append(dw.Rectangle(0, 0, d.width, d.height, fill="#f3efe6"))
+    d.append(dw.Title(f"board of a {' + '.join(tl.rs.names)} game, "
+                      + ("every step" if step is None else f"after turn {step}")))
+
+    def at(cell):
+        return MARGIN + (cell[0] - x0) * SIZE, MARGIN + (cell[1] - y0) * SIZE
+
+    board = dw.Group(class_="board")
+    for p in sorted(shown, key=lambda p: p.step):
+        x, y = at(p.cell)
+        done = {}
+        for (cell, fi), k in tl.done_from.items():
+            if cell == p.cell and (step is None or k <= step):
+                done[fi] = {"data_from": k} if step is None else {}
+        attrs = {"data_from": p.step} if step is None else {}
+        grp = draw_tile(drawn_features(p.tile, p.rotation), style, places=places, done=done, transform=f"translate({x},{y})",
+                        class_="placed" + (" last" if step is not None and p.step == step and step > 0 else ""),
+                        data_tile=attr(p.tile.id), data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
+        grp.append(dw.Title(f"{p.tile.id} at [{p.cell[0]},{p.cell[1]}] rotation {p.rotation} (step {p.step})"))
+        board.append(grp)
+    d.append(board)
+    if step is not None and step > 0:
+        last = [p for p in shown if p.step == step]
+        for p in last:
+            x, y = at(p.cell)
+            d.append(dw.Rectangle(x - 1, y - 1, SIZE + 2, SIZE + 2, fill="none", stroke="#ff6f00", stroke_width=3,
+                                  class_="last-placed"))
+    elif step is None:
+        for p in tl.tiles.values():
+            if p.step:
+                x, y = at(p.cell)
+                d.append(dw.Rectangle(x - 1, y - 1, SIZE + 2, SIZE + 2, fill="none", stroke="#ff6f00",
+                                      stroke_width=3, class_="last-placed", data_step=p.step))
+    figs = dw.Group(class_="figures")
+    first_fig = next(iter(tl.rs.figures), None)
+    for (who, fig, cell, place), k0, k1 in sorted(tl.figure_spans, key=lambda s: s[1]):
+        if step is not None and not (k0 <= step and (k1 is None or step < k1)):
+            continue
+        if cell not in tl.tiles:
+            continue
+        x, y = at(cell)
+        fx, fy = FIGURE_AT.get(place, (SIZE / 2, SIZE / 2))
+        attrs = {"data_from": k0} if step is None else {}
+        if step is None and k1 is not None:
+            attrs["data_to"] = k1
+        m = _meeple(x + fx, y + fy, colours.get(who, "#777777"), fig, fig == first_fig, data_player=attr(who), data_place=attr(place),
+                    **attrs)
+        m.append(dw.Title(f"{who}'s {fig} on {place} of [{cell[0]},{cell[1]}]"))
+        figs.append(m)
+    d.append(figs)
+    if scores_panel:
+        s = tl.steps[min(step, len(tl.steps) - 1)] if step is not None else tl.steps[-1]
+        px = bw + 2 * MARGIN
+        pan = dw.Group(class_="scores", font_family="sans-serif")
+        title = "final scores" if s.final else f"scores after turn {s.index}"
+        pan.append(dw.Text(title, 14, px, MARGIN + 14, font_weight="bold", fill="#222222"))
+        for n, who in enumerate(tl.players):
+            yy = MARGIN + 40 + n * 24
+            pan.append(dw.Rectangle(px, yy - 12, 14, 14, fill=colours[who], stroke="#111111"))
+            pan.append(dw.Text(f"{who}: {s.scores.get(who, 0)}", 13, px + 20, yy, fill="#222222", class_="score",
+                               data_player=attr(who), data_score=s.scores.get(who, 0)))
+        if tl.error is not None and step is not None and step >= len(tl.steps) - 1:
+            pan.append(dw.Text(f"stopped: {tl.error['message']}", 10, px, MARGIN + 50 + 24 * len(tl.players),
+                               fill="#c62828"))
+        d.append(pan)
+    return d

@@ -1,0 +1,70 @@
+"""`tessera simulate --plot FILE.svg`: what a rule set does, as a chart (matplotlib).
+
+Left: the distribution of each seat's final score over the games (box plots).
+Right: the mean points per game each feature kind (and award) brings.  With
+`--against`, both rule sets are drawn side by side in each panel, the rules
+under study in the darker colour.
+"""
+from __future__ import annotations
+
+import io
+
+RULES_COLOUR = "#1f5fbf"
+AGAINST_COLOUR = "#b0b0b0"
+
+
+def seat_scores(s, p: int) -> list[int]:
+    """Seat p's score in each game of a compiler.simulate.Summary (a list per seat, or a method)."""
+    return s.scores(p) if callable(s.scores) else s.scores[p]
+
+
+def points_by_kind(s) -> dict[str, float]:
+    """Mean points per game by feature kind (an attribute, or per-game lists to average)."""
+    if hasattr(s, "points_by_kind"):
+        return dict(s.points_by_kind)
+    return {k: sum(v) / max(len(v), 1) for k in s.kinds() for v in [s.points(k)]}
+
+
+def plot_summaries(summ, against=None) -> str:
+    """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
+        fig = Figure(figsize=(11, 4.8), layout="constrained")
+        ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
+        width = 0.8 / len(runs)
+        for n, (s, colour) in enumerate(runs):
+            name = "+".join(s.rules)
+            pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
+            bp = ax_s.boxplot([seat_scores(s, p) for p in range(s.players)], positions=pos, widths=width * 0.85, patch_artist=True,
+                              medianprops={"color": "#111111"}, flierprops={"markersize": 3})
+            for p, box in enumerate(bp["boxes"]):
+                box.set_facecolor(colour)
+                box.set_gid(f"scores-{name}-seat{p + 1}")
+            ax_s.plot([], [], color=colour, linewidth=8, label=name)
+        ax_s.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
+        ax_s.set_ylabel("final score")
+        ax_s.set_title(f"score distribution by seat ({summ.games} games, {summ.players} players)")
+        ax_s.legend(loc="upper right", fontsize=8)
+        points = {id(s): points_by_kind(s) for s, _ in runs}
+        kinds = sorted(set().union(*points.values()))
+        hb = 0.8 / len(runs)
+        for n, (s, colour) in enumerate(runs):
+            name = "+".join(s.rules)
+            ys = [k + (n - (len(runs) - 1) / 2) * hb for k in range(len(kinds))]
+            bars = ax_k.barh(ys, [points[id(s)].get(k, 0.0) for k in kinds], height=hb * 0.9, color=colour,
+                             label=name)
+            for k, bar in zip(kinds, bars):
+                bar.set_gid(f"points-{name}-{k}")
+        ax_k.set_yticks(range(len(kinds)), kinds)
+        ax_k.invert_yaxis()
+        ax_k.set_xlabel("mean points per game")
+        ax_k.set_title("points by feature")
+        ax_k.legend(loc="lower right", fontsize=8)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()

@@ -1,0 +1,318 @@
+"""One tile drawn from the rule set's own geometry (the places of its features), with drawsvg.
+
+A tile is a 100 x 100 square.  Its boundary is read clockwise from the north-west
+corner as a perimeter 0..400 (N side 0..100, E 100..200, S 200..300, W 300..400);
+every place of ../shared/spec/conventions.md is an interval of it (a side, a half)
+or a point (a corner).  How a feature is drawn follows from what the rule set
+declares about its kind, never from its name:
+
+- a kind drawn on half-sides (`feature field halves`) and a kind that fills whole
+  sides (`edge C = city`) are areas: the runs of boundary they lie on, joined by
+  curves through the tile's interior;
+- the middle part of a three-part edge (`edge R = field road field`) is a line from
+  each side it reaches to the centre (a dead end stops at the junction there);
+- a `centre` kind is an emblem in the middle.
+
+A feature that `crosses` another is drawn over it with a dark casing (a bridge).
+Places are given in the frame the tile is seen in: a board passes places already
+turned by the tile's rotation, so text always stays upright.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import drawsvg as dw
+
+from dsl.model import RuleSet
+
+SIZE = 100
+MID = SIZE / 2
+
+SIDE_SPAN = {"N": (0, 100), "E": (100, 200), "S": (200, 300), "W": (300, 400)}
+HALF_SPAN = {"Nw": (0, 50), "Ne": (50, 100), "En": (100, 150), "Es": (150, 200),
+             "Se": (200, 250), "Sw": (250, 300), "Ws": (300, 350), "Wn": (350, 400)}
+CORNER_AT = {"NW": 0, "NE": 100, "SE": 200, "SW": 300}
+CORNER_XY = {"NW": (0, 0), "NE": (SIZE, 0), "SE": (SIZE, SIZE), "SW": (0, SIZE)}
+SIDE_MID = {"N": (MID, 0), "E": (SIZE, MID), "S": (MID, SIZE), "W": (0, MID)}
+
+# Where a label, a figure, a shield sits for each place (tile frame, y down).
+LABEL_AT = {"N": (50, 9), "E": (91, 50), "S": (50, 92), "W": (9, 50),
+            "Nw": (25, 9), "Ne": (75, 9), "En": (91, 25), "Es": (91, 75),
+            "Se": (75, 92), "Sw": (25, 92), "Ws": (9, 75), "Wn": (9, 25),
+            "NW": (10, 10), "NE": (90, 10), "SE": (90, 91), "SW": (10, 91), "C": (50, 50)}
+FIGURE_AT = {"N": (50, 19), "E": (81, 50), "S": (50, 81), "W": (19, 50),
+             "Nw": (24, 15), "Ne": (76, 15), "En": (85, 24), "Es": (85, 76),
+             "Se": (76, 85), "Sw": (24, 85), "Ws": (15, 76), "Wn": (15, 24),
+             "NW": (13, 13), "NE": (87, 13), "SE": (87, 87), "SW": (13, 87), "C": (50, 48)}
+
+# Colours of the kinds the bundled rules declare; any other kind gets one of FALLBACK.
+KNOWN = {
+    "city": ("#d9a05b", "#8a5a2b"),
+    "road": ("#f7f3e8", "#6b6258"),
+    "field": ("#9ccc65", "#5d8a35"),
+    "river": ("#4a90d9", "#2a5d99"),
+    "cloister": ("#b5483b", "#6e2a22"),
+    "garden": ("#2e7d32", "#1b4d1e"),
+}
+FALLBACK = [("#9c6ade", "#5c3a8a"), ("#e07b39", "#8a4518"), ("#3bb3b5", "#1d6e70"),
+            ("#d94a8c", "#852653"), ("#8d8d8d", "#4a4a4a"), ("#c2b72f", "#6e6817")]
+FIELD_SHADES = ("#9ccc65", "#b3d97f", "#86bb4f", "#c5e29a")
+LINE_WIDTH = {"river": 12}  # any other line kind: 8
+PROBLEM = "#e0201b"
+SHIELD = ("#2f5fb3", "#ffffff")
+
+
+@dataclass(frozen=True)
+class Style:
+    """How each feature kind of a rule set is drawn: its category and colours."""
+
+    category: dict[str, str]  # kind -> "half" | "area" | "line" | "centre"
+    fill: dict[str, str]
+    stroke: dict[str, str]
+
+    @staticmethod
+    def of(rs: RuleSet) -> "Style":
+        half = rs.half_kinds()
+        centre = rs.centre_kinds()
+        whole = {e.parts[0] for e in rs.edges.values() if len(e.parts) == 1}
+        line = {e.parts[1] for e in rs.edges.values() if len(e.parts) == 3} - whole - half
+        cat, fill, stroke = {}, {}, {}
+        extra = 0
+        for k in sorted(rs.features):
+            cat[k] = "half" if k in half else "centre" if k in centre else "line" if k in line else "area"
+            if k in KNOWN:
+                fill[k], stroke[k] = KNOWN[k]
+            else:
+                fill[k], stroke[k] = FALLBACK[extra % len(FALLBACK)]
+                extra += 1
+        return Style(cat, fill, stroke)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One feature of a tile as it is seen: its kind and its places in the frame drawn."""
+
+    index: int
+    kind: str
+    places: tuple[str, ...]
+    shields: int = 0
+    crosses: bool = False
+    borders: tuple[int, ...] = ()  # indices of the features (cities) a field is declared to border (`-> N`)
+
+
+def attr(value) -> str:
+    """An attribute value made safe: drawsvg writes attribute values as given, unescaped,
+    and names in records and rule files are untrusted (a player called `" onload="...`)."""
+    return html.escape(str(value), quote=True)
+
+
+def perimeter(t: float) -> tuple[float, float]:
+    t %= 400
+    if t <= 100:
+        return (t, 0.0)
+    if t <= 200:
+        return (100.0, t - 100)
+    if t <= 300:
+        return (300 - t, 100.0)
+    return (0.0, 400 - t)
+
+
+def runs(places: tuple[str, ...], spans: dict[str, tuple[int, int]]) -> list[tuple[int, int]]:
+    """The maximal runs of boundary a feature lies on (clockwise, possibly wrapping past 400)."""
+    ivs = sorted(spans[p] for p in places if p in spans)
+    if not ivs:
+        return []
+    merged: list[list[int]] = []
+    for a, b in ivs:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    if len(merged) > 1 and merged[-1][1] >= 400 and merged[0][0] <= 0:  # joined across the NW corner
+        last = merged.pop()
+        merged[0] = [last[0], merged[0][1] + 400]
+    return [(a, b) for a, b in merged]
+
+
+def region_path(rs_: list[tuple[int, int]], **attrs) -> dw.Path:
+    """An area: each run along the boundary, the gaps closed by curves bowing towards the centre."""
+    p = dw.Path(**attrs)
+    if len(rs_) == 1 and rs_[0][1] - rs_[0][0] >= 400:
+        return p.M(0, 0).L(SIZE, 0).L(SIZE, SIZE).L(0, SIZE).Z()
+    for i, (a, b) in enumerate(rs_):
+        x, y = perimeter(a)
+        if i == 0:
+            p.M(x, y)
+        corner = (a // 100 + 1) * 100
+        while corner < b:
+            p.L(*perimeter(corner))
+            corner += 100
+        bx, by = perimeter(b)
+        p.L(bx, by)
+        nx_, ny_ = perimeter(rs_[(i + 1) % len(rs_)][0])
+        p.Q(MID, MID, nx_, ny_)  # the same curve a line between those points takes
+    return p.Z()
+
+
+def _lighter(colour: str, t: float = 0.35) -> str:
+    """A colour mixed with white: an area drawn over another (crossing) stays readable."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#%02x%02x%02x" % tuple(round(c + (255 - c) * t) for c in (r, g, b))
+
+
+def _shield(x: float, y: float) -> dw.Group:
+    g = dw.Group(class_="shield")
+    g.append(dw.Path(fill=SHIELD[0], stroke=SHIELD[1], stroke_width=1.2)
+             .M(x - 6, y - 7).L(x + 6, y - 7).L(x + 6, y).Q(x + 6, y + 5, x, y + 8).Q(x - 6, y + 5, x - 6, y).Z())
+    return g
+
+
+def _centre_emblem(kind: str, style: Style, x: float, y: float, ordinal: int) -> dw.DrawingElement:
+    fill, stroke = style.fill[kind], style.stroke[kind]
+    g = dw.Group(class_="emblem")
+    if kind == "cloister":
+        g.append(dw.Path(fill=fill, stroke=stroke, stroke_width=1.5)
+                 .M(x - 14, y + 12).L(x - 14, y - 4).L(x, y - 15).L(x + 14, y - 4).L(x + 14, y + 12).Z())
+        g.append(dw.Rectangle(x - 3, y + 2, 6, 10, fill=stroke))
+    elif kind == "garden":
+        g.append(dw.Circle(x, y, 12, fill=fill, stroke=stroke, stroke_width=1.5))
+        for dx, dy in ((-4, -3), (4, -3), (0, 4)):
+            g.append(dw.Circle(x + dx, y + dy, 4, fill="#66bb6a"))
+    else:  # a kind no bundled rule declares: a disc with its initial
+        shape = ordinal % 2
+        if shape == 0:
+            g.append(dw.Circle(x, y, 12, fill=fill, stroke=stroke, stroke_width=1.5))
+        else:
+            g.append(dw.Path(fill=fill, stroke=stroke, stroke_width=1.5).M(x, y - 13).L(x + 13, y).L(x, y + 13).L(x - 13, y).Z())
+        g.append(dw.Text(kind[:1].upper(), 11, x, y + 4, text_anchor="middle", fill="#ffffff", font_weight="bold",
+                         font_family="sans-serif"))
+    return g
+
+
+def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad: set[int] = frozenset(),
+              done: dict[int, dict] | None = None, **attrs) -> dw.Group:
+    """A tile's picture as a group in tile coordinates (0..100): fields, areas, lines, centre emblems.
+
+    `bad`: indices of features to mark as a problem; `done`: completed features
+    (index -> attributes of the shading drawn over it with the `done` pattern,
+    which the drawing must define: `done_pattern()`)."""
+    done = done or {}
+    g = dw.Group(**attrs)
+    cat = style.category
+    halves = sorted(k for k, c in cat.items() if c == "half")
+    ground = FIELD_SHADES[0] if "field" in halves else style.fill[halves[0]] if halves else "#e9e4d4"
+    g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill=ground, class_="tile-ground"))
+    fields = [f for f in features if cat.get(f.kind) == "half" and runs(f.places, HALF_SPAN)]
+    fields.sort(key=lambda f: -sum(b - a for a, b in runs(f.places, HALF_SPAN)))  # small fields on top
+    for n, f in enumerate(fields):
+        base = style.fill[f.kind]
+        shades = FIELD_SHADES if base == FIELD_SHADES[0] else (base, _lighter(base, 0.2), _lighter(base, 0.4))
+        fill = shades[n % len(shades)]  # the fields of one tile told apart
+        g.append(_feature(region_path(runs(f.places, HALF_SPAN), fill=fill), f, "half", bad, done))
+    for f in sorted((f for f in features if cat.get(f.kind) == "area"), key=lambda f: f.crosses):
+        rr = runs(f.places, SIDE_SPAN)
+        if not rr:
+            continue
+        width = 2.5 if f.crosses else 1.2
+        fill = _lighter(style.fill[f.kind]) if f.crosses else style.fill[f.kind]
+        g.append(_feature(region_path(rr, fill=fill, stroke=style.stroke[f.kind], stroke_width=width),
+                          f, "area", bad, done))
+    lines = [f for f in features if cat.get(f.kind) == "line"]
+    dead_ends = sum(1 for f in lines if len([p for p in f.places if p in SIDE_MID]) == 1)
+    junction = dead_ends >= 2 or any(len([p for p in f.places if p in SIDE_MID]) >= 3 for f in lines)
+    has_centre = any(cat.get(f.kind) == "centre" for f in features)
+    for f in sorted(lines, key=lambda f: f.crosses):
+        sides = [p for p in f.places if p in SIDE_MID]
+        if not sides:
+            continue
+        width = LINE_WIDTH.get(f.kind, 8)
+        path = dw.Path(fill="none", stroke_linecap="butt")
+        if len(sides) == 2:
+            (ax, ay), (bx, by) = SIDE_MID[sides[0]], SIDE_MID[sides[1]]
+            path.M(ax, ay).Q(MID, MID, bx, by)
+        else:
+            for s in sides:
+                path.M(*SIDE_MID[s]).L(MID, MID)
+        grp = dw.Group()
+        casing = path.args["d"]
+        grp.append(dw.Path(d=casing, fill="none", stroke=style.stroke[f.kind], stroke_width=width + (5 if f.crosses else 2.5)))
+        grp.append(dw.Path(d=casing, fill="none", stroke=style.fill[f.kind], stroke_width=width))
+        g.append(_feature(grp, f, "line", bad, done))
+    if junction and not has_centre:
+        g.append(dw.Rectangle(MID - 7, MID - 7, 14, 14, fill="#8d6e63", stroke="#4e342e", stroke_width=1.2, class_="junction"))
+    centre = [f for f in features if cat.get(f.kind) == "centre"]
+    kinds_c = sorted(cat_k for cat_k in style.category if style.category[cat_k] == "centre")
+    for n, f in enumerate(centre):
+        x = MID + (n - (len(centre) - 1) / 2) * 28
+        g.append(_feature(_centre_emblem(f.kind, style, x, MID, kinds_c.index(f.kind)), f, "centre", bad, done))
+    for f in features:  # features on a corner only (an inner field, a barn's spot): a quarter disc
+        if f.places and all(p in CORNER_XY for p in f.places) and cat.get(f.kind) != "centre":
+            grp = dw.Group()
+            for p in f.places:
+                cx, cy = CORNER_XY[p]
+                sx, sy = (1 if cx == 0 else -1), (1 if cy == 0 else -1)
+                grp.append(dw.Path(fill=style.fill[f.kind] if style.fill[f.kind] != FIELD_SHADES[0] else FIELD_SHADES[2],
+                                   stroke=style.stroke[f.kind], stroke_width=1)
+                           .M(cx, cy).L(cx + 20 * sx, cy).A(20, 20, 0, 0, 1 if sx * sy > 0 else 0, cx, cy + 20 * sy).Z())
+            g.append(_feature(grp, f, "corner", bad, done))
+    for f in features:
+        sides = [p for p in f.places if p in SIDE_MID]
+        if f.shields and sides:
+            ax = sum(FIGURE_AT[s][0] for s in sides) / len(sides)
+            ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
+            for k in range(f.shields):
+                g.append(_shield(ax + 14 + 14 * k, ay - 4))
+    if places:
+        lab = dw.Group(class_="places", font_size=8, font_family="sans-serif", text_anchor="middle",
+                       fill="#111111", stroke="#ffffff", stroke_width=2.2, paint_order="stroke")
+        by_index = {f.index: f for f in features}
+        for f in features:
+            for n, p in enumerate(f.places):
+                x, y = LABEL_AT.get(p, (MID, MID))
+                if p == "C" and (has_centre or junction):
+                    y += 20
+                lab.append(dw.Text(p, 8, x, y + 3, class_="place", data_place=attr(p), data_kind=attr(f.kind)))
+                bordered = [by_index[j].places[0] for j in f.borders if j in by_index and by_index[j].places]
+                if n == 0 and bordered:  # the declared border (`field Wn En -> N`), under the field's first place
+                    lab.append(dw.Text("→" + " ".join(bordered), 7, x, y + 11 if y < MID else y - 7,
+                                       class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
+        g.append(lab)
+    g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
+    return g
+
+
+def _feature(el, f: Drawn, shape: str, bad, done) -> dw.Group:
+    """Wrap a feature's drawing with what tests and tooltips read: its kind and index,
+    a shading over it if it is in `done` (index -> attributes of the shading), a
+    dashed red outline if it is in `bad`."""
+    g = dw.Group(class_=attr(f"feature {shape} kind-{f.kind}" + (" problem" if f.index in bad else "")),
+                 data_kind=attr(f.kind), data_index=f.index)
+    g.append(dw.Title(f"{f.kind} {' '.join(f.places)}" + (f", {f.shields} shield(s)" if f.shields else "")
+                      + (", crosses" if f.crosses else "")
+                      + (f", borders {len(f.borders)} feature(s)" if f.borders else "")))
+    g.append(el)
+    paths = [el] if isinstance(el, dw.Path) else [c for c in getattr(el, "children", []) if isinstance(c, dw.Path)]
+    if f.index in done:
+        extra = dict(done[f.index])
+        if shape == "centre" or not paths:
+            g.append(dw.Circle(MID, MID, 15, fill="url(#done)", class_="done-shade", **extra))
+        elif shape == "line":  # along the line itself
+            g.append(dw.Path(d=paths[-1].args["d"], fill="none", stroke="url(#done)",
+                             stroke_width=paths[-1].args.get("stroke-width", 8), class_="done-shade", **extra))
+        else:
+            for p in paths:
+                g.append(dw.Path(d=p.args["d"], fill="url(#done)", class_="done-shade", **extra))
+    if f.index in bad and paths:
+        for p in paths:
+            g.append(dw.Path(d=p.args["d"], fill="none", stroke=PROBLEM, stroke_width=3, stroke_dasharray="5 3",
+                             class_="problem-mark"))
+    return g
+
+
+def done_pattern() -> dw.Pattern:
+    """The hatching that shades a completed feature (add it to the drawing's defs)."""
+    pat = dw.Pattern(8, 8, id="done", patternUnits="userSpaceOnUse", patternTransform="rotate(45)")
+    pat.append(dw.Rectangle(0, 0, 8, 8, fill="#000000", fill_opacity=0.12))
+    pat.append(dw.Line(0, 0, 0, 8, stroke="#000000", stroke_width=3, stroke_opacity=0.35))
+    return pat

@@ -1,0 +1,112 @@
+"""`tessera draw` and `tessera view`: pictures of rule sets and games (pictures/)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from pictures import write_atomically
+
+from .cli import app, err, out, report
+
+
+def _timeline(record_path: Path, command: str):
+    from compiler.replay import RecordError, RuleLoadError, load_record
+    from pictures.board import timeline
+
+    try:
+        return timeline(load_record(record_path), record_path.parent)
+    except RecordError as exc:
+        err.print(f"tessera {command}: {exc}", markup=False)
+        raise typer.Exit(2)
+    except RuleLoadError as exc:
+        if all(d.span.line == 0 for d in exc.diagnostics):
+            for d in exc.diagnostics:
+                err.print(f"tessera {command}: {record_path}: {d.message}", markup=False)
+            raise typer.Exit(2)
+        raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
+
+
+@app.command()
+def draw(
+    inputs: List[str] = typer.Argument(..., help="rule modules or rule files (a tile sheet), or one GAME.json record (a board)"),
+    output: Path = typer.Option(..., "-o", "--output", help="the SVG file to write"),
+    places: bool = typer.Option(False, "--places", help="label every place (N, Ne, C ...) on the tiles (on a board: in the board frame)"),
+    turn: Optional[int] = typer.Option(None, "--turn", min=0, help="for a record: the board after this many turns (default: the end)"),
+    tiles: Optional[List[str]] = typer.Option(None, "--tile", help="draw only these tiles (repeatable)"),
+    columns: int = typer.Option(8, "--columns", min=1, max=40, help="tiles per row of the sheet"),
+) -> None:
+    """Draw a rule set's tile sheet, or the board of a game record at any turn, as SVG.
+
+    The sheet shows every tile type from the same geometry the compiler uses:
+    each declared feature kind in its colour (legend on top), shields, crossings,
+    the name and copy count; a tile whose topology check fails is framed in red
+    with the problem marked.  A record gives its board: tiles, figures in their
+    players' colours, completed features hatched, scores beside it.
+    """
+    from .cli import missing_paths
+    from .engine_cmds import _load, _split
+
+    if len(inputs) == 1 and inputs[0].endswith(".json"):
+        if tiles:
+            raise typer.BadParameter("--tile is for a tile sheet (rule modules or files), not a game record")
+        missing_paths("draw", inputs)
+        tl = _timeline(Path(inputs[0]), "draw")
+        last = len(tl.steps) - 1
+        if turn is not None and turn > last:
+            err.print(f"tessera draw: the record has {last} turns{' that replay' if tl.error else ''}; --turn {turn} is past them",
+                      markup=False)
+            raise typer.Exit(2)
+        from pictures.board import board_drawing
+
+        step = last if turn is None else turn
+        write_atomically(output, board_drawing(tl, step, places=places).as_svg())
+        out.print(f"wrote {output} (board after turn {step} of {last}; "
+                  + ", ".join(f"{k} {v}" for k, v in tl.steps[step].scores.items()) + ")", markup=False)
+        if tl.error is not None:
+            out.print(f"{tl.error['message']} [{tl.error['clause']}]", markup=False)
+            raise typer.Exit(1)
+        return
+    if turn is not None:
+        raise typer.BadParameter("--turn is for a game record (GAME.json)")
+    specs = _split(inputs)
+    rs = _load(specs, "draw")
+    from pictures.sheet import tile_problems, tile_sheet
+
+    if tiles:
+        unknown = [t for t in tiles if not any(t in (x.name, x.id) for x in rs.tiles)]
+        if unknown:
+            err.print(f"tessera draw: no tile {', '.join(unknown)} in {' + '.join(rs.names)}", markup=False)
+            raise typer.Exit(2)
+    write_atomically(output, tile_sheet(rs, places=places, only=tiles, columns=columns).as_svg())
+    probs = tile_problems(rs)
+    n = len([t for t in rs.tiles if not tiles or t.name in tiles or t.id in tiles])
+    out.print(f"wrote {output} ({n} tile types of {' + '.join(rs.names)}"
+              + (f"; {len(probs)} with topology problems, marked" if probs else "") + ")", markup=False)
+    if probs:
+        raise typer.Exit(1)
+
+
+@app.command()
+def view(
+    record: Path = typer.Argument(..., help="a tessera-game/1 JSON record"),
+    output: Path = typer.Option(..., "-o", "--output", help="the HTML file to write"),
+) -> None:
+    """Write one self-contained HTML page that steps through a game (buttons, arrow keys).
+
+    Everything is inline (no server, no network): it works opened from disk.
+    Each step shows the board, the tile drawn, the scores and every event with
+    its clause, exactly as `tessera replay` answers for that prefix.
+    """
+    from .cli import missing_paths
+    from pictures.viewer import viewer_html
+
+    missing_paths("view", [str(record)])
+    tl = _timeline(record, "view")
+    write_atomically(output, viewer_html(tl, f"{record.name}: {' + '.join(tl.rs.names)}, {len(tl.steps) - 1} turns"))
+    out.print(f"wrote {output} ({len(tl.steps)} steps; final scores "
+              + ", ".join(f"{k} {v}" for k, v in tl.steps[-1].scores.items()) + ")", markup=False)
+    if tl.error is not None:
+        out.print(f"{tl.error['message']} [{tl.error['clause']}]", markup=False)
+        raise typer.Exit(1)
