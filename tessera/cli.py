@@ -286,16 +286,12 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             if isinstance(p, Diagnostic):
                 out.print(render(p, sources), markup=False)
             else:
-<<<<<<< HEAD
                 out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
-=======
-                out.print(p, markup=False)
         if svg is not None and bad:
             from pictures.counterexamples import write_counterexamples
 
             for path in write_counterexamples(rs, {r.name for r in results if not r.passed}, svg, "+".join(rs.names)):
-                out.print(f"  wrote {path}", markup=False)
->>>>>>> main
+                out.print(printable(f"  wrote {path}"), markup=False)
         failed_checks += bad
         failed_sets += 1 if bad else 0
     n = len(loaded)
