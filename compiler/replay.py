@@ -37,7 +37,7 @@ def engine_for(rules: list[str], search: list[str]):
             raise RuleLoadError(diags, ws)
         from dsl.limits import playable
 
-        if playable(rs):
+        if any(d.severity == "error" for d in playable(rs)):
             raise RuleLoadError(diags + playable(rs), ws)
         _ENGINES[key] = load_engine(rs)
     return _ENGINES[key]

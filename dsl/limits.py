@@ -90,6 +90,10 @@ def playable(rs) -> list[Diagnostic]:
     elif rs.start is None:
         out.append(Diagnostic(where, f"{names} lays out no start tile, so no tile could ever be placed; "
                                      f"declare one (`start D at 0 0`) or `extends base`", "unplayable"))
+    elif not any(f.count > 0 for f in rs.figures.values()):  # legal, but nobody can ever score
+        span = next((f.span for f in rs.figures.values()), where)
+        out.append(Diagnostic(span, f"{names} gives every player 0 figures, so no feature is ever owned and "
+                                    f"nobody scores", "unplayable", "warning"))
     return out
 
 

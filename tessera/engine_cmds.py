@@ -10,6 +10,8 @@ import typer
 
 from dsl.untrusted import printable
 
+from dsl.diagnostics import render
+
 from .cli import app, err, out, report
 
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it): the summary of the games finished is printed
@@ -37,9 +39,11 @@ def _load(specs: list[str], command: str = ""):
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
     from dsl.limits import playable
 
-    why = playable(rs)  # checks, but no game can be played with it
-    if why:
+    why = playable(rs)  # checks, but no game can be played with it (or a degenerate one: a warning)
+    if any(d.severity == "error" for d in why):
         raise typer.Exit(report(diags + why, ws.sources, len(ws.files)))
+    for d in why:
+        err.print(render(d, ws.sources), markup=False)
     return rs
 
 

@@ -82,6 +82,7 @@ CASES = [
     (["verify", "+"], 2, "no rules named"),
     (["simulate", "--games", "1", "--rules", "rules/no_start.tess"], 1, "lays out no start tile"),
     (["compile", "rules/no_tiles.tess", "-o", "out"], 1, "has no tiles to play with"),
+    (["simulate", "--games", "1", "--rules", "rules/no_figures.tess"], 0, "warning: base + no_figures gives every player 0 figures"),
     # item 9: terminal safety and small things
     (["check", "rules/bom.tess"], 0, "Success: no issues found"),
     (["check", "rules/flat_sum.tess"], 0, "Success: no issues found"),
