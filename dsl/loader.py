@@ -115,7 +115,7 @@ def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
     return files, missing
 
 
-MAX_NAME = 64  # characters of a module name (a file name is `NAME.tess`, well within every file system)
+MAX_NAME = limits.MAX_NAME  # characters of a module name (a file name is `NAME.tess`, well within every file system)
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
