@@ -100,7 +100,7 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
         raise CompileTargetError(f"cannot write into {out}: {exc.strerror or exc}") from None
     done = False
     try:
-        high = rs.players.high if rs.players else 5
+        high = rs.player_range()[1]
         (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
         _copy_runtime(tmp / "runtime")
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")

@@ -111,6 +111,8 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
         except eng.IllegalAction as ill:
             error = {"turn": i, "message": f"turn {i}: {ill.message}", "clause": ill.clause}
             break
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            raise_rule_failure(exc, f"while turn {i} was played")
         if g.ended:
             if i != len(turns) - 1:
                 error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": g.R.CLAUSE_END}
@@ -119,7 +121,10 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
     if end not in ("final", "none"):
         raise RecordError("`end` must be \"final\" or \"none\"")
     if error is None and end == "final" and not g.ended:
-        g.finish()
+        try:
+            g.finish()
+        except Exception as exc:
+            raise_rule_failure(exc, "in final scoring")
     return ReplayResult(answer_of(g), error, g)
 
 
@@ -182,6 +187,17 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     g.apply_action(((x, y), rot, fig))
+
+
+def raise_rule_failure(exc: Exception, context: str = ""):
+    """Re-raise `exc` as a RuleFailure naming the rule-file line it came from, if it
+    was raised inside a generated rule function; else as it is."""
+    from .runtime.errors import rule_failure
+
+    failure = rule_failure(exc, context)
+    if failure is None:
+        raise exc
+    raise failure from exc
 
 
 def _illegal(g, message: str, clause: str):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import random
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,22 +40,14 @@ class Summary:
 
 def play_one(eng, players: int, seed: int):
     """One game of uniformly random legal moves; the game seed also seeds the move choice."""
-    g = eng.new_game(players, seed)
-    rng = random.Random(seed * 7919 + 17)
+    from .runtime.game import random_moves
+
     turns = []
-    R = eng.rules
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            g.finish()
-            break
-        a = acts[rng.randrange(len(acts))]
-        turns.append(record_turn(g, R, a))
-        g.apply_action(a)
+    g = random_moves(eng.new_game(players, seed), seed, before=lambda g, a: turns.append(record_turn(g, a)))
     return g, turns
 
 
-def record_turn(g, R, a) -> dict:
+def record_turn(g, a) -> dict:
     name = g.tile_name()
     if a[0] == "discard":
         return {"tile": name, "discard": True}
@@ -143,6 +134,9 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
         except KeyboardInterrupt:
             interrupted = True
             break
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            from .replay import raise_rule_failure
+            raise_rule_failure(exc, f"in game seed {gseed}")
         try:
             with _sigint_deferred():  # a game is counted and recorded whole, or not at all
                 _tally(g, rec)

@@ -237,6 +237,10 @@ class DeckDecl:
     before: str | None = None
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    # the clauses each part carries (`cites` is all of them, in order): drawing a tile of a
+    # later deck early breaks `before`; naming the `last` tile while others remain breaks `last`
+    last_cites: tuple[Cite, ...] = ()
+    before_cites: tuple[Cite, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -367,10 +371,19 @@ class Override:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class ClauseDecl:
+    """`clause ID "text"`: a rule file's own clause (a house rule's), citable like a rulebook's."""
+
+    clause: str
+    text: str
+    span: Span = _span()
+
+
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, ClauseDecl, Override,
 ]
 
 

@@ -198,7 +198,15 @@ class _Block:
 
 def _deck(d: A.DeckDecl, c: str) -> _Line | list[str]:
     src = "tiles " + ", ".join(d.tiles) if d.tiles else "rest"
-    rest = _join(f"last {d.last}" if d.last else None, f"before {d.before}" if d.before else None)
+    parts = [(f"last {d.last}", d.last_cites)] if d.last else []
+    if d.before:
+        parts.append((f"before {d.before}", d.before_cites))
+    src_c = ""
+    if parts:  # each part's citations follow it; the final part's end the line
+        src_c = _cites(d.cites[:len(d.cites) - len(d.last_cites) - len(d.before_cites)])
+        c = _cites(parts[-1][1])
+        parts[-1] = (parts[-1][0], ())
+    rest = _join(src_c, *(_join(w, _cites(wc)) for w, wc in parts))
     one = _Line(_join(f"deck {d.name} = {src}", rest), c)
     if not d.tiles or len(one.text()) <= WRAP_AT:
         return one
@@ -313,6 +321,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(f"invariant {n}: {format_expr(t)}", c)
         case A.ExampleDecl(name=n):
             return _Block(_Line(f"example {n}", c), s)
+        case A.ClauseDecl(clause=cl, text=t):
+            return _Line(f"clause {cl} {format_string(t)}")
     raise TypeError(f"not a statement: {s!r}")
 
 

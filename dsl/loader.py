@@ -15,8 +15,8 @@ from . import limits
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
-from .model import BUNDLED_RULES, Feature, RuleSet, TileType, describe_key, override_key
-from .parser import ParseFailure, parse
+from .model import BUNDLED_RULES, MOST_PLAYERS, Feature, RuleSet, TileType, describe_key, override_key
+from .parser import ParseFailure, keywords, parse
 from .untrusted import MAX_RULE_FILE, FileReadError, read_text
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
 
@@ -174,6 +174,10 @@ class Builder:
         self.diags.append(Diagnostic(span, msg, code, severity))
 
     def build(self) -> RuleSet:
+        for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
+            for item in mod.items:
+                if isinstance(item, A.ClauseDecl):
+                    self._clause(item)
         for mod in self.rs.modules:
             self._cites(mod.cites)
             for item in mod.items:
@@ -183,10 +187,24 @@ class Builder:
         return self.rs
 
     # -- statements ---------------------------------------------------------
+    def _clause(self, d: A.ClauseDecl) -> None:
+        if d.clause in CLAUSES:
+            self.err(d.span, f"clause `{d.clause}` is the rulebook's ({CLAUSES[d.clause][:60]}); give the house "
+                             f"rule's clause an ID of its own, e.g. `HOUSE-{d.clause}`", "duplicate")
+        elif d.clause in self.rs.clauses:
+            self.err(d.span, f"clause `{d.clause}` is already declared at {self.rs.clauses[d.clause].span}", "duplicate")
+        elif not d.text.strip() or "\n" in d.text:
+            self.err(d.span, f"clause `{d.clause}` needs its text on one line, as in "
+                             f"`clause {d.clause} \"Cities score 3 per tile\"`", "range")
+        else:
+            self.rs.clauses[d.clause] = d
+
     def _cites(self, cites) -> None:
         for c in cites:
-            if c.clause not in CLAUSES:
-                self.err(c.span, f"unknown clause `{c.clause}`{did_you_mean(c.clause, CLAUSES)}", "unknown-clause")
+            if c.clause not in CLAUSES and c.clause not in self.rs.clauses:
+                hint = did_you_mean(c.clause, [*CLAUSES, *self.rs.clauses]) or \
+                    f"; a house rule declares its own with `clause {c.clause} \"one line of text\"`"
+                self.err(c.span, f"unknown clause `{c.clause}`{hint}", "unknown-clause")
 
     def _statement(self, mod: A.Module, item, override: bool = False) -> None:
         if isinstance(item, A.Override):
@@ -198,7 +216,9 @@ class Builder:
             if override:
                 if key not in self._seen:
                     self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it", "override-missing")
-            elif key in self._seen and key[0] not in ("deck",):
+                else:
+                    self.rs.overrides[key] = item.span
+            elif key in self._seen and key[0] not in ("deck", "on"):  # several `on` rules for one event are normal
                 prev = self._seen[key]
                 self.err(item.span, f"{describe_key(key)} is already defined at {prev}; write `override` to replace it", "duplicate")
                 return
@@ -232,6 +252,11 @@ class Builder:
             case A.DeckDecl():
                 rs.decks = [d for d in rs.decks if d.name != item.name] + [item]
             case A.BoxDecl():
+                prev = next((b for b in rs.boxed if b.tile == item.tile), None)
+                if prev is not None:
+                    self.err(item.span, f"tile `{item.tile}` is already boxed at {prev.span}; a `box` takes its "
+                                        f"tile out of the game once: write it once", "duplicate")
+                    return
                 rs.boxed.append(item)
             case A.PlacementDecl():
                 rs.placement[item.kind] = item
@@ -247,6 +272,8 @@ class Builder:
             case A.ReturnDecl():
                 rs.returns[item.figure] = item
             case A.StateDecl():
+                if self._reserved(item):
+                    return
                 rs.states[item.name] = item
             case A.OnDecl():
                 if override:
@@ -258,8 +285,25 @@ class Builder:
                 rs.recalls[item.figure] = item
             case A.InvariantDecl():
                 rs.invariants.append(item)
+            case A.ClauseDecl():
+                pass  # read first (build)
             case A.ExampleDecl():
                 rs.examples.append(item)
+
+    def _reserved(self, st: A.StateDecl) -> bool:
+        """A state named like a built-in quantity, function or keyword would silently replace it."""
+        n = st.name
+        if n in QUANTITIES:
+            what = f"a built-in quantity ({QUANTITIES[n].doc}); every rule that reads `{n}` would read the state instead"
+        elif n in FUNCTIONS:
+            what = f"a built-in function ({FUNCTIONS[n].doc})"
+        elif n in keywords():
+            what = "a keyword of the rules language"
+        else:
+            return False
+        self.err(st.span, f"`state {n}`: `{n}` is {what}; a state cannot shadow it: give the state another "
+                          f"name, e.g. `house_{n}`", "reserved")
+        return True
 
     def _tile(self, mod: A.Module, t: A.TileDecl, override: bool = False) -> None:
         if override:
@@ -386,6 +430,7 @@ class Builder:
         for b in rs.boxed:
             if b.tile not in names:
                 self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name")
+        self._copies_taken(names)
         deck_names = {d.name for d in rs.decks}
         for d in rs.decks:
             for tn in (*d.tiles, *([d.last] if d.last else [])):
@@ -435,8 +480,28 @@ class Builder:
                 self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
         for inv in rs.invariants:
             self.expr(inv.test, {"game"}, "bool")
-        if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= 6):
-            self.err(rs.players.span, "players must be a range within 1..6", "range")
+        if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= MOST_PLAYERS):
+            self.err(rs.players.span, f"players must be a range within 1..{MOST_PLAYERS}", "range")
+
+    def _copies_taken(self, names: set[str]) -> None:
+        """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""
+        rs = self.rs
+        takers: dict[str, list[tuple[str, A.Span]]] = {}
+        if rs.start is not None and rs.start.tile in names:
+            takers.setdefault(rs.start.tile, []).append(("the start tile", rs.start.span))
+        for b in rs.boxed:
+            if b.tile in names:
+                takers.setdefault(b.tile, []).append(("a `box`", b.span))
+        for name, who in takers.items():
+            copies = sum(tt.count for tt in rs.tiles if tt.name == name and tt.variant is None)
+            if copies >= len(who):
+                continue
+            decl = self._tiles_seen[name]
+            uses = " and ".join(f"{what} (at {span})" for what, span in who)
+            self.err(decl.span, f"tile `{name}` has {copies} plain cop{'y' if copies == 1 else 'ies'}, but {uses} "
+                                f"take{'s' if len(who) == 1 else ''} {len(who)} out of its count: "
+                                f"{'it' if len(who) == 1 else 'they'} would come from nowhere; give it at least "
+                                f"x{len(who)}", "count")
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:
@@ -444,6 +509,14 @@ class Builder:
 
     def _check_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
         rs = self.rs
+        es = t.edges_span
+        if es.end_line > es.line and t.edges and t.edges[-1] not in rs.edges:
+            # `edges C R F` then `city N` on the next line: the parser read `city` as the fourth code
+            n = len(t.edges) - 1
+            self.err(A.Span(es.file, es.line, es.column), f"`edges` takes exactly four edge codes, in the order "
+                     f"N E S W, but this line has {n}: `{t.edges[-1]}` on line {es.end_line} was read as the "
+                     f"{['first', 'second', 'third', 'fourth'][min(n, 3)]}", "syntax")
+            return  # its features would only repeat the same mistake
         for code in t.edges:
             if code not in rs.edges:
                 self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")

@@ -12,6 +12,8 @@ from . import ast as A
 from .diagnostics import Diagnostic
 
 BUNDLED_RULES = Path(__file__).resolve().parent.parent / "rules"
+DEFAULT_PLAYERS = (2, 5)  # the seats of a rule set that states no `players` (the base game's)
+MOST_PLAYERS = 6  # the most seats any rule set may state
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ class RuleSet:
     totals: list[tuple[str, A.Total]] = field(default_factory=list)
     compositions: list[tuple[str, A.CompositionDecl]] = field(default_factory=list)  # (module, its statement)
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
+    overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
+    clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
 
     # -- derived facts -----------------------------------------------------
     @property
@@ -81,6 +85,10 @@ class RuleSet:
                 out.add(e.parts[0])
                 out.add(e.parts[2])
         return out
+
+    def player_range(self) -> tuple[int, int]:
+        """The numbers of players these rules are for: their `players` statement, else DEFAULT_PLAYERS."""
+        return (self.players.low, self.players.high) if self.players else DEFAULT_PLAYERS
 
     def centre_kinds(self) -> set[str]:
         return {k for k, f in self.features.items() if f.centre}

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ast as pyast
+import difflib
+import re
 import warnings
 from dataclasses import fields, is_dataclass
 from functools import lru_cache
@@ -45,6 +47,12 @@ def make_parser(**options) -> Lark:
         maybe_placeholders=True,
         **options,
     )
+
+
+@lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """The words of the grammar (`module`, `score`, `end`, `if`, …): reserved, never a name."""
+    return frozenset(re.findall(r'"([a-z][a-z_]*)"', GRAMMAR.read_text(encoding="utf-8")))
 
 
 @lru_cache(maxsize=1)
@@ -263,12 +271,12 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def deck_decl(self, meta, children):
-        rest, cites = self._split(children)
-        name = str(rest[0])
-        src = rest[1]
-        last = str(rest[2]) if len(rest) > 2 and rest[2] is not None else None
-        before = str(rest[3]) if len(rest) > 3 and rest[3] is not None else None
-        return A.DeckDecl(name, src[1], last, before, cites, self._span(meta))
+        # children: NAME deck_source [cites] [TILE_NAME [cites]] [NAME [cites]] (None where absent)
+        name, src, src_c, last, last_c, before, before_c = (list(children) + [None] * 7)[:7]
+        src_c, last_c, before_c = tuple(src_c or ()), tuple(last_c or ()), tuple(before_c or ())
+        return A.DeckDecl(str(name), src[1], str(last) if last is not None else None,
+                          str(before) if before is not None else None, src_c + last_c + before_c,
+                          self._span(meta), last_c, before_c)
 
     @v_args(meta=True)
     def box_decl(self, meta, children):
@@ -359,6 +367,10 @@ class _Build(Transformer):
     def invariant_decl(self, meta, children):
         rest, cites = self._split(children)
         return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def clause_decl(self, meta, children):
+        return A.ClauseDecl(str(children[0]), str(children[1]), self._span(meta))
 
     def mapping(self, children):
         items = [(str(children[i]), children[i + 1]) for i in range(0, len(children), 2)]
@@ -564,7 +576,101 @@ def _match_example(err: UnexpectedInput) -> str | None:
     return candidates[0][1] if candidates else None
 
 
+def _keyword_of(term: str) -> str | None:
+    try:
+        pat = _parser().get_terminal(term).pattern
+    except Exception:
+        return None
+    return pat.value if pat.type == "str" and pat.value.isalpha() else None
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """The offset of the last `{` that no `}` closes (strings and comments skipped)."""
+    opened: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            i = j
+        elif ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            opened.pop()
+        i += 1
+    return opened[-1] if opened else None
+
+
+_CHAIN = re.compile(r"([\w()]+)\s*(==|!=|<=|>=|<|>)\s*(\w+)\s*$")
+
+
+def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
+    """Mistakes a designer makes often, in words (before the generic message)."""
+    from .model import BUNDLED_RULES
+
+    def at(pos: int, msg: str) -> Diagnostic:
+        line, col = _line_col(text, pos)
+        return Diagnostic(A.Span(file, line, col, line, col + 1), msg, "syntax")
+
+    if isinstance(err, UnexpectedCharacters):
+        pos = err.pos_in_stream
+        ch = text[pos] if 0 <= pos < len(text) else ""
+        if ch == '"' and not re.match(r'"([^"\\\n]|\\.)*"', text[pos:]):
+            return at(pos, "unterminated string: a string ends with `\"` on the same line it starts")
+        if ch == "/":
+            return at(pos, "unexpected character '/': division is written `//` (it rounds down), as in `tiles // 2`")
+        return None
+    tok = getattr(err, "token", None)
+    if tok is None:
+        return None
+    expected = set(getattr(err, "expected", ()) or ())
+    if tok.type == "$END" or isinstance(err, UnexpectedEOF):
+        brace = _unclosed_brace(text)
+        if brace is not None and "RBRACE" in expected:
+            return at(brace, "unclosed `{`: a block must end with `}` (found end of file, and this `{` is still open)")
+        return None
+    pos = tok.start_pos or 0
+    before = text[:pos]
+    if tok.type == "COMP_OP":
+        m = _CHAIN.search(before)
+        after = re.match(r"\s*(\w+)", text[tok.end_pos or pos:])
+        if m and after:
+            a, op, b = m.groups()
+            return at(pos, f"comparisons do not chain: write `{a} {op} {b} and {b} {tok} {after.group(1)}`")
+        return at(pos, "comparisons do not chain: join two comparisons with `and`")
+    if re.search(r"(^|[^\w])if\s*$", before):
+        start = before.rstrip().rfind("if")
+        return at(start, "`if … then … else …` inside a sum, product or comparison needs parentheses, "
+                         "as in `1 + (if tiles > 2 then 1 else 0)`")
+    if tok.type == "NAME":
+        words = sorted(w for w in (_keyword_of(e) for e in expected) if w)
+        close = difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
+        if close:
+            return at(pos, f"unexpected `{tok}`; did you mean `{close[0]}`?")
+        if "EXTENDS" in expected and ((BUNDLED_RULES / f"{tok}.tess").is_file()
+                                      or (BUNDLED_RULES / "variants" / f"{tok}.tess").is_file()):
+            return at(pos, f"`{tok}` alone is not a statement: to build on the module `{tok}`, write "
+                           f"`extends {tok}` (or `requires {tok}`)")
+    return None
+
+
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
+    try:
+        special = _special(file, text, err)
+    except Exception:  # a hint must never crash the checker
+        special = None
+    if special is not None:
+        return special
     label = None
     try:
         label = _match_example(err)

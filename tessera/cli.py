@@ -9,48 +9,12 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
-from dsl.diagnostics import Diagnostic, render, summary
+from dsl.diagnostics import Diagnostic, render
+from dsl.model import MOST_PLAYERS
 from dsl.untrusted import printable
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="A rules language, compiler and verifier for Carcassonne.")
-out = Console(highlight=False, soft_wrap=True, emoji=False)  # source lines like `x :x:` print as written
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-
-
-def _version(value: bool) -> None:
-    if value:
-        from . import __version__
-
-        out.print(f"tessera {__version__}", markup=False)
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
-    """A rules language, compiler and verifier for Carcassonne."""
-
-
-def missing_paths(command: str, paths: List[str]) -> None:
-    """A file or folder named on the command line that does not exist is a usage error (exit 2)."""
-    from pathlib import Path
-
-    gone = [p for p in paths if not Path(p).exists()]
-    for p in gone:
-        err.print(printable(f"tessera {command}: no such file or folder: {p}"), markup=False)
-    if gone:
-        raise typer.Exit(2)
-
-
-def report(diags: list[Diagnostic], sources, files: int) -> int:
-    """Print diagnostics mypy-style with a summary line; return the exit code."""
-    for d in diags:
-        out.print(render(d, sources), markup=False)
-    out.print(summary(diags, files), markup=False)
-    return 1 if any(d.severity == "error" for d in diags) else 0
+from .app import app, err, missing_paths, out, report
 
 
 @app.command()
@@ -205,7 +169,15 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
                                                             "its features with a from-scratch rebuild after every move"),
         games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
-        players: int = typer.Option(2, "--players", min=2, max=6, help="players per game for --engine"),
+        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game for --engine"),
+        rlimit: Optional[int] = typer.Option(
+            None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
+                                          "work, so results never depend on the machine's load; raise it when a "
+                                          "check is inconclusive"),
+        timeout: Optional[float] = typer.Option(
+            None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
+                                           "timeout); a timeout can only make a check inconclusive, never "
+                                           "change a proof or a counterexample"),
         svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
                                                               "(the river theorem's maps) as SVG files in this folder")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
@@ -218,7 +190,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from dsl.diagnostics import SourceCache
     from dsl.loader import load_rule_set
     from verifier.checks import run_checks
+    from verifier.solver import set_limits
 
+    set_limits(rlimit, timeout)
     if engine:
         from verifier.checks import load_checks as _load
 
@@ -302,10 +276,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
 
 
-def main() -> None:
-    from . import engine_cmds  # noqa: F401  (registers compile, replay, simulate)
-    from . import picture_cmds  # noqa: F401  (registers draw, view)
+from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
+from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 
+
+def main() -> None:
     try:
         app()
     except SystemExit:

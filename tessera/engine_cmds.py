@@ -8,11 +8,11 @@ from typing import List, Optional
 
 import typer
 
+from dsl.diagnostics import render
+from dsl.model import MOST_PLAYERS
 from dsl.untrusted import printable
 
-from dsl.diagnostics import render
-
-from .cli import app, err, out, report
+from .app import app, err, out, report
 
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it): the summary of the games finished is printed
 
@@ -83,6 +83,7 @@ def replay(
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from compiler.runtime.errors import RuleFailure
 
     def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
         """Every failure: a message on stderr, or with --json one JSON object on stdout."""
@@ -97,6 +98,8 @@ def replay(
 
     try:
         res = run(load_record(record), record.parent)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
     except RecordError as exc:
         if not as_json:
             err.print(f"tessera replay: {printable(str(exc))}", markup=False)
@@ -144,16 +147,19 @@ def replay(
     out.print(P("winners: " + ", ".join(ans["winners"])))
 
 
-def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool):
+def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool,
+              as_json: bool = False):
     from compiler.build import load_engine
     from compiler.simulate import simulate as run
     from rich.progress import Progress
 
     rs = _load(specs, "simulate")
-    lo, hi = (rs.players.low, rs.players.high) if rs.players else (2, 5)
+    lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
         raise typer.Exit(2)
+    from compiler.runtime.errors import RuleFailure
+
     eng = load_engine(rs)
     kept = None
     if record is not None:  # rule files named relative to the records, so they replay from any folder
@@ -167,17 +173,30 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
                       markup=False)
             raise typer.Exit(2)
         kept = rule_paths_for(record, specs)
-    if not show:
-        return run(eng, games, players, seed, specs, record, record_rules=kept)
-    with Progress(console=err, transient=True) as prog:
-        task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
-        return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k), record_rules=kept)
+    try:
+        if not show:
+            return run(eng, games, players, seed, specs, record, record_rules=kept)
+        with Progress(console=err, transient=True) as prog:
+            task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
+            return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k),
+                       record_rules=kept)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
+
+
+def _rule_failed(failure, as_json: bool) -> None:
+    """A rule function crashed while the engine ran: name its rule-file line (exit 1)."""
+    if as_json:
+        sys.stdout.write(json.dumps({"error": {"message": failure.describe(), "rule": failure.location}}) + "\n")
+    else:
+        out.print(printable(failure.describe()), markup=False)
+    raise typer.Exit(1)
 
 
 @app.command()
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
-    players: int = typer.Option(2, "--players", "-p", min=1, max=6, help="players per game"),
+    players: int = typer.Option(2, "--players", "-p", min=1, max=MOST_PLAYERS, help="players per game"),
     seed: int = typer.Option(0, "--seed", "-s", help="seed of the first game (game i uses seed+i)"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
     against: Optional[List[str]] = typer.Option(None, "--against", "-a",
@@ -194,11 +213,11 @@ def simulate(
     """
     specs = _split(rules)
     show = not as_json and sys.stderr.isatty()
-    summ = _simulate(specs, games, players, seed, record, show)
+    summ = _simulate(specs, games, players, seed, record, show, as_json)
     other = None
     if against and not summ.interrupted:
         base_specs = _split(against)
-        other = _simulate(base_specs, summ.games, players, seed, None, show)
+        other = _simulate(base_specs, summ.games, players, seed, None, show, as_json)
         if other.interrupted:  # compare the seeds both finished
             other = None
     stop = INTERRUPTED if summ.interrupted or (against and other is None) else 0

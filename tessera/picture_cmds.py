@@ -8,7 +8,7 @@ import typer
 
 from pictures import write_atomically
 
-from .cli import app, err, out, report
+from .app import app, err, out, report
 
 
 def _timeline(record_path: Path, command: str):
@@ -45,7 +45,7 @@ def draw(
     with the problem marked.  A record gives its board: tiles, figures in their
     players' colours, completed features hatched, scores beside it.
     """
-    from .cli import missing_paths
+    from .app import missing_paths
     from .engine_cmds import _load, _split
 
     if len(inputs) == 1 and inputs[0].endswith(".json"):
@@ -99,7 +99,7 @@ def view(
     Each step shows the board, the tile drawn, the scores and every event with
     its clause, exactly as `tessera replay` answers for that prefix.
     """
-    from .cli import missing_paths
+    from .app import missing_paths
     from pictures.viewer import viewer_html
 
     missing_paths("view", [str(record)])

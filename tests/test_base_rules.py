@@ -89,10 +89,17 @@ CASES: dict[str, Expect] = {
     "place3_discard_placeable.json": Expect(
         "BASE-PLACE-3", "a tile that fits somewhere may not be discarded",
         illegal=(0, "BASE-PLACE-3", ["U"])),
-    # The discarded C went back into the box: the bag holds no other C (C x1).
+    # The discarded C went back into the box: the bag holds no other C (C x1), so the
+    # refusal cites the composition that provides only one (BASE-COMP-1).
     "place3_discarded_tile_is_gone.json": Expect(
         "BASE-PLACE-3", "a discarded tile is out of the game: it cannot be played later",
-        illegal=(3, "BASE-SETUP-1", ["C"])),
+        illegal=(3, "BASE-COMP-1", ["C"])),
+
+    # C x1 (BASE-COMP-1): the one C goes above the start D's city; a second C is refused,
+    # citing the composition that provides a single copy.
+    "comp1_copies_used.json": Expect(
+        "BASE-COMP-1", "a tile whose copies are all used is refused, citing the composition",
+        illegal=(1, "BASE-COMP-1", ["C", "already used"])),
 
     # -- BASE-FOLLOW-1/2/3, BASE-FIELD-2 ---------------------------------------------------
     "follow1_no_feature.json": Expect(

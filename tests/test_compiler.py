@@ -123,7 +123,7 @@ def test_a_house_rule_can_recount_tiles():
     """`override tile` in a variant replaces every copy of the tile (BASE-COMP-1 is then the designer's)."""
     rs = _rules([str(ROOT / "rules/variants/more_cloisters.tess")])
     eng = load_engine(rs)
-    bag = [eng.rules.TILES[t][1] for d in eng.rules.deck_lists() for t in d]
+    bag = [eng.rules.TILES[t][1] for d in eng.rules.DECKS for t in d]
     assert bag.count("B") == 8 and bag.count("U") == 4 and len(bag) == 71
 
 

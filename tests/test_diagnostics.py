@@ -95,6 +95,11 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '    players 2..9',
         '    ^~~~~~~~~~~~',
     ),
+    'reserved.tess': (
+        'tests/fixtures/bad/reserved.tess:2:1: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',
+        '    state tiles = 100',
+        '    ^~~~~~~~~~~~~~~~~',
+    ),
     'syntax.tess': (
         'tests/fixtures/bad/syntax.tess:5:8: error: a tile count is written `x` and a number, as in `tile D x4` (found `2`)  [syntax]',
         '    tile A 2 {',
@@ -111,9 +116,49 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '                          ^',
     ),
     'syntax_unclosed.tess': (
-        'tests/fixtures/bad/syntax_unclosed.tess:6:30: error: unclosed `{`: a block must end with `}` (found end of file)  [syntax]',
-        '      field Nw Ne En Es Se Sw Ws Wn',
-        '                                 ^',
+        'tests/fixtures/bad/syntax_unclosed.tess:4:11: error: unclosed `{`: a block must end with `}` (found end of file, and this `{` is still open)  [syntax]',
+        '    tile A x1 {',
+        '              ^',
+    ),
+    'syntax_if.tess': (
+        'tests/fixtures/bad/syntax_if.tess:3:27: error: `if … then … else …` inside a sum, product or comparison needs parentheses, as in `1 + (if tiles > 2 then 1 else 0)`  [syntax]',
+        '    score city complete = 1 + if tiles > 2 then 1 else 0',
+        '                              ^',
+    ),
+    'syntax_edges3.tess': (
+        'tests/fixtures/bad/syntax_edges3.tess:9:3: error: `edges` takes exactly four edge codes, in the order N E S W, but this line has 3: `city` on line 10 was read as the fourth  [syntax]',
+        '      edges C R F',
+        '      ^',
+    ),
+    'syntax_slash.tess': (
+        "tests/fixtures/bad/syntax_slash.tess:3:29: error: unexpected character '/': division is written `//` (it rounds down), as in `tiles // 2`  [syntax]",
+        '    score city complete = tiles / 2',
+        '                                ^',
+    ),
+    'syntax_chain.tess': (
+        'tests/fixtures/bad/syntax_chain.tess:3:31: error: comparisons do not chain: write `2 <= tiles and tiles <= 4`  [syntax]',
+        '    complete city when 2 <= tiles <= 4',
+        '                                  ^',
+    ),
+    'syntax_overide.tess': (
+        'tests/fixtures/bad/syntax_overide.tess:3:1: error: unexpected `overide`; did you mean `override`?  [syntax]',
+        '    overide score city complete = 3 * tiles',
+        '    ^',
+    ),
+    'syntax_extends.tess': (
+        'tests/fixtures/bad/syntax_extends.tess:2:1: error: `base` alone is not a statement: to build on the module `base`, write `extends base` (or `requires base`)  [syntax]',
+        '    base',
+        '    ^',
+    ),
+    'syntax_string.tess': (
+        'tests/fixtures/bad/syntax_string.tess:1:22: error: unterminated string: a string ends with `"` on the same line it starts  [syntax]',
+        '    module syntax_string "A house rule',
+        '                         ^',
+    ),
+    'syntax_halfs.tess': (
+        'tests/fixtures/bad/syntax_halfs.tess:2:15: error: unexpected `halfs`; did you mean `halves`?  [syntax]',
+        '    feature field halfs',
+        '                  ^',
     ),
     'composition.tess': (
         'tests/fixtures/bad/composition.tess:2:1: error: this composition of BASE-COMP-1 states 3 tiles, but its list adds up to 2  [composition]',

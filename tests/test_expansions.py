@@ -65,7 +65,7 @@ CASES: dict[str, Expect] = {
     # is refused, and so is the lake, which lies under the river stack.
     "river/land_before_river.json": Expect(
         "RIVER-TURN-1", "a land tile named while river tiles remain is refused",
-        illegal=(0, RIVER_CLAUSES_FOR_THE_DECKS, ("U",))),
+        illegal=(0, "RIVER-TURN-1", ("U",))),
     "river/lake_first.json": Expect(
         "RIVER-SETUP-1", "the lake named before the other river tiles is refused",
         illegal=(0, "RIVER-SETUP-1", ("river.lake",))),
@@ -261,7 +261,7 @@ def test_every_record_has_a_case():
 # == River: set-up and the bag ===============================================================
 def _deck_names(eng):
     R = eng.rules
-    return [[R.TILES[t][1] for t in deck] for deck in R.deck_lists()]
+    return [[R.TILES[t][1] for t in deck] for deck in R.DECKS]
 
 
 def test_RIVER_SETUP_1_source_is_the_start_tile():
@@ -276,7 +276,7 @@ def test_RIVER_SETUP_1_land_bag_holds_71_tiles_with_3_D():
     """The base start tile goes back in the box: 71 land tiles, 3 of them D; 11 river tiles, the lake last."""
     eng = engine_for(["base", "river"], [])
     river, land = _deck_names(eng)
-    assert len(land) == 71 and sum(len(d) for d in eng.rules.deck_lists()) == 82
+    assert len(land) == 71 and sum(len(d) for d in eng.rules.DECKS) == 82
     assert Counter(land)["D"] == 3
     assert all(not n.startswith("river.") for n in land)
     assert sorted(river) == sorted(["river.lake", "river.straight", "river.straight", "river.curve",

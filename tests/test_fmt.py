@@ -148,6 +148,7 @@ SNIPPETS = {
     "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
                    "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
     "keywords as names": "module m score c complete = a or if\nscore c end = 1 - not",
+    "house clause": 'module m\nclause HOUSE-1 "Cities score \\"3\\" per tile"\nscore city complete = 3 * tiles [HOUSE-1]',
 }
 
 
@@ -404,8 +405,12 @@ OVERRIDABLE = [
     st.builds(A.Players, st.integers(0, 9), st.integers(0, 9), CITES),
     st.builds(A.ReturnDecl, NAMES, CITES),
     st.builds(A.StartDecl, TILE_NAMES, SIGNED, SIGNED, st.integers(0, 360), CITES),
-    st.builds(A.DeckDecl, NAMES, st.lists(TILE_NAMES, max_size=3).map(tuple), st.one_of(st.none(), TILE_NAMES),
-              st.one_of(st.none(), NAMES), CITES),
+    # each part carries its own citations: the tiles, `last`, `before`
+    st.builds(lambda n, tiles, last, before, sc, lc, bc: A.DeckDecl(
+                  n, tiles, last, before, sc + (lc if last else ()) + (bc if before else ()),
+                  last_cites=lc if last else (), before_cites=bc if before else ()),
+              NAMES, st.lists(TILE_NAMES, max_size=3).map(tuple), st.one_of(st.none(), TILE_NAMES),
+              st.one_of(st.none(), NAMES), CITES, CITES, CITES),
 ]
 STATEMENT = st.one_of(
     *OVERRIDABLE,

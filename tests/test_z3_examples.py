@@ -8,6 +8,8 @@ misprints (CONFLICT in CLAUSES.md: BASE-CITY-2's summary page, BASE-END-2's
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from dsl.loader import require_rule_set
@@ -73,7 +75,35 @@ def test_river_sequences_separate_the_readings():
     """RIVER-PLACE-2: left, straight, left is illegal under the bundled rule, legal under the weaker one."""
     assert results("river")["left_straight_left"].status == "ok"
     weak = results(str(ROOT / "rules" / "variants" / "river_no_uturn.tess"))
-    assert weak["left_straight_left"].status == "inconsistent"
+    # the house rule overrides the rule the example checks: a note that says so, not a failure
+    assert weak["left_straight_left"].status == "changed"
+    assert "the example says illegal, the rules make it legal" in weak["left_straight_left"].message
+    assert "river_no_uturn.tess" in weak["left_straight_left"].message
+
+
+def test_a_scoring_house_rule_turns_the_changed_example_into_a_note(monkeypatch):
+    """BASE-CITY-2 under rules/variants/big_cities.tess (3 per tile): the rulebook's city of
+    3 tiles and 1 shield (EX-BASE-CITY-2a, 8 points) is worth 3 * 3 + 2 * 1 = 11."""
+    monkeypatch.chdir(ROOT)  # reports name files relative to the working folder
+    res = results(str(ROOT / "rules" / "variants" / "big_cities.tess"))
+    r = res["EX-BASE-CITY-2a"]
+    assert r.status == "changed" and r.ok
+    assert r.message == ("this house rule (rules/variants/big_cities.tess:5) changes EX-BASE-CITY-2a: "
+                         "the rulebook prints you 8, the house rule gives you 11")
+    assert res["EX-BASE-ROAD-2a"].status == "ok"  # an example of a clause the house rule leaves alone still checks
+    proc = subprocess.run([sys.executable, "-m", "tessera", "verify", "rules/variants/big_cities.tess"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout
+    assert "note: example EX-BASE-CITY-2a: changed: this house rule" in proc.stdout
+
+
+def test_an_example_under_an_unrelated_house_rule_still_fails(tmp_path):
+    """Only an override of the very rule an example checks makes it a note."""
+    p = tmp_path / "house.tess"
+    p.write_text("module house\nextends base\noverride score road complete = 2 * tiles [BASE-ROAD-2]\n"
+                 "example wrong [BASE-CITY-2] {\n  feature = city  when = complete  tiles = 3  shields = 1\n"
+                 "  followers = {you: 1}  points = {you: 9}\n}\n", encoding="utf-8")
+    assert results(str(p))["wrong"].status == "inconsistent"
 
 
 def _module(tmp_path: Path, body: str) -> str:

@@ -82,7 +82,8 @@ def test_besieged_cities_variant_is_caught_with_a_readable_counterexample():
     assert not res.passed
     text = "\n".join(render(d, SourceCache()) for d in res.diagnostics)
     assert "besieged_cities.tess:12:10: error: invariant `score-never-decreases` [BASE-SCORE-3] fails" in text
-    assert "counterexample: players=2" in text and "tiles=1, shields=1" in text and "score 0 -> -1" in text
+    # every input is shown: the open edges that keep the city incomplete too
+    assert "counterexample: players=2" in text and "tiles=1, open=1, shields=1" in text and "score 0 -> -1" in text
     assert "involves rules/base.tess" in text and "owners most" in text
 
 

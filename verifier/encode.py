@@ -10,9 +10,10 @@ proves is about the code the engine runs:
 - `and`, `or`, `not`, `if … then … else`, comparisons (never chained), `min`, `max`.
 
 Names are looked up in an `Env`: each quantity, state variable and function of
-`dsl.builtins` stands for a z3 term, created on first use with the domain the
-builtins table gives it (`tiles >= 1`, `0 <= neighbours <= 8`, …).  The domain
-facts are kept with the env so that a proof can say which ones it used.
+`dsl.builtins` stands for a z3 term, created on first use with the facts
+`verifier.domain` gives it (`tiles >= 1`, `shields <= 3 * tiles` from the tile
+set, the rule set's player range, …).  The domain facts are kept with the env
+so that a proof can say which ones it used.
 """
 from __future__ import annotations
 
@@ -24,15 +25,12 @@ import z3
 from dsl import ast as A
 from dsl.builtins import FUNCTIONS, QUANTITIES
 
+from .domain import Domain
 from .solver import Fact
 
 
 class EncodeError(Exception):
     """The expression uses a name the environment does not provide."""
-
-
-def span_where(span: A.Span) -> str:
-    return f"{span.file}:{span.line}" if span.line else "builtin"
 
 
 def div(x: z3.ArithRef, y: z3.ArithRef) -> z3.ArithRef:
@@ -59,6 +57,11 @@ class Env:
     facts: list[Fact] = field(default_factory=list)
     auto: bool = True  # create builtin quantities/functions on first use
     created: dict[str, z3.ExprRef] = field(default_factory=dict)  # readable name -> variable
+    domain: Domain = field(default_factory=lambda: Domain(None))  # the facts of each quantity
+    kind: str | None = None  # the feature kind the feature quantities belong to
+    sink: list[Fact] | None = None  # also receives the facts of game quantities (completed(K), players)
+    game_vars: dict[str, z3.ExprRef] | None = None  # and their variables, for counterexamples
+    completing: bool = False  # the feature (of `kind`) has just completed: completed(kind) counts it
 
     def var(self, name: str, low: int | None = None, high: int | None = None, why: str = "builtin",
             text: str | None = None) -> z3.ArithRef:
@@ -75,17 +78,26 @@ class Env:
             self.facts.append(Fact(z3.And(conds), why, text or f"{name} in {rng}"))
         return v
 
+    def _add(self, facts: list[Fact], game: bool, key: str = "") -> None:
+        self.facts.extend(facts)
+        if game and self.sink is not None:
+            self.sink.extend(facts)
+        if game and self.game_vars is not None and key:
+            self.game_vars.setdefault(key, self.names[key])
+
     def name(self, n: str) -> z3.ExprRef:
         if n in self.names:
             return self.names[n]
         q = QUANTITIES.get(n)
         if q is not None and self.auto:
-            v = self.var(n, q.low, q.high, "builtin", f"{n} in {q.low}..{q.high if q.high is not None else ''} ({q.doc})")
-            if q.type == "bool":  # no boolean quantities today; kept for completeness
-                b = z3.Bool(f"{n}{self.tag}")
-                self.names[n] = b
-                return b
-            self.names[n] = v
+            v = z3.Int(f"{n}{self.tag}")
+            self.names[n] = self.created[n] = v
+            if n == "players":
+                self._add(self.domain.players(v), True, n)
+            elif n == "current":
+                self._add(self.domain.current(v, self.name("players")), True, n)
+            else:
+                self._add(self.domain.quantity(n, v, self.kind, self.name), False)
             return v
         raise EncodeError(f"unknown name `{n}`")
 
@@ -96,7 +108,11 @@ class Env:
         if f is not None and self.auto and all(k == "kind" for k in f.args):
             key = f"{fn}({','.join(a.name if isinstance(a, A.Var) else '?' for a in args)})"
             if key not in self.names:
-                self.names[key] = self.var(key, f.low, f.high, "builtin", f"{key} in {f.low}..{f.high if f.high is not None else ''} ({f.doc})")
+                v = z3.Int(f"{key}{self.tag}")
+                self.names[key] = self.created[key] = v
+                self._add(self.domain.function(fn, key, v), fn != "turn", key)
+                if fn == "completed" and self.completing and key == f"completed({self.kind})":
+                    self._add([Fact(v >= 1, "engine", f"{key} >= 1: it counts the {self.kind} that has just completed")], False)
             return self.names[key]
         raise EncodeError(f"unknown function `{fn}`")
 

@@ -10,7 +10,6 @@ borders.  A mismatch names the game's seed, the turn and the feature.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import networkx as nx
@@ -100,23 +99,28 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     complete_rules = compile_complete_rules(rs)
     mismatches: list[Mismatch] = []
     checked = 0
+    from compiler.replay import raise_rule_failure
+    from compiler.runtime.game import random_moves
+
     for gi in range(games):
         gseed = seed + gi
-        g = eng.new_game(players, gseed)
-        rng = random.Random(gseed)
         turn = 0
-        while not g.ended:
-            acts = g.legal_actions()
-            if not acts:
-                break
-            g.apply_action(acts[rng.randrange(len(acts))])
+
+        def after(g) -> bool:
+            """Compare after every `every` moves; a mismatch ends the game."""
+            nonlocal turn, checked
             turn += 1
             if turn % every == 0 or g.ended:
                 found = compare(rs, g, complete_rules)
                 checked += 1
-                if found:
-                    mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
-                    break
+                mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
+                return bool(found)
+            return False
+
+        try:
+            random_moves(eng.new_game(players, gseed), gseed, after=after)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
         if len(mismatches) >= 5:
             break
     return mismatches, checked
@@ -214,5 +218,10 @@ ENGINE_PLAYERS = 2
 @register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
     """The compiled engine's features match a from-scratch networkx rebuild after every move."""
-    mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    from compiler.runtime.errors import RuleFailure
+
+    try:
+        mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+    except RuleFailure as failure:
+        return [failure.describe()]
     return [str(m) for m in mismatches]

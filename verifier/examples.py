@@ -35,8 +35,10 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
 
 Statuses: ok, inferred, conflict (a marked misprint, reported as expected),
 inconsistent (an unmarked disagreement: an error), conflict-missing (marked but
-the rules agree: an error), skipped, invalid (the example is malformed: an
-error), inconclusive (z3 gave up: an error, never a pass).
+the rules agree: an error), changed (the rule the example checks is replaced by
+a house rule's `override`, which gives other points: a note that says so, not a
+failure), skipped, invalid (the example is malformed: an error), inconclusive
+(z3 gave up: an error, never a pass).
 """
 from __future__ import annotations
 
@@ -52,8 +54,8 @@ from dsl.parser import ParseFailure, parse
 
 from .checks import register
 from .encode import EncodeError, Env, encode
-from .invariants import _max_shields
-from .solver import find, nearest
+from .domain import Domain
+from .solver import find, nearest, prove
 from .source import where
 
 RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
@@ -68,6 +70,8 @@ class ExampleResult:
     status: str
     message: str
     details: list[str] = field(default_factory=list)
+    printed: str = ""  # the points the rulebook prints, in words
+    gives: str = ""  # the points the rules give, in words (when they disagree)
 
     @property
     def ok(self) -> bool:
@@ -130,7 +134,7 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
     printed = {p: v for p, v in prob.printed.items()}
     found = find(prob.domain + prob.fixed() + prob.agrees(), prob.show())
     if found.status == "unknown":
-        return ExampleResult(ex, "inconclusive", f"z3 gave up ({found.reason}); not a pass")
+        return ExampleResult(ex, "inconclusive", f"not a pass: {found.reason}")
     if found.status == "sat":
         if conflict:
             return ExampleResult(ex, "conflict-missing",
@@ -139,15 +143,19 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         if prob.unknowns:
             names = list(prob.unknowns)
             sols = _all_solutions(prob)
+            if sols is None:
+                return ExampleResult(ex, "inconclusive", "not a pass: z3 gave up listing the values that agree "
+                                                         "(raise `tessera verify --rlimit`)")
             alts = " | ".join(_fmt(s, names) for s in sols)
             return ExampleResult(ex, "inferred", f"agrees ({_pts(printed)}) if {alts}"
                                  + ("" if len(sols) > 1 else " (the only values that do)"))
         return ExampleResult(ex, "ok", f"agrees: {_pts(printed)}")
     # inconsistent: what the rules give, and the nearest inputs that would agree
     gives = find(prob.domain + prob.fixed(), prob.show())
-    got = ""
+    got = given_pts = ""
     if gives.status == "sat":
-        got = "; the rules give " + ", ".join(f"{p} {gives.model[f'points.{p}']}" for p in printed)
+        given_pts = ", ".join(f"{p} {gives.model[f'points.{p}']}" for p in printed)
+        got = "; the rules give " + given_pts
     status, dist, sols = nearest(prob.domain + prob.agrees(), prob.inputs, prob.show())
     details = []
     given = " ".join(f"{k}={v}" for k, (_, v) in prob.inputs.items())
@@ -163,23 +171,27 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         details.append("z3 gave up looking for the nearest consistent inputs")
     msg = f"the rulebook prints {_pts(printed)}{got}"
     if conflict:
-        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details)
-    return ExampleResult(ex, "inconsistent", msg, details)
+        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details,
+                             _pts(printed), given_pts)
+    return ExampleResult(ex, "inconsistent", msg, details, _pts(printed), given_pts)
 
 
-def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]]:
+def _all_solutions(prob: Problem, limit: int = 6) -> list[dict[str, int | bool]] | None:
     cons = prob.domain + prob.fixed() + prob.agrees()
     out: list[dict[str, int | bool]] = []
     keys = list(prob.unknowns.values())
     for _ in range(limit):
         block = [z3.Or([k != s[n] for n, k in prob.unknowns.items()]) for s in out]
         r = find(cons + block, prob.show())
+        if r.status == "unknown":
+            return None
         if r.status != "sat":
             break
         out.append(r.model)
         if not keys:
             break
-    return out
+    # in a fixed order: z3's enumeration order depends on what the process asked it before
+    return sorted(out, key=lambda sol: [(k, repr(v)) for k, v in sorted(sol.items())])
 
 
 # ------------------------------------------------------------ example kinds
@@ -215,7 +227,7 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
         prob.inputs[f"followers.{p}"] = (v, n)
         prob.domain.append(v >= 0)
         counts[p] = v
-    env = Env(tag="")
+    env = Env(tag="", domain=Domain(rs), kind=kind)
     env.names["figures"] = z3.Sum(list(counts.values()))
     try:
         value = encode(expr, env)
@@ -240,9 +252,6 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     for q in unknown:
         if q not in env.names:
             return f"`unknown` names `{q}`, which the rule does not read"
-    if "shields" in env.names and "tiles" in env.names:
-        m, _ = _max_shields(rs, kind)
-        prob.domain.append(env.names["shields"] <= m * env.names["tiles"])
     # owners
     if when == "recall":
         if len(followers) != 1:
@@ -316,7 +325,7 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
 
 
 def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
-    from .river import river_deck, rule_step
+    from .river import _env, river_deck, rule_step
 
     deck = river_deck(rs)
     kind = str(ex.get("feature", ""))
@@ -326,13 +335,15 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if any(w not in TURNS for w in words):
         return ExampleResult(ex, "invalid", "`turns` is a list of left, straight, right")
     want = str(ex.get("legal", "")) == "true"
-    init = Env(tag="@0")
+    init = _env(deck, "@0")
     state = {k: encode(sd.init, init) for k, sd in deck.states.items()}
+    facts = deck.domain.players(deck.players) + init.facts
     legal_all = []
     first_bad = None
     for i, w in enumerate(words, 1):
-        ok, state, _ = rule_step(deck, state, z3.IntVal(TURNS[w]), f"@{i}")
-        ok_v = z3.is_true(z3.simplify(ok))
+        ok, state, step_facts = rule_step(deck, state, z3.IntVal(TURNS[w]), f"@{i}")
+        facts += step_facts
+        ok_v = prove(ok, facts, minimal_core=False).proved  # legal in every game these rules allow
         legal_all.append(ok_v)
         if not ok_v and first_bad is None:
             first_bad = i
@@ -346,7 +357,41 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
                                      f"the rules make it {'legal' if got else 'illegal'}{why}")
 
 
+def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
+    """The house rule's `override` of a rule this example checks (its score, recall, owners or
+    complete rule, or the `on place` rules of a river example), if a later module replaced it."""
+    kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
+    if ex.get("formula") is not None:
+        return None
+    if when == "place":
+        keys = [k for k in rs.overrides if k[:3] == ("on", "place", kind)]
+    elif when == "recall":
+        keys = [("recall", str(ex.get("figure", "")))]
+    else:
+        fig = str(ex.get("figure", ""))
+        keys = [("score", kind, when, fig) if (kind, when, fig) in rs.figure_scores else ("score", kind, when)]
+    keys += [("owners",), ("complete", kind)] if when != "place" else []
+    spans = [rs.overrides[k] for k in keys if k in rs.overrides]
+    return spans[0] if spans else None
+
+
 def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
+    res = _check_example(rs, ex)
+    house = overridden_by(rs, ex) if res.status in ("inconsistent", "conflict", "conflict-missing") else None
+    if house is None:
+        return res
+    ref = res.ref
+    if res.status == "conflict-missing":
+        msg = (f"this house rule ({where(house)}) changes {ref}: the rules now give the printed points "
+               f"({res.message.split('printed points (')[-1].split(')')[0]})")
+    elif res.gives:
+        msg = f"this house rule ({where(house)}) changes {ref}: the rulebook prints {res.printed}, the house rule gives {res.gives}"
+    else:
+        msg = f"this house rule ({where(house)}) changes {ref}: {res.message}"
+    return ExampleResult(ex, "changed", msg, [], res.printed, res.gives)
+
+
+def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if ex.get("skip") is not None:
         return ExampleResult(ex, "skipped", str(ex.get("skip")))
     if ex.get("when") == "place":
@@ -380,7 +425,7 @@ def examples(rs: RuleSet) -> list[Diagnostic]:
         msg = "\n    ".join([f"example {r.ref}: {r.status}: {r.message}"] + r.details)
         if not r.ok:
             out.append(Diagnostic(r.example.span, msg, "example"))
-        elif r.status in ("conflict", "inferred", "skipped"):
+        elif r.status in ("conflict", "inferred", "skipped", "changed"):
             out.append(Diagnostic(r.example.span, msg, "example", "note"))
     if results:
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))

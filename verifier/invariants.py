@@ -35,6 +35,7 @@ from dsl.model import RuleSet
 from dsl.diagnostics import Diagnostic
 
 from .checks import register
+from .domain import Domain
 from .encode import Env, EncodeError, encode, encode_on, describe_on
 from .solver import Fact, Result, Verdict, prove, prove_all
 from .source import cites, line_text, where
@@ -64,18 +65,17 @@ class Game:
     current: z3.ArithRef
     before: State
     facts: list[Fact]
+    domain: Domain = field(default_factory=lambda: Domain(None))
+    sink: list[Fact] = field(default_factory=list)  # facts of game quantities any encoding created
+    game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
     def make(cls, rs: RuleSet) -> "Game":
-        seats = rs.players.high if rs.players else 6
-        low = rs.players.low if rs.players else 2
+        dom = Domain(rs)
+        _, seats, _, _ = dom.players_range()
         n = z3.Int("players")
         c = z3.Int("current")
-        pw = where(rs.players.span) if rs.players else "builtin"
-        facts = [
-            Fact(z3.And(n >= low, n <= seats), pw, line_text(rs.players.span) if rs.players else f"players {low}..{seats}"),
-            Fact(z3.And(c >= 0, c < n), "builtin", "current is a seat of the game (0 <= current < players)"),
-        ]
+        facts = dom.players(n) + dom.current(c, n)
         figs = list(rs.figures)
         before = State(
             {(p, f): z3.Int(f"supply[{p}].{f}") for p in range(seats) for f in figs},
@@ -83,11 +83,11 @@ class Game:
             [z3.Int(f"score[{p}]") for p in range(seats)],
             {s: z3.Int(s) for s in rs.states},
         )
-        return cls(rs, seats, n, c, before, facts)
+        return cls(rs, seats, n, c, before, facts, dom)
 
-    def env(self, tag: str, state: State | None = None) -> Env:
+    def env(self, tag: str, state: State | None = None, kind: str | None = None) -> Env:
         st = state or self.before
-        env = Env(tag=tag)
+        env = Env(tag=tag, domain=self.domain, kind=kind, sink=self.sink, game_vars=self.game_vars)
         env.names.update(st.st)
         env.names["players"] = self.players
         env.names["current"] = self.current
@@ -182,18 +182,10 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
 
 
 # --------------------------------------------------------------------- steps
-def _max_shields(rs: RuleSet, kind: str) -> tuple[int, str]:
-    best, at = 0, "tile set"
-    for tt in rs.tiles:
-        for f in tt.features:
-            if f.kind == kind and f.shields > best:
-                best, at = f.shields, where(f.decl.span)
-    return best, at
-
-
-def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, dict]:
-    """An env for one feature of `kind`, with the figures of each seat on it."""
-    env = g.env(tag)
+def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
+    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
+    env = g.env(tag, kind=kind)
+    env.completing = completing
     rs = g.rs
     f: dict[tuple[int, str], z3.ArithRef] = {}
     for name, fig in rs.figures.items():
@@ -210,15 +202,9 @@ def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact]) -> tuple[Env, 
 
 
 def _domain(rs: RuleSet, kind: str | None, env: Env, facts: list[Fact]) -> None:
-    """The domain facts of the quantities an encoding read, and what the tile set implies."""
+    """The domain facts (verifier.domain) of the quantities an encoding read."""
     facts.extend(env.facts)
     env.facts = []
-    if kind is not None and "shields" in env.names:
-        m, at = _max_shields(rs, kind)
-        facts.append(Fact(env.names["shields"] <= m * env.name("tiles"), at,
-                          f"a {kind} has at most {m} shield{'s' if m != 1 else ''} per tile (the tile set)"))
-        facts.extend(env.facts)
-        env.facts = []
 
 
 def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
@@ -277,7 +263,7 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
     facts = list(g.facts)
     if decl.when == "complete" and kind not in rs.complete:
         return None  # never completes: the rule cannot fire
-    env, on = _feature_env(g, kind, "", facts)
+    env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
     pts = z3.Int("points")
     facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
     cf = _complete_fact(rs, kind, env, decl.when == "complete")
@@ -394,10 +380,14 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
 def on_step(g: Game, on: A.OnDecl) -> Step:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
-        env, _ = _feature_env(g, on.of, "", facts)
+        env, _ = _feature_env(g, on.of, "", facts, completing=True)
     else:
         env = g.env("")
     step = encode_on(on, env, dict(g.before.st))
+    if on.event == "complete" and on.of is not None:
+        cf = _complete_fact(g.rs, on.of, env, True)  # the rule fires when the feature completes
+        if cf is not None:
+            facts.append(cf)
     _domain(g.rs, on.of if on.event == "complete" else None, env, facts)
     w, text = where(on.span), line_text(on.span)
     facts.append(Fact(step.legal, w, text + "   (its `require`s hold: an illegal placement never happens)"))
@@ -463,7 +453,7 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
         formulas.append((f"award {name} at end", aw.value, aw, None, False))
     for label, expr, decl, kind, complete in formulas:
         for q in SIZE_QUANTITIES + tuple(f"completed({k})" for k in rs.features):
-            env1 = Env(tag="")
+            env1 = Env(tag="", domain=Domain(rs), kind=kind)
             facts: list[Fact] = []
             try:
                 v1 = encode(expr, env1)
@@ -484,10 +474,6 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
                 facts.append(Fact(z3.substitute(f.term, (env1.names[q], q2)), f.where, f.text + " (after)"))
             facts.append(Fact(z3.And(d >= 0, q2 == env1.names[q] + d), "builtin", f"{q} grows by `more` >= 0"))
             if kind is not None:
-                for e in (env1, env2):
-                    if "shields" in e.names and "tiles" in e.names:
-                        m, at = _max_shields(rs, kind)
-                        facts.append(Fact(e.names["shields"] <= m * e.names["tiles"], at, f"at most {m} shield per tile"))
                 if complete and kind in rs.complete:
                     for e in (env1, env2):
                         try:
@@ -513,7 +499,8 @@ def check_invariants(rs: RuleSet) -> list[Check]:
     out: list[Check] = []
     init = initial_step(g)
     for inv in state_invs:
-        res = prove(inv.pred(g, init.after), init.facts, init.show, init.inputs)
+        claim = inv.pred(g, init.after)
+        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
         out.append(Check(inv, "initial state", "builtin", "", res))
     for step in all_steps(g):
         facts = step.facts + pre
@@ -533,7 +520,7 @@ def check_invariants(rs: RuleSet) -> list[Check]:
             else:
                 continue
             claims[inv.id] = claim
-        results = prove_all(claims, facts, step.show, step.inputs)
+        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
             out.append(Check(byid[iid], step.rule, step.where, step.text, res, step.span))
@@ -556,9 +543,9 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
         if "[" in k or k in ("players", "current") or k.endswith("'") and k[:-1] in model:
             continue
         after = model.get(k + "'")
-        if after is None:
+        if after is None or after == v:  # every input is shown, changed or not
             head.append(f"{k}={v}")
-        elif after != v:
+        else:
             head.append(f"{k} {v} -> {after}")
     lines = [", ".join(head)] if head else []
     for p in range(max(n, 0)):
@@ -570,8 +557,11 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
             after = model.get(k.replace(f"[{p}]", f"'[{p}]"))
             if after is not None and after != v:
                 parts.append(f"{base} {v} -> {after}")
-            elif base.startswith("on_feature") and v:
-                parts.append(f"{base.replace('on_feature.', '')}s on the feature: {v}")
+            elif base.startswith("on_feature"):
+                if v:
+                    parts.append(f"{base.replace('on_feature.', '')}s on the feature: {v}")
+            elif not base.startswith("returned"):
+                parts.append(f"{base} {v}")
         if parts:
             lines.append(f"seat {p}: " + ", ".join(parts))
     return lines
@@ -582,46 +572,6 @@ def summarize(checks: list[Check]) -> dict[str, int]:
     for c in checks:
         out[str(c.result.verdict)] += 1
     return out
-
-
-def render(checks: list[Check], verbose: bool = False) -> list[str]:
-    """Per invariant: proved for every rule, or each counterexample with the rule-file lines involved."""
-    lines: list[str] = []
-    by_inv: dict[str, list[Check]] = {}
-    order: list[Invariant] = []
-    for c in checks:
-        if c.invariant.id not in by_inv:
-            order.append(c.invariant)
-        by_inv.setdefault(c.invariant.id, []).append(c)
-    for inv in order:
-        cs = by_inv[inv.id]
-        bad = [c for c in cs if not c.result.proved]
-        tag = "proved" if not bad else ("REFUTED" if any(c.result.refuted for c in bad) else "INCONCLUSIVE")
-        clauses = ", ".join(inv.clauses)
-        lines.append(f"invariant {inv.id} [{clauses}]: {tag} ({len(cs) - len(bad)}/{len(cs)} rules) — {inv.title}")
-        for c in cs:
-            if c.result.proved and not verbose:
-                continue
-            r = c.result
-            if r.proved:
-                used = sorted({f.where for f in r.used if f.where != "builtin"})
-                lines.append(f"    proved  {c.rule} ({c.where}); uses {', '.join(used) or 'builtins only'}")
-            elif r.refuted:
-                lines.append(f"    counterexample  {c.rule} at {c.where}: {c.text}")
-                for m in format_model(r.model):
-                    lines.append(f"        {m}")
-                involved = []
-                for f in r.used:
-                    if f.where == "builtin":
-                        continue
-                    d = f"{f.where}: {f.text}"
-                    if d not in involved:
-                        involved.append(d)
-                for d in involved:
-                    lines.append(f"        involves {d}")
-            else:
-                lines.append(f"    inconclusive  {c.rule} ({c.where}): z3 answered unknown ({r.reason}); not a pass")
-    return lines
 
 
 # --------------------------------------------------------------- registry
@@ -635,7 +585,7 @@ def _detail(c: Check) -> list[str]:
             if f.where != "builtin" and d not in seen:
                 seen.append(d)
         return out + [f"involves {d}" for d in seen]
-    return [f"z3 answered unknown ({r.reason}): inconclusive, not a pass"]
+    return [f"inconclusive, not a pass: {r.reason}"]
 
 
 def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagnostic]:
@@ -653,7 +603,7 @@ def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagno
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
-             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive ({seconds:.2f} s)"]
+             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive"]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)
@@ -680,4 +630,15 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
 
     t0 = time.perf_counter()
     checks = check_invariants(rs)
-    return diagnostics(rs, checks, time.perf_counter() - t0)
+    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0)
+
+
+def degenerate(rs: RuleSet) -> list[Diagnostic]:
+    """Warnings for rule sets where the proofs hold only because nothing can happen."""
+    out = []
+    for name, fig in rs.figures.items():
+        if fig.count == 0:
+            out.append(Diagnostic(fig.span, f"no player ever has a {name} (0 per player): none is ever placed, "
+                                            f"so the features it stands on are never scored by it; the invariants "
+                                            f"about {name}s hold only because nothing happens", "degenerate", "warning"))
+    return out

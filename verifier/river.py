@@ -39,6 +39,7 @@ from dsl.places import OFFSET, OPPOSITE, SIDES, rotate
 from dsl.diagnostics import Diagnostic
 
 from .checks import register
+from .domain import Domain
 from .encode import Env, encode
 from .solver import Fact, Result, Search, Verdict, find, prove
 from .source import cites, line_text, where
@@ -57,6 +58,8 @@ class RiverDeck:
     curves: list[str]
     rules: list[A.OnDecl]
     states: dict[str, A.StateDecl]
+    domain: Domain = field(default_factory=lambda: Domain(None))
+    players: z3.ArithRef = field(default_factory=lambda: z3.Int("players"))  # one number for the whole game
 
     @property
     def length(self) -> int:
@@ -90,7 +93,7 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
     lake = next((e for e in ends if e != rs.start.tile), None)
     heading = rotate(source_side, rs.start.rotation)
     rules = [on for on in rs.ons if on.event == "place" and on.of == kind]
-    return RiverDeck(kind, rs.start.tile, lake, heading, straights, curves, rules, dict(rs.states))
+    return RiverDeck(kind, rs.start.tile, lake, heading, straights, curves, rules, dict(rs.states), Domain(rs))
 
 
 # ---------------------------------------------------------------- encoding
@@ -105,6 +108,7 @@ class Course:
     x: list[z3.BitVecRef]
     y: list[z3.BitVecRef]
     facts: list[Fact] = field(default_factory=list)
+    domain_facts: list[Fact] = field(default_factory=list)  # what the rule set says of players, seats, …
     state: list[dict[str, z3.ExprRef]] = field(default_factory=list)
     legal: list[z3.BoolRef] = field(default_factory=list)  # legal[i - 1]: tile i obeys the rule
 
@@ -144,39 +148,54 @@ def course(deck: RiverDeck) -> Course:
         c.facts.append(Fact(z3.And(h[i] == _turned(h[i - 1], t[i]),
                                    x[i] == x[i - 1] + _dx(h[i - 1], w), y[i] == y[i - 1] + _dy(h[i - 1], w)),
                             "builtin", "a river tile continues the open end (RIVER-PLACE-1)"))
-    # the placement rule, step by step, from its AST
-    init_env = Env(tag="@0")
+    # the placement rule, step by step, from its AST, with what the rule set says of its quantities
+    c.domain_facts.extend(deck.domain.players(deck.players))
+    init_env = _env(deck, "@0")
     c.state = [{k: encode(sd.init, init_env) for k, sd in deck.states.items()}]
-    c.facts.extend(init_env.facts)
+    c.domain_facts.extend(init_env.facts)
     for i in range(1, n + 2):
         legal, nxt, facts = rule_step(deck, c.state[-1], t[i], f"@{i}")
-        c.facts.extend(facts)
+        c.domain_facts.extend(facts)
         what = "the lake" if i == n + 1 else f"tile {i}"
         c.legal.append(legal)
         c.facts.append(Fact(legal, where(deck.rules[0].span) if deck.rules else "builtin",
                             f"{'; '.join(line_text(on.span) for on in deck.rules) or 'no rule'}   ({what})"))
         c.state.append(nxt)
+    c.facts.extend(c.domain_facts)
     return c
 
 
-def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str
+def _env(deck: RiverDeck, tag: str) -> Env:
+    """An env of one river step: the game's players, this step's seat and quantities (verifier.domain)."""
+    env = Env(tag=tag, domain=deck.domain, kind=deck.kind)
+    env.names["players"] = deck.players
+    return env
+
+
+def rule_step(deck: RiverDeck, prev: dict[str, z3.ExprRef], turn: z3.ArithRef, tag: str,
+              each: list[tuple[A.OnDecl, z3.BoolRef]] | None = None
               ) -> tuple[z3.BoolRef, dict[str, z3.ExprRef], list[Fact]]:
     """Every `on place of river` rule for one tile: legal?, the state after, domain facts.
 
     As in the engine, each rule reads the state before the tile; a later `set` wins.
+    `each`, if given, receives every rule with the condition its `require`s impose.
     """
-    env = Env(tag=tag)
+    env = _env(deck, tag)
     env.names.update(prev)
     env.calls["turn"] = lambda args: turn if args and isinstance(args[0], A.Var) and args[0].name == deck.kind else z3.IntVal(0)
     nxt = dict(prev)
     conds = []
     for on in deck.rules:
         fires = encode(on.where, env) if on.where is not None else z3.BoolVal(True)
+        mine = []
         for a in on.actions:
             if isinstance(a, A.Require):
-                conds.append(z3.Implies(fires, encode(a.test, env)))
+                mine.append(z3.Implies(fires, encode(a.test, env)))
             else:
                 nxt[a.name] = z3.If(fires, encode(a.value, env), nxt[a.name])
+        conds += mine
+        if each is not None:
+            each.append((on, z3.And(mine) if mine else z3.BoolVal(True)))
     return (z3.And(conds) if conds else z3.BoolVal(True)), nxt, env.facts
 
 
@@ -196,6 +215,7 @@ class Placed:
     turn: int
     cell: tuple[int, int]
     heading: str
+    remembers: str = ""  # the rule's state after this tile ("river_turn=-1")
 
 
 @dataclass
@@ -204,6 +224,7 @@ class Counterexample:
     step: int
     placed: list[Placed]
     cell: tuple[int, int]  # where it happens
+    players: int | None = None  # shown when the rule reads the number of players or the seat
 
     def map(self) -> list[str]:
         cells = {p.cell: p for p in self.placed}
@@ -216,6 +237,8 @@ class Counterexample:
                 p = cells.get((xx, yy))
                 if (xx, yy) == self.cell and self.prop == "runs into itself":
                     row.append("X")
+                elif (xx, yy) == self.cell and self.prop == "is blocked":
+                    row.append("?")
                 elif p is None:
                     row.append(".")
                 elif p.index == 0:
@@ -234,13 +257,17 @@ class Counterexample:
         else:
             what = f"tile {self.step} at {self.cell} turns the flow {self.placed[-1].heading}, against the source's {self.placed[0].heading}"
         out = [f"counterexample: the river {self.prop}: {what}"]
-        out.append("  #  tile                   turn      cell       heading")
+        if self.players is not None:
+            out.append(f"  players={self.players}")
+        mem = any(p.remembers for p in self.placed)
+        out.append("  #  tile                   turn      cell       heading" + ("  the rule remembers" if mem else ""))
         for p in self.placed:
             turn = "source" if p.index == 0 else {-1: "left", 0: "straight", 1: "right"}[p.turn]
             if p.index == self.step and self.prop == "runs into itself":
                 out.append(f"  {p.index:<2} {p.tile:<22} {'-':<9} {str(p.cell):<10} (cell taken)")
             else:
-                out.append(f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}")
+                out.append((f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading:<7}  {p.remembers}"
+                            if mem else f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}").rstrip())
         out.append("  map (S source, arrows: the flow leaving each tile, "
                    + ("X: the taken cell the next tile needs" if self.prop == "runs into itself"
                       else "!: the tile flowing back") + "):")
@@ -255,6 +282,8 @@ class RiverReport:
     counterexamples: dict[str, Counterexample] = field(default_factory=dict)
     rule_lines: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    layable: str = "sat"  # "unsat": no order of the deck can be laid at all (the proofs are vacuous)
+    culprit: A.OnDecl | None = None  # the rule that refuses a blocked draw
 
     @property
     def ok(self) -> bool:
@@ -273,7 +302,7 @@ class RiverReport:
         for prop, r in self.results.items():
             tag = {Verdict.PROVED: "proved", Verdict.REFUTED: "REFUTED", Verdict.INCONCLUSIVE: "INCONCLUSIVE"}[r.verdict]
             extra = f" ({r.reason})" if r.verdict is Verdict.INCONCLUSIVE else ""
-            out.append(f"  {prop}: {tag}{extra}  [{r.seconds * 1000:.0f} ms]")
+            out.append(f"  {prop}: {tag}{extra}")
             ce = self.counterexamples.get(prop)
             if ce is not None:
                 out += ["    " + x for x in ce.lines()]
@@ -294,6 +323,10 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
     for i in range(1, c.steps + 2):
         show[f"x{i}"], show[f"y{i}"] = z3.BV2Int(c.x[i], is_signed=True), z3.BV2Int(c.y[i], is_signed=True)
         show[f"h{i}"] = c.heading[i]
+    for i, st in enumerate(c.state):  # every input: what the rule remembers after each tile, the players
+        for name, v in st.items():
+            show[f"state{i}.{name}"] = v
+    show["players"] = d.players
     for k in range(1, last + 1):
         # the fewest curves, ties broken lexicographically: the same counterexample every time
         s = find([f.term for f in c.facts] + [bad(c, k)], show, minimize=c.turn[1:c.steps + 1])
@@ -310,39 +343,105 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
                     t = int(m[f"turn{i}"])
                     name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
                 placed.append(Placed(i, name, t, (int(m[f"x{i}"]), int(m[f"y{i}"])), HEADINGS[int(m[f"h{i}"])]))
+            for p in placed:
+                p.remembers = ", ".join(f"{n[len(f'state{p.index}.'):]}={v}" for n, v in m.items()
+                                        if n.startswith(f"state{p.index}."))
             verb = "flows back" if prop == "never flows back" else "runs into itself"
-            return Counterexample(verb, k, placed, placed[-1].cell)
+            ce = Counterexample(verb, k, placed, placed[-1].cell)
+            if _reads_players(d):
+                ce.players = int(m["players"])
+            return ce
     return Result(Verdict.PROVED)
 
 
-def _never_blocked(c: Course) -> tuple[Result, list[str]]:
+def _reads_players(d: RiverDeck) -> bool:
+    from compiler.pyexpr import free_names
+
+    exprs = [e for on in d.rules for e in ([on.where] if on.where is not None else [])
+             + [a.test if isinstance(a, A.Require) else a.value for a in on.actions]]
+    return any({"players", "current"} & set(free_names(e)) for e in exprs)
+
+
+def _never_blocked(c: Course) -> tuple[Result, list[str], A.OnDecl | None]:
     """After any legal prefix, the next tile drawn can be laid: a curve one way or the
-    other (if a curve is left in the deck), a straight (if one is left), and the lake."""
+    other (if a curve is left in the deck), a straight (if one is left), and the lake.
+
+    A refutation shows the shortest such prefix: its tiles, the tile that cannot be
+    laid and each turn the rule refuses, the state the rule remembers, and the board.
+    """
     t0 = time.perf_counter()
     d = c.deck
     n = c.steps
-    base = [f for f in c.facts if f.where == "builtin"]  # turns in range, geometry
+    base = [f for f in c.facts if f.where == "builtin"] + c.domain_facts  # turns in range, geometry, players
     for i in range(1, n + 2):
         prefix = base + [Fact(c.legal[j - 1], "rule", f"tile {j} obeys the rule") for j in range(1, i)]
         used = z3.Sum([z3.If(c.turn[j] != 0, 1, 0) for j in range(1, i)]) if i > 1 else z3.IntVal(0)
         prefix.append(Fact(z3.And(used <= len(d.curves), (i - 1) - used <= len(d.straights)), "deck", "the prefix comes from the deck"))
         options = []
         for turn, left in ((-1, used < len(d.curves)), (1, used < len(d.curves)), (0, (i - 1) - used < len(d.straights))):
-            ok, _, facts = rule_step(d, c.state[i - 1], z3.IntVal(turn), f"@try{i}{turn}")
+            each: list[tuple[A.OnDecl, z3.BoolRef]] = []
+            ok, _, facts = rule_step(d, c.state[i - 1], z3.IntVal(turn), f"@try{i}{turn}", each)
             prefix += facts
-            options.append((turn, left, ok))
+            options.append((turn, left, ok, each))
         if i == n + 1:
             claim = options[2][2]  # the lake: straight on
         else:
             claim = z3.And(z3.Implies(options[0][1], z3.Or(options[0][2], options[1][2])),
                            z3.Implies(options[2][1], options[2][2]))
-        show = {f"turn{j}": c.turn[j] for j in range(1, i)}
-        res = prove(claim, prefix, show, minimal_core=False)
+        show: dict[str, z3.ExprRef] = {f"turn{j}": c.turn[j] for j in range(1, i)}
+        for j in range(1, i + 1):
+            show[f"x{j}"], show[f"y{j}"] = z3.BV2Int(c.x[j], is_signed=True), z3.BV2Int(c.y[j], is_signed=True)
+            show[f"h{j}"] = z3.BV2Int(c.heading[j - 1])
+        show["players"] = d.players
+        for k, v in c.state[i - 1].items():
+            show[f"state.{k}"] = v
+        for turn, left, ok, each in options:
+            show[f"left{turn}"], show[f"ok{turn}"] = left, ok
+            for r, (on, cond) in enumerate(each):
+                show[f"rule{turn}.{r}"] = cond
+        res = prove(claim, prefix, show, minimize=c.turn[1:i], minimal_core=False)
         if not res.proved:
-            seq = ", ".join({-1: "left", 0: "straight", 1: "right"}[int(res.model.get(f"turn{j}", 0))] for j in range(1, i))
-            what = "the lake" if i == n + 1 else f"tile {i}"
-            return res, [f"after [{seq}] {what} cannot be laid"] if res.refuted else []
-    return Result(Verdict.PROVED, seconds=time.perf_counter() - t0), []
+            if not res.refuted:
+                return res, [], None
+            lines, culprit = _blocked_lines(c, i, res.model, options)
+            return res, lines, culprit
+    return Result(Verdict.PROVED, seconds=time.perf_counter() - t0), [], None
+
+
+def _blocked_lines(c: Course, i: int, m: dict, options) -> tuple[list[str], A.OnDecl | None]:
+    """A blocked draw in words: the prefix, the tile, each refused turn and the rule that refuses it, the board."""
+    d = c.deck
+    names = {-1: "left", 0: "straight", 1: "right"}
+    straights, curves = list(d.straights), list(d.curves)
+    placed = [Placed(0, d.source, 0, (0, 0), d.heading)]
+    for j in range(1, i):
+        t = int(m[f"turn{j}"])
+        name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
+        placed.append(Placed(j, name, t, (int(m[f"x{j}"]), int(m[f"y{j}"])), HEADINGS[int(m[f"h{j + 1}"])]))
+    cell = (int(m[f"x{i}"]), int(m[f"y{i}"]))
+    seq = ", ".join(names[p.turn] for p in placed[1:])
+    if i == c.steps + 1:
+        tile, tried = d.lake or "the lake", [0]
+    elif m["left0"] and not m["ok0"]:
+        tile, tried = (straights[0] if straights else "a straight"), [0]
+    else:
+        tile, tried = (curves[0] if curves else "a curve"), [-1, 1]
+    what = "the lake" if i == c.steps + 1 else f"tile {i}"
+    state = ", ".join(f"{k[6:]}={v}" for k, v in m.items() if k.startswith("state.")) or "nothing"
+    out = [f"after [{seq}] {what} cannot be laid: the drawn tile is {tile}, at {cell}",
+           f"  players={m['players']}; the rule remembers {state}"]
+    culprit = None
+    for turn, left, ok, each in options:
+        if turn not in tried:
+            continue
+        refusing = [on for r, (on, _) in enumerate(each) if not m.get(f"rule{turn}.{r}", True)]
+        culprit = culprit or (refusing[-1] if refusing else None)
+        why = "; ".join(f"{where(on.span)}: {line_text(on.span)}" for on in refusing) or "no rule"
+        out.append(f"  laid {names[turn]}: refused by {why}")
+    ce = Counterexample("is blocked", i, placed, cell)
+    out.append("  map (S source, arrows: the flow leaving each tile, ?: the cell of the tile that cannot be laid):")
+    out += ["    " + r for r in ce.map()]
+    return out, culprit
 
 
 def check_river(rs: RuleSet) -> RiverReport:
@@ -364,11 +463,31 @@ def check_river(rs: RuleSet) -> RiverReport:
             ce = _counterexample(c, prop)
             if isinstance(ce, Counterexample):
                 rep.counterexamples[prop] = ce
+            else:  # no shortest counterexample within the limits: inconclusive, never a longer one
+                res = ce if not ce.proved else res
         rep.results[prop] = res
-    res, why = _never_blocked(c)
+    res, why, rep.culprit = _never_blocked(c)
     rep.results[PROPS[2]] = res
     rep.blocked = why
+    rep.layable = find([f.term for f in c.facts], {}).status
     return rep
+
+
+def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
+    """Where the river's verdict is reported: the rule that refuses a blocked draw, else the
+    designer's own rule (the last module's), else the first rule or the placement line."""
+    d = rep.deck
+    assert d is not None
+    if rep.culprit is not None:
+        return rep.culprit.span
+    last = rs.modules[-1] if rs.modules else None
+    mine = [on.span for on in d.rules if last is not None and on.span.file == last.file]
+    # a designer who changed the river's tiles (not its rule) is pointed at the tiles changed
+    mine += [tt.decl.span for tt in rs.tiles if last is not None and tt.module == last.name
+             and any(f.kind == d.kind for f in tt.features)]
+    if mine:
+        return mine[0]
+    return d.rules[0].span if d.rules else rs.placement["continues"].span
 
 
 # --------------------------------------------------------------- registry
@@ -378,8 +497,13 @@ def river(rs: RuleSet) -> list[Diagnostic]:
     rep = check_river(rs)
     d = rep.deck
     assert d is not None
-    span = d.rules[0].span if d.rules else (rs.placement["continues"].span)
+    span = _blame(rs, rep)
     text = "\n    ".join(rep.lines())
+    out = []
+    if rep.layable == "unsat":
+        out.append(Diagnostic(span, f"no order of the {d.length} river tiles can be laid under these rules: every "
+                                    f"sequence breaks a `require`, so the river theorem holds only because no river "
+                                    f"is ever built", "degenerate", "warning"))
     if rep.ok:
-        return [Diagnostic(span, text, "river", "note")]
-    return [Diagnostic(span, text, "river")]
+        return out + [Diagnostic(span, text, "river", "note")]
+    return out + [Diagnostic(span, text, "river")]

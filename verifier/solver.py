@@ -1,10 +1,21 @@
-"""The one place that owns z3: fixed seed, timeout and resource limit.
+"""The one place that owns z3: fixed seed and resource limit.
 
-Every query of the verifier goes through `check`, `prove`, `find` or `nearest`
-here, so every query runs with the same settings and is reproducible: z3's
-answer depends on its random seed and on how long it may search, and an
-`unknown` (time or resource limit reached, or an incomplete theory) is
-reported as *inconclusive*, never as a pass.
+Every query of the verifier goes through `prove`, `find` or `nearest` here, so
+every query runs with the same settings and is reproducible.  What is printed
+depends on the rules only, never on the machine's load (as CrossHair does it):
+
+- z3's *rlimit* (a deterministic count of its own work, `RLIMIT` per query,
+  `tessera verify --rlimit N`) bounds every search, so the same rules give the
+  same proofs, the same counterexamples and the same inconclusive answers on an
+  idle and on a loaded machine;
+- there is no wall-clock timeout unless the designer asks for one
+  (`tessera verify --timeout SECONDS`, per query).  A timeout can only ever make
+  a result *inconclusive*: z3's search is the same with or without it (the timer
+  only interrupts it), and a refutation whose smallest counterexample was not
+  found in time is inconclusive too, never a different counterexample.
+
+An `unknown` (a limit reached, or an incomplete theory) is reported as
+*inconclusive*, never as a pass, with how to raise the limit.
 
 Tracked facts: callers hand in `Fact`s, each a z3 condition with the rule-file
 line it stands for.  A proof returns the facts it used (an unsat core); a
@@ -20,8 +31,38 @@ from typing import Iterable, Sequence
 import z3
 
 SEED = 0
-TIMEOUT_MS = 5_000  # per query
 RLIMIT = 20_000_000  # z3's deterministic resource counter, per query
+TIMEOUT: float | None = None  # wall-clock seconds per query; None: no timeout (the default)
+
+
+def set_limits(rlimit: int | None = None, timeout: float | None = None) -> None:
+    """`tessera verify --rlimit N --timeout SECONDS`: the limits of every later query."""
+    global RLIMIT, TIMEOUT
+    if rlimit is not None:
+        RLIMIT = int(rlimit)
+    TIMEOUT = timeout if timeout is None or timeout > 0 else None
+
+
+def why_unknown(raw: str) -> str:
+    """z3's reason for `unknown`, in words, with the option that raises the limit reached."""
+    timed = TIMEOUT is not None and ("timeout" in raw or "canceled" in raw or "cancelled" in raw)
+    if "resource" in raw or "rlimit" in raw or (not timed and "cancel" in raw):
+        return (f"z3 reached its resource limit ({RLIMIT:,} per query); raise it with "
+                f"`tessera verify --rlimit {RLIMIT * 10}`")
+    if timed:
+        return (f"z3 ran out of time ({TIMEOUT:g} s per query); raise it with `tessera verify --timeout "
+                f"{(TIMEOUT or 1) * 10:g}` or leave `--timeout` out (the resource limit alone decides)")
+    return f"z3 answered unknown ({raw or 'no reason given'}); raising `--rlimit` may help"
+
+
+def _limit(obj) -> None:
+    obj.set("rlimit", RLIMIT)
+    if TIMEOUT is not None:
+        obj.set("timeout", max(1, int(TIMEOUT * 1000)))
+
+
+MINIMIZE_FAILED = ("the claim is false, but the smallest counterexample was not found within the limits, "
+                   "so none is shown")
 
 _configured = False
 
@@ -80,8 +121,7 @@ def _solver(minimal_core: bool = False) -> z3.Solver:
     configure()
     s = z3.Solver()
     s.set("random_seed", SEED)
-    s.set("timeout", TIMEOUT_MS)
-    s.set("rlimit", RLIMIT)
+    _limit(s)
     s.set("unsat_core", True)
     s.set("core.minimize", minimal_core)  # a minimal core costs extra time on big queries
     return s
@@ -90,8 +130,7 @@ def _solver(minimal_core: bool = False) -> z3.Solver:
 def _optimizer() -> z3.Optimize:
     configure()
     o = z3.Optimize()
-    o.set("timeout", TIMEOUT_MS)
-    o.set("rlimit", RLIMIT)
+    _limit(o)
     return o
 
 
@@ -171,12 +210,13 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         elif r == z3.sat:
             model = s.model()
             if mins:
-                better = smallest([f.term for f in facts] + [z3.Not(claim)], mins)
-                if better is not None:
-                    model = better
-            res = Result(Verdict.REFUTED, model=model_values(model, show or {}), used=relevant(facts, claim))
+                model = smallest([f.term for f in facts] + [z3.Not(claim)], mins)
+            if model is None:  # never a bigger counterexample instead: that one would depend on the limits
+                res = Result(Verdict.INCONCLUSIVE, reason=f"{MINIMIZE_FAILED} ({why_unknown(_last_unknown)})")
+            else:
+                res = Result(Verdict.REFUTED, model=model_values(model, show or {}), used=relevant(facts, claim))
         else:
-            res = Result(Verdict.INCONCLUSIVE, reason=s.reason_unknown())
+            res = Result(Verdict.INCONCLUSIVE, reason=why_unknown(s.reason_unknown()))
         s.pop()
         res.seconds = time.perf_counter() - t0
         out[name] = res
@@ -191,9 +231,14 @@ def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) ->
     o.minimize(z3.Sum([z3.If(t >= 0, t, -t) for t in terms]))
     for t in terms:  # ties broken lexicographically, so the counterexample does not depend on z3's state
         o.minimize(z3.If(t >= 0, 2 * t, -2 * t - 1))
+    global _last_unknown
     if o.check() == z3.sat:
         return o.model()
+    _last_unknown = o.reason_unknown()
     return None
+
+
+_last_unknown = ""  # why the last `smallest` gave up
 
 
 @dataclass
@@ -217,13 +262,14 @@ def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
     if r == z3.sat:
         model = s.model()
         if minimize:
-            better = smallest(constraints, minimize)
-            if better is not None:
-                model = better
+            model = smallest(constraints, minimize)
+            if model is None:
+                return Search("unknown", reason=f"{MINIMIZE_FAILED} ({why_unknown(_last_unknown)})",
+                              seconds=time.perf_counter() - t0)
         return Search("sat", model_values(model, show), seconds=time.perf_counter() - t0)
     if r == z3.unsat:
         return Search("unsat", seconds=time.perf_counter() - t0)
-    return Search("unknown", reason=s.reason_unknown(), seconds=time.perf_counter() - t0)
+    return Search("unknown", reason=why_unknown(s.reason_unknown()), seconds=time.perf_counter() - t0)
 
 
 def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRef, int]],
@@ -251,10 +297,17 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     s.add(dist == best)
     sols: list[dict[str, int | bool]] = []
     keys = [t for t, _ in given.values()]
-    while len(sols) < limit and s.check() == z3.sat:
+    while len(sols) < limit:
+        r = s.check()
+        if r == z3.unknown:  # a shorter list would depend on the limits: say so instead
+            return "unknown", None, []
+        if r == z3.unsat:
+            break
         m = s.model()
         sols.append(model_values(m, show))
         if not keys:
             break
         s.add(z3.Or([k != m.eval(k, model_completion=True) for k in keys]))
+    # in a fixed order: z3's enumeration order depends on what the process asked it before
+    sols.sort(key=lambda sol: [(k, repr(v)) for k, v in sorted(sol.items())])
     return "sat", best, sols

@@ -17,9 +17,9 @@ One job per module (docs/engine.md lists the public names):
     records    tessera-state/1 (to_json / from_json)
     game       the Game: turn loop, legal actions, applying an action, events
     ops        arithmetic the generated expressions call (division by zero is 0)
-    errors     IllegalAction, the refusal that carries its clause
+    errors     IllegalAction (a refusal and its clause); RuleFailure (a rule that crashed, and its line)
 """
-from .errors import IllegalAction
+from .errors import IllegalAction, RuleFailure, rule_failure, rule_location
 from .game import Game, play_random
 
-__all__ = ["Game", "IllegalAction", "play_random"]
+__all__ = ["Game", "IllegalAction", "RuleFailure", "play_random", "rule_failure", "rule_location"]

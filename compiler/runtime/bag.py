@@ -11,7 +11,7 @@ class Bag:
         """Shuffle the decks (`last` tiles go under their deck); a record's own start tile
         comes from the bag and the rules' start tile goes back in.  Returns the start (tid, x, y, rot)."""
         rules = self.R
-        self.decks = [list(d) for d in rules.deck_lists()]
+        self.decks = [list(d) for d in rules.DECKS]
         for d, last in zip(self.decks, rules.DECK_LAST):
             body = [t for t in d if t not in last]
             tail = [t for t in d if t in last]
@@ -62,10 +62,12 @@ class Bag:
             if where == "in the bag":
                 raise IllegalAction(f"tile {name}: not in the deck being drawn now (the {R.DECK_NAMES[di]} deck, "
                                     f"{len(deck)} tiles left)", R.DECK_CLAUSES[di])
-            raise IllegalAction(f"tile {name}: every copy the rules provide is already used", R.CLAUSE_BAG)
+            # the last copy went back in the box, or the tile's composition has no more
+            raise IllegalAction(f"tile {name}: every copy the rules provide is already used",
+                                R.BOX_CLAUSES.get(name) or R.TILE_CLAUSES.get(name) or R.CLAUSE_BAG)
         body = [t for t in cands if t not in last]
         if not body and len(deck) > len([t for t in deck if t in last]):
-            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.DECK_CLAUSES[di])
+            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.LAST_CLAUSES[di])
         pick = (body or cands)[0]
         deck.remove(pick)
         self.drawn = pick
@@ -83,7 +85,7 @@ class Bag:
         self.drawn = tid
 
     def _deck_of(self, tid):
-        for d, ids in zip(self.decks, self.R.deck_lists()):
+        for d, ids in zip(self.decks, self.R.DECKS):
             if tid in ids:
                 return d
         return self.decks[-1]

@@ -113,17 +113,23 @@ class Board:
         """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
         x, y = cell
         board = self.board
+        parent = self.parent
         find = self.find
         out = []
         for d in range(4):
             nb = board.get((x + DX[d], y + DY[d]))
             if nb is None:
                 out.append(None)
-            else:
-                no, nbase = nb
-                a, b, c = no.parts[OPP[d]]
-                out.append((-1 if a < 0 else find(nbase + a), -1 if b < 0 else find(nbase + b),
-                            -1 if c < 0 else find(nbase + c)))
+                continue
+            no, nbase = nb
+            side = []
+            for p in no.parts[OPP[d]]:
+                if p < 0:
+                    side.append(-1)
+                    continue
+                s = parent[nbase + p]  # most segments point at their root already: no call
+                side.append(s if parent[s] == s else find(s))
+            out.append(side)
         return out
 
     # ------------------------------------------------------------ quantities rules read

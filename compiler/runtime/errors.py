@@ -14,3 +14,42 @@ class IllegalAction(Exception):
 def article(word):
     """`word` with its indefinite article, for messages: "an abbot", "a road"."""
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+class RuleFailure(Exception):
+    """A generated rule function raised an exception: where in the rule files it came from."""
+
+    def __init__(self, location, cause, context=""):
+        self.location = location  # "rules/x.tess:LINE"
+        self.cause = cause
+        self.context = context
+        super().__init__(self.describe())
+
+    def describe(self):
+        what = f"{type(self.cause).__name__}: {self.cause}" if str(self.cause) else type(self.cause).__name__
+        return f"{self.location}: error: this rule failed{' ' + self.context if self.context else ''}: {what}"
+
+
+def rule_location(exc):
+    """The rule-file line (`rules/x.tess:LINE`) of the innermost generated function that was
+    running when `exc` was raised, read from that module's SOURCE_MAP; None if none was."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        smap = tb.tb_frame.f_globals.get("SOURCE_MAP")
+        if isinstance(smap, dict) and smap:
+            # the nearest mapped line at or above, inside the same function
+            line, first = tb.tb_lineno, tb.tb_frame.f_code.co_firstlineno
+            best = max((k for k in smap if first <= k <= line), default=None)
+            if best is not None:
+                found = smap[best]
+        tb = tb.tb_next
+    return found
+
+
+def rule_failure(exc, context=""):
+    """`exc` as a RuleFailure if it was raised inside a generated rule function, else None."""
+    if isinstance(exc, (IllegalAction, RuleFailure)):
+        return None
+    loc = rule_location(exc)
+    return RuleFailure(loc, exc, context) if loc is not None else None

@@ -88,13 +88,15 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                 rots = fits[pat] = fit(orients, pat)
             if not rots:
                 continue
-            nbr = neighbour_roots(cell) if any_fig else None
+            nbr = None  # the roots around the cell, once a figure may go there
             for o in rots:
                 if check is not None and check(self, o, cell) is not None:
                     continue
                 rot = o.rot
                 append((cell, rot, None))
                 if any_fig:
+                    if nbr is None:
+                        nbr = neighbour_roots(cell)
                     for fig in options(self, o, cell, nbr, sup):
                         append((cell, rot, fig))
                 if recalls:
@@ -178,14 +180,27 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         return g
 
 
-def play_random(rules, players=2, seed=0, names=None):
-    """One game of uniformly random legal moves (all legal actions listed each turn)."""
-    g = Game(rules, players, seed, names)
-    rng = random.Random(seed ^ 0x5EED)
+def random_moves(g, seed, before=None, after=None):
+    """Play game g to its end with uniformly random legal moves (every legal action listed
+    each turn), chosen by a generator seeded from `seed` -- the one random player of the
+    toolchain: `simulate`, `play_random` and the engine check all play through it.
+
+    before(g, action) is called before each move; after(g) after it (a true result stops)."""
+    rng = random.Random(seed * 7919 + 17)
     while not g.ended:
         acts = g.legal_actions()
         if not acts:
             g.finish()
             break
-        g.apply_action(acts[rng.randrange(len(acts))])
+        a = acts[rng.randrange(len(acts))]
+        if before is not None:
+            before(g, a)
+        g.apply_action(a)
+        if after is not None and after(g):
+            break
     return g
+
+
+def play_random(rules, players=2, seed=0, names=None):
+    """One game of uniformly random legal moves: the bag and the moves seeded by `seed`."""
+    return random_moves(Game(rules, players, seed, names), seed)

@@ -36,7 +36,7 @@ class Orientation:
     places    per local feature, its places in the board frame
     centre    local features that lie at the centre (they complete by neighbours)
     sidefeat  per local feature, the (side, part) pairs where it meets a neighbour
-    figfeats  (local feature, figures that may stand on its kind), for kinds some figure may take
+    figfeats  (local feature, figures that may stand on its kind, its sidefeat), for kinds some figure may take
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
     """
 
@@ -60,7 +60,7 @@ class Orientation:
         self.centre = tuple(i for i, f in enumerate(feats) if kinds[f.kind].centre)
         self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
                               for i in range(len(feats)))
-        self.figfeats = tuple((i, fig_on[f.kind]) for i, f in enumerate(feats) if fig_on[f.kind])
+        self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i]) for i, f in enumerate(feats) if fig_on[f.kind])
         self.kinds = tuple(f.kind for f in feats)
         self.shields = tuple(f.shields for f in feats)
         self.nopen = tuple(len(s) for s in self.sidefeat)

@@ -1,0 +1,441 @@
+"""Lowering: a rule set -> a plain engine specification.
+
+Every decision about what the engine does is made here -- the deck order, the
+tile pool, which placement checks a tile needs (deduplicated by what they
+emit), the clause each refusal cites, the names of constants, and every rule
+expression turned into Python by `pyexpr`.  `codegen` then only writes the
+specification out as text (as Jinja2's CodeGenerator writes what its earlier
+passes decided), and records where each line came from.
+
+Nothing here is taken from a rule file as Python code: names of kinds, figures
+and edge codes become constants only when they are plain upper-case
+identifiers that clash with nothing, strings stay data.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from dsl import ast as A
+from dsl.model import BUNDLED_RULES, RuleSet
+from .pyexpr import Scope, emit
+
+
+class CompileError(Exception):
+    def __init__(self, span: A.Span, message: str, code: str = "compile"):
+        super().__init__(message)
+        self.span = span
+        self.message = message
+        self.code = code
+
+
+def where(span: A.Span) -> str:
+    """`file:line` of a rule, the same wherever the compiler runs: bundled rules as
+    `rules/x.tess`, other files relative to the working folder, else by name."""
+    path = Path(span.file).resolve()
+    for root in (BUNDLED_RULES.parent, Path.cwd().resolve()):
+        try:
+            return f"{path.relative_to(root).as_posix()}:{span.line}"
+        except ValueError:
+            continue
+    return f"{path.name}:{span.line}"
+
+
+def _first(cites, default: str = "") -> str:
+    return cites[0].clause if cites else default
+
+
+def _src(e: A.Expr) -> str:
+    from dsl.fmt import format_expr
+    return format_expr(e)
+
+
+# ----------------------------------------------------------------- the specification
+@dataclass(frozen=True)
+class Const:
+    """A named integer the generated module defines (`ROAD = 5`)."""
+    name: str
+    value: int
+    title: str  # what it stands for, in the rule file's words
+
+
+@dataclass
+class Func:
+    """A generated function whose body is one rule expression: `def fn(params): return expr`."""
+    name: str
+    params: str
+    header: str  # the rule, as the rule file says it (a comment)
+    span: A.Span  # the statement
+    expr: str
+    expr_span: A.Span
+
+
+@dataclass
+class Step:
+    """One refusal test of a placement check: `if guard: if not test: return (message, clause)`."""
+    header: str
+    span: A.Span
+    guard: str | None
+    test: str
+    test_span: A.Span
+    message: str
+    clause: str
+
+
+@dataclass
+class PlaceCheck:
+    name: str
+    steps: list[Step]
+
+
+@dataclass
+class FigureCond:
+    figure: Const
+    header: str
+    span: A.Span
+    cond: str  # Python over g, o, fi, cell, roots, figures
+
+
+@dataclass
+class OnBlock:
+    """`on place|complete [of K] [where C]`: state assignments, as (state index, name, expr, span)."""
+    header: str
+    span: A.Span
+    cond: str  # "" when the rule always applies
+    sets: list[tuple[int, str, str, A.Span]]
+    clause: str
+    reads_kinds: bool = False  # cond tests `kinds`, the kinds on the placed tile
+
+
+@dataclass
+class EngineSpec:
+    modules: tuple[str, ...]
+    players: tuple[int, int]
+    players_span: A.Span | None
+    kinds: list[tuple[Const, bool, bool]]  # (constant, centre, half)
+    edges: list[tuple[Const, str]]  # (constant, title)
+    tiles: list  # (index, name, variant, module, copies, edge consts, features, span)
+    tile_ids: dict[str, list[int]]
+    tile_clauses: dict[str, str]  # tile name -> the clause of its composition
+    figures: list[tuple[Const, int, tuple[Const, ...]]]  # (constant, per player, kinds)
+    fig_on: list[tuple[Const, ...]]
+    fig_clauses: list[tuple[str, str, str]]  # (supply, where it stands, when)
+    fig_when_src: list[str]
+    returns: list[Const]
+    start: tuple[int, int, int, int] | None
+    start_span: A.Span | None
+    deck_names: list[str]
+    decks: list[list[int]]
+    deck_last: list[list[int]]
+    deck_clauses: list[str]  # a tile named out of its deck's turn
+    last_clauses: list[str]  # a `last` tile named while others of its deck remain
+    box_clauses: dict[str, str]  # tile name -> clause of the `box` statement that removed a copy
+    clause_bag: str
+    clause_end: str
+    states: list[tuple[str, Func]]
+    discard: bool
+    discard_span: A.Span | None
+    clauses: dict[str, str]  # discard, adjacent, matching, follow
+    place_checks: list[PlaceCheck]
+    tile_checks: list[str | None]  # per tile type, its check's name
+    complete: list[tuple[Const, Func]]
+    score_complete: list[tuple[Const, Func, str]]
+    score_end: list[tuple[Const, Func, str]]
+    score_by: list[tuple[str, Const, Const, Func, str]]
+    owners_most: bool
+    owners_span: A.Span | None
+    awards: list[tuple[int, Func, str, str]]  # (state index, fn, clause, name)
+    recalls: list[tuple[Const, Func, str]]
+    figure_conds: list[FigureCond]
+    need_roots: bool
+    need_figures: bool
+    on_place: list[OnBlock]
+    on_complete: list[OnBlock]
+
+
+_RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES", "TILE_IDS", "TILE_CLAUSES",
+             "FIGURES", "FIG_ON", "FIG_CLAUSES", "FIG_WHEN_SRC", "ORIENT", "FITS", "RETURNS", "START", "DECK_NAMES",
+             "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
+             "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
+             "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP"}
+_CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+class _Namer:
+    """Constant names: the rule file's name in capitals when that is a plain identifier
+    no other constant or table uses, else `GROUP_index`."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set(_RESERVED)
+
+    def __call__(self, group: str, name: str, index: int, prefixed: bool = False) -> Const:
+        cand = name.upper()
+        if (prefixed or not _CONST.match(cand) or cand in self.taken
+                or cand.startswith(("CLAUSE_", "SCORE_", "EDGE_", "KIND_", "FIGURE_"))):
+            cand = f"{group}_{name.upper()}"
+            if not _CONST.match(cand) or cand in self.taken:
+                cand = f"{group}_{index}"
+        self.taken.add(cand)
+        return Const(cand, index, name)
+
+
+class Lowering:
+    def __init__(self, rs: RuleSet):
+        self.rs = rs
+        name = _Namer()
+        kinds = sorted(rs.features)
+        self.kind = {k: name("KIND", k, i) for i, k in enumerate(kinds)}
+        self.fig = {f: name("FIGURE", f, i) for i, f in enumerate(rs.figures)}
+        self.edge = {c: name("EDGE", c, i, prefixed=True) for i, c in enumerate(sorted(rs.edges))}
+        self.state_index = {s: i for i, s in enumerate(rs.states)}
+
+    # -- scopes ----------------------------------------------------------
+    def _common(self, scope: Scope) -> Scope:
+        scope.names.setdefault("players", "g.nplayers")
+        scope.names.setdefault("current", "g.current")
+        for s, i in self.state_index.items():
+            scope.names[s] = f"g.st[{i}]"
+        kind = self.kind
+        scope.calls["completed"] = lambda args, sc: f"g.completed_count[{kind[args[0].name].name}]"
+        return scope
+
+    def feature_scope(self) -> Scope:
+        """Names of an existing feature, root r."""
+        return self._common(Scope(names={
+            "tiles": "len(g.cells[r])",
+            "shields": "g.shields[r]",
+            "open": "g.open[r]",
+            "neighbours": "g.neighbours(r)",
+            "figures": "len(g.figs[r])",
+            "completed_cities": "g.completed_borders(r)",
+        }))
+
+    def place_scope(self) -> Scope:
+        kind = self.kind
+        sc = self._common(Scope())
+        sc.calls["turn"] = lambda args, s: f"g.turn_of(o, cell, {kind[args[0].name].name})"
+        return sc
+
+    def game_scope(self) -> Scope:
+        return self._common(Scope())
+
+    def figure_scope(self) -> Scope:
+        """Names of the feature a figure would join: local feature fi of o at cell, joining `roots`."""
+        return self._common(Scope(names={
+            "figures": "figures",
+            "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
+            "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi].shields)",
+        }))
+
+    def expr(self, e: A.Expr, scope: Scope) -> str:
+        try:
+            return emit(e, scope)
+        except KeyError as missing:
+            raise CompileError(e.span, f"`{missing.args[0]}` cannot be computed in this rule", "unsupported") from None
+
+    def func(self, name: str, params: str, decl, header: str, e: A.Expr, scope: Scope) -> Func:
+        return Func(name, params, header, decl.span, self.expr(e, scope), e.span)
+
+    # -- the specification -----------------------------------------------
+    def lower(self) -> EngineSpec:
+        rs = self.rs
+        half = rs.half_kinds()
+        kinds = [(self.kind[k], rs.features[k].centre, k in half) for k in sorted(rs.features)]
+        edges = [(self.edge[c], rs.edges[c].parts[1] if len(rs.edges[c].parts) == 3 else rs.edges[c].parts[0])
+                 for c in sorted(rs.edges)]
+        tiles = []
+        ids: dict[str, list[int]] = {}
+        tile_clauses: dict[str, str] = {}
+        for i, t in enumerate(rs.tiles):
+            feats = tuple((self.kind[f.kind], f.places, f.shields, f.borders, f.crosses) for f in t.features)
+            tiles.append((i, t.name, t.variant, t.module, t.count, tuple(self.edge[c] for c in t.edges), feats, t.decl.span))
+            ids.setdefault(t.name, []).append(i)
+            tile_clauses.setdefault(t.name, _first(t.decl.cites))
+        figures = [(self.fig[n], f.count, tuple(self.kind[k] for k in sorted(f.on, key=lambda k: self.kind[k].value)))
+                   for n, f in rs.figures.items()]
+        fig_on = [tuple(c for c, _, on in figures if self.kind[k] in on) for k in sorted(rs.features)]
+        fig_clauses = []
+        for f in rs.figures.values():
+            first = _first(f.cites)
+            fig_clauses.append((_first(f.supply_cites, first), _first(f.on_cites, first), _first(f.when_cites, first)))
+        return EngineSpec(
+            modules=tuple(rs.names),
+            players=rs.player_range(),
+            players_span=rs.players.span if rs.players else None,
+            kinds=kinds, edges=edges, tiles=tiles, tile_ids=ids, tile_clauses=tile_clauses,
+            figures=figures, fig_on=fig_on, fig_clauses=fig_clauses,
+            fig_when_src=[_src(f.when) if f.when is not None else "" for f in rs.figures.values()],
+            returns=sorted((self.fig[f] for f in rs.returns if f in self.fig), key=lambda c: c.value),
+            **self._setup(),
+            **self._placement(),
+            **self._rules(),
+        )
+
+    def _setup(self) -> dict:
+        rs = self.rs
+        first_id: dict[str, int] = {}
+        for i, t in enumerate(rs.tiles):
+            first_id.setdefault(t.name, i)
+        start = None
+        if rs.start is not None:
+            start = (first_id[rs.start.tile], rs.start.x, rs.start.y, rs.start.rotation % 360)
+        # Copies of each tile type in the bag: all, minus the start tile and boxed tiles.
+        pool: dict[int, int] = {i: t.count for i, t in enumerate(rs.tiles)}
+        removed = [rs.start.tile] if rs.start is not None else []
+        removed += [b.tile for b in rs.boxed]
+        for name in removed:
+            for i, t in enumerate(rs.tiles):
+                if t.name == name and pool[i] > 0 and t.variant is None:
+                    pool[i] -= 1
+                    break
+        # Deck order: a deck `before X` comes first.
+        ordered = [d for d in rs.decks if d.before is not None] + [d for d in rs.decks if d.before is None]
+        named = {n for d in ordered for n in (*d.tiles, *([d.last] if d.last else []))}
+        decks, lasts = [], []
+        for d in ordered:
+            if d.tiles or d.last:
+                members = [i for i, t in enumerate(rs.tiles) if t.name in d.tiles or t.name == d.last]
+            else:
+                members = [i for i, t in enumerate(rs.tiles) if t.name not in named]
+            decks.append([i for i in members for _ in range(pool[i])])
+            lasts.append(sorted(i for i in members if rs.tiles[i].name == d.last))
+        return dict(
+            start=start, start_span=rs.start.span if rs.start is not None else None,
+            deck_names=[d.name for d in ordered], decks=decks, deck_last=lasts,
+            deck_clauses=[_first(d.before_cites or d.cites) for d in ordered],
+            last_clauses=[_first(d.last_cites or d.cites) for d in ordered],
+            box_clauses={b.tile: _first(b.cites) for b in rs.boxed},
+            clause_bag=_first(rs.decks[0].cites) if rs.decks else "",
+            # the game ends when the last deck is drawn: its deck statement's last citation says so
+            clause_end=ordered[-1].cites[-1].clause if ordered and ordered[-1].cites else "",
+            states=[(name, self.func(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
+                                     st.init, self.game_scope())) for name, st in rs.states.items()],
+        )
+
+    def _placement(self) -> dict:
+        """Per-tile placement checks beyond edge matching: `placement continues K` and the
+        `require`s of `on place of K` rules, for tiles that have a K feature.  Tiles whose
+        checks would read the same get the same function."""
+        rs = self.rs
+        pm = rs.placement
+        first_fig = next(iter(rs.figures.values()), None)
+        cont = [p for p in pm.values() if p.kind == "continues"]
+        ons = [o for o in rs.ons if o.event == "place" and any(isinstance(a, A.Require) for a in o.actions)]
+        checks: list[PlaceCheck] = []
+        by_steps: dict[tuple, str] = {}
+        per_tile: list[str | None] = []
+        for t in rs.tiles:
+            kinds = {f.kind for f in t.features}
+            steps = []
+            for p in cont:
+                if p.arg in kinds:
+                    steps.append(Step(f"placement continues {p.arg}", p.span, None,
+                                      f"g.continues(o, cell, {self.kind[p.arg].name})", p.span,
+                                      f"its {p.arg} does not continue the {p.arg} on the board", _first(p.cites)))
+            for on in ons:
+                if on.of is not None and on.of not in kinds:
+                    continue
+                guard = self.expr(on.where, self.place_scope()) if on.where is not None else None
+                for a in on.actions:
+                    if isinstance(a, A.Require):
+                        steps.append(Step("on place" + (f" of {on.of}" if on.of else ""), on.span, guard,
+                                          self.expr(a.test, self.place_scope()), a.span,
+                                          a.message or f"the rule `{_src(a.test)}` does not hold", _first(on.cites)))
+            if not steps:
+                per_tile.append(None)
+                continue
+            key = tuple((s.guard, s.test, s.message, s.clause, where(s.span), where(s.test_span)) for s in steps)
+            if key not in by_steps:
+                by_steps[key] = f"place_check_{len(checks) + 1}"
+                checks.append(PlaceCheck(by_steps[key], steps))
+            per_tile.append(by_steps[key])
+        return dict(
+            discard="discard" in pm, discard_span=pm["discard"].span if "discard" in pm else None,
+            clauses={
+                "discard": _first(pm["discard"].cites) if "discard" in pm else "",
+                "adjacent": _first(pm["adjacent"].cites) if "adjacent" in pm else "",
+                "matching": _first(pm["matching"].cites) if "matching" in pm else "",
+                # a figure put where no feature lies breaks where-it-stands of the first figure
+                "follow": _first(first_fig.on_cites or first_fig.cites) if first_fig else "",
+            },
+            place_checks=checks, tile_checks=per_tile,
+        )
+
+    def _rules(self) -> dict:
+        rs = self.rs
+        complete = []
+        for kind in sorted(rs.complete):
+            c = rs.complete[kind]
+            complete.append((self.kind[kind], self.func(f"complete_{self.kind[kind].value}", "g, r", c,
+                                                         f"complete {kind} when {_src(c.when)}", c.when,
+                                                         self.feature_scope())))
+        tables: dict[str, list] = {"complete": [], "end": []}
+        for (kind, when) in sorted(rs.scores):
+            s = rs.scores[(kind, when)]
+            fn = self.func(f"score_{when}_{self.kind[kind].value}", "g, r", s, f"score {kind} {when} = {_src(s.value)}",
+                           s.value, self.feature_scope())
+            tables[when].append((self.kind[kind], fn, _first(s.cites)))
+        by = []
+        for (kind, when, fig) in sorted(rs.figure_scores):
+            s = rs.figure_scores[(kind, when, fig)]
+            fn = self.func(f"score_{when}_{self.kind[kind].value}_by_{self.fig[fig].value}", "g, r", s,
+                           f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
+            by.append((when, self.kind[kind], self.fig[fig], fn, _first(s.cites)))
+        awards = []
+        for name in sorted(rs.awards):
+            a = rs.awards[name]
+            fn = self.func(f"award_{self.state_index[name]}", "g", a, f"award {name} at end = {_src(a.value)}",
+                           a.value, self.game_scope())
+            awards.append((self.state_index[name], fn, _first(a.cites), name))
+        recalls = []
+        for name in sorted(rs.recalls):
+            rc = rs.recalls[name]
+            fn = self.func(f"recall_{self.fig[name].value}", "g, r", rc, f"recall {name} = {_src(rc.value)}",
+                           rc.value, self.feature_scope())
+            recalls.append((self.fig[name], fn, _first(rc.cites)))
+        ow = rs.owners
+        return dict(
+            complete=complete, score_complete=tables["complete"], score_end=tables["end"], score_by=by,
+            owners_most=ow is None or ow.mode == "most", owners_span=ow.span if ow else None,
+            awards=awards, recalls=recalls, **self._figure_conds(), **self._ons(),
+        )
+
+    def _figure_conds(self) -> dict:
+        conds = []
+        used: set[str] = set()
+        for name, f in self.rs.figures.items():
+            header = f"figure {name}" + (f" ... when {_src(f.when)}" if f.when is not None else "")
+            if f.when is None:
+                conds.append(FigureCond(self.fig[name], header, f.span, "True"))
+                continue
+            sc = self.figure_scope()
+            conds.append(FigureCond(self.fig[name], header, f.span, self.expr(f.when, sc)))
+            used |= sc.used
+        return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields"}),
+                    need_figures="figures" in used)
+
+    def _ons(self) -> dict:
+        places, completes = [], []
+        for on in self.rs.ons:
+            sets = [a for a in on.actions if isinstance(a, A.SetAction)]
+            if not sets:
+                continue
+            header = f"on {on.event}" + (f" of {on.of}" if on.of else "")
+            if on.event == "place":
+                sc = self.place_scope()
+                conds = [f"{self.kind[on.of].name} in kinds"] if on.of else []
+            else:
+                sc = self.feature_scope()
+                conds = [f"kind == {self.kind[on.of].name}"] if on.of else []
+            if on.where is not None:
+                conds.append(f"({self.expr(on.where, sc)})")
+            block = OnBlock(header, on.span, " and ".join(conds),
+                            [(self.state_index[a.name], a.name, self.expr(a.value, sc), a.span) for a in sets],
+                            _first(on.cites), on.event == "place" and on.of is not None)
+            (places if on.event == "place" else completes).append(block)
+        return dict(on_place=places, on_complete=completes)
+
+
+def lower(rs: RuleSet) -> EngineSpec:
+    return Lowering(rs).lower()

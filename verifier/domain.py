@@ -1,0 +1,143 @@
+"""What z3 may assume about every built-in quantity: the one place every z3 check asks.
+
+The invariants, the river theorem and the worked examples all read quantities
+(`tiles`, `shields`, `players`, `completed(city)`, …) as z3 variables.  A
+variable with no facts ranges over every integer, and z3 then "refutes" claims
+with values no game can reach (a completed city of one tile, -3 completed
+cities).  `Domain` gives each quantity its facts, and says where each comes from:
+
+- the quantity's range in `dsl.builtins` (`tiles >= 1`, `0 <= neighbours <= 8`, …);
+- the rule set: `players` lies in its `players LOW..HIGH` range (2..6 without
+  one), `current` is a seat of the game (`0 <= current < players`);
+- the tile set, per feature kind (`KindFacts`, derived from the tiles the rule
+  set declares, never from constants): the fewest tiles a feature of that kind
+  with no open edge can cover, the most shields one tile adds to it (0: the kind
+  never has shields), and the most neighbours a tile can have (8, fewer if the
+  tile set is smaller).
+
+`docs/verifier.md` lists these facts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import z3
+
+from dsl.builtins import FUNCTIONS, QUANTITIES
+from dsl.model import DEFAULT_PLAYERS, RuleSet
+from dsl.places import CORNERS
+
+from .solver import Fact
+from .source import line_text, where
+
+
+@dataclass(frozen=True)
+class KindFacts:
+    """What the tile set says about features of one kind."""
+
+    kind: str
+    min_closed_tiles: int  # fewest tiles of a feature of this kind with no open edge
+    closed_why: str
+    max_shields: int  # most shields one tile adds to a feature of this kind
+    shields_at: str  # where that tile is declared ("tile set" when no tile has shields)
+
+
+def _edge_places(places) -> bool:
+    return any(p != "C" and p not in CORNERS for p in places)
+
+
+class Domain:
+    """The domain facts of one rule set's quantities."""
+
+    def __init__(self, rs: RuleSet | None):
+        self.rs = rs
+
+    # ---------------------------------------------------------------- rule set
+    def players_range(self) -> tuple[int, int, str, str]:
+        """(low, high, where, text) of the number of players: the rule set's one range (RuleSet.player_range)."""
+        rs = self.rs
+        if rs is not None and rs.players is not None:
+            return rs.players.low, rs.players.high, where(rs.players.span), line_text(rs.players.span)
+        low, high = rs.player_range() if rs is not None else DEFAULT_PLAYERS
+        return low, high, "builtin", f"players {low}..{high} (no `players` range in these rules)"
+
+    def players(self, n: z3.ArithRef) -> list[Fact]:
+        low, high, w, text = self.players_range()
+        return [Fact(z3.And(n >= low, n <= high), w, text)]
+
+    @staticmethod
+    def current(c: z3.ArithRef, n: z3.ArithRef) -> list[Fact]:
+        return [Fact(z3.And(c >= 0, c < n), "builtin", "current is a seat of the game (0 <= current < players)")]
+
+    # ---------------------------------------------------------------- tile set
+    @cached_property
+    def kinds(self) -> dict[str, KindFacts]:
+        out: dict[str, KindFacts] = {}
+        rs = self.rs
+        if rs is None:
+            return out
+        matching = "matching" in rs.placement  # without it an edge may face a tile that does not continue it
+        for kind in rs.features:
+            closed, why = 2, (f"every {kind} of the tile set reaches a tile edge, and a placed tile continues "
+                              f"it there (placement matching), so one with no open edge spans 2 tiles or more")
+            if not matching:
+                closed, why = 1, "no `placement matching`: an edge may face a tile that does not continue it"
+            best, at = 0, "tile set"
+            for tt in rs.tiles:
+                if tt.count <= 0:
+                    continue
+                feats = [f for f in tt.features if f.kind == kind]
+                if matching and any(not _edge_places(f.places) for f in feats):
+                    closed, why = 1, f"a {kind} of tile {tt.name} reaches no tile edge"
+                total = sum(f.shields for f in feats)
+                if total > best:
+                    best, at = total, where(next(f for f in feats if f.shields).decl.span)
+            out[kind] = KindFacts(kind, closed, why, best, at)
+        return out
+
+    @cached_property
+    def most_neighbours(self) -> tuple[int, str]:
+        if self.rs is None:
+            return 8, "the 8 cells around a tile"
+        n = sum(max(tt.count, 0) for tt in self.rs.tiles)
+        if n - 1 >= 8:
+            return 8, "the 8 cells around a tile"
+        return max(n - 1, 0), f"the tile set has {n} tiles, so a tile has at most {max(n - 1, 0)} neighbours"
+
+    # ------------------------------------------------------------- quantities
+    def quantity(self, name: str, v: z3.ArithRef, kind: str | None, get) -> list[Fact]:
+        """The facts of quantity `name` (variable v) of a feature of `kind`; `get(other)` gives
+        the variable of another quantity of the same feature (for facts that relate two)."""
+        q = QUANTITIES.get(name)
+        if q is None:
+            return []
+        facts: list[Fact] = []
+        low, high, text = q.low, q.high, f"{name} in {q.low}..{'' if q.high is None else q.high} ({q.doc})"
+        if name == "neighbours":
+            high, why = self.most_neighbours
+            text = f"0 <= neighbours <= {high} ({why})"
+        if name in ("players", "current"):
+            return []  # facts of the game (see `players`, `current`)
+        conds = [v >= low] + ([v <= high] if high is not None else [])
+        facts.append(Fact(z3.And(conds), "builtin", text))
+        kf = self.kinds.get(kind or "")
+        if kf is None:
+            return facts
+        if name == "shields":
+            m = kf.max_shields
+            text = (f"a {kind} has at most {m} shield{'s' if m != 1 else ''} per tile (the tile set)" if m
+                    else f"no tile of the tile set prints a shield on a {kind}: shields == 0")
+            facts.append(Fact(v <= m * get("tiles"), kf.shields_at, text))
+        if name == "tiles" and kf.min_closed_tiles > 1:
+            facts.append(Fact(z3.Implies(get("open") == 0, v >= kf.min_closed_tiles), "tile set",
+                              f"a {kind} with no open edge covers at least {kf.min_closed_tiles} tiles ({kf.closed_why})"))
+        return facts
+
+    @staticmethod
+    def function(fn: str, key: str, v: z3.ArithRef) -> list[Fact]:
+        f = FUNCTIONS.get(fn)
+        if f is None:
+            return []
+        conds = [v >= f.low] + ([v <= f.high] if f.high is not None else [])
+        return [Fact(z3.And(conds), "builtin", f"{key} in {f.low}..{'' if f.high is None else f.high} ({f.doc})")]
