@@ -715,6 +715,21 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
     return _dedupe(diags), ws
 
 
+def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:
+    """Check one rule file's text as `check_paths([name])` checks the file (an editor's
+    unsaved buffer): its module with its requirements, found beside it or bundled."""
+    ws = Workspace(search=[Path(name).parent])
+    diags: list[Diagnostic] = []
+    mod = ws.add_text(text, name)
+    if mod is not None:
+        order = module_order(ws, [mod.name], diags)
+        if order:
+            b = Builder(order)
+            b.build()
+            diags.extend(b.diags)
+    return _dedupe(ws.diagnostics + diags), ws
+
+
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     from .diagnostics import sort_key
     return sorted(set(diags), key=sort_key)

@@ -276,6 +276,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
 
 
+@app.command()
+def lsp() -> None:
+    """Serve the Language Server Protocol over stdio (diagnostics, hover, definition, formatting, completion)."""
+    from .lsp import main as serve
+
+    serve()
+
+
 from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 

@@ -1,0 +1,78 @@
+"""Benchmark: random 2-player games played through each layer a researcher may use.
+
+    python bench/bench_adapters.py --via engine|codec|pettingzoo|openspiel [--games 20] [--rules base]
+
+engine: `legal_actions()` + `apply_action()`; codec: the same through the stable
+numbers (`ActionCodec.legal`); pettingzoo: the AEC environment, observation and
+action mask every step; openspiel: the pyspiel game, chance nodes included.
+Every layer picks uniformly among the legal moves.  Compare two with
+`farm-bench --vs 'python bench/bench_adapters.py --via engine' -- python bench/bench_adapters.py --via codec`.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--via", choices=["engine", "codec", "pettingzoo", "openspiel"], default="engine")
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--rules", default="base", help="modules joined by +")
+    args = ap.parse_args()
+    rules = args.rules.split("+")
+    t0 = time.perf_counter()
+    moves = 0
+    if args.via in ("engine", "codec"):
+        from compiler.actions import ActionCodec
+        from compiler.replay import engine_for
+
+        eng = engine_for(rules, [])
+        codec = ActionCodec(eng)
+        for seed in range(args.games):
+            g, rng = eng.new_game(2, seed), random.Random(seed)
+            while not g.is_terminal():
+                acts = list(codec.legal(g).values()) if args.via == "codec" else g.legal_actions()
+                if not acts:
+                    g.finish()
+                    break
+                g.apply_action(acts[rng.randrange(len(acts))])
+                moves += 1
+    elif args.via == "pettingzoo":
+        import numpy as np
+
+        from tessera.adapters.pettingzoo import env
+
+        e, rng = env(rules=rules), np.random.default_rng(0)
+        for seed in range(args.games):
+            e.reset(seed=seed)
+            for agent in e.agent_iter():
+                obs, _, terminated, truncated, _ = e.last()
+                e.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                moves += 1
+    else:
+        import numpy as np
+
+        from tessera.adapters import openspiel as O
+
+        game, rng = O.load(args.rules), np.random.RandomState(0)
+        for _ in range(args.games):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outcomes, probs = zip(*s.chance_outcomes())
+                    s.apply_action(int(rng.choice(outcomes, p=probs)))
+                else:
+                    s.apply_action(int(rng.choice(s.legal_actions())))
+                    moves += 1
+    dt = time.perf_counter() - t0
+    print(f"{args.via}: {args.games} games, {moves} steps in {dt:.2f} s: {args.games / dt:.1f} games/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""One observation tensor for every adapter (docs/engine.md, "Observations").
+
+A flat float32 vector with named views, read from the engine's public answers
+(`features()`, `supply_by_name()`, `scores`, the drawn tile), from the point of
+view of one player: player rows are rotated so that row 0 is the observer.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# place name -> zone of a cell: the four sides (with their halves), then centre and corners
+ZONES = {"N": 0, "Nw": 0, "Ne": 0, "E": 1, "En": 1, "Es": 1, "S": 2, "Sw": 2, "Se": 2,
+         "W": 3, "Wn": 3, "Ws": 3, "C": 4, "NW": 4, "NE": 4, "SE": 4, "SW": 4}
+SCORE_HIGH = 10_000.0  # a bound for the observation space; no Carcassonne score comes near it
+
+
+class Observer:
+    """Builds the observation of a game of one rule set for `players` seats.
+
+    Views (all in one flat `tensor`):
+      board    (planes, 2*view+1, 2*view+1) around the start tile: plane 0 a tile lies
+               there; 1 + 5*k + z a feature of kind k lies on zone z (N, E, S, W, centre
+               and corners); then one plane "part of a completed feature"; then per
+               player (observer first) and figure, how many stand on the cell
+      tile     one-hot of the drawn tile's name (all zeros when none is drawn)
+      supply   per player and figure: figures left / figures at the start
+      scores   per player
+      turn     one-hot of whose turn it is (observer first)
+      bag      tiles left / tiles at the start
+    """
+
+    def __init__(self, codec, players: int, view: int | None = None):
+        R = codec.rules
+        self.codec = codec
+        self.players = players
+        self.kinds = [k.name for k in R.KINDS]
+        self.tile_names = sorted(R.TILE_IDS)
+        self.view = codec.radius if view is None else int(view)
+        w = 2 * self.view + 1
+        nf = len(codec.figures)
+        self.planes = 1 + 5 * len(self.kinds) + 1 + players * nf
+        shapes = [("board", (self.planes, w, w)), ("tile", (len(self.tile_names),)), ("supply", (players, nf)),
+                  ("scores", (players,)), ("turn", (players,)), ("bag", (1,))]
+        size = sum(int(np.prod(s)) for _, s in shapes)
+        self.tensor = np.zeros(size, np.float32)
+        self.high = np.ones(size, np.float32)
+        self.dict = {}
+        at = 0
+        for name, shape in shapes:
+            n = int(np.prod(shape))
+            self.dict[name] = self.tensor[at:at + n].reshape(shape)
+            if name == "scores":
+                self.high[at:at + n] = SCORE_HIGH
+            elif name == "board":
+                self.high[at + (self.planes - players * nf) * w * w:at + n] = max(codec.supply)
+            at += n
+
+    def set_from(self, g, player: int, drawn: bool = True) -> np.ndarray:
+        """Fill `tensor` for `player` (0-based seat); `drawn=False` hides the drawn tile."""
+        self.tensor.fill(0)
+        d = self.dict
+        cx, cy = self.codec.centre
+        v = self.view
+        P = self.players
+        seat = {name: (i - player) % P for i, name in enumerate(g.names)}
+        kind_of = {k: i for i, k in enumerate(self.kinds)}
+        fig_of = {f: i for i, f in enumerate(self.codec.figures)}
+        board = d["board"]
+        done_plane = 1 + 5 * len(self.kinds)
+        for f in g.features():
+            k = kind_of[f["kind"]]
+            for (x, y), place in f["places"]:
+                col, row = x - cx + v, y - cy + v
+                if 0 <= col <= 2 * v and 0 <= row <= 2 * v:
+                    board[0, row, col] = 1
+                    board[1 + 5 * k + ZONES.get(place, 4), row, col] = 1
+                    if f["complete"]:
+                        board[done_plane, row, col] = 1
+            for name, fig, (x, y), _ in f["figure_places"]:
+                col, row = x - cx + v, y - cy + v
+                if 0 <= col <= 2 * v and 0 <= row <= 2 * v:
+                    board[done_plane + 1 + seat[name] * len(fig_of) + fig_of[fig], row, col] += 1
+        name = self.codec.drawn_tile(g) if drawn else None
+        if name is not None:
+            d["tile"][self.tile_names.index(name)] = 1
+        for name, figs in g.supply_by_name().items():
+            for fig, n in figs.items():
+                d["supply"][seat[name], fig_of[fig]] = n / max(1, self.codec.supply[fig_of[fig]])
+        for p, s in enumerate(g.scores):
+            d["scores"][seat[g.names[p]]] = s
+        if not g.is_terminal():
+            d["turn"][(g.current_player() - player) % P] = 1
+        d["bag"][0] = g.tiles_left() / max(1, self.codec.tiles)
+        return self.tensor

@@ -1,0 +1,104 @@
+"""tessera.adapters.openspiel: OpenSpiel's own consistency checks for Python games
+(random simulation with clone and serialization round-trips), the tile draw as a
+chance node with the rulebook's odds, and OpenSpiel's MCTS bot playing whole games."""
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from tessera.adapters import openspiel as O
+
+
+@pytest.mark.parametrize("rules", ["base", "base+river+abbot"])
+def test_openspiel_random_sim_test(rules):
+    game = pyspiel.load_game(f"tessera(rules={rules},players=2)")
+    # OpenSpiel's checks: legal-action masks, clone == original, serialize/deserialize,
+    # observation tensors of the declared size, returns zero-sum and within the bounds
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def _odds_by_name(state):
+    out: dict[str, float] = {}
+    for t, p in state.chance_outcomes():
+        name = state.engine_game().tile_name(t)
+        out[name] = out.get(name, 0.0) + p
+    return out
+
+
+def test_first_draw_has_the_odds_of_the_base_bag():
+    state = O.load("base").new_initial_state()
+    assert state.is_chance_node()
+    odds = _odds_by_name(state)
+    # BASE-COMP-1: 72 tiles, one D is the start tile, so 71 in the bag: V9, U8, D 4-1
+    assert odds["V"] == pytest.approx(9 / 71)
+    assert odds["U"] == pytest.approx(8 / 71)
+    assert odds["D"] == pytest.approx(3 / 71)
+    assert sum(odds.values()) == pytest.approx(1.0) and len(odds) == 24
+
+
+def test_the_lake_is_drawn_last():
+    # RIVER-COMP-1 / RIVER-SETUP-1: 12 river tiles, the source is the start tile, the lake lies under the stack
+    state = O.load(["base", "river"]).new_initial_state()
+    rng = np.random.RandomState(3)
+    draws = 0
+    while draws < 10:
+        if state.is_chance_node():
+            odds = _odds_by_name(state)
+            left = 10 - draws  # river tiles other than the source and the lake still in the stack
+            assert "river.lake" not in odds and all(n.startswith("river.") for n in odds)
+            assert all(abs(p * left - round(p * left)) < 1e-9 for p in odds.values())
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+            draws += 1
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    while not state.is_chance_node():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert _odds_by_name(state) == {"river.lake": 1.0}
+
+
+def test_serialized_state_plays_on_identically():
+    game = O.load("base+abbot", players=3)
+    state = game.new_initial_state()
+    rng = np.random.RandomState(7)
+    for _ in range(41):  # ends on a decision node with a tile drawn
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    copy = game.deserialize_state(state.serialize())
+    clone = state.clone()
+    assert str(copy) == str(state) == str(clone)
+    assert copy.legal_actions() == state.legal_actions() == clone.legal_actions()
+    a = state.legal_actions()[len(state.legal_actions()) // 2]
+    for s in (state, copy, clone):
+        s.apply_action(a)
+    assert str(copy) == str(state) == str(clone)
+    assert copy.engine_game().scores == state.engine_game().scores
+
+
+@pytest.mark.parametrize("evaluator,simulations", [("rollout", 3), ("score", 10)])
+def test_mcts_bot_plays_whole_games(evaluator, simulations):
+    game = O.load("base")
+    result = O.mcts_vs_random(game, games=2, simulations=simulations, seed=1, evaluator=evaluator)
+    assert result["games"] == 2 and result["wins"] + result["ties"] + result["losses"] == 2
+    assert result["mcts_mean_score"] > 0
+
+
+def test_returns_are_zero_sum_shares_of_the_win():
+    game = O.load("base", players=3)
+    state = game.new_initial_state()
+    rng = np.random.RandomState(0)
+    while not state.is_terminal():
+        assert state.returns() == [0.0, 0.0, 0.0]
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    scores = state.engine_game().scores
+    top = max(scores)
+    k = scores.count(top)
+    assert state.returns() == [(3 - k) / k if s == top else -1.0 for s in scores]
+    assert sum(state.returns()) == 0
