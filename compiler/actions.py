@@ -81,7 +81,8 @@ class ActionCodec:
             raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
         slot = 0
         if "place" in t:
-            slot = 1 + self.figures.index(t["place"]["figure"]) * len(PLACES) + PLACES.index(t["place"]["on"])
+            where = t["place"]["corner"] if "corner" in t["place"] else t["place"]["on"]
+            slot = 1 + self.figures.index(t["place"]["figure"]) * len(PLACES) + PLACES.index(where)
         elif "recall" in t:
             fi = self.figures.index(t["recall"]["figure"])
             mine = sorted(tuple(rc) for rc in self._recallable(g, fi))
@@ -105,6 +106,8 @@ class ActionCodec:
         n = (ci * 4 + rot // 90) * self.slots
         if fig is None:
             return n
+        if len(fig) > 2:  # a figure `at corner` (the barn): its slot is the corner's place
+            return n + 1 + fig[0] * len(PLACES) + PLACES.index(fig[2])
         # figure (number gi) on feature fi of the drawn tile: the slot of the place the turn names
         key = (g.drawn, rot, fig[1])
         place = self._place_slot.get(key)

@@ -30,6 +30,9 @@ def _comment(text: str) -> str:
     return ascii(text)[1:-1]
 
 
+_ROOT_NAMES = frozenset({"figures", "tiles", "shields", "count"})  # names read from the roots a figure would join
+
+
 def _names(consts) -> str:
     return _tuple([c.name for c in consts])
 
@@ -130,6 +133,8 @@ class CodeGenerator:
         w(f"FIG_CLAUSES = {tuple(s.fig_clauses)!r}")
         w(f"FIG_WHEN_SRC = {tuple(s.fig_when_src)!r}")
         w(f"RETURNS = frozenset({_names(s.returns)})")
+        w(f"FIG_KINDS = {_tuple([_names(ks) for ks in s.fig_kinds])}  # per figure, every kind it may stand on")
+        w(f"FIG_CORNER = frozenset({_names(s.fig_corner)})  # figures on corners (the barn): nobody's ownership")
         w("")
         w("# every tile type at its four rotations; per tile type, edge pattern -> fitting orientations")
         w("ORIENT = orientations(TILES, KINDS, FIG_ON)")
@@ -195,6 +200,12 @@ class CodeGenerator:
         w(f"SCORE_COMPLETE = {{{', '.join(f'{k.name}: ({f.name}, {c!r})' for k, f, c in s.score_complete)}}}")
         w(f"SCORE_END = {{{', '.join(f'{k.name}: ({f.name}, {c!r})' for k, f, c in s.score_end)}}}")
         w(f"SCORE_BY = {{{', '.join(f'({when!r}, {k.name}, {g.name}): ({f.name}, {c!r})' for when, k, g, f, c in s.score_by)}}}")
+        for table in (s.score_put, s.score_join):
+            for _, _, f, _ in table:
+                self.function(f)
+        w("# `score KIND put FIGURE` / `score KIND join FIGURE`: (kind, figure) -> (points, clause)")
+        w(f"SCORE_PUT = {{{', '.join(f'({k.name}, {g.name}): ({f.name}, {c!r})' for k, g, f, c in s.score_put)}}}")
+        w(f"SCORE_JOIN = {{{', '.join(f'({k.name}, {g.name}): ({f.name}, {c!r})' for k, g, f, c in s.score_join)}}}")
         w(f"OWNERS_MOST = {s.owners_most!r}", s.owners_span)
         w("")
         for _, f, _, _ in s.awards:
@@ -245,39 +256,53 @@ class CodeGenerator:
         w("return None")
         self.outdent()
 
+    def _roots_and_figures(self, need_roots: bool, need_figures: bool, sides: str = "o.sidefeat[fi]") -> None:
+        """`roots`: the placed features local feature fi would join; `figures`: their figures that
+        make an owner (a figure on a corner does not)."""
+        w = self.writeline
+        if need_roots or need_figures:
+            w("roots = set()")
+            w(f"for d, k in {sides}:")
+            self.indent()
+            w("side = nbr[d]")
+            w("if side is not None and side[k] >= 0:")
+            self.indent()
+            w("roots.add(side[k])")
+            self.outdent()
+            self.outdent()
+        if need_figures:
+            w("figures = 0")
+            w("for x in roots:")
+            self.indent()
+            w("figures += len(figs[x])")
+            self.outdent()
+            if self.spec.fig_corner:
+                w("if g.on_corners:  # a figure on a corner counts toward nobody's ownership")
+                self.indent()
+                w("figures -= sum(1 for x in roots for e in figs[x] if e[1] in FIG_CORNER)")
+                self.outdent()
+
     def _figure_options(self) -> None:
         """The one figure-legality predicate (runtime/figures.py)."""
         s = self.spec
         w = self.writeline
+        side = [c for c in s.figure_conds if not c.corner]
+        corner = [c for c in s.figure_conds if c.corner]
         w("")
         w("def figure_options(g, o, cell, nbr, sup):")
         self.indent()
         w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
           '    each figure\'s supply, the kinds it may stand on, and its `when` condition on the\n'
-          '    features it would join (`nbr`: the neighbours\' roots, Board._neighbour_roots)."""')
+          '    features it would join (`nbr`: the neighbours\' roots, Board._neighbour_roots);\n'
+          '    (figure, local feature, corner) for a figure `at corner` (runtime/corners.py)."""')
         w("out = []")
-        if s.need_figures:
+        if s.need_figures or any("figures" in c.used for c in corner):
             w("figs = g.figs")
-        if s.figure_conds:
+        if side:
             w("for fi, gis, sides in o.figfeats:")
             self.indent()
-            if s.need_roots:
-                w("roots = set()")
-                w("for d, k in sides:")
-                self.indent()
-                w("side = nbr[d]")
-                w("if side is not None and side[k] >= 0:")
-                self.indent()
-                w("roots.add(side[k])")
-                self.outdent()
-                self.outdent()
-            if s.need_figures:
-                w("figures = 0")
-                w("for x in roots:")
-                self.indent()
-                w("figures += len(figs[x])")
-                self.outdent()
-            for c in s.figure_conds:
+            self._roots_and_figures(s.need_roots, s.need_figures, "sides")
+            for c in side:
                 g = c.figure.name
                 self.comment(f"{where(c.span)}: {c.header}", c.span)
                 cond = "" if c.cond == "True" else f" and ({c.cond})"
@@ -286,7 +311,45 @@ class CodeGenerator:
                 w(f"out.append(({g}, fi))")
                 self.outdent()
             self.outdent()
+        for c in corner:
+            g = c.figure.name
+            self.comment(f"{where(c.span)}: {c.header}", c.span)
+            w(f"if sup[{g}] > 0:", c.span)
+            self.indent()
+            w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{g}]):")
+            self.indent()
+            self._roots_and_figures(bool(c.used & _ROOT_NAMES), "figures" in c.used)
+            w(f"if {c.cond}:")
+            self.indent()
+            w(f"out.append(({g}, fi, corner))")
+            self.outdent()
+            self.outdent()
+            self.outdent()
         w("return out")
+        self.outdent()
+        self._figure_forbidden()
+
+    def _figure_forbidden(self) -> None:
+        """`figure_forbidden(g, o, cell, nbr, gi, fi)`: (condition, clause) of the first `forbid` that
+        takes figure gi's option on local feature fi away, or None (a refusal cites it)."""
+        s = self.spec
+        w = self.writeline
+        w("")
+        w("def figure_forbidden(g, o, cell, nbr, gi, fi):")
+        self.indent()
+        w('"""(condition, clause) of the first `forbid` that holds for figure gi on local feature fi, or None."""')
+        if s.forbids:
+            used = set().union(*(f.used for f in s.forbids))
+            if "figures" in used:
+                w("figs = g.figs")
+            self._roots_and_figures(bool(used & _ROOT_NAMES), "figures" in used)
+            for f in s.forbids:
+                self.comment(f"{where(f.span)}: forbid {f.figure.title}", f.span)
+                w(f"if gi == {f.figure.name} and o.feats[fi].kind in {_names(f.kinds)} and ({f.cond}):", f.span)
+                self.indent()
+                w(f"return ({f.src!r}, {f.clause!r})")
+                self.outdent()
+        w("return None")
         self.outdent()
 
 

@@ -94,7 +94,21 @@ class FigureCond:
     figure: Const
     header: str
     span: A.Span
+    cond: str  # Python over g, o, fi, cell, roots, figures (the figure's own `when`, its `allow`s and `forbid`s)
+    corner: bool = False  # `at corner`: tried on each corner of the tile where four tiles meet (the barn)
+    used: frozenset = frozenset()  # the names cond reads (roots, figures, count ...)
+
+
+@dataclass
+class Forbid:
+    """`forbid FIGURE on KINDS when C`: a refusal cites it when it holds."""
+    figure: Const
+    kinds: tuple  # Consts
     cond: str  # Python over g, o, fi, cell, roots, figures
+    src: str  # C as the rule file says it
+    clause: str
+    span: A.Span
+    used: frozenset = frozenset()
 
 
 @dataclass
@@ -150,6 +164,11 @@ class EngineSpec:
     figure_conds: list[FigureCond]
     need_roots: bool
     need_figures: bool
+    fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
+    fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
+    score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
+    score_join: list[tuple[Const, Const, Func, str]]  # `score KIND join FIGURE`
+    forbids: list[Forbid]
     on_place: list[OnBlock]
     on_complete: list[OnBlock]
 
@@ -158,7 +177,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "FIGURES", "FIG_ON", "FIG_CLAUSES", "FIG_WHEN_SRC", "ORIENT", "FITS", "RETURNS", "START", "DECK_NAMES",
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
-             "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP"}
+             "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -200,16 +219,23 @@ class Lowering:
         scope.calls["completed"] = lambda args, sc: f"g.completed_count[{kind[args[0].name].name}]"
         return scope
 
+    def _count(self, scope: Scope, roots: str) -> Scope:
+        """`count(FIGURE)`: figures of that type on the feature (the roots it is made of)."""
+        fig = self.fig
+        scope.calls["count"] = lambda args, sc: f"g.count_on({roots}, {fig[args[0].name].name})"
+        return scope
+
     def feature_scope(self) -> Scope:
-        """Names of an existing feature, root r."""
-        return self._common(Scope(names={
+        """Names of an existing feature, root r.  `figures` counts only figures that make their
+        owner an owner: a figure on a corner (the barn) does not."""
+        return self._count(self._common(Scope(names={
             "tiles": "len(g.cells[r])",
             "shields": "g.shields[r]",
             "open": "g.open[r]",
             "neighbours": "g.neighbours(r)",
-            "figures": "len(g.figs[r])",
+            "figures": "g.owning(r)" if self.rs.corner_figures() else "len(g.figs[r])",
             "completed_cities": "g.completed_borders(r)",
-        }))
+        })), "(r,)")
 
     def place_scope(self) -> Scope:
         kind = self.kind
@@ -222,11 +248,11 @@ class Lowering:
 
     def figure_scope(self) -> Scope:
         """Names of the feature a figure would join: local feature fi of o at cell, joining `roots`."""
-        return self._common(Scope(names={
+        return self._count(self._common(Scope(names={
             "figures": "figures",
             "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
             "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi].shields)",
-        }))
+        })), "roots")
 
     def expr(self, e: A.Expr, scope: Scope) -> str:
         try:
@@ -254,7 +280,11 @@ class Lowering:
             tile_clauses.setdefault(t.name, _first(t.decl.cites))
         figures = [(self.fig[n], f.count, tuple(self.kind[k] for k in sorted(f.on, key=lambda k: self.kind[k].value)))
                    for n, f in rs.figures.items()]
-        fig_on = [tuple(c for c, _, on in figures if self.kind[k] in on) for k in sorted(rs.features)]
+        # per kind, the figures that may stand on one of a tile's features of it (`on` and `allow`;
+        # a figure `at corner` stands on corners, tried apart)
+        corner = set(rs.corner_figures())
+        fig_on = [tuple(self.fig[n] for n in rs.figures if k in rs.may_stand(n) and n not in corner)
+                  for k in sorted(rs.features)]
         fig_clauses = []
         for f in rs.figures.values():
             first = _first(f.cites)
@@ -395,25 +425,63 @@ class Lowering:
                            rc.value, self.feature_scope())
             recalls.append((self.fig[name], fn, _first(rc.cites)))
         ow = rs.owners
+        moments: dict[str, list] = {"put": [], "join": []}
+        for (kind, when, fig) in sorted(rs.trigger_scores):
+            s = rs.trigger_scores[(kind, when, fig)]
+            fn = self.func(f"score_{when}_{self.kind[kind].value}_{self.fig[fig].value}", "g, r", s,
+                           f"score {kind} {when} {fig} = {_src(s.value)}", s.value, self.feature_scope())
+            moments[when].append((self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         return dict(
+            score_put=moments["put"], score_join=moments["join"],
             complete=complete, score_complete=tables["complete"], score_end=tables["end"], score_by=by,
             owners_most=ow is None or ow.mode == "most", owners_span=ow.span if ow else None,
             awards=awards, recalls=recalls, **self._figure_conds(), **self._ons(),
         )
 
+    def _kinds(self, names) -> str:
+        return "(" + ", ".join(self.kind[k].name for k in sorted(names, key=lambda k: self.kind[k].value)) + ",)"
+
     def _figure_conds(self) -> dict:
+        """Per figure, whether it may stand on local feature fi, as one condition: (its `on` kinds
+        and its `when`) or (an `allow`'s kinds and condition) ..., and no `forbid` holding."""
+        rs = self.rs
+        corner = set(rs.corner_figures())
         conds = []
         used: set[str] = set()
-        for name, f in self.rs.figures.items():
-            header = f"figure {name}" + (f" ... when {_src(f.when)}" if f.when is not None else "")
-            if f.when is None:
-                conds.append(FigureCond(self.fig[name], header, f.span, "True"))
+        kind_of = "o.feats[fi].kind"
+        for name, f in rs.figures.items():
+            header = f"figure {name}" + (" ... at corner" if name in corner else "") + \
+                (f" ... when {_src(f.when)}" if f.when is not None else "")
+            allows = [pm for pm in rs.permits if pm.mode == "allow" and pm.figure == name]
+            forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
+            sc = self.figure_scope()
+            cond = self.expr(f.when, sc) if f.when is not None else "True"
+            if allows:
+                parts = [f"({kind_of} in {self._kinds(f.on)} and ({cond}))"]
+                for pm in allows:
+                    c = self.expr(pm.when, sc) if pm.when is not None else "True"
+                    parts.append(f"({kind_of} in {self._kinds(pm.on)} and ({c}))")
+                cond = " or ".join(parts)
+            for pm in forbids:
+                c = self.expr(pm.when, sc) if pm.when is not None else "True"
+                cond = f"({cond}) and not ({kind_of} in {self._kinds(pm.on)} and ({c}))"
+            conds.append(FigureCond(self.fig[name], header, f.span, cond, name in corner, frozenset(sc.used)))
+            if name not in corner:
+                used |= sc.used
+        forbids = []
+        for pm in rs.permits:
+            if pm.mode != "forbid" or pm.figure not in self.fig:
                 continue
             sc = self.figure_scope()
-            conds.append(FigureCond(self.fig[name], header, f.span, self.expr(f.when, sc)))
-            used |= sc.used
-        return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields"}),
-                    need_figures="figures" in used)
+            c = self.expr(pm.when, sc) if pm.when is not None else "True"
+            forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
+                                  _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
+                                  frozenset(sc.used)))
+        return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count"}),
+                    need_figures="figures" in used, forbids=forbids,
+                    fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
+                               for n in rs.figures],
+                    fig_corner=[self.fig[n] for n in rs.corner_figures()])
 
     def _ons(self) -> dict:
         places, completes = [], []

@@ -16,6 +16,8 @@ from dsl.diagnostics import Diagnostic
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
 
+CORNERS = ("NW", "NE", "SE", "SW")
+
 
 @dataclass
 class ReplayResult:
@@ -159,11 +161,18 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         gi = g.figure_index(fname)
         if gi is None:
             _illegal(g, f"tile {name} at [{x},{y}]: these rules have no figure `{fname}`", R.CLAUSE_FOLLOW)
-        where = place.get("on") or place.get("corner")
-        fi = o.feature_at(where)
-        if fi is None:
-            _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
-        fig = (gi, fi)
+        if "corner" in place:  # a figure `at corner` (the barn): docs/records.md
+            corner = place["corner"]
+            if "on" in place or corner not in CORNERS:
+                raise RecordError(f"turn {i}: `corner` must be one of {', '.join(CORNERS)} (and no `on` with it)")
+            fi = o.corners.get(corner, -1)
+            fig = (gi, fi, corner)
+        else:
+            where = place.get("on")
+            fi = o.feature_at(where)
+            if fi is None:
+                _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
+            fig = (gi, fi)
     if recall is not None:
         if place is not None:
             rname = recall.get("figure") if isinstance(recall, dict) else None

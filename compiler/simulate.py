@@ -57,8 +57,11 @@ def record_turn(g, a) -> dict:
         if fig[0] == "recall":
             t["recall"] = {"figure": g.figure_name(fig[1]), "at": [fig[2][0], fig[2][1]]}
         else:
-            gi, fi = fig
-            t["place"] = {"figure": g.figure_name(gi), "on": g.orientation(rot).places[fi][0]}
+            gi, fi = fig[:2]
+            if len(fig) > 2:  # a figure on a corner (the barn)
+                t["place"] = {"figure": g.figure_name(gi), "corner": fig[2]}
+            else:
+                t["place"] = {"figure": g.figure_name(gi), "on": g.orientation(rot).places[fi][0]}
     return t
 
 

@@ -182,6 +182,7 @@ class FigureDecl:
     supply_cites: tuple[Cite, ...] = ()
     on_cites: tuple[Cite, ...] = ()
     when_cites: tuple[Cite, ...] = ()
+    at: str | None = None  # "corner": stands where four placed tiles meet (the Barn), not on a tile's feature
 
 
 @dataclass(frozen=True)
@@ -271,11 +272,12 @@ class CompleteDecl:
 @dataclass(frozen=True)
 class ScoreDecl:
     kind: str
-    when: str  # complete | end
+    when: str  # complete | end | put | join
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
     by: str | None = None  # a figure: how an owner with that figure on the feature scores
+    figure: str | None = None  # `put FIGURE` / `join FIGURE`: the figure whose placing or joining triggers it
 
 
 @dataclass(frozen=True)
@@ -336,6 +338,19 @@ class AwardDecl:
 
 
 @dataclass(frozen=True)
+class PermitDecl:
+    """`allow FIGURE on KINDS when C` / `forbid FIGURE on KINDS when C`: a placement option of an
+    existing figure, added or taken away without restating its `figure` statement."""
+
+    mode: str  # allow | forbid
+    figure: str
+    on: tuple[str, ...]
+    when: "Expr | None" = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RecallDecl:
     figure: str
     value: Expr
@@ -383,7 +398,7 @@ class ClauseDecl:
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, InvariantDecl, ExampleDecl, ClauseDecl, Override,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, InvariantDecl, ExampleDecl, ClauseDecl, Override,
 ]
 
 

@@ -37,7 +37,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
 @dataclass(frozen=True)
 class Function:
     name: str
-    args: tuple[str, ...]  # "kind": a feature kind name
+    args: tuple[str, ...]  # "kind": a feature kind name; "figure": a figure name
     type: str
     contexts: frozenset[str]
     doc: str
@@ -49,6 +49,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("completed", ("kind",), "int", EVERYWHERE, "completed features of that kind on the whole board"),
     Function("turn", ("kind",), "int", frozenset({"place"}),
              "how the placed tile's feature of that kind turns, seen along its flow: -1 left, 0 straight, 1 right", -1, 1),
+    Function("count", ("figure",), "int", FEATURE, "figures of that type standing on the feature (any player)"),
     Function("min", ("int", "int"), "int", EVERYWHERE, "the smaller of two numbers"),
     Function("max", ("int", "int"), "int", EVERYWHERE, "the larger of two numbers"),
 ]}

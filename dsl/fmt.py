@@ -277,7 +277,7 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if not (sc or oc or wc):
                 sc, oc, wc = "", "", c  # built without parts (a synthetic node): cites go last
             first = _join(f"figure {n} {count} per player", sc or None)
-            where = f"on {', '.join(on)}"
+            where = ("at corner " if s.at == "corner" else "") + f"on {', '.join(on)}"
             if when is None:
                 if len(_join(first, where, oc or wc)) <= WRAP_AT:
                     return _Line(_join(first, where), oc or wc)
@@ -300,6 +300,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(_join(f"placement {k}", arg), c)
         case A.CompleteDecl(kind=k, when=when):
             return _Line(f"complete {k} when {format_expr(when)}", c)
+        case A.ScoreDecl(kind=k, when=when, value=v, figure=fig) if fig is not None:
+            return _Line(f"score {k} {when} {fig} = {format_expr(v)}", c)
         case A.ScoreDecl(kind=k, when=when, value=v, by=by) if by is not None:
             return _Line(f"score {k} {when} by {by} = {format_expr(v)}", c)
         case A.ScoreDecl(kind=k, when=when, value=v):
@@ -315,6 +317,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
                                       f"where {format_expr(where)}" if where is not None else None), c), s)
         case A.AwardDecl(state=st, value=v):
             return _Line(f"award {st} at end = {format_expr(v)}", c)
+        case A.PermitDecl(mode=m, figure=f, on=on, when=when):
+            return _Line(_join(f"{m} {f} on {', '.join(on)}", f"when {format_expr(when)}" if when is not None else None), c)
         case A.RecallDecl(figure=f, value=v):
             return _Line(f"recall {f} = {format_expr(v)}", c)
         case A.InvariantDecl(name=n, test=t):

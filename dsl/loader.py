@@ -262,6 +262,12 @@ class Builder:
                 rs.placement[item.kind] = item
             case A.CompleteDecl():
                 rs.complete[item.kind] = item
+            case A.ScoreDecl() if item.figure is not None:
+                rs.trigger_scores[(item.kind, item.when, item.figure)] = item
+            case A.PermitDecl():
+                if override:
+                    rs.permits = [p for p in rs.permits if override_key(p) != key]
+                rs.permits.append(item)
             case A.ScoreDecl():
                 if item.by is None:
                     rs.scores[(item.kind, item.when)] = item
@@ -408,6 +414,24 @@ class Builder:
                 self.err(fig.span, "a figure count cannot be negative", "range")
             if fig.when is not None:
                 self.expr(fig.when, {"feature"}, "bool")
+            if fig.at == "corner":
+                for k in fig.on:
+                    if k in rs.features and k not in half_kinds:
+                        self.err(fig.span, f"figure `{name}` stands at a corner, and a corner lies between two "
+                                           f"half-sides: `{k}` does not lie on half-sides", "bad-place")
+        for pm in rs.permits:
+            if pm.figure not in rs.figures:
+                self.err(pm.span, f"`{pm.mode} {pm.figure}`: no figure `{pm.figure}`{did_you_mean(pm.figure, rs.figures)}", "unknown-name")
+            for k in pm.on:
+                if k not in rs.features:
+                    self.err(pm.span, f"`{pm.mode} {pm.figure}` names unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name")
+                elif (pm.mode == "allow" and pm.figure in rs.figures and rs.figures[pm.figure].at == "corner"
+                      and k not in half_kinds):
+                    self.err(pm.span, f"a {pm.figure} stands at a corner, between two half-sides: `{k}` does not lie on half-sides", "bad-place")
+                elif pm.mode == "forbid" and pm.figure in rs.figures and k not in rs.may_stand(pm.figure):
+                    self.err(pm.span, f"a {pm.figure} never stands on a {k}, so this `forbid` never applies", "unknown-name")
+            if pm.when is not None:
+                self.expr(pm.when, {"feature"}, "bool")
         seen_tiles: set[str] = set()
         for tt in rs.tiles:
             if tt.decl.name in seen_tiles:
@@ -447,10 +471,15 @@ class Builder:
         for s in rs.all_scores():
             self._kind(s.kind, s.span)
             self.expr(s.value, {"feature"}, "int")
+            if s.figure is not None:
+                if s.figure not in rs.figures:
+                    self.err(s.span, f"`score ... {s.when} {s.figure}`: no figure `{s.figure}`{did_you_mean(s.figure, rs.figures)}", "unknown-name")
+                elif s.kind not in rs.may_stand(s.figure):
+                    self.err(s.span, f"a {s.figure} never stands on a {s.kind}, so this score never applies", "unknown-name")
             if s.by is not None:
                 if s.by not in rs.figures:
                     self.err(s.span, f"`score ... by {s.by}`: no figure `{s.by}`{did_you_mean(s.by, rs.figures)}", "unknown-name")
-                elif s.kind not in rs.figures[s.by].on:
+                elif s.kind not in rs.may_stand(s.by):
                     self.err(s.span, f"a {s.by} never stands on a {s.kind}, so this score never applies", "unknown-name")
         for st in rs.states.values():
             self.expr(st.init, {"game"}, "int")
@@ -614,7 +643,11 @@ class Builder:
                     self.err(e.span, f"`{fn}` takes {len(f.args)} argument{'s' if len(f.args) != 1 else ''}, not {len(args)}", "arity")
                     return f.type
                 for a, kind in zip(args, f.args):
-                    if kind == "kind":
+                    if kind == "figure":
+                        if not isinstance(a, A.Var) or a.name not in rs.figures:
+                            nm = a.name if isinstance(a, A.Var) else "this"
+                            self.err(a.span, f"`{fn}` takes a figure, and `{nm}` is not one{did_you_mean(nm, rs.figures)}", "unknown-name")
+                    elif kind == "kind":
                         if not isinstance(a, A.Var) or a.name not in rs.features:
                             nm = a.name if isinstance(a, A.Var) else "this"
                             self.err(a.span, f"`{fn}` takes a feature kind, and `{nm}` is not one{did_you_mean(nm, rs.features)}", "unknown-name")

@@ -57,6 +57,9 @@ class RuleSet:
     complete: dict[str, A.CompleteDecl] = field(default_factory=dict)
     scores: dict[tuple[str, str], A.ScoreDecl] = field(default_factory=dict)
     figure_scores: dict[tuple[str, str, str], A.ScoreDecl] = field(default_factory=dict)  # (kind, when, figure)
+    # `score KIND put FIGURE` / `score KIND join FIGURE`: (kind, put|join, figure)
+    trigger_scores: dict[tuple[str, str, str], A.ScoreDecl] = field(default_factory=dict)
+    permits: list[A.PermitDecl] = field(default_factory=list)  # `allow` / `forbid`, in load order
     owners: A.OwnersDecl | None = None
     returns: dict[str, A.ReturnDecl] = field(default_factory=dict)
     states: dict[str, A.StateDecl] = field(default_factory=dict)
@@ -98,7 +101,20 @@ class RuleSet:
 
     def all_scores(self) -> list[A.ScoreDecl]:
         """Every score rule: per feature kind, and per figure (`score K when by F`)."""
-        return [*self.scores.values(), *self.figure_scores.values()]
+        return [*self.scores.values(), *self.figure_scores.values(), *self.trigger_scores.values()]
+
+    def corner_figures(self) -> list[str]:
+        """Figures that stand on a corner (`figure ... at corner`): they do not count toward ownership."""
+        return [n for n, f in self.figures.items() if f.at == "corner"]
+
+    def may_stand(self, figure: str) -> set[str]:
+        """Kinds a figure may stand on: its `on` list and every `allow` for it."""
+        fig = self.figures.get(figure)
+        out = set(fig.on) if fig else set()
+        for p in self.permits:
+            if p.mode == "allow" and p.figure == figure:
+                out.update(p.on)
+        return out
 
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]
@@ -112,8 +128,12 @@ def override_key(decl: object) -> tuple | None:
             return ("figure", n)
         case A.CompleteDecl(kind=k):
             return ("complete", k)
+        case A.ScoreDecl(kind=k, when=w, by=by, figure=fig) if fig is not None:
+            return ("score", k, w, fig)
         case A.ScoreDecl(kind=k, when=w, by=by):
             return ("score", k, w) if by is None else ("score", k, w, by)
+        case A.PermitDecl(mode=m, figure=f, cites=c):
+            return (m, f, tuple(x.clause for x in c))
         case A.OwnersDecl():
             return ("owners",)
         case A.OnDecl(event=e, of=o, cites=c):
@@ -138,7 +158,11 @@ def override_key(decl: object) -> tuple | None:
 def describe_key(key: tuple) -> str:
     head, *rest = key
     if head == "score":
+        if rest[1] in ("put", "join"):
+            return f"score {rest[0]} {rest[1]} {rest[2]}"
         return f"score {rest[0]} {rest[1]}" + (f" by {rest[2]}" if len(rest) > 2 else "")
+    if head in ("allow", "forbid"):
+        return f"{head} {rest[0]}" + (f" [{', '.join(rest[1])}]" if rest[1] else "")
     if head == "on":
         return f"on {rest[0]}" + (f" of {rest[1]}" if rest[1] else "")
     return " ".join([head, *[str(r) for r in rest if r is not None]])

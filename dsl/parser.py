@@ -191,11 +191,22 @@ class _Build(Transformer):
     @v_args(meta=True)
     def figure_decl(self, meta, children):
         rest, cites = self._split(children)
-        # children: NAME INT [cites] name_list [cites] [expr [cites]] (None where absent)
-        name, count, supply, on, on_c, when, when_c = (list(children) + [None] * 7)[:7]
+        # children: NAME INT [cites] [at corner] name_list [cites] [expr [cites]] (None where absent)
+        name, count, supply, at, on, on_c, when, when_c = (list(children) + [None] * 8)[:8]
         supply, on_c, when_c = supply or (), on_c or (), when_c or ()
         return A.FigureDecl(str(name), int(count), on, when, tuple(supply) + tuple(on_c) + tuple(when_c),
-                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c))
+                            self._span(meta), tuple(supply), tuple(on_c), tuple(when_c), at)
+
+    def figure_at(self, children):
+        return str(children[1])
+
+    def permit_mode(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def permit_decl(self, meta, children):
+        mode, fig, on, when, cites = (list(children) + [None] * 5)[:5]
+        return A.PermitDecl(mode, str(fig), on, when, cites or (), self._span(meta))
 
     # -- tiles ----------------------------------------------------------
     @v_args(meta=True)
@@ -289,6 +300,14 @@ class _Build(Transformer):
 
     def score_when(self, children):
         return str(children[0])
+
+    def score_trigger(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def score_trigger_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ScoreDecl(str(rest[0]), rest[1], rest[3], cites, self._span(meta), None, str(rest[2]))
 
     def owners_kind(self, children):
         return str(children[0])

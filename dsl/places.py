@@ -45,3 +45,28 @@ def place_type(place: str) -> str:
     if place == CENTRE:
         return "centre"
     return "unknown"
+
+
+# A corner lies between two half-sides (the Barn stands there): NW between Wn and Nw, ...
+CORNER_HALVES = {"NW": ("Wn", "Nw"), "NE": ("Ne", "En"), "SE": ("Es", "Se"), "SW": ("Sw", "Ws")}
+# The three other cells that meet at a cell's corner, and which of their corners it is.
+CORNER_MEETS = {
+    "NW": ((-1, 0, "NE"), (-1, -1, "SE"), (0, -1, "SW")),
+    "NE": ((1, 0, "NW"), (1, -1, "SW"), (0, -1, "SE")),
+    "SE": ((1, 0, "SW"), (1, 1, "NW"), (0, 1, "NE")),
+    "SW": ((-1, 0, "SE"), (-1, 1, "NE"), (0, 1, "NW")),
+}
+
+
+def corner_feature(features, corner: str, kinds) -> int | None:
+    """The index of the feature that lies on both half-sides beside `corner` (rotation-0 places), if it is
+    of one of `kinds`; None if the corner has no such feature, or two different features meet there."""
+    a, b = CORNER_HALVES[corner]
+    owner = {}
+    for i, f in enumerate(features):
+        for p in f.places:
+            owner.setdefault(p, i)
+    ia, ib = owner.get(a), owner.get(b)
+    if ia is None or ia != ib or features[ia].kind not in kinds:
+        return None
+    return ia

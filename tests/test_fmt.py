@@ -114,6 +114,13 @@ on place of river where turn(river) != 0 [RIVER-PLACE-2] {
 on complete { }
 award king at end = completed(city)
 recall abbot = 1 + neighbours
+figure barn 1 per player [BARN-PLACE-1] at corner on field [BARN-PLACE-1] when count(barn) == 0
+figure pig 1 per player at corner on field
+score field put barn = 3 * completed_cities [BARN-SCORE-1]
+score field join barn = completed_cities
+score field end by barn = 4 * completed_cities [BARN-END-1]
+forbid follower on field when count(barn) > 0 [BARN-FOLLOW-1]
+allow follower on tower, field
 invariant nonneg: (if true then 1 else 2) >= 0 or false and true
 example e1 [BASE-CITY-2] {
   tiles = 3
@@ -137,6 +144,7 @@ override return follower when scored
 override start D at 0 0
 override deck land = rest
 override complete city when true
+override forbid follower on field when false [BARN-FOLLOW-1]
 '''
 
 SNIPPETS = {
@@ -174,7 +182,8 @@ def test_snippets_cover_every_statement_kind() -> None:
     assert set(typing.get_args(A.Statement)) <= seen
     overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
-                          A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl}
+                          A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
+                          A.PermitDecl}
 
 
 def test_everything_layout() -> None:

@@ -22,7 +22,7 @@ from verifier.topology import Kinds, TopologyGraph, analyse
 REPO = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/topology"
 TOPOLOGY = ["tile-edge-places", "tile-features-connected", "tile-crossings", "tile-field-borders",
-            "set-counts", "set-edge-kinds", "set-fit", "set-river"]
+            "tile-corners", "set-counts", "set-edge-kinds", "set-fit", "set-river"]
 runner = CliRunner()
 
 
@@ -207,7 +207,7 @@ def test_cli_prints_one_line_per_check_and_fails_on_a_bad_fixture(monkeypatch):
     assert sum(1 for line in lines if line.startswith(("  ✓", "  ✗", "  –"))) == len(TOPOLOGY)
     assert f"{FIX}/crossing.tess:8:3: error: city N S and road W E of tile bad.crossroads cross" in res.output
     assert "      city N S\n      ^~~~~~~~" in res.output
-    assert lines[-1] == "Failed: 1 of 8 checks, in 1 of 1 rule set"
+    assert lines[-1] == "Failed: 1 of 9 checks, in 1 of 1 rule set"
 
 
 def test_cli_passes_on_shipped_combinations(monkeypatch):
@@ -215,7 +215,7 @@ def test_cli_passes_on_shipped_combinations(monkeypatch):
     res = runner.invoke(app, ["verify", "--only", "tile-", "--only", "set-", "base+river", "king_robber"])
     assert res.exit_code == 0, res.output
     assert "base + river\n" in res.output and "base + king_robber\n" in res.output
-    assert res.output.splitlines()[-1] == "Success: 16 checks passed in 2 rule sets"
+    assert res.output.splitlines()[-1] == "Success: 18 checks passed in 2 rule sets"
 
 
 @pytest.mark.parametrize("args", [["verify", "nosuch"], ["verify", "missing.tess"], ["verify", "--only", "zzz", "base"]])

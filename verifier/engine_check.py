@@ -16,6 +16,7 @@ import networkx as nx
 
 from compiler.pyexpr import Scope, emit
 from dsl.model import RuleSet
+from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
 from dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
 
 
@@ -168,6 +169,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
             problems.append(f"{where}: engine borders {len(engine_borders)} features, rebuild {len(want_borders)}")
     if len(engine) != len(comps):
         problems.append(f"engine holds {len(engine)} features, rebuild finds {len(comps)}")
+    problems.extend(_corner_problems(rs, g, board, comps, index, root_places))
     # figures are conserved: supply + board == the rules' count, per player and figure
     on_board: dict[tuple, int] = {}
     for f in engine:
@@ -180,6 +182,41 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
             if have != count:
                 problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board), the rules give {count}")
     return problems
+
+
+def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places) -> list[str]:
+    """Figures on corners (the barn): the four cells meeting at the corner are placed, each tile
+    has the figure's kind on both half-sides beside that corner (from the rule file's features,
+    rotated), those four pieces are one feature of the rebuild, and the engine's feature holding
+    the figure is that one."""
+    out = []
+    for (p, gi, seg), (cell, corner) in getattr(g, "corner_at", {}).items():
+        fname = g.R.FIGURES[gi].name
+        kinds = set(rs.may_stand(fname))
+        where = f"{fname} of {g.names[p]} at the {corner} corner of [{cell[0]},{cell[1]}]"
+        nodes = []
+        for dx, dy, theirs in ((0, 0, corner), *CORNER_MEETS[corner]):
+            c = (cell[0] + dx, cell[1] + dy)
+            if c not in board:
+                out.append(f"{where}: [{c[0]},{c[1]}] is empty, but four tiles must meet there")
+                break
+            tid, rot = board[c]
+            local = [unrotate(h, rot) for h in CORNER_HALVES[theirs]]
+            fi = corner_feature(rs.tiles[tid].features, unrotate(theirs, rot), kinds)
+            if fi is None:
+                out.append(f"{where}: tile {rs.tiles[tid].name} at [{c[0]},{c[1]}] has no {'/'.join(sorted(kinds))} "
+                           f"on both of {', '.join(local)} (its own frame)")
+                break
+            nodes.append((c, CORNER_HALVES[theirs][0]))
+        else:
+            pieces = {index.get(n) for n in nodes}
+            if len(pieces) != 1 or None in pieces:
+                out.append(f"{where}: the four tiles' pieces at the corner are {len(pieces)} features in the rebuild")
+                continue
+            held = root_places.get(g.find(seg))
+            if held != comps[pieces.pop()]:
+                out.append(f"{where}: the engine's feature holding it is not the field at that corner")
+    return out
 
 
 _QUANTITIES = ("open", "neighbours", "tiles", "shields", "figures", "players", "current")
@@ -215,7 +252,12 @@ ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
 ENGINE_PLAYERS = 2
 
 
-@register("engine-features", ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2"], applies=lambda rs: ENGINE_GAMES > 0)
+def _engine_clauses(rs: RuleSet) -> list[str]:
+    corner = [c.clause for n in rs.corner_figures() for c in (rs.figures[n].on_cites or rs.figures[n].cites)[:1]]
+    return ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2", *corner]
+
+
+@register("engine-features", _engine_clauses, applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
     """The compiled engine's features match a from-scratch networkx rebuild after every move."""
     from compiler.runtime.errors import RuleFailure

@@ -163,6 +163,13 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
             return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
         out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
                              cites(aw), where(aw.span), "state", seat, aw.span))
+    for name in rs.corner_figures():
+        fig = rs.figures[name]
+
+        def stays(g: Game, s: State, t: State, name=name):
+            return z3.And([z3.Implies(p < g.players, t.board[(p, name)] >= s.board[(p, name)]) for p in seats])
+        out.append(Invariant(f"stays-{name}", f"a {name} once put stays on the board to the end (never returned)",
+                             cites(fig), where(fig.span), "step", stays, fig.span))
     out.append(Invariant("tie-rule", "every tied leader of a scored feature gets the same, full points",
                          ("BASE-SCORE-1",), "builtin", "feature"))
     out.append(Invariant("returned-when-scored", "no figure stays on a completed, scored feature",
@@ -189,7 +196,7 @@ def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bo
     rs = g.rs
     f: dict[tuple[int, str], z3.ArithRef] = {}
     for name, fig in rs.figures.items():
-        if kind not in fig.on:
+        if kind not in rs.may_stand(name):
             continue
         for p in range(g.seats):
             v = z3.Int(f"on_feature[{p}].{name}")
@@ -197,7 +204,16 @@ def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bo
             facts.append(Fact(z3.And(v >= 0, v <= g.before.board[(p, name)],
                                      z3.Implies(p >= g.players, v == 0)),
                               "builtin", f"seat {p}'s {name}s on the {kind} are among its {name}s on the board"))
-    env.names["figures"] = z3.Sum(list(f.values())) if f else z3.IntVal(0)
+    corner = set(rs.corner_figures())
+    owning = [v for (p, name), v in f.items() if name not in corner]
+    # `figures`: the figures that count toward ownership (a barn on a corner does not)
+    env.names["figures"] = z3.Sum(owning) if owning else z3.IntVal(0)
+
+    def count(args, f=f):
+        name = args[0].name if isinstance(args[0], A.Var) else ""
+        vs = [v for (p, n), v in f.items() if n == name]
+        return z3.Sum(vs) if vs else z3.IntVal(0)
+    env.calls["count"] = count
     return env, f
 
 
@@ -266,18 +282,35 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
     env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
     pts = z3.Int("points")
     facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
-    cf = _complete_fact(rs, kind, env, decl.when == "complete")
-    if cf is not None:
-        facts.append(cf)
+    if decl.when in ("complete", "end"):
+        cf = _complete_fact(rs, kind, env, decl.when == "complete")
+        if cf is not None:
+            facts.append(cf)
+    corner = set(rs.corner_figures())
+    trig = decl.figure
+    if trig is not None:
+        # put: a `trig` was just put on the feature; join: the joined feature holds a `trig`
+        n_trig = z3.Sum([v for (p, f), v in on.items() if f == trig]) if any(f == trig for _, f in on) else z3.IntVal(0)
+        facts.append(Fact(n_trig >= 1, where(decl.span),
+                          f"the {kind} holds a {trig} ({'it was just put there' if decl.when == 'put' else 'a tile joined it'})"))
     _domain(rs, kind, env, facts)
     mode = rs.owners.mode if rs.owners else "all"
     ow = where(rs.owners.span) if rs.owners else "builtin"
-    cnt = [z3.Sum([on[(p, f)] for f in rs.figures if (p, f) in on]) if on else z3.IntVal(0) for p in range(g.seats)]
+    cnt = [z3.Sum([on[(p, f)] for f in rs.figures if (p, f) in on and f not in corner]) if on else z3.IntVal(0)
+           for p in range(g.seats)]
+    cnt = [c if not isinstance(c, int) else z3.IntVal(c) for c in cnt]
     leader = [z3.And(cnt[p] > 0, *[cnt[p] >= cnt[q] for q in range(g.seats) if q != p]) for p in range(g.seats)]
     owner = [z3.Bool(f"owner[{p}]") for p in range(g.seats)]
-    for p in range(g.seats):
-        rule = leader[p] if mode == "most" else cnt[p] > 0
-        facts.append(Fact(owner[p] == rule, ow, line_text(rs.owners.span) if rs.owners else "owners all"))
+    if decl.by is not None and decl.by in corner:
+        # `score K WHEN by F` for a corner figure: every player with an F there scores in full
+        for p in range(g.seats):
+            has = on.get((p, decl.by), z3.IntVal(0)) > 0
+            facts.append(Fact(owner[p] == has, where(decl.span), f"every {decl.by} owner on the {kind} scores in full"))
+        leader = [on.get((p, decl.by), z3.IntVal(0)) > 0 for p in range(g.seats)]
+    else:
+        for p in range(g.seats):
+            rule = leader[p] if mode == "most" else cnt[p] > 0
+            facts.append(Fact(owner[p] == rule, ow, line_text(rs.owners.span) if rs.owners else "owners all"))
     gains = [z3.If(owner[p], pts, 0) for p in range(g.seats)]
     after = g.before.copy()
     _fresh_scores(g, after, gains, "engine", "each owner of the feature scores its points (BASE-SCORE-1)", facts)
@@ -289,7 +322,7 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
             tie.append(z3.Implies(z3.And(leader[p], leader[q]),
                                   after.score[p] - g.before.score[p] == after.score[q] - g.before.score[q]))
     claims["tie-rule"] = z3.And(tie)
-    if decl.when == "complete":
+    if decl.when in ("complete", "put", "join"):
         left = []
         for (p, f), v in on.items():
             rt = rs.returns.get(f)
@@ -301,25 +334,41 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
             facts.append(Fact(z3.And(after.board[(p, f)] == g.before.board[(p, f)] - back,
                                      after.supply[(p, f)] == g.before.supply[(p, f)] + back),
                               "engine", "returned figures go from the board to their owner's supply"))
-            left.append(v - back == 0)
+            if decl.when == "complete" or f not in corner:  # put/join: the farmers leave; the barn stays
+                left.append(v - back == 0)
         claims["returned-when-scored"] = z3.And(left) if left else z3.BoolVal(True)
     show, inputs = _display(g, after, env.created, pts)
     for (p, f), v in on.items():
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
-    return Step(f"score {kind} {decl.when}", where(decl.span), line_text(decl.span), cites(decl),
+    label = f"score {kind} {decl.when}" + (f" {trig}" if trig else "")
+    return Step(label, where(decl.span), line_text(decl.span), cites(decl),
                 facts, after, claims, show, inputs, decl.span)
 
 
-def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
+def place_step(g: Game, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> Step:
     facts = list(g.facts)
     env = g.env("")
     env.names["figures"] = env.var("figures", 0, None, "builtin", "figures on the feature >= 0")
+    counts: dict[str, z3.ArithRef] = {}
+
+    def count(args):
+        n = args[0].name if isinstance(args[0], A.Var) else "?"
+        if n not in counts:
+            counts[n] = env.var(f"count({n})", 0, None, "builtin", f"{n}s on the feature >= 0")
+        return counts[n]
+    env.calls["count"] = count
     c = g.current
     facts.append(Fact(z3.Or([z3.And(c == p, g.before.supply[(p, name)] >= 1) for p in range(g.seats)]),
                       "engine", f"a {name} is placed from its owner's supply (BASE-FOLLOW-3)"))
-    if fig.when is not None:
-        facts.append(Fact(encode(fig.when, env), where(fig.span), line_text(fig.span)))
+    decl = allow or fig
+    if decl.when is not None:
+        facts.append(Fact(encode(decl.when, env), where(decl.span), line_text(decl.span)))
+    # a `forbid` of this figure on the kinds it would stand on does not hold
+    kinds = set(decl.on)
+    for pm in g.rs.permits:
+        if pm.mode == "forbid" and pm.figure == name and kinds <= set(pm.on) and pm.when is not None:
+            facts.append(Fact(z3.Not(encode(pm.when, env)), where(pm.span), line_text(pm.span) + "   (does not hold)"))
     _domain(g.rs, None, env, facts)
     after = g.before.copy()
     for p in range(g.seats):
@@ -328,8 +377,9 @@ def place_step(g: Game, name: str, fig: A.FigureDecl) -> Step:
         facts.append(Fact(z3.And(s2 == g.before.supply[(p, name)] - one, b2 == g.before.board[(p, name)] + one),
                           "engine", f"placing moves one {name} from supply to the board (BASE-TURN-1)"))
         after.supply[(p, name)], after.board[(p, name)] = s2, b2
-    show, inputs = _display(g, after)
-    return Step(f"place a {name}", where(fig.span), line_text(fig.span), cites(fig), facts, after, {}, show, inputs, fig.span)
+    show, inputs = _display(g, after, env.created)
+    label = f"place a {name}" + (f" on {', '.join(allow.on)} (allow)" if allow else "")
+    return Step(label, where(decl.span), line_text(decl.span), cites(decl), facts, after, {}, show, inputs, decl.span)
 
 
 def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
@@ -426,6 +476,9 @@ def all_steps(g: Game) -> list[Step]:
     out: list[Step] = []
     for name, fig in rs.figures.items():
         out.append(place_step(g, name, fig))
+    for pm in rs.permits:
+        if pm.mode == "allow" and pm.figure in rs.figures:
+            out.append(place_step(g, pm.figure, rs.figures[pm.figure], pm))
     for decl in rs.all_scores():
         st = score_step(g, decl)
         if st is not None:
@@ -620,7 +673,11 @@ def _clauses(rs: RuleSet) -> list[str]:
         out += [c.clause for c in inv.cites]
     for aw in rs.awards.values():
         out += [c.clause for c in aw.cites]
-    return out
+    for name in rs.corner_figures():
+        out += [c.clause for c in rs.figures[name].cites[:1]]
+    for s in rs.trigger_scores.values():
+        out += [c.clause for c in s.cites[:1]]
+    return list(dict.fromkeys(out))
 
 
 @register("invariants", _clauses, applies=lambda rs: bool(rs.figures or rs.scores or rs.invariants))

@@ -434,3 +434,28 @@ def check_field_borders(rs: RuleSet) -> list[Diagnostic]:
                     continue
                 out.append(Diagnostic(f.decl.span, f"{describe(f)} of tile {t.name} touches {the(k)} ({p} lies beside {q}) but is not declared to border it; write `-> {k.places[0]}`", "field-border"))
     return out
+
+
+# ---------------------------------------------------------------- corners (the Barn)
+def _corner_clauses(rs: RuleSet) -> list[str]:
+    return [c.clause for n in rs.corner_figures() for c in rs.figures[n].on_cites or rs.figures[n].cites]
+
+
+@register("tile-corners", _corner_clauses, applies=lambda rs: bool(rs.corner_figures()))
+def check_corners(rs: RuleSet) -> list[Diagnostic]:
+    """A figure `at corner` (the barn) stands where four tiles meet, each with its kind on both
+    half-sides beside that corner: some tile of the set must have such a corner, or the figure
+    can never be put.  (A corner whose two half-sides belong to two different fields, as on King
+    & Robber's GD, is not such a corner: the four tiles would not meet in one field.)"""
+    from dsl.places import corner_feature
+
+    out: list[Diagnostic] = []
+    for name in rs.corner_figures():
+        fig = rs.figures[name]
+        kinds = set(rs.may_stand(name))
+        usable = sum(1 for t in rs.tiles if t.count > 0
+                     for corner in CORNER_BETWEEN.values() if corner_feature(t.features, corner, kinds) is not None)
+        if usable == 0:
+            out.append(Diagnostic(fig.span, f"no tile has {' or '.join(sorted(kinds))} on both half-sides of a corner, "
+                                            f"so a {name} can never be put", "corner"))
+    return out

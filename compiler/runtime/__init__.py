@@ -13,6 +13,7 @@ One job per module (docs/engine.md lists the public names):
     placement  where a tile may go (edge matching and the rules' placement checks)
     bag        decks, draws, tiles a record names, variants, the box
     figures    supply, the one figure-legality predicate, recalls, refusals
+    corners    figures on corners (the barn), put and join scorings
     scoring    completion, owners, awards, returns, final scoring
     records    tessera-state/1 (to_json / from_json)
     game       the Game: turn loop, legal actions, applying an action, events

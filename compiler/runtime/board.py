@@ -50,6 +50,8 @@ class Board:
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
         if self.figs[rb]:
+            if self.figs[ra] and self.track_joins:  # a `score ... join` rule may apply (runtime/corners.py)
+                self.joins.append((self.figs[ra], self.figs[rb], ra))
             self.figs[ra] = self.figs[ra] + self.figs[rb]
         if self.borders[rb]:
             self.borders[ra] = self.borders[ra] + self.borders[rb]

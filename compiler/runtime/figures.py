@@ -34,23 +34,39 @@ class Figures:
         p = self.current if player is None else player
         return self.R.figure_options(self, o, cell, self._neighbour_roots(cell), self.supply[p])
 
-    def figure_refusal(self, o, cell, gi, fi):
-        """None if the current player may put figure gi on local feature fi of o at cell,
-        else (message, clause): the clause of the part of the `figure` statement that
-        refuses it -- its supply, where it may stand, or its `when` condition."""
+    def figure_refusal(self, o, cell, gi, fi, corner=None):
+        """None if the current player may put figure gi on local feature fi of o at cell (on
+        `corner` for a figure declared `at corner`), else (message, clause): the clause of the
+        part of the `figure` statement that refuses it -- its supply, where it may stand, or
+        its `when` condition -- or of the `forbid` that takes the option away."""
         R = self.R
-        if 0 <= fi < len(o.feats) and (gi, fi) in self.figure_options(o, cell):
+        fig = (gi, fi) if corner is None else (gi, fi, corner)
+        if 0 <= fi < len(o.feats) and fig in self.figure_options(o, cell):
             return None
         supply, on, when = R.FIG_CLAUSES[gi]
         fname = R.FIGURES[gi].name
         empty = self.supply[self.current][gi] <= 0
-        if not 0 <= fi < len(o.feats):
-            return (f"tile {o.tile.name} has no feature {fi} to put {article(fname)} on", supply if empty else on)
-        kind = o.feats[fi].kind
+        at_corner = gi in R.FIG_CORNER
         if empty:
             return (f"no {fname} left in supply", supply)
-        if kind not in R.FIGURES[gi].on:
+        if at_corner != (corner is not None):
+            if at_corner:
+                return (f"{article(fname)} stands on a corner where four tiles meet, not on a feature", on)
+            return (f"{article(fname)} stands on a feature of the tile, not on a corner", on)
+        if at_corner:
+            why = self.corner_refusal(o, cell, corner, R.FIG_KINDS[gi], fname)
+            if why is not None:
+                return (why, on)
+        if not 0 <= fi < len(o.feats):
+            return (f"tile {o.tile.name} has no feature {fi} to put {article(fname)} on", on)
+        kind = o.feats[fi].kind
+        if kind not in R.FIG_KINDS[gi]:
             return (f"{article(fname)} cannot stand on {article(R.KINDS[kind].name)}", on)
+        forbidden = R.figure_forbidden(self, o, cell, self._neighbour_roots(cell), gi, fi)
+        if forbidden is not None:
+            src, clause = forbidden
+            return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "
+                    f"`forbid {fname} on {R.KINDS[kind].name} when {src}` holds", clause)
         return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: "
                 f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
 

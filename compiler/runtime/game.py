@@ -12,6 +12,7 @@ import random
 
 from .bag import Bag
 from .board import Board
+from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
 from .geometry import fit
@@ -20,7 +21,7 @@ from .records import Records
 from .scoring import Scoring
 
 
-class Game(Board, Placement, Bag, Figures, Scoring, Records):
+class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -42,6 +43,7 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         for i, (_, init) in enumerate(rules.STATES):
             self.st[i] = init(self)
         self._init_board(len(rules.KINDS))
+        self._init_corners()
         self.ended = False
         self.drawn = None
         self.discards = 0
@@ -63,7 +65,8 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
 
     # ------------------------------------------------------------ legal moves
     def legal_actions(self):
-        """Every legal action: (cell, rotation, None | (figure, feature) | recall), or the discard.
+        """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
+        | recall), or the discard.
 
         Per frontier cell, the orientations whose edges fit (cached by edge pattern) and
         that pass the tile's placement check; per orientation, the tile alone, then each
@@ -138,8 +141,7 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
                     raise IllegalAction("no own figure of that kind stands there to recall",
                                         R.RECALL_CLAUSE.get(fig[1], R.CLAUSE_FOLLOW))
             else:
-                gi, fi = fig
-                why = self.figure_refusal(o, cell, gi, fi)
+                why = self.figure_refusal(o, cell, *fig)
                 if why is not None:
                     raise IllegalAction(*why)
         self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
@@ -152,8 +154,16 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
             if fig[0] == "recall":
                 self._recall(p, fig[1], fig[3])
             else:
-                self._put_figure(p, fig[0], self.board[cell][1] + fig[1])
+                seg = self.board[cell][1] + fig[1]
+                self._put_figure(p, fig[0], seg)
+                if len(fig) > 2:
+                    self.corner_at[(p, fig[0], seg)] = (cell, fig[2])
+                    self.on_corners += 1
         self._score_completed(cell, touched)
+        if fig is not None and fig[0] != "recall" and R.SCORE_PUT:
+            self._score_put(fig[0], self.board[cell][1] + fig[1])
+        if self.joins:
+            self._score_joins()
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()
@@ -175,6 +185,9 @@ class Game(Board, Placement, Bag, Figures, Scoring, Records):
         g.cells = [set(c) if c is not None else None for c in self.cells]
         g.figs = [list(f) if f is not None else None for f in self.figs]
         g.recallable = dict(self.recallable)
+        g.corner_at = dict(self.corner_at)
+        g.joins = []
+        g._ready = (None, {})
         g.borders = [list(b) for b in self.borders]
         g.decks = [list(d) for d in self.decks]
         return g

@@ -13,6 +13,15 @@ OPP = (2, 3, 0, 1)
 PARTS = (("N", "Nw", "Ne"), ("E", "En", "Es"), ("S", "Sw", "Se"), ("W", "Wn", "Ws"))
 AROUND = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
 ROTATIONS = (0, 90, 180, 270)
+# A corner lies between two half-sides (where a barn stands): NW between Wn and Nw, ...
+CORNER_HALVES = {"NW": ("Wn", "Nw"), "NE": ("Ne", "En"), "SE": ("Es", "Se"), "SW": ("Sw", "Ws")}
+# The three other cells that meet at a cell's corner (dx, dy), and which of their corners it is.
+CORNER_MEETS = {
+    "NW": ((-1, 0, "NE"), (-1, -1, "SE"), (0, -1, "SW")),
+    "NE": ((1, 0, "NW"), (1, -1, "SW"), (0, -1, "SE")),
+    "SE": ((1, 0, "SW"), (1, 1, "NW"), (0, 1, "NE")),
+    "SW": ((-1, 0, "SE"), (-1, 1, "NE"), (0, 1, "NW")),
+}
 _ROT90 = {
     "N": "E", "E": "S", "S": "W", "W": "N",
     "Nw": "En", "Ne": "Es", "En": "Se", "Es": "Sw", "Se": "Ws", "Sw": "Wn", "Ws": "Nw", "Wn": "Ne",
@@ -38,10 +47,11 @@ class Orientation:
     sidefeat  per local feature, the (side, part) pairs where it meets a neighbour
     figfeats  (local feature, figures that may stand on its kind, its sidefeat), for kinds some figure may take
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
+    corners   corner -> the local feature on both half-sides beside it (board frame), where one is
     """
 
     __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
-                 "kinds", "shields", "nopen", "borders")
+                 "kinds", "shields", "nopen", "borders", "corners")
 
     def __init__(self, tile, rot, kinds, fig_on):
         self.tile = tile
@@ -61,6 +71,8 @@ class Orientation:
         self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
                               for i in range(len(feats)))
         self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i]) for i, f in enumerate(feats) if fig_on[f.kind])
+        self.corners = {c: owner[a] for c, (a, b) in CORNER_HALVES.items()
+                        if owner.get(a) is not None and owner.get(a) == owner.get(b)}
         self.kinds = tuple(f.kind for f in feats)
         self.shields = tuple(f.shields for f in feats)
         self.nopen = tuple(len(s) for s in self.sidefeat)

@@ -20,7 +20,7 @@ class Records:
                 (x, y), rot, fig = a
                 h = {"tile": name, "id": tid, "at": [x, y], "rotation": rot}
                 if fig is not None:
-                    h["figure"] = list(fig[:2]) if fig[0] != "recall" else ["recall", fig[1], list(fig[2]), fig[3]]
+                    h["figure"] = list(fig) if fig[0] != "recall" else ["recall", fig[1], list(fig[2]), fig[3]]
                 hist.append(h)
         return json.dumps({"format": STATE_FORMAT, "rules": list(self.R.MODULES), "players": self.names,
                            "seed": self.seed, "history": hist, "scores": self.scores}, sort_keys=True)

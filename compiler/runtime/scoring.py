@@ -12,32 +12,48 @@ class Scoring:
         if not figs:
             return []
         count = {}
+        corner = self.R.FIG_CORNER  # a figure on a corner makes nobody an owner
         for p, gi, seg in figs:
-            count[p] = count.get(p, 0) + 1
+            if gi not in corner:
+                count[p] = count.get(p, 0) + 1
+        if not count:
+            return []
         if not self.R.OWNERS_MOST:
             return sorted(count)
         top = max(count.values())
         return sorted(p for p, c in count.items() if c == top)
 
     def _award(self, r, kind, when, rule):
-        """Score feature r for its owners: by `rule` (fn, clause), or by a `score ... by FIGURE`
-        rule for an owner whose figure there is that figure.  One event per clause."""
-        owners = self.owners(r)
-        if not owners:
-            return
+        """Score feature r for its owners: by `rule` (fn, clause; None: no plain rule), or by a
+        `score ... by FIGURE` rule for an owner whose figure there is that figure.  A FIGURE on a
+        corner makes nobody an owner: every player with one there scores by its `by` rule, in
+        full.  One event per clause."""
         by = self.R.SCORE_BY
         groups = {}
-        for p in owners:
-            fn, clause = rule
+        for p in self.owners(r):
+            fn, clause = rule if rule is not None else (None, None)
             if by:
                 for pl, gi, _ in self.figs[r]:
-                    if pl == p and (when, kind, gi) in by:
+                    if pl == p and (when, kind, gi) in by and gi not in self.R.FIG_CORNER:
                         fn, clause = by[(when, kind, gi)]
                         break
+            if fn is None:
+                continue
             pts = fn(self, r)
             if pts:
                 self.scores[p] += pts
                 groups.setdefault(clause, {})[self.names[p]] = pts
+        if by and self.R.FIG_CORNER:
+            seen = set()
+            for pl, gi, _ in self.figs[r]:
+                if gi in self.R.FIG_CORNER and (when, kind, gi) in by and (pl, gi) not in seen:
+                    seen.add((pl, gi))
+                    fn, clause = by[(when, kind, gi)]
+                    pts = fn(self, r)
+                    if pts:
+                        self.scores[pl] += pts
+                        points = groups.setdefault(clause, {})
+                        points[self.names[pl]] = points.get(self.names[pl], 0) + pts
         for clause, points in groups.items():
             self.events.append({"turn": self.turn, "kind": "score", "feature": self.R.KINDS[kind].name, "when": when,
                                 "tiles": len(self.cells[r]), "points": points, "clause": clause})
@@ -71,16 +87,23 @@ class Scoring:
             sc = R.SCORE_COMPLETE.get(kind)
             if sc is not None:
                 self._award(r, kind, "complete", sc)
-            if self.figs[r]:
-                keep = []
-                for e in self.figs[r]:
-                    if e[1] in R.RETURNS:
-                        self.supply[e[0]][e[1]] += 1
-                        self.recallable.pop(e[2], None)
-                    else:
-                        keep.append(e)
-                self.figs[r] = keep
+            self._return_figures(r)
             R.on_complete(self, r, kind)
+
+    def _return_figures(self, r):
+        """After a scoring, figures with a `return ... when scored` rule go back to supply."""
+        R = self.R
+        if self.figs[r]:
+            keep = []
+            for e in self.figs[r]:
+                if e[1] in R.RETURNS:
+                    self.supply[e[0]][e[1]] += 1
+                    self.recallable.pop(e[2], None)
+                    if self.corner_at.pop(e, None) is not None:
+                        self.on_corners -= 1
+                else:
+                    keep.append(e)
+            self.figs[r] = keep
 
     def _recall(self, p, gi, seg):
         """Player p takes back figure gi standing on segment seg and scores the recall rule."""
@@ -103,7 +126,7 @@ class Scoring:
         for r in roots:
             kind = self.seg_kind[r]
             sc = R.SCORE_END.get(kind)
-            if sc is not None:
+            if sc is not None or R.SCORE_BY:
                 self._award(r, kind, "end", sc)
         for si, fn, clause, name in R.AWARDS:
             holder = self.st[si]

@@ -1,0 +1,129 @@
+"""Figures on corners (a figure declared `at corner`: the Barn) and the scorings of two more
+moments: when such a figure is put (`score KIND put FIGURE`) and when a tile joins features
+(`score KIND join FIGURE`).
+
+A corner figure stands where four placed tiles meet -- the tile just placed and the
+three around that corner -- each with a feature of the figure's kinds on both
+half-sides beside the corner.  It joins that feature, and counts toward nobody's
+ownership.  Which corners are allowed, and why one is refused, is geometry only: the
+figure's own `when` and the rules' `forbid`s stay in the one legality predicate, the
+generated `figure_options`.
+"""
+from __future__ import annotations
+
+from .errors import article as _a
+from .geometry import CORNER_MEETS
+
+
+class Corners:
+    """Mixin of Game.  Owns: corner_at (a corner figure -> its cell and corner), joins
+    (features with figures merged by the tile being placed)."""
+
+    def _init_corners(self):
+        self.corner_at = {}  # (player, figure, seg) -> (cell, corner)
+        self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
+        self.track_joins = bool(self.R.SCORE_JOIN)
+        self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
+        self._ready = (None, {})  # (board size, {(cell, kinds): corners whose three other tiles qualify})
+
+    def _ready_corners(self, cell, kinds):
+        """Corners of an empty cell where the three other cells hold tiles with `kinds` at that corner."""
+        key = len(self.board)
+        if self._ready[0] != key:
+            self._ready = (key, {})
+        cache = self._ready[1]
+        got = cache.get((cell, kinds))
+        if got is None:
+            x, y = cell
+            board = self.board
+            got = []
+            for corner, meets in CORNER_MEETS.items():
+                for dx, dy, theirs in meets:
+                    nb = board.get((x + dx, y + dy))
+                    if nb is None:
+                        break
+                    f2 = nb[0].corners.get(theirs)
+                    if f2 is None or nb[0].feats[f2].kind not in kinds:
+                        break
+                else:
+                    got.append(corner)
+            cache[(cell, kinds)] = got
+        return got
+
+    def corner_options(self, o, cell, kinds):
+        """(corner, local feature) of o placed at cell where four placed tiles meet, each with a
+        feature of `kinds` on both half-sides of that corner."""
+        out = []
+        for corner in self._ready_corners(cell, kinds):
+            fi = o.corners.get(corner)
+            if fi is not None and o.feats[fi].kind in kinds:
+                out.append((corner, fi))
+        return out
+
+    def corner_refusal(self, o, cell, corner, kinds, what):
+        """Why `what` (a figure name) may not stand on `corner` of o at cell, or None (geometry only)."""
+        R = self.R
+        names = " or ".join(R.KINDS[k].name for k in sorted(kinds))
+        x, y = cell
+        fi = o.corners.get(corner)
+        if fi is None or o.feats[fi].kind not in kinds:
+            return (f"{_a(what)} needs {names} at this corner on all four tiles: tile {o.tile.name} "
+                    f"has none on both half-sides of its {corner} corner")
+        for dx, dy, theirs in CORNER_MEETS[corner]:
+            c2 = (x + dx, y + dy)
+            nb = self.board.get(c2)
+            if nb is None:
+                return (f"{_a(what)} stands where four tiles meet, and [{c2[0]},{c2[1]}] "
+                        f"(at the {corner} corner of [{x},{y}]) is empty")
+            f2 = nb[0].corners.get(theirs)
+            if f2 is None or nb[0].feats[f2].kind not in kinds:
+                return (f"{_a(what)} needs {names} at this corner on all four tiles: tile {nb[0].tile.name} "
+                        f"at [{c2[0]},{c2[1]}] has none on both half-sides of its {theirs} corner")
+        return None
+
+    def owning(self, r):
+        """Figures on root r that count toward ownership (no corner figure does)."""
+        figs = self.figs[r]
+        if not self.on_corners or not figs:
+            return len(figs)
+        corner = self.R.FIG_CORNER
+        return sum(1 for e in figs if e[1] not in corner)
+
+    def count_on(self, roots, gi):
+        """Figures of type gi on the given roots (any player)."""
+        figs = self.figs
+        return sum(1 for r in roots for e in figs[r] if e[1] == gi)
+
+    # ------------------------------------------------------------ put and join scorings
+    def _score_put(self, gi, seg):
+        """A figure gi was put this turn on segment seg: `score KIND put FIGURE`, then returns."""
+        rule = self.R.SCORE_PUT.get((self.seg_kind[seg], gi))
+        if rule is None:
+            return
+        r = self.find(seg)
+        self._award(r, self.seg_kind[r], "put", rule)
+        self._return_figures(r)
+
+    def _score_joins(self):
+        """Features in which this turn's tile joined a feature holding a FIGURE to one holding
+        figures that count toward ownership: `score KIND join FIGURE`, then returns."""
+        joins, self.joins = self.joins, []
+        if not joins:
+            return
+        R = self.R
+        corner = R.FIG_CORNER
+        done = set()
+        for a, b, root in joins:
+            r = self.find(root)
+            if r in done:
+                continue
+            kind = self.seg_kind[r]
+            for (k, gi), rule in R.SCORE_JOIN.items():
+                if k != kind:
+                    continue
+                if ((any(e[1] == gi for e in a) and any(e[1] not in corner for e in b))
+                        or (any(e[1] == gi for e in b) and any(e[1] not in corner for e in a))):
+                    done.add(r)
+                    self._award(r, kind, "join", rule)
+                    self._return_figures(r)
+                    break

@@ -1,0 +1,341 @@
+"""The Barn (rulebook 002) as game records: one or more per BARN clause.
+
+Each record in `tests/records/barn/` is replayed by the engine; `CASES` gives what
+the rulebook says must happen.  The expected numbers are worked out by hand from
+the Barn's text (002) and CLAUSES.md -- never taken from the engine.
+
+Geometry (conventions.md): x grows east, y grows SOUTH, rotation is clockwise, a
+place or corner is named in the board frame.  The start is D at [0,0]: city N,
+road W-E, a north field (Wn En, bordering the city) and a south field.  Players are
+red (turns 0, 2, 4 ...) and blue (turns 1, 3, 5 ...).  Tiles used: E (city N, field
+on the other three sides, bordering the city; at 180 the city is S and the field
+W, N, E), A (cloister, road S: at 90 the road is W and one field runs all round),
+B (cloister, field all round), U (road W-E between a north and a south field).
+A barn stands on a corner where four tiles meet: at a cell's corner NW the
+half-sides beside it are Wn and Nw, and the other three cells are W, NW and N of it.
+
+The tied field used by several records (turns 0-6, `T` below):
+  t0 red   E 180 [0,-1]  closes city 1 (D + E, 2 tiles, no knight); red farmer on E's field
+  t1 blue  E 180 [0,1]   blue farmer on its field, which joins D's south field
+  t2 red   E 0   [0,2]   closes city 2 (E + E)
+  t3 blue  A 90  [1,0]   the road ends; A's one field joins D's north and south fields
+  t4 red   B     [1,-1]  joins red's field (E [0,-1]) to it: one field, red 1 farmer, blue 1
+  t5 blue  E 90  [2,0]   city E, its field joins A's
+  t6 red   E 270 [3,0]   closes city 3
+The field borders cities 1 (through D's north field and E [0,-1]), 2 (E [0,1]) and
+3 (E [2,0]): 3 completed cities.  E [0,2] and E [3,0] keep fields of their own.
+  t7 blue  B     [2,-1]  blue's barn on its SW corner: the point where B [1,-1] (SE),
+                         B [2,-1] (SW), A [1,0] (NE) and E 90 [2,0] (NW) meet, all field.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dataclasses import dataclass
+
+from compiler.replay import load_record, replay
+
+RECORDS = Path(__file__).parent / "records" / "barn"
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the rulebook says a record gives (as in test_expansions.py): events are
+    (turn, feature, when, points, clause), compared completely; illegal is (turn, clause,
+    substrings of the message)."""
+
+    clause: str
+    doc: str
+    scores: dict | None = None
+    events: list | None = None
+    supply: dict | None = None
+    illegal: tuple | None = None
+
+
+def _clause_ok(got: str, want) -> bool:
+    return got in want if isinstance(want, (set, frozenset)) else got == want
+
+
+def _event_key(ev):
+    return (ev["turn"], ev["feature"], ev["when"], tuple(sorted(ev["points"].items())))
+
+CASES: dict[str, Expect] = {
+    # BARN-SCORE-1: "each field owner gets 3 points per completed city on the field" -- red
+    # and blue tie with 1 farmer each, so both own it: 3 * 3 = 9 each. The barn's owner
+    # (blue) gets nothing for the barn itself now. "Then the players take their farmers
+    # back": both followers are home (7 each); blue's barn stays (0 left).
+    "put_tied_farmers.json": Expect(
+        "BARN-SCORE-1", "a barn on a field with two tied farmers and 3 completed cities: 9 each, farmers return",
+        scores={"red": 9, "blue": 9},
+        events=[(7, "field", "put", {"red": 9, "blue": 9}, "BARN-SCORE-1")],
+        supply={"red": {"follower": 7, "barn": 1}, "blue": {"follower": 7, "barn": 0}}),
+    # BARN-PLACE-1: the barn goes where FOUR tiles meet. A 90 [1,0], then E 180 [0,1] with
+    # the barn on its NE corner: D (SE), A (SW) and E (NE) are there, [1,1] is empty.
+    "three_tiles.json": Expect(
+        "BARN-PLACE-1", "a barn on a corner where only three tiles meet is refused",
+        illegal=(1, "BARN-PLACE-1", ("barn", "four tiles", "[1,1]"))),
+    # BARN-PLACE-1: all four must meet with field. E 180 [0,-1], A 90 [1,0], then B [1,-1]
+    # with the barn on its SW corner: E [0,-1]'s SE corner has its city (Se) beside it, and
+    # D's NE corner its city (Ne); the first of them is named.
+    "corner_without_field.json": Expect(
+        "BARN-PLACE-1", "a barn on a corner where one tile has no field is refused",
+        illegal=(2, "BARN-PLACE-1", ("barn", "[0,-1]", "SE corner"))),
+    # BARN-FOLLOW-1: after t7 the field has blue's barn (and no farmers: they went home);
+    # t8 red B [0,-2] joins that field through E [0,-1] and puts a farmer on it.
+    "farmer_on_barn_field.json": Expect(
+        "BARN-FOLLOW-1", "a farmer on a field with a barn is refused",
+        illegal=(8, "BARN-FOLLOW-1", ("follower", "field"))),
+    # BARN-PLACE-1: "the barn may not be put on a field that already has a barn". t8 red U
+    # [-1,0] (elsewhere), t9 blue B [0,-2], t10 red B [1,-2] with red's barn on its SW
+    # corner (B [0,-2] SE, E [0,-1] NE, B [1,-1] NW: all field): the field has blue's barn.
+    "second_barn_on_field.json": Expect(
+        "BARN-PLACE-1", "a second barn on a field with a barn is refused",
+        illegal=(10, "BARN-PLACE-1", ("barn", "count(barn) == 0"))),
+    # BARN-PLACE-1 (the one barn each): blue put theirs on t7; t9 blue tries another.
+    "no_barn_left.json": Expect(
+        "BARN-PLACE-1", "a player with no barn left cannot put one",
+        illegal=(9, "BARN-PLACE-1", ("no barn left",))),
+    # BARN-SCORE-2: after t7, t8 red B [1,2] with a farmer: its field joins E [0,2]'s (which
+    # borders city 2), not the barn's field. t9 blue B [1,1] joins the two (through A [1,0],
+    # E [0,1] and B [1,2]). "Each owner of the resulting field gets only 1 point per completed
+    # city": red owns it (1 farmer); it borders cities 1, 2 and 3 -> 1 * 3 = 3; the farmer
+    # returns. Red: 9 (t7) + 3 = 12.
+    "join_farmed_field.json": Expect(
+        "BARN-SCORE-2", "a farmed field joined to a barn's field: 1 per completed city, then the farmer returns",
+        scores={"red": 12, "blue": 9},
+        events=[(7, "field", "put", {"red": 9, "blue": 9}, "BARN-SCORE-1"),
+                (9, "field", "join", {"red": 3}, "BARN-SCORE-2")],
+        supply={"red": {"follower": 7, "barn": 1}, "blue": {"follower": 7, "barn": 0}}),
+    # BARN-END-1: t0 red E 180 [0,-1] closes city 1 (bordered by D's north field); t1 blue U
+    # [-1,0]; t2 red E 180 [0,1] and t3 blue E 0 [0,2] close city 2 (bordered by E [0,1]'s
+    # field, part of D's south field). t4 red B [-1,1], red's barn on its NE corner (D SW,
+    # U [-1,0] SE, E [0,1] NW): on the south field. t5 blue U [-2,0]; t6 red B [-1,-1]; t7 blue
+    # B [-2,-1], blue's barn on its SE corner (B [-1,-1] SW, U [-2,0] NE, U [-1,0] NW): on the
+    # north field, which the road keeps apart. No farmers anywhere: nothing scores at put.
+    # t8 red A 90 [1,0] ends the road and joins the two fields (no farmers: no join score).
+    # At the end "the barn owner gets 4 points per completed city bordering the barn's
+    # field; barns of different players on one field each score in full": 2 cities -> 8 each.
+    "end_two_barns_joined.json": Expect(
+        "BARN-END-1", "two barns on a field joined later, 2 completed cities: each owner 8",
+        scores={"red": 8, "blue": 8},
+        events=[(9, "field", "end", {"red": 8, "blue": 8}, "BARN-END-1")],
+        supply={"red": {"follower": 7, "barn": 0}, "blue": {"follower": 7, "barn": 0}}),
+    # BARN-PLACE-1 is about the barn: a follower stands on a feature, not on a corner.
+    "follower_at_a_corner.json": Expect(
+        "BARN-PLACE-1", "a follower on a corner is refused",
+        illegal=(2, "BASE-FOLLOW-1", ("follower", "corner"))),
+    "barn_on_a_side.json": Expect(
+        "BARN-PLACE-1", "a barn on a half-side instead of a corner is refused",
+        illegal=(0, "BARN-PLACE-1", ("barn", "corner"))),
+}
+
+
+def _run(rel: str):
+    path = RECORDS / rel
+    return replay(load_record(path), path.parent)
+
+
+@pytest.mark.parametrize("rel", sorted(CASES), ids=[f"{CASES[r].clause}:{r}" for r in sorted(CASES)])
+def test_barn_record(rel):
+    exp = CASES[rel]
+    res = _run(rel)
+    if exp.illegal is not None:
+        turn, clause, words = exp.illegal
+        assert res.error is not None, f"{rel}: {exp.doc}: the engine accepted it: {res.answer}"
+        assert res.error["turn"] == turn, res.error
+        assert _clause_ok(res.error["clause"], clause), f"{exp.clause}: {res.error}"
+        for w in words:
+            assert w in res.error["message"], res.error
+        return
+    assert res.error is None, f"{rel}: {exp.doc}: {res.error}"
+    ans = res.answer
+    assert ans["scores"] == exp.scores, f"{exp.clause}: {exp.doc}: {ans}"
+    got = sorted(ans["events"], key=_event_key)
+    want = sorted(exp.events, key=lambda e: (e[0], e[1], e[2], tuple(sorted(e[3].items()))))
+    assert [_event_key(e) for e in got] == [(t, f, w, tuple(sorted(p.items()))) for t, f, w, p, _ in want], ans["events"]
+    for ev, (*_, clause) in zip(got, want):
+        assert _clause_ok(ev["clause"], clause), ev
+    for player, figs in exp.supply.items():
+        for fig, n in figs.items():
+            assert ans["supply"][player][fig] == n, (player, fig, ans["supply"])
+
+
+def test_every_barn_record_has_a_case():
+    assert {p.name for p in RECORDS.glob("*.json")} == set(CASES)
+
+
+def test_every_barn_clause_has_a_record():
+    clauses = {"BARN-PLACE-1", "BARN-SCORE-1", "BARN-FOLLOW-1", "BARN-SCORE-2", "BARN-END-1"}
+    assert {c.clause for c in CASES.values()} == clauses
+
+
+# == the engine's barn options against a from-scratch reading of the rule file ===============
+def _expected_barn_options(rs, g, gi):
+    """Every (cell, rotation, corner) where the current player may put a barn, computed without
+    the engine's corner code: the rule file's features, rotated (dsl.places), and a networkx
+    rebuild of the board with the tile placed (verifier.engine_check.BoardGraph)."""
+    from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
+    from verifier.engine_check import BoardGraph
+
+    if g.supply[g.current][gi] <= 0:
+        return set()
+    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
+    barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.corner_at.items() if fg == gi]
+    tid = g.drawn
+    out = set()
+    for cell, rot, fig in g.legal_actions():
+        if fig is not None:
+            continue
+        b2 = dict(board)
+        b2[cell] = (tid, rot)
+        for corner in CORNER_HALVES:
+            cells = [(cell, corner)] + [((cell[0] + dx, cell[1] + dy), c) for dx, dy, c in CORNER_MEETS[corner]]
+            if not all(c in b2 for c, _ in cells):
+                continue
+            if any(corner_feature(rs.tiles[b2[c][0]].features, unrotate(k, b2[c][1]), {"field"}) is None for c, k in cells):
+                continue
+            bg = BoardGraph(rs, b2)
+            comp = next(cc for cc in bg.components() if (cell, CORNER_HALVES[corner][0]) in cc)
+            if any(b in comp for b in barns):
+                continue  # `when count(barn) == 0` (BARN-PLACE-1)
+            out.add((cell, rot, corner))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_legal_actions_list_every_legal_barn_corner_and_no_other(seed):
+    """BARN-PLACE-1: in random games of base+barn, the engine's barn actions are exactly the
+    corners a from-scratch reading of the rules allows (four tiles, field at the corner on
+    each, no barn on that field yet)."""
+    import random
+
+    from compiler.replay import engine_for
+    from dsl.loader import require_rule_set
+
+    rs = require_rule_set(["base", "barn"])
+    eng = engine_for(["base", "barn"], [])
+    gi = next(i for i, f in enumerate(eng.rules.FIGURES) if f.name == "barn")
+    g = eng.new_game(2, seed)
+    rng = random.Random(seed)
+    seen = 0
+    while not g.ended and len(g.board) < 45:
+        acts = g.legal_actions()
+        got = {(c, r, fig[2]) for c, r, fig in (a for a in acts if a[0] != "discard") if fig is not None and fig[0] == gi}
+        want = _expected_barn_options(rs, g, gi)
+        assert got == want, (len(g.board), got ^ want)
+        seen += len(got)
+        # play a barn when one is offered late enough that both kinds of turn are covered
+        barn_acts = [a for a in acts if a[0] != "discard" and a[2] is not None and a[2][0] == gi]
+        pick = barn_acts[0] if barn_acts and len(g.board) > 25 else acts[rng.randrange(len(acts))]
+        g.apply_action(pick)
+    assert seen > 0  # some barn corner was on offer
+
+
+def test_a_barn_game_round_trips_as_engine_state():
+    """`tessera-state/1` (docs/records.md) keeps a barn's corner: [figure, feature, corner]."""
+    import json
+
+    from compiler.replay import engine_for
+
+    res = _run("join_farmed_field.json")
+    text = res.game.to_json()
+    hist = json.loads(text)["history"]
+    assert hist[7]["figure"][2] == "SW"
+    eng = engine_for(["base", "barn"], [])
+    g2 = eng.Game.from_json(eng.rules, text)
+    assert g2.scores == res.game.scores == [12, 9]
+    assert sorted(g2.corner_at.values()) == [((2, -1), "SW")]
+
+
+def test_engine_check_catches_a_barn_on_the_wrong_field():
+    """`verify --engine` rebuilds each barn's field: a barn the engine holds elsewhere is reported."""
+    from verifier.engine_check import compare, compile_complete_rules
+    from dsl.loader import require_rule_set
+
+    rs = require_rule_set(["base", "barn"])
+    g = _run("put_tied_farmers.json").game
+    assert compare(rs, g, compile_complete_rules(rs)) == []
+    (key,) = g.corner_at
+    g.corner_at[key] = ((2, -1), "NE")  # only [2,-1] is placed around that corner
+    (problem,) = compare(rs, g, compile_complete_rules(rs))
+    assert "NE corner of [2,-1]" in problem and "is empty" in problem
+
+
+# == random games with the other expansions ===============================================
+COMBOS = [["base", "barn"], ["base", "river", "abbot", "king_robber", "barn"]]
+
+
+@pytest.mark.parametrize("rules", COMBOS, ids=["+".join(c) for c in COMBOS])
+def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
+    """Random games: `simulate --record` writes barn corners that `replay` accepts with the same
+    scores, and the engine's features (barns included) match the networkx rebuild after every move
+    (`verify --engine`; 200 games per combination are measured in the report, 3 here)."""
+    from compiler.replay import engine_for
+    from compiler.simulate import play_one, simulate
+    from dsl.loader import require_rule_set
+    from verifier.engine_check import check_engine
+
+    eng = engine_for(rules, [])
+    simulate(eng, 3, 2, 11, rules, tmp_path)
+    barns = 0
+    for f in sorted(tmp_path.glob("*.json")):
+        rec = load_record(f)
+        barns += sum(1 for t in rec["turns"] if t.get("place", {}).get("figure") == "barn")
+        res = replay(rec, f.parent)
+        assert res.error is None, (f.name, res.error)
+        g, _ = play_one(eng, 2, rec["seed"])
+        assert res.answer["scores"] == {g.names[p]: g.scores[p] for p in range(2)}, f.name
+    assert barns > 0
+    mismatches, checked = check_engine(require_rule_set(rules), 3, 2, seed=0)
+    assert mismatches == [] and checked > 100
+
+
+def test_a_house_rule_changes_the_barn_in_text(tmp_path):
+    """No Barn number or condition is in Python: a variant that lets farmers onto a barn's field
+    (BARN-FOLLOW-1 switched off) and pays 4 per city when a barn is put (BARN-SCORE-1) changes
+    what the engine does.  The farmer refused in farmer_on_barn_field.json is accepted, and the
+    tied farmers of put_tied_farmers.json get 4 * 3 = 12 each."""
+    import json
+
+    house = tmp_path / "open_barns.tess"
+    house.write_text("module open_barns extends barn\n"
+                     "override forbid follower on field when false  [BARN-FOLLOW-1]\n"
+                     "override score field put barn = 4 * completed_cities  [BARN-SCORE-1]\n", encoding="utf-8")
+    for name, check in (("farmer_on_barn_field.json", lambda res: res.error is None),
+                        ("put_tied_farmers.json", lambda res: res.answer["scores"] == {"red": 12, "blue": 12})):
+        rec = json.loads((RECORDS / name).read_text(encoding="utf-8"))
+        rec["rules"] = [str(house)]
+        res = replay(rec, tmp_path)
+        assert check(res), (name, res.error, res.answer)
+
+
+@pytest.mark.parametrize("place", [{"figure": "barn", "corner": "N"}, {"figure": "barn", "corner": ["NE"]},
+                                   {"figure": "barn", "corner": "NE", "on": "Nw"}])
+def test_a_malformed_corner_is_a_record_error(place):
+    from compiler.replay import RecordError
+
+    rec = {"format": "tessera-game/1", "rules": ["base", "barn"], "players": ["red", "blue"],
+           "turns": [{"tile": "B", "at": [0, 1], "rotation": 0, "place": place}], "end": "none"}
+    with pytest.raises(RecordError):
+        replay(rec)
+
+
+def test_allow_adds_a_placement_option_without_restating_the_figure(tmp_path):
+    """`allow` (the other half of X3): a house rule lets a follower stand on a garden, which
+    base's `figure follower ... on city, road, cloister, field` does not list.  The record of
+    tests/records/base/follow1_garden_without_abbot.json (refused under BASE-FOLLOW-1) is then
+    accepted, and the follower stands on the garden; `when` is the allow's own."""
+    import json
+
+    house = tmp_path / "garden_monks.tess"
+    house.write_text("module garden_monks extends base\n"
+                     "allow follower on garden when figures == 0  [BASE-FOLLOW-1]\n", encoding="utf-8")
+    rec = json.loads((RECORDS.parent / "base" / "follow1_garden_without_abbot.json").read_text(encoding="utf-8"))
+    assert replay(rec).error["clause"] == "BASE-FOLLOW-1"
+    rec["rules"] = [str(house)]
+    res = replay(rec, tmp_path)
+    assert res.error is None, res.error
+    (garden,) = [f for f in res.game.features() if f["kind"] == "garden"]
+    assert garden["figures"] == [("red", "follower")]
