@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from compiler.agents import make_agent  # noqa: E402
 from compiler.build import compile_to_dir  # noqa: E402
 from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
 
@@ -30,6 +31,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--memory", action="store_true", help="also report peak memory of one game (tracemalloc)")
+    ap.add_argument("--agent", default="random", help="who plays every seat: random (the default) or a "
+                                                      "`simulate --agents` name such as greedy (clone-heavy)")
     args = ap.parse_args()
     try:
         rs = require_rule_set(args.rules.split(","))
@@ -48,6 +51,7 @@ def main() -> None:
                 g = eng.new_game(args.players, args.seed + i)
                 import random
                 rng = random.Random(args.seed + i)
+                agent = None if args.agent == "random" else make_agent(args.agent, args.seed + i)
                 while not g.is_terminal():
                     acts = g.legal_actions()
                     if not acts:
@@ -55,7 +59,7 @@ def main() -> None:
                         break
                     actions += len(acts)
                     turns += 1
-                    g.apply_action(acts[rng.randrange(len(acts))])
+                    g.apply_action(acts[rng.randrange(len(acts))] if agent is None else agent.choose(g, acts))
             return actions, turns
 
         if args.profile:
@@ -78,7 +82,7 @@ def main() -> None:
         t0 = time.perf_counter()
         actions, turns = run()
         dt = time.perf_counter() - t0
-        print(f"rules {args.rules}, {args.players} players: {args.games} games in {dt:.2f} s = "
+        print(f"rules {args.rules}, {args.players} players, {args.agent}: {args.games} games in {dt:.2f} s = "
               f"{args.games / dt:.1f} games/s ({turns / args.games:.1f} turns/game, "
               f"{actions / turns:.1f} legal actions/turn listed)")
 

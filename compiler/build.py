@@ -58,6 +58,13 @@ def _foreign(pkg: Path) -> list[str]:
 
 
 def _refuse_target(pkg: Path) -> None:
+    try:
+        _check_target(pkg)
+    except (FileNotFoundError, NotADirectoryError):  # a concurrent compile moved it away meanwhile: nothing there
+        pass
+
+
+def _check_target(pkg: Path) -> None:
     if pkg.is_symlink():
         raise CompileTargetError(f"{pkg} is a symbolic link; tessera writes its engine only into a folder of its own")
     if pkg.exists() and not pkg.is_dir():
@@ -151,10 +158,17 @@ _counter = 0
 
 def load_engine(rs: RuleSet) -> types.ModuleType:
     """Compile in memory and import: a package object with `new_game`, `rules`, `Game`."""
+    return engine_from_source(generate(rs).source, "+".join(rs.names))
+
+
+def engine_from_source(source: str, label: str) -> types.ModuleType:
+    """Import a generated rules module (`load_engine(rs).source`) with this toolchain's runtime.
+
+    `simulate` compiles once and sends the source to its worker processes (or a
+    Dask cluster), which then need neither the rule files nor the loader."""
     global _counter
     _counter += 1
     name = f"_tessera_engine_{_counter}"
-    compiled = generate(rs)
     pkg = types.ModuleType(name)
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
@@ -166,13 +180,13 @@ def load_engine(rs: RuleSet) -> types.ModuleType:
     rules = types.ModuleType(f"{name}.rules")
     rules.__package__ = name
     sys.modules[f"{name}.rules"] = rules
-    code = compile(compiled.source, f"<tessera rules: {'+'.join(rs.names)}>", "exec")
+    code = compile(source, f"<tessera rules: {label}>", "exec")
     exec(code, rules.__dict__)
     pkg.runtime = runtime
     pkg.rules = rules
     pkg.Game = runtime.Game
     pkg.IllegalAction = runtime.IllegalAction
-    pkg.source = compiled.source
+    pkg.source = source
     pkg.new_game = lambda players=2, seed=0, names=None, start=None: runtime.Game(rules, players, seed, names, start)
     pkg.play_random = lambda players=2, seed=0, names=None: runtime.play_random(rules, players, seed, names)
     return pkg

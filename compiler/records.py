@@ -103,7 +103,7 @@ def _no_constant(text: str):
 
 
 def _int(text: str) -> int:
-    if len(text.lstrip("-")) > 15:
+    if len(text.lstrip("-")) > 20:  # a 64-bit seed (simulate writes them) has at most 20 digits
         raise RecordError(f"the number {printable(text, 20)} is too large for a record")
     return int(text)
 

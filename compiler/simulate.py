@@ -1,49 +1,71 @@
-"""Simulate many random games with a compiled engine and summarise what the rules do."""
+"""Simulate many games with a compiled engine and summarise what the rules do.
+
+Seeds.  Game i of a run with seed S uses the bag seed
+`SeedSequence(S).spawn(...)[i]` (numpy's seed-splitting scheme: the child
+with spawn key (i,), 64 bits of its state), so runs with different S never
+share a game, and a game's seed does not depend on how the run is split up.
+When every seat is `random`, a game is the engine's own random game
+(`play_random(players, G)`, moves from the runtime's `random_moves`); otherwise
+the player in seat p of a game with bag seed G draws its own random choices
+from `SeedSequence([G, AGENT_TAG], spawn_key=(p,))`.  The same game comes out
+in every process, on every machine, whatever `--jobs` or backend.
+
+Work is split into chunks of game indices; each chunk is played by a worker
+(this process with `--jobs 1`, a process pool, or a Dask cluster) that builds
+the engine from the generated source it is sent, and returns one row per game.
+The summary is computed from the rows in game order, so it is the same
+whatever the split.
+"""
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
+import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from . import stats
+from .agents import make_agent
 
-@dataclass
-class Summary:
-    games: int
-    players: int
-    seed: int
-    rules: list[str]
-    mean_score: list[float] = field(default_factory=list)
-    win_rate: list[float] = field(default_factory=list)
-    points_by_kind: dict[str, float] = field(default_factory=dict)  # mean points per game
-    mean_turns: float = 0.0
-    mean_discards: float = 0.0
-    max_score: int = 0
-    seconds: float = 0.0
-    scores: list[list[int]] = field(default_factory=list, repr=False)  # per seat, each game's score (for plots)
-    interrupted: bool = False  # Ctrl-C: the summary covers the `games` finished before it
-
-    def to_dict(self) -> dict:
-        return {
-            "games": self.games, "players": self.players, "seed": self.seed, "rules": self.rules,
-            "mean_score_by_seat": [round(x, 3) for x in self.mean_score],
-            "win_rate_by_seat": [round(x, 4) for x in self.win_rate],
-            "mean_points_by_feature": {k: round(v, 3) for k, v in sorted(self.points_by_kind.items())},
-            "mean_turns": round(self.mean_turns, 3),
-            "mean_discards": round(self.mean_discards, 3),
-            "max_score": self.max_score,
-            "seconds": round(self.seconds, 3),
-            **({"interrupted": True} if self.interrupted else {}),
-        }
+AGENT_TAG = 0x6167656E  # "agen": keeps players' streams apart from bag seeds
 
 
-def play_one(eng, players: int, seed: int):
-    """One game of uniformly random legal moves; the game seed also seeds the move choice."""
-    from .runtime.game import random_moves
+def game_seed(run_seed: int, i: int) -> int:
+    """The bag seed of game i of run `run_seed` (numpy SeedSequence spawning)."""
+    import numpy as np
 
-    turns = []
-    g = random_moves(eng.new_game(players, seed), seed, before=lambda g, a: turns.append(record_turn(g, a)))
+    return int(np.random.SeedSequence(run_seed, spawn_key=(i,)).generate_state(1, np.uint64)[0])
+
+
+def agent_seed(gseed: int, seat: int) -> int:
+    import numpy as np
+
+    return int(np.random.SeedSequence([gseed, AGENT_TAG], spawn_key=(seat,)).generate_state(1, np.uint64)[0])
+
+
+def play_one(eng, players: int, seed: int, agents: list[str] | None = None, record: bool = True):
+    """One game with bag seed `seed`, seat p played by `agents[p]` (default: all random).
+
+    Returns the finished game and its record turns (None unless `record`)."""
+    g = eng.new_game(players, seed)
+    specs = agents or ["random"] * players
+    turns = [] if record else None
+    if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
+        from .runtime.game import random_moves
+
+        before = (lambda g, a: turns.append(record_turn(g, a))) if turns is not None else None
+        return random_moves(g, seed, before=before), turns
+    seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]
+    while not g.ended:
+        acts = g.legal_actions()
+        if not acts:
+            g.finish()
+            break
+        a = seats[g.current_player()].choose(g, acts)
+        if turns is not None:
+            turns.append(record_turn(g, a))
+        g.apply_action(a)
     return g, turns
 
 
@@ -65,92 +87,287 @@ def record_turn(g, a) -> dict:
     return t
 
 
-@contextmanager
-def _sigint_deferred():
-    """Ctrl-C inside the block is held until its end (then KeyboardInterrupt), so a game's
-    statistics and record are never half done."""
-    import signal
-    import threading
+# ------------------------------------------------------------------ one chunk of games (any worker)
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda *_: got.append(1))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-    if got:
-        raise KeyboardInterrupt
+_ENGINES: dict[str, object] = {}
 
 
-def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
-             progress: Callable[[int], None] | None = None, record_rules: list[str] | None = None) -> Summary:
-    """Play `games` games; Ctrl-C stops after the games finished so far (`interrupted`).
+def _engine(source: str, label: str):
+    eng = _ENGINES.get(source)
+    if eng is None:
+        from .build import engine_from_source
 
-    Each record is written whole or not at all (compiler.records.write_record), and names
-    its rules as `record_rules` (rule files relative to `record_dir`: see rule_paths_for).
-    """
-    import time
+        eng = _ENGINES[source] = engine_from_source(source, label)
+    return eng
 
-    from .records import write_record
 
-    t0 = time.perf_counter()
-    totals = [0] * players
-    wins = [0.0] * players
-    by_kind: dict[str, int] = {}
-    turns = 0
-    discards = 0
-    best = 0
-    names = [f"p{i + 1}" for i in range(players)]
-    per_seat: list[list[int]] = [[] for _ in range(players)]
-
-    def _tally(g, rec) -> None:
-        nonlocal turns, discards, best
-        for p in range(players):
-            totals[p] += g.scores[p]
-            per_seat[p].append(g.scores[p])
-        top = max(g.scores)
-        best = max(best, top)
-        leaders = [p for p in range(players) if g.scores[p] == top]
-        for p in leaders:
-            wins[p] += 1 / len(leaders)
+def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
+    """Play games `indices` of the run described by `task` (with `eng`, or an engine built from the task's
+    source); one row per game, in index order."""
+    eng = eng or _engine(task["source"], "+".join(task["rules"]))
+    players = task["players"]
+    record_dir = Path(task["record"]) if task.get("record") else None
+    rows = []
+    for i in indices:
+        gseed = game_seed(task["seed"], i)
+        try:
+            g, rec = play_one(eng, players, gseed, task["agents"], record_dir is not None)
+        except Exception as exc:  # a rule that crashes is reported at its rule-file line
+            from .replay import raise_rule_failure
+            raise_rule_failure(exc, f"in game {i} (seed {gseed})")
+        points: dict[str, int] = {}
         for ev in g.events:
             if ev["kind"] in ("score", "award"):
                 key = ev.get("feature") or ev.get("award")
-                by_kind[key] = by_kind.get(key, 0) + sum(ev["points"].values())
-        turns += sum(1 for t in rec if not t.get("discard"))
-        discards += g.discards
-        if record_dir is not None:
-            record_dir.mkdir(parents=True, exist_ok=True)
-            doc = {"format": "tessera-game/1", "rules": record_rules or rules,
-                   "players": [g.names[p] for p in range(players)], "seed": g.seed, "turns": rec, "end": "final"}
-            write_record(record_dir / f"game-{g.seed:06d}.json", doc)
+                points[key] = points.get(key, 0) + sum(ev["points"].values())
+        rows.append({"game": i, "seed": gseed, "scores": list(g.returns()), "points": dict(sorted(points.items())),
+                     "turns": g.turn - g.discards, "discards": g.discards})
+        if record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
+            write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
+                         gseed, rec)
+    return rows
 
+
+def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
+    """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
+    record_dir.mkdir(parents=True, exist_ok=True)
+    doc = {"format": "tessera-game/1", "rules": rules, "players": names, "seed": gseed, "turns": turns, "end": "final"}
+    from .records import write_record as write_whole
+
+    write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
+
+
+def _quiet_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops handing out work and summarises."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# ------------------------------------------------------------------ running a whole simulation
+
+def chunks(games: int, workers: int) -> list[list[int]]:
+    size = max(1, min(25, games // max(1, workers * 8)))
+    return [list(range(s, min(games, s + size))) for s in range(0, games, size)]
+
+
+@dataclass
+class Run:
+    """Games played so far under each rule set (rows[k][i] is game i of rule set k, or None)."""
+    rows: list[list[dict | None]]
+    interrupted: bool = False
+
+
+def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes", scheduler: str | None = None,
+        progress: Callable[[int], None] | None = None, engines: list | None = None) -> Run:
+    """Play `games` games of every task (one task per rule set), split over `jobs` workers
+    (`engines`: the tasks' engines, already loaded, for play in this process).
+
+    The rows do not depend on `jobs` or `backend`.  Ctrl-C stops handing out
+    work: the games finished so far are returned with `interrupted` set."""
+    work = [(k, c) for c in chunks(games, jobs) for k in range(len(tasks))]  # rule sets interleaved: pairs finish together
+    out = Run([[None] * games for _ in tasks])
     done = 0
-    interrupted = False
-    for i in range(games):
-        gseed = seed + i
-        try:
-            g, rec = play_one(eng, players, gseed)
-        except KeyboardInterrupt:
-            interrupted = True
-            break
-        except Exception as exc:  # a rule that crashes is reported at its rule-file line
-            from .replay import raise_rule_failure
-            raise_rule_failure(exc, f"in game seed {gseed}")
-        try:
-            with _sigint_deferred():  # a game is counted and recorded whole, or not at all
-                _tally(g, rec)
-        except KeyboardInterrupt:
-            interrupted = True
-        done = i + 1
-        if interrupted:
-            break
+
+    def take(k: int, rows: list[dict]) -> None:
+        nonlocal done
+        for r in rows:
+            out.rows[k][r["game"]] = r
+        done += len(rows)
         if progress is not None:
-            progress(i + 1)
-    n = max(done, 1)
-    return Summary(done, players, seed, rules, [t / n for t in totals], [w / n for w in wins],
-                   {k: v / n for k, v in by_kind.items()}, turns / n, discards / n, best, time.perf_counter() - t0,
-                   scores=per_seat, interrupted=interrupted)
+            progress(done)
+
+    try:
+        if backend == "dask":
+            _run_dask(tasks, work, jobs, scheduler, take)
+        elif jobs <= 1:
+            for k, c in work:
+                take(k, play_chunk(tasks[k], c, engines[k] if engines else None))
+        else:
+            _run_pool(tasks, work, jobs, take)
+    except KeyboardInterrupt:
+        out.interrupted = True
+    return out
+
+
+def _run_pool(tasks, work, jobs, take) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (the progress bar)
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_quiet_worker)
+    pending = {}
+    try:
+        pending = {ex.submit(play_chunk, tasks[k], c): k for k, c in work}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                take(pending.pop(f), f.result())
+    except KeyboardInterrupt:
+        # drop the work not started; the chunks being played finish (their records are whole) and count
+        running = [(f, k) for f, k in pending.items() if not f.cancel()]
+        try:
+            for f, k in running:
+                take(k, f.result())
+        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for them
+            pass
+        raise
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_dask(tasks, work, jobs, scheduler, take) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        raise RuntimeError("--backend dask needs Dask: pip install 'tessera[cluster]'") from exc
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    futs = []
+    try:
+        futs = [client.submit(play_chunk, tasks[k], c, pure=False) for k, c in work]
+        which = {f.key: k for f, (k, _) in zip(futs, work)}
+        for f in as_completed(futs):
+            take(which[f.key], f.result())
+    finally:
+        for f in futs:
+            f.cancel()
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
+             agents: list[str] | None = None, record_rules: list[str] | None = None) -> Summary:
+    """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`."""
+    agents = agents or ["random"] * players
+    task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
+            "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules}
+    return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng))
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------ summaries
+
+@dataclass
+class Summary:
+    rules: list[str]
+    players: int
+    seed: int
+    agents: list[str]
+    rows: list[dict] = field(default_factory=list)  # finished games, in game order
+
+    @property
+    def games(self) -> int:
+        return len(self.rows)
+
+    def kinds(self) -> list[str]:
+        return sorted({k for r in self.rows for k in r["points"]})
+
+    def scores(self, p: int) -> list[int]:
+        return [r["scores"][p] for r in self.rows]
+
+    def won(self, p: int) -> list[int]:
+        """1 where seat p alone had the top score."""
+        out = []
+        for r in self.rows:
+            top = max(r["scores"])
+            out.append(int(r["scores"][p] == top and r["scores"].count(top) == 1))
+        return out
+
+    def tied(self, p: int) -> list[int]:
+        """1 where seat p shared the top score with another seat."""
+        out = []
+        for r in self.rows:
+            top = max(r["scores"])
+            out.append(int(r["scores"][p] == top and r["scores"].count(top) > 1))
+        return out
+
+    def points(self, kind: str) -> list[int]:
+        return [r["points"].get(kind, 0) for r in self.rows]
+
+    def all_seats(self) -> list[float]:
+        return [sum(r["scores"]) / self.players for r in self.rows]
+
+    def to_dict(self, per_game: bool = True) -> dict:
+        n = self.games
+        by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
+        turns = stats.mean_ci([r["turns"] for r in self.rows])
+        discards = stats.mean_ci([r["discards"] for r in self.rows])
+        seats = []
+        for p in range(self.players):
+            seats.append({"seat": p + 1, "agent": self.agents[p], "score": stats.mean_ci(self.scores(p)),
+                          "wins": stats.rate_ci(sum(self.won(p)), n), "ties": stats.rate_ci(sum(self.tied(p)), n)})
+        doc = {
+            "games": n, "players": self.players, "seed": self.seed, "rules": self.rules, "agents": self.agents,
+            "by_seat": seats,
+            "score_all_seats": stats.mean_ci(self.all_seats()),
+            "points_by_feature": by_kind,
+            "turns": turns,
+            "discards": discards,
+            "max_score": max((max(r["scores"]) for r in self.rows), default=0),
+            # the plain means, as before intervals were added
+            "mean_score_by_seat": [s["score"]["mean"] for s in seats],
+            "win_rate_by_seat": [s["wins"]["rate"] for s in seats],
+            "tie_rate_by_seat": [s["ties"]["rate"] for s in seats],
+            "mean_points_by_feature": {k: v["mean"] for k, v in by_kind.items()},
+            "mean_turns": turns["mean"],
+            "mean_discards": discards["mean"],
+        }
+        if per_game:
+            doc["per_game"] = self.rows
+        return doc
+
+
+def compare(ours: Summary, ref: Summary) -> list[dict]:
+    """Paired differences (ours - ref) over the games both finished, with BH-adjusted significance."""
+    both = {r["game"] for r in ours.rows} & {r["game"] for r in ref.rows}
+    a = Summary(ours.rules, ours.players, ours.seed, ours.agents, [r for r in ours.rows if r["game"] in both])
+    b = Summary(ref.rules, ref.players, ref.seed, ref.agents, [r for r in ref.rows if r["game"] in both])
+    rows = []
+
+    def row(measure: str, x: list, y: list, unit: str = "points") -> None:
+        rows.append({"measure": measure, "unit": unit, "ours": stats.mean_ci(x)["mean"], "ref": stats.mean_ci(y)["mean"],
+                     **stats.paired(x, y)})
+
+    row("mean score (all seats)", a.all_seats(), b.all_seats())
+    for p in range(a.players):
+        row(f"score, seat {p + 1} ({a.agents[p]})", a.scores(p), b.scores(p))
+    for p in range(a.players):
+        row(f"win rate, seat {p + 1} ({a.agents[p]})", a.won(p), b.won(p), "rate")
+    if a.players > 1:
+        row("tie rate (top score shared)", [max(a.tied(p)[i] for p in range(a.players)) for i in range(len(both))],
+            [max(b.tied(p)[i] for p in range(b.players)) for i in range(len(both))], "rate")
+    for kind in sorted(set(a.kinds()) | set(b.kinds())):
+        row(f"points from {kind}", a.points(kind), b.points(kind))
+    row("game length (turns)", [r["turns"] for r in a.rows], [r["turns"] for r in b.rows], "turns")
+    row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
+    stats.adjust(rows)
+    return rows
+
+
+CSV_FIELDS = ("rules", "game", "seed", "turns", "discards")
+
+
+def write_csv(path: Path, summaries: list[Summary]) -> None:
+    """One line per game and rule set: the seed, each seat's score, points by feature, length."""
+    import csv
+
+    players = summaries[0].players
+    kinds = sorted({k for s in summaries for k in s.kinds()})
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow([*CSV_FIELDS, *(f"score_{p + 1}" for p in range(players)), *(f"points_{k}" for k in kinds)])
+        for s in summaries:
+            label = "+".join(s.rules)
+            for r in s.rows:
+                w.writerow([label, r["game"], r["seed"], r["turns"], r["discards"], *r["scores"],
+                            *(r["points"].get(k, 0) for k in kinds)])

@@ -1,7 +1,9 @@
 """`tessera simulate --plot FILE.svg`: what a rule set does, as a chart (matplotlib).
 
 Left: the distribution of each seat's final score over the games (box plots).
-Right: the mean points per game each feature kind (and award) brings.  With
+Middle: the mean points per game each feature kind (and award) brings.
+Right (summaries with per-game rows): each seat's rate of games won alone on
+top, with its 95% Wilson interval (compiler/stats.py) as an error bar.  With
 `--against`, both rule sets are drawn side by side in each panel, the rules
 under study in the darker colour.
 """
@@ -25,6 +27,13 @@ def points_by_kind(s) -> dict[str, float]:
     return {k: sum(v) / max(len(v), 1) for k in s.kinds() for v in [s.points(k)]}
 
 
+def win_rates(s):
+    """Per seat (rate, low, high) of the games won alone, or None for a summary without per-game rows."""
+    if not hasattr(s, "won"):
+        return None
+    return [(x["wins"]["rate"], x["wins"]["low"], x["wins"]["high"]) for x in s.to_dict(per_game=False)["by_seat"]]
+
+
 def plot_summaries(summ, against=None) -> str:
     """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
     import matplotlib
@@ -34,8 +43,14 @@ def plot_summaries(summ, against=None) -> str:
 
     runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
-        fig = Figure(figsize=(11, 4.8), layout="constrained")
-        ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
+        wins = {id(s): win_rates(s) for s, _ in runs}
+        with_wins = all(w is not None for w in wins.values())
+        if with_wins:
+            fig = Figure(figsize=(15, 4.8), layout="constrained")
+            ax_s, ax_k, ax_w = fig.subplots(1, 3, width_ratios=[1.1, 1, 0.8])
+        else:
+            fig = Figure(figsize=(11, 4.8), layout="constrained")
+            ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
         width = 0.8 / len(runs)
         for n, (s, colour) in enumerate(runs):
             name = "+".join(s.rules)
@@ -65,6 +80,23 @@ def plot_summaries(summ, against=None) -> str:
         ax_k.set_xlabel("mean points per game")
         ax_k.set_title("points by feature")
         ax_k.legend(loc="lower right", fontsize=8)
+        if with_wins:
+            for n, (s, colour) in enumerate(runs):
+                name = "+".join(s.rules)
+                pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
+                rates = wins[id(s)]
+                ys = [r for r, _, _ in rates]
+                err = [[r - lo for r, lo, _ in rates], [hi - r for r, _, hi in rates]]
+                bars = ax_w.bar(pos, ys, width=width * 0.85, color=colour, label=name)
+                for p, bar in enumerate(bars):
+                    bar.set_gid(f"wins-{name}-seat{p + 1}")
+                eb = ax_w.errorbar(pos, ys, yerr=err, fmt="none", ecolor="#111111", capsize=3, linewidth=1)
+                eb.lines[2][0].set_gid(f"wins-interval-{name}")
+            ax_w.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
+            ax_w.set_ylim(0, 1)
+            ax_w.set_ylabel("games won alone on top")
+            ax_w.set_title("win rate by seat (95% interval)")
+            ax_w.legend(loc="upper right", fontsize=8)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()

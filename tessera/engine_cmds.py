@@ -14,8 +14,6 @@ from dsl.untrusted import printable
 
 from .app import app, err, out, report
 
-INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it): the summary of the games finished is printed
-
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
 
@@ -147,20 +145,22 @@ def replay(
     out.print(P("winners: " + ", ".join(ans["winners"])))
 
 
-def _simulate(specs: list[str], games: int, players: int, seed: int, record: Optional[Path], show: bool,
-              as_json: bool = False):
-    from compiler.build import load_engine
-    from compiler.simulate import simulate as run
-    from rich.progress import Progress
+def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path]) -> dict:
+    """Load and compile one rule set for `simulate`: what a worker needs to play its games, and the engine
+    to play them in this process."""
+    import compiler.build
+    from compiler.codegen import CompileError
+    from dsl.diagnostics import Diagnostic, SourceCache
 
     rs = _load(specs, "simulate")
     lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
         raise typer.Exit(2)
-    from compiler.runtime.errors import RuleFailure
-
-    eng = load_engine(rs)
+    try:
+        eng = compiler.build.load_engine(rs)
+    except CompileError as ce:
+        raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
     if record is not None:  # rule files named relative to the records, so they replay from any folder
         from compiler.records import rule_paths_for
@@ -173,15 +173,8 @@ def _simulate(specs: list[str], games: int, players: int, seed: int, record: Opt
                       markup=False)
             raise typer.Exit(2)
         kept = rule_paths_for(record, specs)
-    try:
-        if not show:
-            return run(eng, games, players, seed, specs, record, record_rules=kept)
-        with Progress(console=err, transient=True) as prog:
-            task = prog.add_task(f"simulating {'+'.join(specs)}", total=games)
-            return run(eng, games, players, seed, specs, record, lambda k: prog.update(task, completed=k),
-                       record_rules=kept)
-    except RuleFailure as failure:
-        _rule_failed(failure, as_json)
+    return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
+            "record": str(record) if record is not None else None, "record_rules": kept}, eng
 
 
 def _rule_failed(failure, as_json: bool) -> None:
@@ -197,94 +190,184 @@ def _rule_failed(failure, as_json: bool) -> None:
 def simulate(
     games: int = typer.Option(1000, "--games", "-n", min=1, help="how many games"),
     players: int = typer.Option(2, "--players", "-p", min=1, max=MOST_PLAYERS, help="players per game"),
-    seed: int = typer.Option(0, "--seed", "-s", help="seed of the first game (game i uses seed+i)"),
+    seed: int = typer.Option(0, "--seed", "-s", min=0,
+                             help="seed of the run: game i's seed is derived from (seed, i), so two seeds never share a game"),
     rules: List[str] = typer.Option(["base"], "--rules", "-r", help=RULES_HELP),
     against: Optional[List[str]] = typer.Option(None, "--against", "-a",
                                                 help="also play the same seeds under these rules and compare (a rule change's effect)"),
-    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    agents: Optional[str] = typer.Option(None, "--agents",
+                                         help="who plays each seat: random, greedy or mcts:N (N playouts per move), "
+                                              "comma-separated per seat, or one for every seat [default: random]"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: all cores]; the results do not depend on it"),
+    backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera[cluster]')"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="with --backend dask: the address of a running Dask scheduler "
+                                                                       "[default: start a local cluster of --jobs workers]"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat and points by feature "
                                                              "(both rule sets with --against) as an SVG chart"),
 ) -> None:
-    """Play random legal games and summarise: scores, points by feature, wins by seat, length, discards.
+    """Play games and summarise with 95% confidence intervals: scores, wins and ties by seat, points by feature, length.
 
-    With --against, the same seeds are played under both rule sets and the two
-    summaries are shown side by side with the change: what a house rule does.
+    With --against, the same seeds are played under both rule sets and each
+    difference is shown with its interval and whether it is significant
+    (paired t-test, Benjamini-Hochberg across the measures; see docs/simulate.md).
     """
+    import time
+
+    from compiler.agents import AgentSpecError, parse_agents
+    from compiler.runtime.errors import RuleFailure
+    from compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
+
+    if backend not in ("processes", "dask"):
+        err.print(f"tessera simulate: --backend {backend!r}: use processes or dask", markup=False)
+        raise typer.Exit(2)
+    if scheduler and backend != "dask":
+        err.print("tessera simulate: --scheduler goes with --backend dask", markup=False)
+        raise typer.Exit(2)
+    try:
+        seat_agents = parse_agents(agents, players)
+    except AgentSpecError as exc:
+        err.print(f"tessera simulate: --agents: {exc}", markup=False)
+        raise typer.Exit(2)
     specs = _split(rules)
+    loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
+    if against:
+        loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
+    tasks, engines = [t for t, _ in loaded], [e for _, e in loaded]
+    jobs = jobs or (default_jobs() if games >= 20 else 1)  # a few games: not worth starting processes
+    import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
+
     show = not as_json and sys.stderr.isatty()
-    summ = _simulate(specs, games, players, seed, record, show, as_json)
-    other = None
-    if against and not summ.interrupted:
-        base_specs = _split(against)
-        other = _simulate(base_specs, summ.games, players, seed, None, show, as_json)
-        if other.interrupted:  # compare the seeds both finished
-            other = None
-    stop = INTERRUPTED if summ.interrupted or (against and other is None) else 0
-    if stop:
-        err.print(f"tessera simulate: interrupted; the summary covers the {summ.games} game"
-                  f"{'s' if summ.games != 1 else ''} finished{' (records of them are complete)' if record else ''}",
-                  markup=False)
-    if plot is not None:
+    t0 = time.perf_counter()
+    try:
+        if show:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                          console=err, transient=True) as prog:
+                bar = prog.add_task(f"simulating {' and '.join('+'.join(t['rules']) for t in tasks)} on {jobs} "
+                                    f"{'Dask ' if backend == 'dask' else ''}worker{'s' if jobs > 1 else ''}",
+                                    total=games * len(tasks))
+                res = run_games(tasks, games, jobs, backend, scheduler, lambda k: prog.update(bar, completed=k),
+                                engines)
+        else:
+            res = run_games(tasks, games, jobs, backend, scheduler, engines=engines)
+    except RuntimeError as exc:
+        err.print(printable(f"tessera simulate: {exc}"), markup=False)
+        raise typer.Exit(2)
+    except RuleFailure as failure:
+        _rule_failed(failure, as_json)
+    seconds = time.perf_counter() - t0
+    summs = [Summary(t["rules"], players, seed, seat_agents, [r for r in rows if r is not None])
+             for t, rows in zip(tasks, res.rows)]
+    if len(summs) == 2:  # a comparison uses the games finished under both rule sets
+        both = {r["game"] for r in summs[0].rows} & {r["game"] for r in summs[1].rows}
+        for s_ in summs:
+            s_.rows = [r for r in s_.rows if r["game"] in both]
+    if res.interrupted:
+        err.print(f"tessera simulate: interrupted; the summary is of the {summs[0].games} of {games} games finished"
+                  f"{' under both rule sets' if len(summs) == 2 else ''}", markup=False)
+    if csv_path is not None:
+        write_csv(csv_path, summs)
+    if plot is not None and summs[0].games:
         from pictures import write_atomically
         from pictures.plot import plot_summaries
 
-        write_atomically(plot, plot_summaries(summ, other))
+        write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None))
         err.print(f"wrote {plot}", markup=False)
     if as_json:
-        doc = summ.to_dict() if other is None else {"rules": summ.to_dict(), "against": other.to_dict()}
+        if len(summs) == 1:
+            doc = summs[0].to_dict()
+        else:
+            doc = {"rules": summs[0].to_dict(), "against": summs[1].to_dict(), "differences": compare(summs[0], summs[1])}
         sys.stdout.write(json.dumps(doc, sort_keys=True) + "\n")
-        raise typer.Exit(stop)
-    if other is not None:
-        _print_comparison(other, summ)
-        raise typer.Exit(stop)
-    games = summ.games
+    elif summs[0].games == 0:
+        out.print("no game finished", markup=False)
+    elif len(summs) == 2:
+        _print_comparison(summs[1], summs[0], compare(summs[0], summs[1]), seconds)
+    else:
+        _print_summary(summs[0], seconds)
+    if res.interrupted:
+        raise typer.Exit(130)
+
+
+def _label(specs: list[str]) -> str:
+    """A rule set as a column heading: `big_cities` for rules/variants/big_cities.tess."""
+    return "+".join(Path(x).stem if x.endswith(".tess") else x for x in specs)
+
+
+def _ci(m: dict, fmt: str = "{:.2f}") -> str:
+    if m["mean"] is None:
+        return "-"
+    if m["low"] is None:
+        return fmt.format(m["mean"])
+    return f"{fmt.format(m['mean'])} [{fmt.format(m['low'])}, {fmt.format(m['high'])}]"
+
+
+def _rate(m: dict) -> str:
+    if m["rate"] is None:
+        return "-"
+    return f"{m['rate']:.1%} [{m['low']:.1%}, {m['high']:.1%}]"
+
+
+def _print_summary(summ, seconds: float) -> None:
     from rich.table import Table
 
-    d = summ.to_dict()
-    out.print(printable(f"{games} games, {players} players, rules {'+'.join(specs)}, seed {seed} "
-                        f"({summ.seconds:.2f} s, {games / max(summ.seconds, 1e-9):.0f} games/s)"), markup=False)
+    d = summ.to_dict(per_game=False)
+    n = summ.games
+    out.print(printable(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
+                        f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets"),
+              markup=False)
     t = Table(title="by seat")
-    t.add_column("seat")
-    t.add_column("mean score", justify="right")
-    t.add_column("win rate", justify="right")
-    for p in range(players):
-        t.add_row(str(p + 1), f"{summ.mean_score[p]:.2f}", f"{summ.win_rate[p]:.1%}")
+    for col, just in (("seat", "left"), ("player", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
+                      ("ties (top shared)", "right")):
+        t.add_column(col, justify=just)
+    for s in d["by_seat"]:
+        t.add_row(str(s["seat"]), s["agent"], _ci(s["score"]), _rate(s["wins"]), _rate(s["ties"]))
     out.print(t)
     k = Table(title="mean points per game by feature")
     k.add_column("feature")
     k.add_column("points", justify="right")
-    for name, v in d["mean_points_by_feature"].items():
-        k.add_row(name, f"{v:.2f}")
+    for name, v in d["points_by_feature"].items():
+        k.add_row(name, _ci(v))
     out.print(k)
-    out.print(f"mean game length: {summ.mean_turns:.1f} turns; mean discards: {summ.mean_discards:.2f}; "
-              f"highest score: {summ.max_score}", markup=False)
-    raise typer.Exit(stop)
+    out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; discards: {_ci(d['discards'])}; "
+              f"highest score: {d['max_score']}", markup=False)
 
 
-def _print_comparison(a, b) -> None:
-    """Two summaries of the same seeds side by side: `a` the reference, `b` the rules under study."""
+def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:
+    """The same seeds under two rule sets: `ref` the reference, `ours` the rules under study."""
     from rich.table import Table
 
-    out.print(f"{a.games} games, {a.players} players, seeds {a.seed}..{a.seed + a.games - 1}: "
-              f"{'+'.join(b.rules)} against {'+'.join(a.rules)}", markup=False)
+    out.print(f"{ours.games} games, {ours.players} players ({', '.join(ours.agents)}), run seed {ours.seed}: "
+              f"{'+'.join(ours.rules)} against {'+'.join(ref.rules)} on the same seeds ({seconds:.1f} s)", markup=False)
     t = Table()
     t.add_column("measure")
-    t.add_column("+".join(a.rules), justify="right")
-    t.add_column("+".join(b.rules), justify="right")
-    t.add_column("change", justify="right")
+    t.add_column(_label(ref.rules), justify="right")
+    t.add_column(_label(ours.rules), justify="right")
+    t.add_column("change [95% CI]", justify="right")
+    t.add_column("p (adj.)", justify="right")
+    t.add_column("significant")
 
-    def row(name: str, x: float, y: float, pct: bool = False) -> None:
-        fmt = (lambda v: f"{v:.1%}") if pct else (lambda v: f"{v:.2f}")
-        d = y - x
-        t.add_row(name, fmt(x), fmt(y), ("+" if d > 0 else "") + (f"{d * 100:.1f} pt" if pct else f"{d:.2f}"))
+    def num(v: float, unit: str) -> str:
+        return f"{v:.1%}" if unit == "rate" else f"{v:.2f}"
 
-    row("mean score (all seats)", sum(a.mean_score) / a.players, sum(b.mean_score) / b.players)
-    for p in range(a.players):
-        row(f"win rate, seat {p + 1}", a.win_rate[p], b.win_rate[p], pct=True)
-    for kind in sorted(set(a.points_by_kind) | set(b.points_by_kind)):
-        row(f"points from {kind}", a.points_by_kind.get(kind, 0.0), b.points_by_kind.get(kind, 0.0))
-    row("game length (turns)", a.mean_turns, b.mean_turns)
-    row("discards", a.mean_discards, b.mean_discards)
-    row("highest score", a.max_score, b.max_score)
+    def change(r: dict) -> str:
+        unit = r["unit"]
+        f = (lambda v: f"{v * 100:+.1f} pt") if unit == "rate" else (lambda v: f"{v:+.2f}")
+        if r["low"] is None:
+            return f(r["diff"])
+        return f"{f(r['diff'])} [{f(r['low'])}, {f(r['high'])}]"
+
+    for r in diffs:
+        q = r["p_adjusted"]
+        t.add_row(r["measure"], num(r["ref"], r["unit"]), num(r["ours"], r["unit"]), change(r),
+                  "-" if q is None else "<0.0001" if q < 1e-4 else f"{q:.3g}", "yes" if r["significant"] else "no")
     out.print(t)
+    sig = [r["measure"] for r in diffs if r["significant"]]
+    out.print(("significant at the 5% level: " + "; ".join(sig)) if sig else
+              "no difference is significant at the 5% level", markup=False)
+    out.print("paired by seed: paired t-test per measure, p-values adjusted by Benjamini-Hochberg "
+              "(docs/simulate.md)", markup=False)

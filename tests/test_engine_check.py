@@ -65,3 +65,53 @@ def test_a_wrong_open_count_is_caught():
     g.open[roads[0]["root"]] += 1
     problems = compare(rs, g, compile_complete_rules(rs))
     assert any("open edges" in p for p in problems), problems
+
+
+def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
+    """`verify --engine` compares after each move that completes a feature or scores, at the end, and one
+    move in SAMPLE otherwise; the rebuild graph it grows move by move is the one built from scratch."""
+    import verifier.engine_check as ec
+
+    rs = _rs(["base", "abbot"])
+    seen = []
+    real = ec.compare
+
+    def spy(rs_, g, rules, bg=None):
+        scratch = ec.BoardGraph(rs_, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
+        assert sorted(bg.components(), key=sorted) == sorted(scratch.components(), key=sorted)
+        seen.append((g.seed, len(g.history)))
+        return real(rs_, g, rules, bg)
+
+    monkeypatch.setattr(ec, "compare", spy)
+    mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)
+    assert mismatches == [] and checked == len(seen)
+    from compiler.runtime.game import random_moves
+
+    eng = load_engine(rs)
+    for gseed in (40, 41):  # the same games again: which moves completed something
+        due = set()
+        mark = []
+
+        def before(g, a):
+            mark[:] = [sum(g.completed_count), len(g.events)]
+
+        def after(g):
+            if sum(g.completed_count) != mark[0] or any(e["kind"] in ("score", "award") for e in g.events[mark[1]:]):
+                due.add(len(g.history))
+            return False
+
+        g = random_moves(eng.new_game(2, gseed), gseed, before=before, after=after)
+        due.add(len(g.history))  # the end
+        mine = {t for s, t in seen if s == gseed}
+        assert due <= mine
+        assert mine == due | {t for t in range(1, len(g.history) + 1) if t % ec.SAMPLE == 0}  # and one in SAMPLE
+
+
+def test_parallel_check_plays_the_same_games_as_one_process():
+    """`verify --engine` splits the seeds over processes; the positions checked are those of one process."""
+    from verifier.engine_check import SAMPLE, check_engine_parallel
+
+    rs = _rs(["base"])
+    one = check_engine(rs, 40, 2, 0, sample=SAMPLE)
+    two = check_engine_parallel(rs, 40, 2, jobs=2)
+    assert one == two and one[0] == []

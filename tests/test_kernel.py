@@ -113,13 +113,13 @@ def _engine_whose_rule_crashes():
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
-    from compiler.simulate import simulate
+    from compiler.simulate import game_seed, simulate
 
     want = f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}"
     with pytest.raises(RuleFailure) as exc:
         simulate(_engine_whose_rule_crashes(), 3, 2, 0, ["base"])
     assert exc.value.location == want
-    assert str(exc.value).startswith(f"{want}: error: this rule failed in game seed 0")
+    assert str(exc.value).startswith(f"{want}: error: this rule failed in game 0 (seed {game_seed(0, 0)})")
     assert "ZeroDivisionError: forced by the test" in str(exc.value)
 
 

@@ -1,12 +1,19 @@
 """Engine check: the compiled engine's incremental features against a from-scratch networkx rebuild.
 
-After every move of N random games, the board's features are recomputed
-independently of the engine -- connected components of a graph whose nodes are
-(cell, place) pairs, joined inside a tile by the rule file's feature
-definitions and across tiles by matched edges -- and compared with what the
-engine's union-find holds: the same features, the same tiles in each, the same
-figures, the same completion status, the same open edges, the same field-city
-borders.  A mismatch names the game's seed, the turn and the feature.
+In N random games, the board's features are recomputed independently of the
+engine -- connected components of a graph whose nodes are (cell, place)
+pairs, joined inside a tile by the rule file's feature definitions and across
+tiles by matched edges; the graph grows by one tile per move, never read from
+the engine's union-find -- and compared with what the engine's union-find
+holds: the same features, the same tiles in each, the same figures, the same
+completion status, the same open edges, the same field-city borders.  A
+mismatch names the game's seed, the turn and the feature.
+
+When: after every move that completes a feature or scores, at the end of every
+game, and after one move in SAMPLE of the others (`tessera verify --engine`;
+`check_engine(..., sample=1)` compares after every move).  A wrong merge, a
+missed completion or a lost figure stays wrong until the end of the game, so
+the end's comparison catches it even when it happened between two checks.
 """
 from __future__ import annotations
 
@@ -43,27 +50,37 @@ def _meets(cell, place):
 
 
 class BoardGraph:
-    """Owns the from-scratch feature graph of one board position."""
+    """Owns the from-scratch feature graph of one board position.
+
+    Built from the rule file's tiles alone (never from the engine's union-find);
+    `add` puts one more tile on it, so a game's graph grows move by move instead
+    of being rebuilt after every move."""
 
     def __init__(self, rs: RuleSet, board: dict):
         self.rs = rs
         self.g = nx.Graph()
         self.local: dict[tuple, tuple] = {}  # (cell, place) -> (cell, tile type, feature index)
-        tiles = {i: t for i, t in enumerate(rs.tiles)}
+        self.board: dict = {}
         for cell, (tid, rot) in board.items():
-            tt = tiles[tid]
-            for f in tt.features:
-                nodes = [(cell, rotate(p, rot)) for p in f.places]
-                for n in nodes:
-                    self.g.add_node(n, kind=f.kind)
-                    self.local[n] = (cell, tid, f.index, rot)
-                for a, b in zip(nodes, nodes[1:]):
-                    self.g.add_edge(a, b)
-        for n in list(self.g.nodes):
+            self.add(cell, tid, rot)
+
+    def add(self, cell, tid: int, rot: int) -> None:
+        """One more tile on the board: its features' nodes, joined inside it and to its neighbours."""
+        tt = self.rs.tiles[tid]
+        self.board[cell] = (tid, rot)
+        new = []
+        for f in tt.features:
+            nodes = [(cell, rotate(p, rot)) for p in f.places]
+            for n in nodes:
+                self.g.add_node(n, kind=f.kind)
+                self.local[n] = (cell, tid, f.index, rot)
+            for a, b in zip(nodes, nodes[1:]):
+                self.g.add_edge(a, b)
+            new.extend(nodes)
+        for n in new:
             m = _meets(*n)
             if m is not None and m in self.g:
                 self.g.add_edge(n, m)
-        self.board = board
 
     def components(self) -> list[frozenset]:
         return [frozenset(c) for c in nx.connected_components(self.g)]
@@ -92,8 +109,24 @@ class BoardGraph:
         return frozenset(out)
 
 
-def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1) -> tuple[list[Mismatch], int]:
-    """Play `games` random games; compare after every `every` moves. Returns (mismatches, positions checked)."""
+SAMPLE = 8  # between the moments that matter, one move in SAMPLE is checked
+
+
+def _sync(bg: BoardGraph, g) -> None:
+    """Put on the rebuild graph the tiles the engine placed since the last call."""
+    for cell, (o, _) in g.board.items():
+        if cell not in bg.board:
+            bg.add(cell, o.tile.index, o.rot)
+
+
+def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
+                 sample: int = 1) -> tuple[list[Mismatch], int]:
+    """Play `games` random games and compare the engine with the rebuild. Returns (mismatches, positions checked).
+
+    The comparison is made after every move that completes a feature or scores
+    (the engine's completion count or its events moved), at the end of each game,
+    and, between those, after one move in `sample` (`sample=1`: after every move;
+    `every` > 1 checks one move in `every` and the end only)."""
     from compiler.build import load_engine
 
     eng = load_engine(rs)
@@ -106,20 +139,32 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     for gi in range(games):
         gseed = seed + gi
         turn = 0
+        bg = BoardGraph(rs, {})
+        mark = [0, 0]  # completions and events before the move
+
+        def before(g, a) -> None:
+            mark[0], mark[1] = sum(g.completed_count), len(g.events)
 
         def after(g) -> bool:
-            """Compare after every `every` moves; a mismatch ends the game."""
+            """Compare at the moments that matter and a sample of the rest; a mismatch ends the game."""
             nonlocal turn, checked
             turn += 1
-            if turn % every == 0 or g.ended:
-                found = compare(rs, g, complete_rules)
+            if every > 1:
+                due = turn % every == 0
+            else:
+                moved = sum(g.completed_count) != mark[0] or any(
+                    e["kind"] in ("score", "award") for e in g.events[mark[1]:])
+                due = moved or turn % sample == 0
+            if due or g.ended:
+                _sync(bg, g)
+                found = compare(rs, g, complete_rules, bg)
                 checked += 1
                 mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
                 return bool(found)
             return False
 
         try:
-            random_moves(eng.new_game(players, gseed), gseed, after=after)
+            random_moves(eng.new_game(players, gseed), gseed, before=before, after=after)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
         if len(mismatches) >= 5:
@@ -127,9 +172,11 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     return mismatches, checked
 
 
-def compare(rs: RuleSet, g, complete_rules) -> list[str]:
-    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
-    bg = BoardGraph(rs, board)
+def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> list[str]:
+    """Every feature of the engine against the rebuild (`bg`: the rebuild graph of this very board, kept up to date
+    by the caller; built from scratch when not given)."""
+    if bg is None:
+        bg = BoardGraph(rs, {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()})
     comps = bg.components()
     index = {n: i for i, c in enumerate(comps) for n in c}
     engine = g.features()
@@ -138,7 +185,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
     root_places = {f["root"]: f["places"] for f in engine}
     for i, comp in enumerate(comps):
         kind = bg.g.nodes[next(iter(comp))]["kind"]
-        where = _describe(comp, kind)
+        where = _Where(comp, kind)
         f = by_places.get(comp)
         if f is None:
             problems.append(f"{where}: the engine does not hold this feature as one piece")
@@ -169,7 +216,7 @@ def compare(rs: RuleSet, g, complete_rules) -> list[str]:
             problems.append(f"{where}: engine borders {len(engine_borders)} features, rebuild {len(want_borders)}")
     if len(engine) != len(comps):
         problems.append(f"engine holds {len(engine)} features, rebuild finds {len(comps)}")
-    problems.extend(_corner_problems(rs, g, board, comps, index, root_places))
+    problems.extend(_corner_problems(rs, g, bg.board, comps, index, root_places))
     # figures are conserved: supply + board == the rules' count, per player and figure
     on_board: dict[tuple, int] = {}
     for f in engine:
@@ -239,6 +286,16 @@ def _shields(rs: RuleSet, bg: BoardGraph, comp) -> int:
     return sum(rs.tiles[tid].features[fi].shields for _, tid, fi in parts)
 
 
+class _Where:
+    """A feature's description, worked out only if a problem is reported."""
+
+    def __init__(self, comp, kind):
+        self.comp, self.kind = comp, kind
+
+    def __format__(self, spec) -> str:
+        return _describe(self.comp, self.kind)
+
+
 def _describe(comp, kind) -> str:
     cells = sorted({c for c, _ in comp})
     head = ", ".join(f"[{x},{y}]" for x, y in cells[:3]) + (" …" if len(cells) > 3 else "")
@@ -252,6 +309,31 @@ ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
 ENGINE_PLAYERS = 2
 
 
+def check_engine_parallel(rs: RuleSet, games: int, players: int = 2, jobs: int | None = None,
+                          sample: int = SAMPLE) -> tuple[list[Mismatch], int]:
+    """`check_engine` over seeds 0..games-1 split into one contiguous range per process (all cores by
+    default); the same games and the same answer as one process, the first mismatches in seed order."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = jobs or len(os.sched_getaffinity(0))
+    jobs = max(1, min(jobs, games // 20))  # a process is worth starting for 20 games or more
+    if jobs == 1:
+        return check_engine(rs, games, players, 0, sample=sample)
+    bounds = [games * k // jobs for k in range(jobs + 1)]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as ex:
+        parts = list(ex.map(_check_range, [(rs, bounds[k + 1] - bounds[k], players, bounds[k], sample)
+                                           for k in range(jobs)]))
+    mismatches = [m for ms, _ in parts for m in ms][:5]
+    return mismatches, sum(c for _, c in parts)
+
+
+def _check_range(args):
+    rs, games, players, seed, sample = args
+    return check_engine(rs, games, players, seed, sample=sample)
+
+
 def _engine_clauses(rs: RuleSet) -> list[str]:
     corner = [c.clause for n in rs.corner_figures() for c in (rs.figures[n].on_cites or rs.figures[n].cites)[:1]]
     return ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2", *corner]
@@ -259,11 +341,12 @@ def _engine_clauses(rs: RuleSet) -> list[str]:
 
 @register("engine-features", _engine_clauses, applies=lambda rs: ENGINE_GAMES > 0)
 def engine_features(rs: RuleSet):
-    """The compiled engine's features match a from-scratch networkx rebuild after every move."""
+    """The compiled engine's features match an independent networkx rebuild (at every completion and scoring,
+    the end of each game, one move in SAMPLE otherwise), the games split over all cores."""
     from compiler.runtime.errors import RuleFailure
 
     try:
-        mismatches, checked = check_engine(rs, ENGINE_GAMES, ENGINE_PLAYERS, seed=0)
+        mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE)
     except RuleFailure as failure:
         return [failure.describe()]
     return [str(m) for m in mismatches]

@@ -35,6 +35,15 @@ class Bag:
                 self.drawn = d.pop()
                 return
 
+    def shuffle_bag(self, rng):
+        """Reorder the tiles still in the bag with `rng` (a tile set aside to be drawn last stays
+        last; the drawn tile is not touched): one of the orders a player who cannot see the bag
+        must reckon with.  Search players determinize a clone with it before looking ahead."""
+        for d, last in zip(self.decks, self.R.DECK_LAST):
+            body = [t for t in d if t not in last]
+            rng.shuffle(body)
+            d[:] = [t for t in d if t in last] + body  # drawn from the end
+
     def tiles_left(self):
         return sum(len(d) for d in self.decks) + (1 if self.drawn is not None else 0)
 

@@ -22,11 +22,11 @@ class Board:
         self.parent = []
         self.seg_kind = []
         self.seg_cell = []
-        self.cells = []  # root -> set of cells
+        self.cells = []  # root -> set of cells (never changed in place: a merge makes a new set, so clones share them)
         self.shields = []
         self.open = []
-        self.figs = []  # root -> list of (player, figure, seg)
-        self.borders = []  # root -> list of bordered segs
+        self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
+        self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
         self.completed_count = [0] * nkinds
 
@@ -46,7 +46,7 @@ class Board:
         if len(self.cells[ra]) < len(self.cells[rb]):
             ra, rb = rb, ra
         self.parent[rb] = ra
-        self.cells[ra] |= self.cells[rb]
+        self.cells[ra] = self.cells[ra] | self.cells[rb]  # a new set: clones share the old ones
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
         if self.figs[rb]:

@@ -25,6 +25,9 @@ class RuleFailure(Exception):
         self.context = context
         super().__init__(self.describe())
 
+    def __reduce__(self):  # travels back from a worker process whole (simulate --jobs)
+        return (RuleFailure, (self.location, self.cause, self.context))
+
     def describe(self):
         what = f"{type(self.cause).__name__}: {self.cause}" if str(self.cause) else type(self.cause).__name__
         return f"{self.location}: error: this rule failed{' ' + self.context if self.context else ''}: {what}"

@@ -21,6 +21,11 @@ from .records import Records
 from .scoring import Scoring
 
 
+# the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
+_CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
+                "events", "history", "cells", "figs", "borders")
+
+
 class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
@@ -47,6 +52,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
         self.ended = False
         self.drawn = None
         self.discards = 0
+        self._listed = None  # (turn, tile, actions) of the last legal_actions
         st = self._init_bag(start)
         if st is not None:
             tid, x, y, rot = st
@@ -106,20 +112,27 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
                     for rc in recalls:
                         append((cell, rot, rc))
         if not acts and R.DISCARD:
-            return [("discard",)]
-        return acts
+            acts = [("discard",)]
+        self._listed = (self.turn, tid, acts)  # apply_action need not check these again
+        return list(acts)
 
     def orientation(self, rot, tid=None):
         """Tile type `tid` (default: the drawn tile) turned by `rot` degrees."""
         return self.R.ORIENT[self.drawn if tid is None else tid][rot // 90 % 4]
 
     # ------------------------------------------------------------ applying
+    def _was_listed(self, action):
+        """Whether `action` is one that legal_actions listed for this very state (same turn, same tile)."""
+        listed = self._listed
+        return listed is not None and listed[0] == self.turn and listed[1] == self.drawn and action in listed[2]
+
     def apply_action(self, action):
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
+        checked = self._was_listed(action)
         if action[0] == "discard":
-            if self.placements(self.drawn):
+            if not checked and self.placements(self.drawn):
                 raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
             self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
             self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn].name,
@@ -132,10 +145,10 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
             return
         cell, rot, fig = action
         o = R.ORIENT[self.drawn][rot // 90]
-        why = self.why_not_placed(o, cell)
+        why = None if checked else self.why_not_placed(o, cell)
         if why is not None:
             raise IllegalAction(*why)
-        if fig is not None:
+        if fig is not None and not checked:
             if fig[0] == "recall":
                 if fig not in self.recall_options():
                     raise IllegalAction("no own figure of that kind stands there to recall",
@@ -172,24 +185,22 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records):
 
     # ------------------------------------------------------------ views
     def clone(self):
+        """An independent copy.  Cheap: what is never changed in place (cells, figures and borders
+        of a feature, frontier patterns, board entries, the listed actions) is shared; the bag's
+        random generator is only used while the game is set up, so it is shared too."""
         g = Game.__new__(Game)
-        g.__dict__.update(self.__dict__)
-        g.rng = random.Random()
-        g.rng.setstate(self.rng.getstate())
-        for k in ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
-                  "events", "history"):
-            setattr(g, k, list(getattr(self, k)))
-        g.supply = [list(s) for s in self.supply]
-        g.board = dict(self.board)
-        g.frontier = dict(self.frontier)
-        g.cells = [set(c) if c is not None else None for c in self.cells]
-        g.figs = [list(f) if f is not None else None for f in self.figs]
-        g.recallable = dict(self.recallable)
-        g.corner_at = dict(self.corner_at)
-        g.joins = []
-        g._ready = (None, {})
-        g.borders = [list(b) for b in self.borders]
-        g.decks = [list(d) for d in self.decks]
+        d = g.__dict__
+        d.update(self.__dict__)
+        for k in _CLONE_LISTS:
+            d[k] = d[k][:]
+        d["supply"] = [s[:] for s in self.supply]
+        d["board"] = self.board.copy()
+        d["frontier"] = self.frontier.copy()
+        d["recallable"] = self.recallable.copy()
+        d["corner_at"] = self.corner_at.copy()
+        d["joins"] = []
+        d["_ready"] = (None, {})
+        d["decks"] = [x[:] for x in self.decks]
         return g
 
 

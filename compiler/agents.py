@@ -1,0 +1,241 @@
+"""Players for simulated games: `random`, `greedy` and `mcts:N`.
+
+Every agent is written against the engine's public game API only --
+`legal_actions()`, `apply_action(a)`, `clone()`, `current_player()`,
+`is_terminal()`, `returns()`, `finish()` and `shuffle_bag(rng)` -- so it plays
+any compiled rule set, expansions and house rules included, and works the same
+with an engine package written by `tessera compile` (see docs/engine.md).
+
+An agent is an object with a `name` and `choose(game, actions) -> action`,
+where `actions` is `game.legal_actions()` (never empty) and the game is not
+changed by the call.  `make_agent(spec, seed)` builds one from its command-line
+name; every random choice an agent makes comes from that seed, so a game is
+the same on every run and in every process.
+
+    random   a uniformly random legal action (the default)
+    greedy   the action with the best immediate change of its own score minus
+             the best opponent's change; ties: an action that puts a figure on
+             the board first (a figure standing on a feature is points to
+             come), then the engine's order of legal actions
+    mcts:N   Monte Carlo tree search with N playouts per move (information-set
+             MCTS over determinizations: each playout first reorders the
+             unseen tiles of the bag at random, since a player cannot see
+             them; selection by UCB1 with availability counts; random
+             playouts to the end; reward: the player's share of all points)
+"""
+from __future__ import annotations
+
+import math
+import random
+
+NAMES = ("random", "greedy", "mcts")
+MCTS_MAX_PLAYOUTS = 100_000
+
+
+class AgentSpecError(ValueError):
+    """A player name on the command line that is not an agent."""
+
+
+def parse_spec(spec: str) -> tuple[str, int]:
+    """`random`, `greedy`, `mcts:200` -> (name, budget); budget 0 where there is none."""
+    name, _, arg = spec.strip().partition(":")
+    if name not in NAMES:
+        raise AgentSpecError(f"unknown player {spec!r}: use {', '.join(n if n != 'mcts' else 'mcts:N' for n in NAMES)}")
+    if name != "mcts":
+        if arg:
+            raise AgentSpecError(f"player {name!r} takes no budget (got {spec!r})")
+        return name, 0
+    if not arg.isdigit() or not 1 <= int(arg) <= MCTS_MAX_PLAYOUTS:
+        raise AgentSpecError(f"mcts needs a number of playouts per move from 1 to {MCTS_MAX_PLAYOUTS}, as in mcts:200 (got {spec!r})")
+    return name, int(arg)
+
+
+def parse_agents(text: str | None, players: int) -> list[str]:
+    """`--agents greedy,random` -> one canonical spec per seat.  One name plays every seat."""
+    if not text:
+        return ["random"] * players
+    specs = [s.strip() for s in text.split(",")]
+    for s in specs:
+        parse_spec(s)
+    if len(specs) == 1:
+        return specs * players
+    if len(specs) != players:
+        raise AgentSpecError(f"{len(specs)} players named in --agents for {players} seats: name one per seat, or one for all")
+    return specs
+
+
+def make_agent(spec: str, seed: int):
+    name, budget = parse_spec(spec)
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "greedy":
+        return GreedyAgent()
+    return MCTSAgent(seed, budget)
+
+
+class RandomAgent:
+    name = "random"
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def choose(self, game, actions):
+        return actions[self.rng.randrange(len(actions))]
+
+
+def _places_figure(action) -> bool:
+    return len(action) == 3 and action[2] is not None and action[2][0] != "recall"
+
+
+def _same_placements(game):
+    """For the drawn tile: rotation -> (the first rotation that lays the same features on the same places,
+    local feature index -> that rotation's index).  A symmetric tile lists the same placement once per such
+    rotation; its outcomes are the same, so one trial serves them all."""
+    canon = {}
+    firsts = []
+    for rot in (0, 90, 180, 270):
+        o = game.orientation(rot)
+        layout = {(k, frozenset(ps)): i for i, (k, ps) in enumerate(zip(o.kinds, o.places))}
+        for first_rot, first in firsts:
+            if first.keys() == layout.keys():
+                canon[rot] = (first_rot, [first[key] for key in layout])
+                break
+        else:
+            firsts.append((rot, layout))
+            canon[rot] = (rot, list(range(len(layout))))
+    return canon
+
+
+class GreedyAgent:
+    """The best immediate change of own score minus the best opponent's change.
+
+    Each action is tried on a clone of the game, with two shortcuts that never
+    change the choice.  A figure placed on a feature changes the score on this
+    move only if some feature completes (or the game ends) on it, so once a tile
+    placement without a figure has been tried and completed nothing
+    (`completed_count`, the rules language's `completed(KIND)`, did not move),
+    its figure variants are known to score the same.  And a symmetric tile's
+    rotations that lay the same features on the same places are tried once."""
+
+    name = "greedy"
+
+    def choose(self, game, actions):
+        if len(actions) == 1:
+            return actions[0]
+        me = game.current_player()
+        before = game.returns()
+        completed = sum(game.completed_count)
+        others = [p for p in range(len(before)) if p != me]
+        same = _same_placements(game) if len(actions[0]) == 3 else {}
+        quiet = {}  # (cell, rotation) -> gain of the placement without a figure, when nothing completes
+        tried = {}  # the same placement (cell, first rotation, figure) -> gain
+        best, best_key = actions[0], None
+        for a in actions:
+            fig = _places_figure(a)
+            key = None
+            if len(a) == 3:
+                rot, fmap = same[a[1]]
+                f = a[2]
+                key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
+            gain = tried.get(key) if key is not None else None
+            if gain is None and fig:
+                gain = quiet.get((a[0], key[1]))
+            if gain is None:
+                g = game.clone()
+                g.apply_action(a)
+                after = g.returns()
+                gain = after[me] - before[me]
+                if others:
+                    gain -= max(after[p] - before[p] for p in others)
+                if key is not None:
+                    tried[key] = gain
+                    if a[2] is None and sum(g.completed_count) == completed and not g.is_terminal():
+                        quiet[(a[0], key[1])] = gain
+            k = (gain, fig)
+            if best_key is None or k > best_key:  # strictly better: the first of equals wins
+                best, best_key = a, k
+        return best
+
+
+class _Node:
+    __slots__ = ("player", "children", "visits", "reward", "avail")
+
+    def __init__(self, player: int):
+        self.player = player  # who made the move that leads here
+        self.children: dict = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 0
+
+
+def _shares(scores: list[int]) -> list[float]:
+    total = sum(max(s, 0) for s in scores)
+    if total <= 0:
+        return [1 / len(scores)] * len(scores)
+    return [max(s, 0) / total for s in scores]
+
+
+class MCTSAgent:
+    """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012) with random playouts."""
+
+    C = 0.7  # exploration constant of UCB1 for rewards in [0, 1]
+
+    def __init__(self, seed: int, playouts: int):
+        self.rng = random.Random(seed)
+        self.playouts = playouts
+        self.name = f"mcts:{playouts}"
+
+    def choose(self, game, actions):
+        if len(actions) == 1:
+            return actions[0]
+        rng = self.rng
+        root = _Node(game.current_player())
+        for _ in range(self.playouts):
+            g = game.clone()
+            g.shuffle_bag(rng)  # determinize: one order of the tiles this player cannot see
+            node = root
+            path = []
+            acts = actions
+            while True:  # selection and expansion
+                if g.is_terminal():
+                    break
+                if acts is None:
+                    acts = g.legal_actions()
+                    if not acts:
+                        g.finish()
+                        break
+                player = g.current_player()
+                kids = node.children
+                untried = [a for a in acts if a not in kids]
+                for a in acts:
+                    k = kids.get(a)
+                    if k is not None:
+                        k.avail += 1
+                if untried:
+                    a = untried[rng.randrange(len(untried))]
+                    child = kids[a] = _Node(player)
+                    child.avail = 1
+                    g.apply_action(a)
+                    path.append(child)
+                    break
+                best, best_v = None, -1.0
+                for a in acts:
+                    k = kids[a]
+                    v = k.reward / k.visits + self.C * math.sqrt(math.log(k.avail) / k.visits)
+                    if v > best_v:
+                        best, best_v = a, v
+                g.apply_action(best)
+                node = kids[best]
+                path.append(node)
+                acts = None
+            while not g.is_terminal():  # random playout
+                acts = g.legal_actions()
+                if not acts:
+                    g.finish()
+                    break
+                g.apply_action(acts[rng.randrange(len(acts))])
+            shares = _shares(g.returns())
+            for n in path:
+                n.visits += 1
+                n.reward += shares[n.player]
+        return max(actions, key=lambda a: root.children[a].visits if a in root.children else -1)
