@@ -89,6 +89,8 @@ CASES = [
     (["check", "rules/deep_nesting.tess"], 1, "nested more than 100 levels deep"),
     (["check", "rules/control.tess"], 1, "extends base\\x1b[2J"),
     (["replay", "records/control_names.json"], 0, "scores: red\\x1b[2J 0, blue\\x07 0"),
+    (["view", "records/control_names.json", "-o", "out"], 0, "final scores red\\x1b[2J 0, blue\\x07 0"),
+    (["draw", "records/control_names.json", "-o", "out"], 0, "red\\x1b[2J 0, blue\\x07 0"),
 ]
 
 
