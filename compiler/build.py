@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import keyword
 import shutil
 import sys
 import types
@@ -38,24 +39,111 @@ def play_random(players=2, seed=0, names=None):
 '''
 
 
+MARKER = ".tessera-engine"  # in every package `tessera compile` writes; only such a folder is ever replaced
+MARKER_TEXT = "This folder was written by `tessera compile`; the next compile into it replaces it whole.\n"
+WRITTEN = {"__init__.py", "runtime", "rules.py", MARKER, "__pycache__"}  # what a compile leaves in it (and Python adds)
+
+
+class CompileTargetError(Exception):
+    """The engine cannot be written where asked; nothing was changed."""
+
+
+def _ours(pkg: Path) -> bool:
+    return pkg.is_dir() and not pkg.is_symlink() and (pkg / MARKER).is_file()
+
+
+def _foreign(pkg: Path) -> list[str]:
+    """Files in an engine folder that tessera did not write (a designer's notes, say)."""
+    return sorted(p.name for p in pkg.iterdir() if p.name not in WRITTEN)
+
+
+def _refuse_target(pkg: Path) -> None:
+    try:
+        _check_target(pkg)
+    except (FileNotFoundError, NotADirectoryError):  # a concurrent compile moved it away meanwhile: nothing there
+        pass
+
+
+def _check_target(pkg: Path) -> None:
+    if pkg.is_symlink():
+        raise CompileTargetError(f"{pkg} is a symbolic link; tessera writes its engine only into a folder of its own")
+    if pkg.exists() and not pkg.is_dir():
+        raise CompileTargetError(f"{pkg} is a file, not a folder; remove it or choose another --package or -o")
+    if pkg.is_dir() and not _ours(pkg) and any(pkg.iterdir()):
+        raise CompileTargetError(f"{pkg} exists and was not written by tessera compile (it has no {MARKER} file); "
+                                 f"it is left alone: choose another --package or -o, or remove it yourself")
+    if _ours(pkg) and _foreign(pkg):
+        raise CompileTargetError(f"{pkg} holds files tessera did not write ({', '.join(_foreign(pkg)[:5])}); "
+                                 f"it is left alone: move them out, or choose another --package or -o")
+
+
 def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
-    """Write an importable package `out/package` (runtime + generated rules)."""
-    if not package.isidentifier():
+    """Write an importable package `out/package` (runtime + generated rules).
+
+    The package is written into a fresh temporary folder beside it and renamed
+    into place, so a reader never sees half an engine and concurrent compiles
+    into one folder each succeed.  A folder of that name is replaced only when
+    tessera wrote it (it holds the MARKER file) or it is empty; anything else is
+    refused with CompileTargetError and nothing is changed or left behind.
+    """
+    import errno
+    import os
+    import tempfile
+
+    if not package.isidentifier() or keyword.iskeyword(package):
         raise ValueError(f"not a Python package name: {package!r}")
     compiled = generate(rs)
+    out = Path(out)
     pkg = out / package
-    tmp = out / f".{package}.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    high = rs.player_range()[1]
-    (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
-    _copy_runtime(tmp / "runtime")
-    (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
-    if pkg.exists():
-        shutil.rmtree(pkg)
-    tmp.rename(pkg)
-    return pkg
+    if out.exists() and not out.is_dir():
+        raise CompileTargetError(f"{out} is a file, not a folder")
+    _refuse_target(pkg)
+    made = [d for d in (out, *out.parents) if not d.exists()]  # folders this compile creates
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{package}.", suffix=".tmp", dir=out))
+    except OSError as exc:
+        _remove_empty(made)
+        raise CompileTargetError(f"cannot write into {out}: {exc.strerror or exc}") from None
+    done = False
+    try:
+        high = rs.player_range()[1]
+        (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
+        _copy_runtime(tmp / "runtime")
+        (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
+        (tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
+        for _ in range(100):  # another compile may be renaming into the same place meanwhile
+            try:
+                os.rename(tmp, pkg)  # atomic; succeeds when nothing (or an empty folder) is there
+                done = True
+                return pkg
+            except OSError as exc:
+                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+            _refuse_target(pkg)  # what is there now must still be ours
+            old = Path(tempfile.mkdtemp(prefix=f".{package}.", suffix=".old", dir=out))
+            try:
+                os.rename(pkg, old / package)  # move the previous engine aside, then delete it
+            except FileNotFoundError:  # a concurrent compile moved it first
+                pass
+            shutil.rmtree(old, ignore_errors=True)
+        raise CompileTargetError(f"{pkg} kept changing while tessera wrote it; try again")
+    except OSError as exc:
+        raise CompileTargetError(f"cannot write {pkg}: {exc.strerror or exc}") from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        if not done:
+            _remove_empty(made)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for d in folders:  # innermost first; only what is still empty
+        try:
+            d.rmdir()
+        except OSError:
+            break
 
 
 def _copy_runtime(dest: Path) -> None:

@@ -7,20 +7,16 @@ Record keys beyond the spec (documented in docs/records.md):
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsl.loader import load_rule_set
+from dsl.loader import is_module_name, load_rule_set
 from dsl.diagnostics import Diagnostic
 
-FORMAT = "tessera-game/1"
+from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
+
 CORNERS = ("NW", "NE", "SE", "SW")
-
-
-class RecordError(Exception):
-    """The record itself is malformed (not a rules violation): a usage error."""
 
 
 @dataclass
@@ -41,6 +37,10 @@ def engine_for(rules: list[str], search: list[str]):
         rs, diags, ws = load_rule_set(rules, search=search)
         if rs is None:
             raise RuleLoadError(diags, ws)
+        from dsl.limits import playable
+
+        if any(d.severity == "error" for d in playable(rs)):
+            raise RuleLoadError(diags + playable(rs), ws)
         _ENGINES[key] = load_engine(rs)
     return _ENGINES[key]
 
@@ -53,25 +53,32 @@ class RuleLoadError(Exception):
 
 
 def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str]]:
+    """The record's rules as load_rule_set takes them: a bare name is a (bundled) module; a
+    rule-file path is relative to the record's folder `base`, never to the working folder."""
     rules = record.get("rules", ["base"])
     if not isinstance(rules, list) or not rules or not all(isinstance(r, str) and r for r in rules):
         raise RecordError("`rules` must be a list of module names or rule-file paths")
     out = []
     search = []
     for r in rules:
-        if r.endswith(".tess") and base is not None and not Path(r).is_absolute() and not Path(r).exists():
-            cand = base / r
-            out.append(str(cand))
-        else:
+        if is_module_name(r):
             out.append(r)
+        elif r.endswith(".tess"):
+            p = Path(r)
+            out.append(str(p if p.is_absolute() or base is None else base / p))
+        else:
+            raise RecordError(f"`rules`: {r!r} is neither a module name nor a rule file (a path ending in .tess)")
     if base is not None:
         search.append(str(base))
     return out, search
 
 
 def replay(record: dict, base: Path | None = None) -> ReplayResult:
+    """Replay a record (validated against compiler.records.SCHEMA first); rule files it
+    names are found relative to `base`, the record's folder."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:
         raise RecordError(f"unknown record format {fmt!r} (expected {FORMAT!r})")
@@ -318,10 +325,3 @@ def answer_of(g) -> dict:
     return out
 
 
-def load_record(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None

@@ -156,8 +156,9 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
-        if record_dir is not None:
-            write_record(record_dir, i, task["rules"], [g.names[p] for p in range(players)], gseed, rec)
+        if record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
+            write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
+                         gseed, rec)
     return rows
 
 
@@ -165,7 +166,9 @@ def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], g
     """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
     record_dir.mkdir(parents=True, exist_ok=True)
     doc = {"format": "tessera-game/1", "rules": rules, "players": names, "seed": gseed, "turns": turns, "end": "final"}
-    (record_dir / f"game-{i:06d}.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    from .records import write_record as write_whole
+
+    write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
 
 
 def _quiet_worker() -> None:
@@ -271,11 +274,11 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
 
 
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
-             agents: list[str] | None = None) -> Summary:
+             agents: list[str] | None = None, record_rules: list[str] | None = None) -> Summary:
     """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`."""
     agents = agents or ["random"] * players
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
-            "record": str(record_dir) if record_dir is not None else None}
+            "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules}
     return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng))
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ast import Span
+from .untrusted import FileReadError, MAX_RULE_FILE, clip_line, printable
 
 
 @dataclass(frozen=True)
@@ -28,14 +29,16 @@ class SourceCache:
         self._text: dict[str, list[str]] = {}
 
     def add(self, name: str, text: str) -> None:
-        self._text[name] = text.splitlines()
+        self._text[name] = _lines(text)
 
     def line(self, name: str, line: int) -> str | None:
         lines = self._text.get(name)
         if lines is None:
             try:
-                lines = Path(name).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
+                from .untrusted import read_bytes
+
+                lines = _lines(read_bytes(Path(name), MAX_RULE_FILE).decode("utf-8-sig", errors="replace"))
+            except FileReadError:
                 return None
             self._text[name] = lines
         if 1 <= line <= len(lines):
@@ -43,17 +46,32 @@ class SourceCache:
         return None
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as the parser counts them: split at `\n` only (a form feed or U+2028 in a
+    comment is not a line break for Lark, so it must not be one for the quoted line)."""
+    return [ln.removesuffix("\r") for ln in text.split("\n")]
+
+
+MAX_MESSAGE = 400  # characters of a message printed (a 80 KB token is quoted by its start)
+
+
 def render(diag: Diagnostic, sources: SourceCache) -> str:
-    out = [diag.header()]
+    """The header, the source line and a caret; every part printable and bounded in
+    length (a long line is shown as a window around the caret)."""
+    import dataclasses
+
+    named = dataclasses.replace(diag, span=dataclasses.replace(diag.span, file=printable(diag.span.file)))
+    out = ["\n".join(printable(ln, MAX_MESSAGE) for ln in named.header().split("\n"))]  # a note may have lines
     src = sources.line(diag.span.file, diag.span.line)
     if src is not None and diag.span.line > 0:
-        src = src.expandtabs(1)
-        out.append("    " + src)
+        src = src.replace("\t", " ")
         col = max(diag.span.column, 1)
         width = 1
         if diag.span.end_line == diag.span.line and diag.span.end_column > col:
             width = diag.span.end_column - col
-        out.append("    " + " " * (col - 1) + "^" + "~" * max(width - 1, 0))
+        text, caret, width = clip_line(src, col, width)
+        out.append("    " + text)
+        out.append("    " + " " * (caret - 1) + "^" + "~" * max(width - 1, 0))
     return "\n".join(out)
 
 

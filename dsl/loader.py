@@ -5,16 +5,20 @@ Every problem is a Diagnostic; nothing here raises for a designer's mistake.
 from __future__ import annotations
 
 import difflib
+import os
+import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
+from . import limits
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
 from .model import BUNDLED_RULES, MOST_PLAYERS, Feature, RuleSet, TileType, describe_key, override_key
 from .parser import ParseFailure, keywords, parse
+from .untrusted import MAX_RULE_FILE, FileReadError, read_text
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
 
 
@@ -51,14 +55,14 @@ class Workspace:
 
     def add_file(self, path: Path) -> A.Module | None:
         name = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            self.files.append(name)  # it was checked (and is not looked up again)
-            self.diagnostics.append(Diagnostic(A.Span(name, 1, 1), "the file is not UTF-8 text", "encoding"))
-            return None
-        except OSError as err:
-            self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), f"cannot read the file: {err.strerror}", "io"))
+        try:  # a regular file of bounded size only: never a FIFO, /dev/zero or a folder
+            text = read_text(path, MAX_RULE_FILE)
+        except FileReadError as err:
+            if err.code == "encoding":
+                self.files.append(name)  # it was checked (and is not looked up again)
+                self.diagnostics.append(Diagnostic(A.Span(name, err.line, err.column), err.message, "encoding"))
+            else:
+                self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), err.message, "io"))
             return None
         return self.add_text(text, name)
 
@@ -70,6 +74,7 @@ class Workspace:
         except ParseFailure as fail:
             self.diagnostics.extend(fail.diagnostics)
             return None
+        self.diagnostics.extend(limits.check_module(module))  # numbers, counts, names: bounded (dsl/limits.py)
         other = self.modules.get(module.name)
         if other is not None and other.file != name:
             self.diagnostics.append(Diagnostic(
@@ -79,11 +84,17 @@ class Workspace:
         return module
 
     def find_module(self, name: str) -> A.Module | None:
+        """A module by name: one already read, else a bundled one (rules/ and rules/variants/),
+        else one in the search folders (the folders of the rule files named, and a record's
+        folder).  A bundled module is never replaced by a file or folder of the same name
+        elsewhere, so a name means the same module from every working folder."""
         if name in self.modules:
             return self.modules[name]
-        for folder in [*self.search, BUNDLED_RULES]:
+        if not is_module_name(name):
+            return None
+        for folder in [BUNDLED_RULES, *self.search]:
             for cand in (folder / f"{name}.tess", folder / "variants" / f"{name}.tess"):
-                if cand.is_file() and str(cand) not in self.files:
+                if _is_file(cand) and str(cand) not in self.files:
                     mod = self.add_file(cand)
                     if mod is not None and mod.name == name:
                         return mod
@@ -91,7 +102,7 @@ class Workspace:
 
     def known_module_names(self) -> list[str]:
         names = set(self.modules)
-        for folder in [*self.search, BUNDLED_RULES]:
+        for folder in [BUNDLED_RULES, *self.search]:
             names.update(p.stem for p in folder.glob("*.tess"))
             names.update(p.stem for p in folder.glob("variants/*.tess"))
         return sorted(names)
@@ -101,15 +112,40 @@ def expand_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
     """Files named, and every *.tess under folders named; missing paths are reported."""
     files: list[Path] = []
     missing: list[str] = []
+    seen: set[str] = set()
+
+    def add(f: Path) -> None:  # `check rules/ rules/base.tess` reads base.tess once
+        key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            files.append(f)
+
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files.extend(sorted(path.rglob("*.tess")))
-        elif path.is_file():
-            files.append(path)
+            for f in sorted(path.rglob("*.tess")):
+                add(f)
+        elif path.exists() or path.is_symlink():
+            add(path)  # a FIFO or device too: reading it reports what it is
         else:
             missing.append(p)
     return files, missing
+
+
+MAX_NAME = limits.MAX_NAME  # characters of a module name (a file name is `NAME.tess`, well within every file system)
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_module_name(spec: str) -> bool:
+    """A bare module name (`base`, `big_cities`), as opposed to a path to a rule file."""
+    return len(spec) <= MAX_NAME and _MODULE_NAME.fullmatch(spec) is not None
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except OSError:  # a name too long for the file system and the like: no such module
+        return False
 
 
 # --------------------------------------------------------------- resolution
@@ -164,6 +200,7 @@ class Builder:
             for item in mod.items:
                 self._statement(mod, item)
         self._check()
+        self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs
 
     # -- statements ---------------------------------------------------------
@@ -720,21 +757,21 @@ def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[Ru
     ws = Workspace(search=[Path(s) for s in (search or [])])
     diags: list[Diagnostic] = []
     roots: list[str] = []
+    if not specs:
+        diags.append(Diagnostic(A.Span("<command line>", 0, 0), "no rules named: name a module (e.g. base) or a rule file", "usage"))
     for spec in specs:
-        p = Path(spec)
-        if spec.endswith(".tess") or p.is_file():
-            mod = ws.add_file(p)
-            if mod is not None:
-                roots.append(mod.name)
-                ws.search.append(p.parent)
-        elif p.is_dir():
-            files, _ = expand_paths([spec])
-            for f in files:
-                mod = ws.add_file(f)
-                if mod is not None:
-                    roots.append(mod.name)
-        else:
+        if is_module_name(spec):  # a bare name is a module, never a file or folder of that name here
             roots.append(spec)
+            continue
+        p = Path(spec)
+        if not spec.endswith(".tess"):  # checked before anything is read or walked
+            what = "a module name" if "/" not in spec and "." not in spec else "a rule file (a rule file's name ends in .tess)"
+            diags.append(Diagnostic(A.Span(spec, 0, 0), f"`{spec}` is not {what}", "usage"))
+            continue
+        mod = ws.add_file(p)
+        if mod is not None:
+            roots.append(mod.name)
+            ws.search.append(p.parent)
     order = module_order(ws, roots, diags)
     diags = ws.diagnostics + diags
     if any(d.severity == "error" for d in diags):

@@ -800,7 +800,7 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
     line = getattr(err, "line", 0) or 0
     col = getattr(err, "column", 0) or 0
     if isinstance(err, UnexpectedEOF) or line <= 0:
-        lines = text.splitlines() or [""]
+        lines = (text[:-1] if text.endswith("\n") else text).split("\n")  # lines as Lark counts them
         line, col = len(lines), len(lines[-1]) + 1
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
@@ -869,22 +869,41 @@ def _check_tree_depth(file: str, tree) -> None:
         stack.extend((c, depth + 1, where) for c in node.children)
 
 
+_CHAINS = ({"+", "-"}, {"*", "//", "%"}, {"and"}, {"or"})
+MAX_LEVELS = 250  # levels of an expression tree, a flat chain `a + b + ... + z` included (each is a level of the tree walks)
+
+
 def _check_expr_depth(file: str, module: A.Module) -> None:
+    """Real nesting (parentheses, calls, `if`, `not`) is bounded by MAX_DEPTH; a flat chain
+    `a + b + c ...` is not nesting, but its length still bounds the tree walks: MAX_LEVELS."""
     expr_types = (A.IntLit, A.BoolLit, A.Var, A.Call, A.BinOp, A.Not, A.Neg, A.Cond)
-    stack: list[tuple[object, int]] = [(module, 0)]
+    stack: list[tuple[object, int, int, object]] = [(module, 0, 0, None)]  # node, nesting, tree depth, parent op
     while stack:
-        node, depth = stack.pop()
+        node, depth, levels, parent_op = stack.pop()
         if isinstance(node, tuple):
-            stack.extend((c, depth) for c in node)
+            stack.extend((c, depth, levels, None) for c in node)
             continue
         if not is_dataclass(node) or isinstance(node, A.Span):
             continue
         if isinstance(node, expr_types):
-            depth += 1
+            levels += 1
+            same_chain = isinstance(node, A.BinOp) and parent_op is not None and any(
+                node.op in c and parent_op in c for c in _CHAINS)
+            if not same_chain:
+                depth += 1
+            span = node.span  # type: ignore[attr-defined]
             if depth > MAX_DEPTH:
-                span = node.span  # type: ignore[attr-defined]
                 raise _too_deep(file, span.line, span.column)
-        stack.extend((getattr(node, f.name), depth) for f in fields(node) if f.name != "span")
+            if levels > MAX_LEVELS:
+                raise ParseFailure([Diagnostic(
+                    A.Span(file, max(span.line, 1), max(span.column, 1)),
+                    f"this expression is more than {MAX_LEVELS} operators long; split it up (a `state` can hold a part)",
+                    "syntax")])
+        if isinstance(node, A.BinOp):  # the left operand continues a chain, the right one starts a level
+            stack.append((node.left, depth, levels, node.op))
+            stack.append((node.right, depth, levels, None))
+            continue
+        stack.extend((getattr(node, f.name), depth, levels, None) for f in fields(node) if f.name != "span")
 
 
 def parse(text: str, file: str = "<input>") -> A.Module:

@@ -1,5 +1,6 @@
 """What every `tessera` command shares: the typer app, the two consoles, diagnostics
-printing and the exit codes (0 clean, 1 problems found, 2 usage or internal error).
+printing and the exit codes (0 clean, 1 problems found, 2 usage or internal error,
+130 interrupted).
 
 The commands live in cli.py (check, fmt, verify) and engine_cmds.py (compile,
 replay, simulate); both import from here, and cli.py imports engine_cmds, so
@@ -13,6 +14,7 @@ import typer
 from rich.console import Console
 
 from dsl.diagnostics import Diagnostic, render, summary
+from dsl.untrusted import printable
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="A rules language, compiler and verifier for Carcassonne.")
@@ -40,7 +42,7 @@ def missing_paths(command: str, paths: List[str]) -> None:
 
     gone = [p for p in paths if not Path(p).exists()]
     for p in gone:
-        err.print(f"tessera {command}: no such file or folder: {p}", markup=False)
+        err.print(printable(f"tessera {command}: no such file or folder: {p}"), markup=False)
     if gone:
         raise typer.Exit(2)
 

@@ -12,6 +12,7 @@ import typer
 
 from dsl.diagnostics import Diagnostic, render
 from dsl.model import MOST_PLAYERS
+from dsl.untrusted import printable
 
 from .app import app, err, missing_paths, out, report
 
@@ -50,6 +51,7 @@ def fmt(
     from dsl.fmt import comments, format_module
     from dsl.loader import Workspace, expand_paths
     from dsl.parser import ParseFailure, parse
+    from dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
 
     if write and check_only:
         raise typer.BadParameter("use --write or --check, not both")
@@ -65,10 +67,10 @@ def fmt(
         if mod is None:
             continue
         try:
-            raw = path.read_bytes()
-            old = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot read the file: {exc}", "io"))
+            raw = read_bytes(path, MAX_RULE_FILE)
+            old = decode(raw)
+        except FileReadError as exc:
+            diags.append(Diagnostic(Span(str(path), 0, 0), exc.message, "io"))
             continue
         try:
             mod = parse(old, str(path))  # the very text read above (the file may have changed since)
@@ -89,27 +91,48 @@ def fmt(
             continue
         unformatted.append(str(path))
         if check_only:
-            out.print(f"would reformat {path}", markup=False)
+            out.print(printable(f"would reformat {path}"), markup=False)
             continue
-        if path.read_bytes() != raw:  # someone saved it meanwhile: never overwrite their edit
-            diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
+        target = Path(os.path.realpath(path))  # a symlink: format the file it points to, keep the link
+        if not _writable(target):
+            diags.append(Diagnostic(Span(str(path), 0, 0), "the file is read-only; left alone", "io"))
             continue
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            if read_bytes(target, MAX_RULE_FILE) != raw:  # someone saved it meanwhile: never overwrite their edit
+                diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
+                continue
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        except (OSError, FileReadError) as exc:
+            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot write the file: {getattr(exc, 'message', None) or exc.strerror}", "io"))
+            continue
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(new)
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-            os.replace(tmp, path)
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+            os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        out.print(f"reformatted {path}", markup=False)
+        out.print(printable(f"reformatted {path}"), markup=False)
     if diags:
         raise typer.Exit(report(diags, sources, len(files)))
     if check_only and unformatted:
         n = len(unformatted)
         out.print(f"{n} of {len(files)} rule file{'s' if len(files) != 1 else ''} would be reformatted", markup=False)
         raise typer.Exit(1)
+
+
+def _writable(path) -> bool:
+    """A file fmt may rewrite: its owner's write bit is set (root, who may write anything,
+    still leaves a file marked read-only alone) and this user may write it."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber"]
@@ -184,7 +207,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         known = list(load_checks())
         names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
         if not names:
-            err.print(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}", markup=False)
+            err.print(printable(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}"), markup=False)
             raise typer.Exit(2)
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
@@ -196,7 +219,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
             for d in usage:
-                err.print(f"tessera verify: {' + '.join(specs)}: {d.message}", markup=False)
+                err.print(printable(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}"), markup=False)
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
 
@@ -206,7 +229,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     failed_checks = failed_sets = total = 0
     for specs, rs, diags, ws in loaded:
         title = " + ".join(rs.names) if rs is not None else " + ".join(specs)
-        out.print(Text(title, style="bold"))
+        out.print(Text(printable(title), style="bold"))
         if rs is None:
             failed_sets += 1
             failed_checks += 1
@@ -237,12 +260,12 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             if isinstance(p, Diagnostic):
                 out.print(render(p, sources), markup=False)
             else:
-                out.print(p, markup=False)
+                out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
         if svg is not None and bad:
             from pictures.counterexamples import write_counterexamples
 
             for path in write_counterexamples(rs, {r.name for r in results if not r.passed}, svg, "+".join(rs.names)):
-                out.print(f"  wrote {path}", markup=False)
+                out.print(printable(f"  wrote {path}"), markup=False)
         failed_checks += bad
         failed_sets += 1 if bad else 0
     n = len(loaded)
@@ -270,9 +293,9 @@ def main() -> None:
         app()
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
+        err.print("interrupted", markup=False)
+        sys.exit(130)
     except Exception as exc:  # an internal error, never a designer's mistake
-        err.print(f"tessera: internal error: {type(exc).__name__}: {exc}", markup=False)
+        err.print(printable(f"tessera: internal error: {type(exc).__name__}: {exc}", 600), markup=False)
         sys.exit(2)

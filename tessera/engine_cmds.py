@@ -8,7 +8,9 @@ from typing import List, Optional
 
 import typer
 
+from dsl.diagnostics import render
 from dsl.model import MOST_PLAYERS
+from dsl.untrusted import printable
 
 from .app import app, err, out, report
 
@@ -29,10 +31,17 @@ def _load(specs: list[str], command: str = ""):
     usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
     if usage:  # an unknown module or a missing file named on the command line
         for d in usage:
-            err.print(f"tessera{' ' + command if command else ''}: {d.message}", markup=False)
+            err.print(printable(f"tessera{' ' + command if command else ''}: {d.message}"), markup=False)
         raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+    from dsl.limits import playable
+
+    why = playable(rs)  # checks, but no game can be played with it (or a degenerate one: a warning)
+    if any(d.severity == "error" for d in why):
+        raise typer.Exit(report(diags + why, ws.sources, len(ws.files)))
+    for d in why:
+        err.print(render(d, ws.sources), markup=False)
     return rs
 
 
@@ -43,20 +52,26 @@ def compile_cmd(
     package: str = typer.Option("engine", "--package", help="name of the Python package to write"),
 ) -> None:
     """Compile rule modules into an importable engine package (standard library only)."""
-    from compiler.build import compile_to_dir
+    import keyword
+
+    from compiler.build import CompileTargetError, compile_to_dir
     from compiler.codegen import CompileError
     from dsl.diagnostics import Diagnostic
 
-    if not package.isidentifier():
-        err.print(f"tessera: --package {package!r} is not a Python identifier", markup=False)
+    if not package.isidentifier() or keyword.iskeyword(package) or len(package) > 64:
+        err.print(f"tessera compile: --package {printable(repr(package), 80)} is not a Python package name "
+                  f"(letters, digits and _, not a keyword, at most 64 characters)", markup=False)
         raise typer.Exit(2)
     rs = _load(_split(rules), "compile")
     try:
         pkg = compile_to_dir(rs, output, package)
+    except CompileTargetError as exc:
+        err.print(f"tessera compile: {printable(str(exc))}", markup=False)
+        raise typer.Exit(2)
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    out.print(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)", markup=False)
+    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)"), markup=False)
 
 
 @app.command()
@@ -68,38 +83,66 @@ def replay(
     from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
     from compiler.runtime.errors import RuleFailure
 
+    def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
+        """Every failure: a message on stderr, or with --json one JSON object on stdout."""
+        if as_json:
+            doc = {"error": {"turn": None, "message": message, "clause": None, "kind": kind}}
+            if diagnostics:
+                doc["error"]["diagnostics"] = [
+                    {"file": d.span.file, "line": d.span.line, "column": d.span.column, "severity": d.severity,
+                     "message": d.message, "code": d.code} for d in diagnostics]
+            sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+        raise typer.Exit(code)
+
     try:
         res = run(load_record(record), record.parent)
     except RuleFailure as failure:
         _rule_failed(failure, as_json)
     except RecordError as exc:
-        err.print(f"tessera replay: {exc}", markup=False)
-        raise typer.Exit(2)
+        if not as_json:
+            err.print(f"tessera replay: {printable(str(exc))}", markup=False)
+        fail(str(exc), 2)
     except RuleLoadError as exc:
-        if all(d.span.line == 0 for d in exc.diagnostics):  # an unknown module named by the record
+        usage = all(d.span.line == 0 for d in exc.diagnostics)  # an unknown module or unreadable rule file
+        if as_json:
+            first = next((d for d in exc.diagnostics if d.severity == "error"), None)
+            named = first is not None and first.span.line == 0 and first.span.file not in ("", "<input>", "<command line>")
+            said = "" if first is None else (f": {first.span.file}: {first.message}" if named else f": {first.message}")
+            fail(f"{record}: the record's rules do not load{said}",
+                 2, exc.diagnostics, "rules")
+        if usage:
             for d in exc.diagnostics:
-                err.print(f"tessera replay: {record}: {d.message}", markup=False)
+                where = f"{d.span.file}: " if d.span.file not in ("", "<input>", "<command line>") else ""
+                err.print(printable(f"tessera replay: {record}: {where}{d.message}"), markup=False)
             raise typer.Exit(2)
         raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
+    except Exception as exc:  # an internal error: still one JSON answer with --json
+        if not as_json:
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc}", 2, kind="internal")
     if as_json:
         doc = {"error": res.error} if res.error else res.answer
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
         raise typer.Exit(1 if res.error else 0)
     if res.error:
-        out.print(f"{res.error['message']} [{res.error['clause']}]", markup=False)
+        out.print(printable(f"{res.error['message']} [{res.error['clause']}]"), markup=False)
         raise typer.Exit(1)
     from rich.table import Table
 
     ans = res.answer
-    t = Table(title=f"{record.name}: scoring events")
+    from rich.text import Text
+
+    def P(s: str) -> Text:  # names come from the record: never let one drive the terminal (nor be markup)
+        return Text(printable(s))
+    t = Table(title=P(f"{record.name}: scoring events"))
     for col in ("turn", "feature", "when", "tiles", "points", "clause"):
         t.add_column(col)
     for ev in ans["events"]:
-        t.add_row(str(ev["turn"]), ev["feature"], ev["when"], str(ev.get("tiles", "")),
-                  ", ".join(f"{k} {v}" for k, v in ev["points"].items()), ev["clause"])
-    out.print(t)
-    out.print("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items()), markup=False)
-    out.print("winners: " + ", ".join(ans["winners"]), markup=False)
+        t.add_row(str(ev["turn"]), P(ev["feature"]), P(ev["when"]), str(ev.get("tiles", "")),
+                  P(", ".join(f"{k} {v}" for k, v in ev["points"].items())), P(ev["clause"]))
+    out.print(t, markup=False)
+    out.print(P("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items())))
+    out.print(P("winners: " + ", ".join(ans["winners"])))
 
 
 def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path]) -> dict:
@@ -112,14 +155,26 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     rs = _load(specs, "simulate")
     lo, hi = rs.player_range()
     if not lo <= players <= hi:
-        err.print(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}", markup=False)
+        err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
         raise typer.Exit(2)
     try:
         eng = compiler.build.load_engine(rs)
     except CompileError as ce:
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
+    kept = None
+    if record is not None:  # rule files named relative to the records, so they replay from any folder
+        from compiler.records import rule_paths_for
+
+        try:
+            record.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            err.print(printable(f"tessera simulate: cannot write records into {record}: "
+                                f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
+                      markup=False)
+            raise typer.Exit(2)
+        kept = rule_paths_for(record, specs)
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
-            "record": str(record) if record is not None else None}, eng
+            "record": str(record) if record is not None else None, "record_rules": kept}, eng
 
 
 def _rule_failed(failure, as_json: bool) -> None:
@@ -127,7 +182,7 @@ def _rule_failed(failure, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps({"error": {"message": failure.describe(), "rule": failure.location}}) + "\n")
     else:
-        out.print(failure.describe(), markup=False)
+        out.print(printable(failure.describe()), markup=False)
     raise typer.Exit(1)
 
 
@@ -200,7 +255,7 @@ def simulate(
         else:
             res = run_games(tasks, games, jobs, backend, scheduler, engines=engines)
     except RuntimeError as exc:
-        err.print(f"tessera simulate: {exc}", markup=False)
+        err.print(printable(f"tessera simulate: {exc}"), markup=False)
         raise typer.Exit(2)
     except RuleFailure as failure:
         _rule_failed(failure, as_json)
@@ -262,8 +317,9 @@ def _print_summary(summ, seconds: float) -> None:
 
     d = summ.to_dict(per_game=False)
     n = summ.games
-    out.print(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
-              f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets", markup=False)
+    out.print(printable(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
+                        f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets"),
+              markup=False)
     t = Table(title="by seat")
     for col, just in (("seat", "left"), ("player", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
                       ("ties (top shared)", "right")):

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 import typer
 
+from dsl.untrusted import printable
 from pictures import write_atomically
 
 from .app import app, err, out, report
@@ -18,12 +19,12 @@ def _timeline(record_path: Path, command: str):
     try:
         return timeline(load_record(record_path), record_path.parent)
     except RecordError as exc:
-        err.print(f"tessera {command}: {exc}", markup=False)
+        err.print(printable(f"tessera {command}: {exc}"), markup=False)
         raise typer.Exit(2)
     except RuleLoadError as exc:
         if all(d.span.line == 0 for d in exc.diagnostics):
             for d in exc.diagnostics:
-                err.print(f"tessera {command}: {record_path}: {d.message}", markup=False)
+                err.print(printable(f"tessera {command}: {record_path}: {d.message}"), markup=False)
             raise typer.Exit(2)
         raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
 
@@ -62,10 +63,10 @@ def draw(
 
         step = last if turn is None else turn
         write_atomically(output, board_drawing(tl, step, places=places).as_svg())
-        out.print(f"wrote {output} (board after turn {step} of {last}; "
-                  + ", ".join(f"{k} {v}" for k, v in tl.steps[step].scores.items()) + ")", markup=False)
+        out.print(printable(f"wrote {output} (board after turn {step} of {last}; "
+                            + ", ".join(f"{k} {v}" for k, v in tl.steps[step].scores.items()) + ")"), markup=False)
         if tl.error is not None:
-            out.print(f"{tl.error['message']} [{tl.error['clause']}]", markup=False)
+            out.print(printable(f"{tl.error['message']} [{tl.error['clause']}]"), markup=False)
             raise typer.Exit(1)
         return
     if turn is not None:
@@ -105,8 +106,8 @@ def view(
     missing_paths("view", [str(record)])
     tl = _timeline(record, "view")
     write_atomically(output, viewer_html(tl, f"{record.name}: {' + '.join(tl.rs.names)}, {len(tl.steps) - 1} turns"))
-    out.print(f"wrote {output} ({len(tl.steps)} steps; final scores "
-              + ", ".join(f"{k} {v}" for k, v in tl.steps[-1].scores.items()) + ")", markup=False)
+    out.print(printable(f"wrote {output} ({len(tl.steps)} steps; final scores "
+                        + ", ".join(f"{k} {v}" for k, v in tl.steps[-1].scores.items()) + ")"), markup=False)
     if tl.error is not None:
-        out.print(f"{tl.error['message']} [{tl.error['clause']}]", markup=False)
+        out.print(printable(f"{tl.error['message']} [{tl.error['clause']}]"), markup=False)
         raise typer.Exit(1)

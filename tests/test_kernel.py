@@ -243,3 +243,17 @@ def test_the_command_line_modules_import_in_no_circle():
     for name in ("app", "engine_cmds", "picture_cmds"):
         assert "cli" not in imports(name), name
     assert imports("app") <= {None}  # only `from . import __version__`
+
+
+def test_the_runtimes_geometry_tables_are_the_languages():
+    """The runtime is copied into compiled engines with the standard library only, so it keeps its
+    own copy of the corner tables (BARN-PLACE-1's corners) instead of importing dsl.places; this
+    keeps the two copies from drifting apart."""
+    from compiler.runtime import geometry
+    from dsl import places
+
+    assert geometry.CORNER_HALVES == places.CORNER_HALVES
+    assert geometry.CORNER_MEETS == places.CORNER_MEETS
+    for p in places.ALL_PLACES:
+        for r in geometry.ROTATIONS:
+            assert geometry.rotate(p, r) == places.rotate(p, r), (p, r)

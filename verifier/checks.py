@@ -112,17 +112,35 @@ def _clauses(check: Check, rs: RuleSet) -> tuple[str, ...]:
 
 
 def run_check(check: Check, rs: RuleSet) -> CheckResult:
+    """Run one check; a check that crashes fails with the crash as its message (the other
+    checks and rule sets still run: see run_checks)."""
     t0 = time.perf_counter()
-    clauses = _clauses(check, rs)
-    if check.applies is not None and not check.applies(rs):
-        return CheckResult(check.name, True, time.perf_counter() - t0, clauses, skipped=True, title=check.title)
+    try:
+        clauses = _clauses(check, rs)
+        if check.applies is not None and not check.applies(rs):
+            return CheckResult(check.name, True, time.perf_counter() - t0, clauses, skipped=True, title=check.title)
+    except Exception as exc:
+        return _crashed(check, exc, t0, ())
     diags: list[Diagnostic] = []
     msgs: list[str] = []
-    for p in check.fn(rs) or ():
-        (diags if isinstance(p, Diagnostic) else msgs).append(p if isinstance(p, Diagnostic) else str(p))
+    try:
+        for p in check.fn(rs) or ():
+            (diags if isinstance(p, Diagnostic) else msgs).append(p if isinstance(p, Diagnostic) else str(p))
+    except Exception as exc:
+        return _crashed(check, exc, t0, clauses)
     diags = list(dict.fromkeys(diags))  # tile variants share a declaration: report each problem once
     passed = not msgs and not any(d.severity == "error" for d in diags)
     return CheckResult(check.name, passed, time.perf_counter() - t0, clauses, diags, msgs, title=check.title)
+
+
+def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    at = f" (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})" if where else ""
+    msg = (f"  the check `{check.name}` could not finish on these rules: internal error {type(exc).__name__}: "
+           f"{str(exc)[:300]}{at}; the other checks still ran. Please report it with the rule files.")
+    return CheckResult(check.name, False, time.perf_counter() - t0, tuple(clauses), [], [msg], title=check.title)
 
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:

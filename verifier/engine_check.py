@@ -215,7 +215,10 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> lis
         if kind in complete_rules:
             names = {"open": op, "neighbours": bg.neighbours(comp), "tiles": len(cells),
                      "shields": _shields(rs, bg, comp), "figures": len(f["figures"]),
-                     "players": g.nplayers, "current": g.current}
+                     "players": g.nplayers, "current": g.current,
+                     # game-wide counts the rebuild cannot redo on its own: the engine's own values
+                     "completed": {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)},
+                     "state": {name: g.st[i] for i, name in enumerate(rs.states)}}
             want_done = bool(complete_rules[kind](names))
         if f["complete"] != want_done:
             problems.append(f"{where}: engine says {'complete' if f['complete'] else 'incomplete'}, rebuild says {'complete' if want_done else 'incomplete'}")
@@ -285,6 +288,8 @@ def compile_complete_rules(rs: RuleSet) -> dict:
     out = {}
     for kind, c in rs.complete.items():
         scope = Scope(names={q: f"v[{q!r}]" for q in _QUANTITIES})
+        scope.names.update({name: f"v['state'][{name!r}]" for name in rs.states})
+        scope.calls["completed"] = lambda args, sc: f"v['completed'][{args[0].name!r}]"
         out[kind] = eval("lambda v: " + emit(c.when, scope), {"_div": lambda a, b: a // b if b else 0,
                                                              "_mod": lambda a, b: a % b if b else 0})
     return out

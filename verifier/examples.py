@@ -318,6 +318,9 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
             return "a `formula` example needs `points` (with `followers`) or `expect`"
     except EncodeError as err:
         return f"`formula`: {err} (give it as a key of the example)"
+    except (z3.Z3Exception, ValueError, TypeError, IndexError) as err:  # wrong type or arity in the formula
+        return (f"`formula` `{text[:80]}` cannot be evaluated: a function with the wrong number of arguments, "
+                f"or a number where a condition belongs (or the reverse) ({str(err)[:120]})")
     return prob
 
 

@@ -9,9 +9,11 @@ from dsl import ast as A
 
 @lru_cache(maxsize=64)
 def _lines(file: str) -> tuple[str, ...]:
+    from dsl.untrusted import FileReadError, read_text
+
     try:
-        return tuple(Path(file).read_text(encoding="utf-8").splitlines())
-    except OSError:
+        return tuple(ln.removesuffix("\r") for ln in read_text(Path(file)).split("\n"))  # lines as Lark counts them
+    except FileReadError:
         return ()
 
 
