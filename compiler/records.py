@@ -62,9 +62,18 @@ SCHEMA: dict = {
                 "rotation": _ROTATION,
                 "place": {
                     "type": "object", "required": ["figure"], "additionalProperties": False,
-                    "properties": {"figure": _NAME, "on": _NAME, "corner": _NAME},
+                    "properties": {"figure": _NAME, "on": _NAME, "corner": _NAME, "at": _CELL},
                     "oneOf": [{"required": ["on"]}, {"required": ["corner"]}],
                 },
+                # the Tower (docs/records.md): a capture after the turn's floor, ransoms before its tile
+                "capture": {
+                    "type": "object", "required": ["figure", "of", "at", "on"], "additionalProperties": False,
+                    "properties": {"figure": _NAME, "of": _NAME, "at": _CELL, "on": _NAME, "back": _NAME},
+                },
+                "ransom": {"type": "array", "maxItems": 64, "items": {
+                    "type": "object", "required": ["figure", "from"], "additionalProperties": False,
+                    "properties": {"figure": _NAME, "from": _NAME},
+                }},
                 "recall": {"oneOf": [
                     _CELL,
                     {"type": "object", "required": ["at"], "additionalProperties": False,
