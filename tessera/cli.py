@@ -135,7 +135,8 @@ def _writable(path) -> bool:
     return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
-VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+river+abbot+king_robber"]
+VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower",
+                  "base+river+abbot+king_robber+barn+tower"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
@@ -163,7 +164,8 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 @app.command()
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
-                   "default: base, base+river, base+abbot, base+king_robber, base+river+abbot+king_robber"),
+                   "default: base, base+river, base+abbot, base+king_robber, base+barn, base+tower, "
+                   "base+river+abbot+king_robber+barn+tower"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
