@@ -222,30 +222,73 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
     return out
 
 
+class _CtrlC:
+    """While open, the first Ctrl-C only asks the pool loop to stop (a flag, read between waits);
+    a second one raises KeyboardInterrupt as usual.
+
+    Why not let the first one raise: KeyboardInterrupt lands wherever the main
+    thread happens to be, and inside `concurrent.futures.wait` that is in the
+    middle of acquiring the futures' locks; locks taken there are never
+    released, and the next `cancel()` or `result()` waits for ever (CI saw
+    exactly this hang).  A flag is read only at points we choose."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._old = None
+
+    def __enter__(self) -> "_CtrlC":
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread only
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
 def _run_pool(tasks, work, jobs, take) -> None:
+    """Hand chunks to `jobs` spawned workers, a few at a time (never the whole run
+    at once: memory stays flat for -n 10**6).  Ctrl-C: no new chunk starts, the
+    chunks being played finish and count (their records are whole), then
+    KeyboardInterrupt; a second Ctrl-C stops waiting for them."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (the progress bar)
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_quiet_worker)
-    pending = {}
-    try:
-        pending = {ex.submit(play_chunk, tasks[k], c): k for k, c in work}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                take(pending.pop(f), f.result())
-    except KeyboardInterrupt:
-        # drop the work not started; the chunks being played finish (their records are whole) and count
-        running = [(f, k) for f, k in pending.items() if not f.cancel()]
+    todo = iter(work)
+    pending: dict = {}
+    forced = False
+    with _CtrlC() as ctrl_c:
+        ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_quiet_worker)
         try:
-            for f, k in running:
-                take(k, f.result())
-        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for them
-            pass
-        raise
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+            while True:
+                while not ctrl_c.requested and len(pending) < 2 * jobs:
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        break
+                    pending[ex.submit(play_chunk, tasks[nxt[0]], nxt[1])] = nxt[0]
+                if ctrl_c.requested:
+                    for f in [f for f in pending if f.cancel()]:  # queued, not started: dropped
+                        del pending[f]
+                if not pending:
+                    break
+                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    take(pending.pop(f), f.result())
+        except KeyboardInterrupt:  # the second Ctrl-C
+            forced = True
+            raise
+        finally:
+            ex.shutdown(wait=not forced, cancel_futures=True)
+    if ctrl_c.requested:
+        raise KeyboardInterrupt
 
 
 def _run_dask(tasks, work, jobs, scheduler, take) -> None:
