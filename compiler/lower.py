@@ -164,6 +164,9 @@ class EngineSpec:
     figure_conds: list[FigureCond]
     need_roots: bool
     need_figures: bool
+    # every figure's condition is `figures == 0` or none, no figure stands on a corner: whether a
+    # feature is free is read from a mask of the occupied parts around the cell (FIG_MASKS)
+    fig_masks: bool
     fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
     fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
     score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
@@ -184,7 +187,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
              "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM"}
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "FIG_MASKS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -487,8 +490,9 @@ class Lowering:
             forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
+        masks = not corner and all(c.cond in ("True", "figures == 0") for c in conds)
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count"}),
-                    need_figures="figures" in used, forbids=forbids,
+                    need_figures="figures" in used, fig_masks=masks, forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],
                     fig_corner=[self.fig[n] for n in rs.corner_figures()])

@@ -6,10 +6,10 @@ read: its cells, shields, open edges, figures, bordered features, completion.
 """
 from __future__ import annotations
 
-from .geometry import AROUND, DX, DY, OPP
+from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 
 
-_NO_EDGES = (-1, -1, -1, -1)
+_NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 
 
 class Board:
@@ -18,7 +18,10 @@ class Board:
 
     def _init_board(self, nkinds):
         self.board = {}  # (x, y) -> (Orientation, segbase)
-        self.frontier = {}  # empty cell -> (codes of the 4 neighbouring edges facing it, -1 if none)
+        # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
+        # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
+        self.frontier = {}
+        self.edge_base = edge_base(self.R.TILES)
         self.parent = []
         self.seg_kind = []
         self.seg_cell = []
@@ -71,20 +74,21 @@ class Board:
         self.parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
         self.seg_cell.extend([cell] * n)
-        self.cells.extend([{cell} for _ in range(n)])
+        self.cells.extend([{cell}] * n)  # one set for the tile's segments: sets are never changed in place
         self.shields.extend(o.shields)
         self.open.extend(o.nopen)
-        self.figs.extend([[] for _ in range(n)])
-        self.borders.extend([[base + b for b in bs] for bs in o.borders])
+        self.figs.extend([_NO_FIGS] * n)  # lists of figures are replaced, never changed in place
+        self.borders.extend([[base + b for b in bs] if bs else _NO_FIGS for bs in o.borders])
         self.done.extend([False] * n)
-        touched = set()
+        board = self.board
+        frontier = self.frontier
+        union = self._union
+        faces = o.faces
         for d in range(4):
             nc = (x + DX[d], y + DY[d])
-            nb = self.board.get(nc)
+            nb = board.get(nc)
             if nb is None:
-                pat = self.frontier.get(nc, _NO_EDGES)
-                od = OPP[d]
-                self.frontier[nc] = pat[:od] + (o.edges[d],) + pat[od + 1:]
+                frontier[nc] = frontier.get(nc, 0) + faces[d]
                 continue
             no, nbase = nb
             mine = o.parts[d]
@@ -93,10 +97,15 @@ class Board:
                 a = mine[k]
                 b = theirs[k]
                 if a >= 0 and b >= 0:
-                    self._union(base + a, nbase + b)
-        for s in range(base, base + n):
-            touched.add(self.find(s))
-        return touched
+                    union(base + a, nbase + b)
+        find = self.find
+        return {find(s) for s in range(base, base + n)}
+
+    def edge_pattern(self, cell):
+        """The edge code each side N, E, S, W of empty cell `cell` must show (-1: no neighbour there),
+        or None when no placed tile touches it."""
+        code = self.frontier.get(cell)
+        return None if code is None else edge_pattern(code, self.edge_base)
 
     def joined_roots(self, o, cell, fi):
         """Roots of placed features that local feature fi would join if o were placed at cell."""
@@ -133,6 +142,34 @@ class Board:
                 side.append(s if parent[s] == s else find(s))
             out.append(side)
         return out
+
+    def _occupied_parts(self, cell):
+        """The parts around an empty cell whose features hold figures, as a 12-bit mask (side d,
+        part k: bit 3 * d + k), for rules whose figures ask only `figures == 0` (FIG_MASKS)."""
+        x, y = cell
+        board = self.board
+        parent = self.parent
+        figs = self.figs
+        occ = 0
+        for d in range(4):
+            nb = board.get((x + DX[d], y + DY[d]))
+            if nb is None:
+                continue
+            no, nbase = nb
+            bit = 1 << 3 * d
+            for p in no.parts[OPP[d]]:
+                if p >= 0:
+                    s = parent[nbase + p]
+                    if parent[s] != s:
+                        s = self.find(s)
+                    if figs[s]:
+                        occ |= bit
+                bit <<= 1
+        return occ
+
+    def _figure_context(self, cell):
+        """What the rules' figure_options reads about the features around an empty cell."""
+        return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
 
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):

@@ -32,7 +32,7 @@ class Figures:
     def figure_options(self, o, cell, player=None):
         """(figure, local feature) pairs `player` (default: the current one) may put on o placed at cell."""
         p = self.current if player is None else player
-        return self.R.figure_options(self, o, cell, self._neighbour_roots(cell), self.supply[p])
+        return self.R.figure_options(self, o, cell, self._figure_context(cell), self.supply[p])
 
     def figure_refusal(self, o, cell, gi, fi, corner=None):
         """None if the current player may put figure gi on local feature fi of o at cell (on

@@ -15,7 +15,6 @@ from .board import Board
 from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
-from .geometry import fit
 from .placement import Placement
 from .prisoners import Prisoners
 from .records import Records
@@ -76,9 +75,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
         | recall), or the discard.
 
-        Per frontier cell, the orientations whose edges fit (cached by edge pattern) and
-        that pass the tile's placement check; per orientation, the tile alone, then each
-        figure the rules' one legality predicate allows, then each recall."""
+        Per frontier cell, the orientations whose edges fit (the tile's fit table, read by
+        the cell's edge code) and that pass the tile's placement check -- a symmetric tile's
+        rotations that lay the same features on the same places once, as the first of them;
+        per orientation, the tile alone, then each figure the rules' one legality predicate
+        allows (asked only when a figure in supply may stand on one of the tile's kinds),
+        then each recall."""
         if self.ended:
             return []
         if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1)
@@ -88,21 +90,21 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         R = self.R
         tid = self.drawn
         fits = R.FITS[tid]
-        orients = R.ORIENT[tid]
         check = R.PLACE_CHECKS[tid]
         sup = self.supply[self.current]
-        any_fig = any(sup)
+        any_fig = 0  # figures in supply, one bit each
+        for gi, n in enumerate(sup):
+            if n > 0:
+                any_fig |= 1 << gi
         options = R.figure_options
-        neighbour_roots = self._neighbour_roots
+        neighbour_roots = self._occupied_parts if R.FIG_MASKS else self._neighbour_roots
         recalls = self.recall_options()
         anywhere = self.anywhere_options() if any_fig else ()
         acts = []
         append = acts.append
-        for cell, pat in self.frontier.items():
-            rots = fits.get(pat)
+        for cell, code in self.frontier.items():
+            rots = fits.get(code)
             if rots is None:
-                rots = fits[pat] = fit(orients, pat)
-            if not rots:
                 continue
             nbr = None  # the roots around the cell, once a figure may go there
             for o in rots:
@@ -110,7 +112,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
                     continue
                 rot = o.rot
                 append((cell, rot, None))
-                if any_fig:
+                if any_fig & o.figmask:
                     if nbr is None:
                         nbr = neighbour_roots(cell)
                     for fig in options(self, o, cell, nbr, sup):
