@@ -264,6 +264,10 @@ class CodeGenerator:
         make an owner (a figure on a corner does not)."""
         w = self.writeline
         if need_roots or need_figures:
+            w("if nbr is None:  # legal_actions reads a cell's neighbours once, where some figure may go")
+            self.indent()
+            w("nbr = g._context_of(cell)")
+            self.outdent()
             w("roots = set()")
             w(f"for d, k in {sides}:")
             self.indent()
@@ -303,7 +307,8 @@ class CodeGenerator:
             return
         w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
           '    each figure\'s supply, the kinds it may stand on, and its `when` condition on the\n'
-          '    features it would join (`nbr`: the neighbours\' roots, Board._neighbour_roots);\n'
+          '    features it would join (`nbr`: the neighbours\' roots, Board._neighbour_roots, or None:\n'
+          '    read when needed, once per cell while legal_actions lists, Board._context_of);\n'
           '    (figure, local feature, corner) for a figure `at corner` (runtime/corners.py)."""')
         w("out = []")
         if s.need_figures or any("figures" in c.used for c in corner):

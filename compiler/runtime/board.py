@@ -171,6 +171,14 @@ class Board:
         """What the rules' figure_options reads about the features around an empty cell."""
         return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
 
+    def _context_of(self, cell):
+        """_figure_context(cell), read once per cell while legal_actions lists (it resets the memo)."""
+        memo = self._contexts
+        got = memo.get(cell)
+        if got is None:
+            got = memo[cell] = self._figure_context(cell)
+        return got
+
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):
         x, y = self.seg_cell[r]

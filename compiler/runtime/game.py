@@ -54,6 +54,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         self.drawn = None
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
+        self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
         st = self._init_bag(start)
         if st is not None:
             tid, x, y, rot = st
@@ -97,31 +98,32 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
             if n > 0:
                 any_fig |= 1 << gi
         options = R.figure_options
-        neighbour_roots = self._occupied_parts if R.FIG_MASKS else self._neighbour_roots
-        recalls = self.recall_options()
-        anywhere = self.anywhere_options() if any_fig else ()
+        # the features around a cell: a mask, read for each cell where a figure may go; or the
+        # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
+        masks = R.FIG_MASKS
+        occupied = self._occupied_parts
+        self._contexts = {}
+        # after each placement (and its figures): each recall, then each figure on another tile
+        extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
         acts = []
         append = acts.append
         for cell, code in self.frontier.items():
             rots = fits.get(code)
             if rots is None:
                 continue
-            nbr = None  # the roots around the cell, once a figure may go there
+            nbr = None  # the mask of occupied parts around the cell, once a figure may go there
             for o in rots:
                 if check is not None and check(self, o, cell) is not None:
                     continue
                 rot = o.rot
                 append((cell, rot, None))
                 if any_fig & o.figmask:
-                    if nbr is None:
-                        nbr = neighbour_roots(cell)
+                    if nbr is None and masks:
+                        nbr = occupied(cell)
                     for fig in options(self, o, cell, nbr, sup):
                         append((cell, rot, fig))
-                if recalls:
-                    for rc in recalls:
-                        append((cell, rot, rc))
-                for at in anywhere:
-                    append((cell, rot, at))
+                if extra:
+                    acts.extend([(cell, rot, e) for e in extra])
         if not acts and R.DISCARD:
             acts = [("discard",)]
         if R.RANSOM is not None:
@@ -261,6 +263,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         d["held"] = [[o[:] for o in h] for h in self.held]
         d["joins"] = []
         d["_ready"] = (None, {})
+        d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
         return g
 
