@@ -314,6 +314,9 @@ class CodeGenerator:
         if s.need_figures or any("figures" in c.used for c in corner):
             w("figs = g.figs")
         if side:
+            if corner:  # while no figure that stands on a feature is in supply, only corners are asked
+                w(f"if {' or '.join(f'sup[{c.figure.name}] > 0' for c in side)}:")
+                self.indent()
             w("for fi, gis, sides, _ in o.figfeats:")
             self.indent()
             if s.need_roots or s.need_figures:
@@ -333,6 +336,8 @@ class CodeGenerator:
                 w(f"out.append(({g}, fi))")
                 self.outdent()
             self.outdent()
+            if corner:
+                self.outdent()
         for c in corner:
             g = c.figure.name
             self.comment(f"{where(c.span)}: {c.header}", c.span)

@@ -42,13 +42,19 @@ class Board:
         return s
 
     def _union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
+        parent = self.parent
+        ra = parent[a]  # find(a), find(b): most segments point at their root, or one step short of it
+        if parent[ra] != ra:
+            ra = self.find(ra)
+        rb = parent[b]
+        if parent[rb] != rb:
+            rb = self.find(rb)
         if ra == rb:
             self.open[ra] -= 2
             return ra
         if len(self.cells[ra]) < len(self.cells[rb]):
             ra, rb = rb, ra
-        self.parent[rb] = ra
+        parent[rb] = ra
         self.cells[ra] = self.cells[ra] | self.cells[rb]  # a new set: clones share the old ones
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
@@ -67,21 +73,25 @@ class Board:
     def _place(self, o, cell):
         """Put orientation o on cell: new segments, merged with the neighbours'. Returns touched roots."""
         x, y = cell
-        base = len(self.parent)
-        self.board[cell] = (o, base)
-        self.frontier.pop(cell, None)
+        parent = self.parent
+        base = len(parent)
+        board = self.board
+        board[cell] = (o, base)
+        frontier = self.frontier
+        frontier.pop(cell, None)
         n = len(o.kinds)
-        self.parent.extend(range(base, base + n))
+        parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
         self.seg_cell.extend([cell] * n)
         self.cells.extend([{cell}] * n)  # one set for the tile's segments: sets are never changed in place
         self.shields.extend(o.shields)
         self.open.extend(o.nopen)
         self.figs.extend([_NO_FIGS] * n)  # lists of figures are replaced, never changed in place
-        self.borders.extend([[base + b for b in bs] if bs else _NO_FIGS for bs in o.borders])
+        if o.bordering:
+            self.borders.extend([[base + b for b in bs] if bs else _NO_FIGS for bs in o.borders])
+        else:
+            self.borders.extend([_NO_FIGS] * n)
         self.done.extend([False] * n)
-        board = self.board
-        frontier = self.frontier
         union = self._union
         faces = o.faces
         for d in range(4):
@@ -98,8 +108,13 @@ class Board:
                 b = theirs[k]
                 if a >= 0 and b >= 0:
                     union(base + a, nbase + b)
-        find = self.find
-        return {find(s) for s in range(base, base + n)}
+        touched = set()
+        for s in range(base, base + n):
+            r = parent[s]
+            if parent[r] != r:
+                r = self.find(r)
+            touched.add(r)
+        return touched
 
     def edge_pattern(self, cell):
         """The edge code each side N, E, S, W of empty cell `cell` must show (-1: no neighbour there),

@@ -103,6 +103,11 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         masks = R.FIG_MASKS
         occupied = self._occupied_parts
         self._contexts = {}
+        # figures on corners (the barn) in supply: they may go only where a corner is ready
+        corner_figs = [gi for gi in R.FIG_CORNER if any_fig >> gi & 1]
+        side_figs = any_fig
+        for gi in corner_figs:
+            side_figs &= ~(1 << gi)
         # after each placement (and its figures): each recall, then each figure on another tile
         extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
         acts = []
@@ -112,12 +117,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
             if rots is None:
                 continue
             nbr = None  # the mask of occupied parts around the cell, once a figure may go there
+            corners = None  # whether a corner figure in supply has a corner ready at the cell
             for o in rots:
                 if check is not None and check(self, o, cell) is not None:
                     continue
                 rot = o.rot
                 append((cell, rot, None))
-                if any_fig & o.figmask:
+                may = any_fig & o.figmask
+                if may and not may & side_figs:  # only corner figures could go on this tile
+                    if corners is None:
+                        corners = any(self._ready_corners(cell, R.FIG_KINDS[gi]) for gi in corner_figs)
+                    may = corners
+                if may:
                     if nbr is None and masks:
                         nbr = occupied(cell)
                     for fig in options(self, o, cell, nbr, sup):

@@ -50,6 +50,7 @@ class Orientation:
     figmask   bit gi set when figure gi may stand on some feature of the tile (its kinds, corners included):
               while no figure of the mask is in supply, the tile's figure options need not be asked
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
+    bordering  whether some feature borders others (a field its cities)
     corners   corner -> the local feature on both half-sides beside it (board frame), where one is
     faces     per board side d, what this tile adds to the edge code of the empty cell beyond d
     layout    what the tile lays where (edges, and each feature's kind, places and shields): two
@@ -57,7 +58,7 @@ class Orientation:
     """
 
     __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
-                 "figmask", "kinds", "shields", "nopen", "borders", "corners", "faces", "layout")
+                 "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "layout")
 
     def __init__(self, tile, rot, kinds, fig_on, fig_kinds=(), base=0):
         self.tile = tile
@@ -86,6 +87,7 @@ class Orientation:
         self.shields = tuple(f.shields for f in feats)
         self.nopen = tuple(len(s) for s in self.sidefeat)
         self.borders = tuple(f.borders for f in feats)
+        self.bordering = any(self.borders)
         self.figmask = 0
         for gi, ks in enumerate(fig_kinds):
             if any(f.kind in ks for f in feats):
