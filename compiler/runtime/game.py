@@ -12,7 +12,7 @@ import random
 
 from .bag import Bag
 from .board import Board
-from .corners import Corners
+from .corners import Corners, cornered_codes
 from .errors import IllegalAction
 from .figures import Figures
 from .placement import Placement
@@ -104,10 +104,11 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         occupied = self._occupied_parts
         self._contexts = {}
         # figures on corners (the barn) in supply: they may go only where a corner is ready
-        corner_figs = [gi for gi in R.FIG_CORNER if any_fig >> gi & 1]
+        corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
         side_figs = any_fig
-        for gi in corner_figs:
+        for gi in R.FIG_CORNER:
             side_figs &= ~(1 << gi)
+        cornered = cornered_codes(self.edge_base) if corner_kinds else ()
         # after each placement (and its figures): each recall, then each figure on another tile
         extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
         acts = []
@@ -126,7 +127,11 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
                 may = any_fig & o.figmask
                 if may and not may & side_figs:  # only corner figures could go on this tile
                     if corners is None:
-                        corners = any(self._ready_corners(cell, R.FIG_KINDS[gi]) for gi in corner_figs)
+                        corners = False
+                        if code in cornered:
+                            for kinds in corner_kinds:
+                                if self._ready_corners(cell, kinds):
+                                    corners = True
                     may = corners
                 if may:
                     if nbr is None and masks:
