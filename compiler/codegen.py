@@ -296,14 +296,16 @@ class CodeGenerator:
         side = [c for c in s.figure_conds if not c.corner]
         corner = [c for c in s.figure_conds if c.corner]
         w("")
-        w("# whether figure_options reads a mask of occupied parts (Board._occupied_parts) rather than the")
-        w("# neighbours' roots: every figure's condition is `figures == 0` or none, none stands on a corner")
+        w("# whether figure_options reads masks of occupied parts (Board._occupied_parts) rather than the")
+        w("# neighbours' roots: every figure's condition compares `figures` and `count(F)` with 0 only;")
+        w("# the figures F whose count a condition reads (a mask each, after the mask of owning figures)")
         w(f"FIG_MASKS = {s.fig_masks!r}")
+        w(f"FIG_MASK_COUNTS = {_names(s.mask_counts)}")
         w("")
         w("def figure_options(g, o, cell, nbr, sup):")
         self.indent()
         if s.fig_masks:
-            self._figure_options_masked(side)
+            self._figure_options_masked(side, corner)
             return
         w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
           '    each figure\'s supply, the kinds it may stand on, and its `when` condition on the\n'
@@ -356,27 +358,47 @@ class CodeGenerator:
         self.outdent()
         self._figure_forbidden()
 
-    def _figure_options_masked(self, side) -> None:
-        """figure_options when a feature is free exactly when no part it meets belongs to a feature
-        with figures: `nbr` is the 12-bit mask of such parts (side d, part k: bit 3 * d + k)."""
+    def _figure_options_masked(self, side, corner) -> None:
+        """figure_options when every condition asks only whether the features fi would join hold
+        (owning) figures, or figures F: `nbr` holds 12-bit masks of the parts around the cell whose
+        features do (side d, part k: bit 3 * d + k; Board._occupied_parts), `fmask` the parts fi meets."""
         w = self.writeline
         w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
-          '    each figure\'s supply, the kinds it may stand on, and its `when` condition (`figures == 0`:\n'
-          '    no part the feature meets is occupied; `nbr`: Board._occupied_parts)."""')
+          '    each figure\'s supply, the kinds it may stand on, and its `when` condition, read from\n'
+          '    `nbr`, the masks of occupied parts around the cell (Board._occupied_parts);\n'
+          '    (figure, local feature, corner) for a figure `at corner` (runtime/corners.py)."""')
         w("out = []")
-        w("for fi, gis, _, fmask in o.figfeats:")
-        self.indent()
-        if any(c.cond != "True" for c in side):
-            w("figures = nbr & fmask  # 0 exactly when the features fi would join hold no figure")
-        for c in side:
+        if side:
+            if corner:  # while no figure that stands on a feature is in supply, only corners are asked
+                w(f"if {' or '.join(f'sup[{c.figure.name}] > 0' for c in side)}:")
+                self.indent()
+            w("for fi, gis, _, fmask in o.figfeats:")
+            self.indent()
+            for c in side:
+                g = c.figure.name
+                self.comment(f"{where(c.span)}: {c.header}", c.span)
+                cond = "" if c.mask_cond == "True" else f" and ({c.mask_cond})"
+                w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
+                self.indent()
+                w(f"out.append(({g}, fi))")
+                self.outdent()
+            self.outdent()
+            if corner:
+                self.outdent()
+        for c in corner:
             g = c.figure.name
             self.comment(f"{where(c.span)}: {c.header}", c.span)
-            cond = "" if c.cond == "True" else f" and ({c.cond})"
-            w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
+            w(f"if sup[{g}] > 0:", c.span)
             self.indent()
-            w(f"out.append(({g}, fi))")
+            w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{g}]):")
+            self.indent()
+            w("fmask = o.fmasks[fi]")
+            w(f"if {c.mask_cond}:")
+            self.indent()
+            w(f"out.append(({g}, fi, corner))")
             self.outdent()
-        self.outdent()
+            self.outdent()
+            self.outdent()
         w("return out")
         self.outdent()
         self._figure_forbidden()

@@ -97,6 +97,7 @@ class FigureCond:
     cond: str  # Python over g, o, fi, cell, roots, figures (the figure's own `when`, its `allow`s and `forbid`s)
     corner: bool = False  # `at corner`: tried on each corner of the tile where four tiles meet (the barn)
     used: frozenset = frozenset()  # the names cond reads (roots, figures, count ...)
+    mask_cond: str | None = None  # cond over the masks of occupied parts (FIG_MASKS), when it can be
 
 
 @dataclass
@@ -164,9 +165,10 @@ class EngineSpec:
     figure_conds: list[FigureCond]
     need_roots: bool
     need_figures: bool
-    # every figure's condition is `figures == 0` or none, no figure stands on a corner: whether a
-    # feature is free is read from a mask of the occupied parts around the cell (FIG_MASKS)
+    # every figure's condition compares `figures` and `count(F)` with 0 only: whether a feature is
+    # free (holds no F) is read from masks of the occupied parts around the cell (FIG_MASKS)
     fig_masks: bool
+    mask_counts: list  # the figures F whose `count(F)` a condition reads: a mask each (FIG_MASK_COUNTS)
     fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
     fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
     score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
@@ -187,7 +189,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
              "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "FIG_MASKS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM"}
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "FIG_MASKS", "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -234,6 +236,21 @@ class Lowering:
         fig = self.fig
         scope.calls["count"] = lambda args, sc: f"g.count_on({roots}, {fig[args[0].name].name})"
         return scope
+
+    def mask_scope(self, counts: list) -> Scope:
+        """Names of the feature local feature fi would join, as masks of occupied parts: `figures`
+        and `count(F)` are nonzero exactly when the count is (only comparisons with 0 read them)."""
+        fig = self.fig
+
+        def count(args, sc):
+            c = fig[args[0].name]
+            if c not in counts:
+                counts.append(c)
+            return f"(nbr[{1 + counts.index(c)}] & fmask)"
+
+        sc = self._common(Scope(names={"figures": "(nbr[0] & fmask)"}))
+        sc.calls["count"] = count
+        return sc
 
     def feature_scope(self) -> Scope:
         """Names of an existing feature, root r.  `figures` counts only figures that make their
@@ -454,6 +471,37 @@ class Lowering:
     def _kinds(self, names) -> str:
         return "(" + ", ".join(self.kind[k].name for k in sorted(names, key=lambda k: self.kind[k].value)) + ",)"
 
+    @staticmethod
+    def _zero_tests_only(e) -> bool:
+        """Whether `e` reads the features a figure would join only as `figures` or `count(F)`
+        compared with 0 (== 0, != 0, > 0, >= 1), so a mask of occupied parts can answer it."""
+        def quantity(x):
+            return isinstance(x, A.Var) and x.name == "figures" or isinstance(x, A.Call) and x.fn == "count"
+
+        def lit(x, v):
+            return isinstance(x, A.IntLit) and int(x.value) == v
+
+        def ok(x) -> bool:
+            match x:
+                case A.BinOp(op=op, left=l, right=r) if quantity(l) or quantity(r):
+                    if quantity(l) and not quantity(r):
+                        return (op in ("==", "!=", ">") and lit(r, 0)) or (op == ">=" and lit(r, 1))
+                    if quantity(r) and not quantity(l):
+                        return (op in ("==", "!=", "<") and lit(l, 0)) or (op == "<=" and lit(l, 1))
+                    return False
+                case A.Var(name=n):
+                    return n not in ("figures", "tiles", "shields")
+                case A.Call(fn=fn, args=args):
+                    return fn != "count" and all(ok(a) for a in args)
+                case A.BinOp(left=l, right=r):
+                    return ok(l) and ok(r)
+                case A.Not(operand=o) | A.Neg(operand=o):
+                    return ok(o)
+                case A.Cond(test=t, then=a, orelse=b):
+                    return ok(t) and ok(a) and ok(b)
+            return True
+        return e is None or ok(e)
+
     def _figure_conds(self) -> dict:
         """Per figure, whether it may stand on local feature fi, as one condition: (its `on` kinds
         and its `when`) or (an `allow`'s kinds and condition) ..., and no `forbid` holding."""
@@ -462,23 +510,34 @@ class Lowering:
         conds = []
         used: set[str] = set()
         kind_of = "o.feats[fi].kind"
+        counts: list = []  # figures whose count(F) a mask condition reads
+        masks = True
         for name, f in rs.figures.items():
             header = f"figure {name}" + (" ... at corner" if name in corner else "") + \
                 (f" ... when {_src(f.when)}" if f.when is not None else "")
             allows = [pm for pm in rs.permits if pm.mode == "allow" and pm.figure == name]
             forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
             sc = self.figure_scope()
-            cond = self.expr(f.when, sc) if f.when is not None else "True"
-            if allows:
-                parts = [f"({kind_of} in {self._kinds(f.on)} and ({cond}))"]
-                for pm in allows:
-                    c = self.expr(pm.when, sc) if pm.when is not None else "True"
-                    parts.append(f"({kind_of} in {self._kinds(pm.on)} and ({c}))")
-                cond = " or ".join(parts)
-            for pm in forbids:
-                c = self.expr(pm.when, sc) if pm.when is not None else "True"
-                cond = f"({cond}) and not ({kind_of} in {self._kinds(pm.on)} and ({c}))"
-            conds.append(FigureCond(self.fig[name], header, f.span, cond, name in corner, frozenset(sc.used)))
+            maskable = all(self._zero_tests_only(x.when) for x in [f, *allows, *forbids])
+            masks = masks and maskable
+            forms = []
+            for scope in (sc, self.mask_scope(counts) if maskable else None):
+                if scope is None:
+                    forms.append(None)
+                    continue
+                cond = self.expr(f.when, scope) if f.when is not None else "True"
+                if allows:
+                    parts = [f"({kind_of} in {self._kinds(f.on)} and ({cond}))"]
+                    for pm in allows:
+                        c = self.expr(pm.when, scope) if pm.when is not None else "True"
+                        parts.append(f"({kind_of} in {self._kinds(pm.on)} and ({c}))")
+                    cond = " or ".join(parts)
+                for pm in forbids:
+                    c = self.expr(pm.when, scope) if pm.when is not None else "True"
+                    cond = f"({cond}) and not ({kind_of} in {self._kinds(pm.on)} and ({c}))"
+                forms.append(cond)
+            conds.append(FigureCond(self.fig[name], header, f.span, forms[0], name in corner, frozenset(sc.used),
+                                    forms[1]))
             if name not in corner:
                 used |= sc.used
         forbids = []
@@ -490,9 +549,9 @@ class Lowering:
             forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
-        masks = not corner and all(c.cond in ("True", "figures == 0") for c in conds)
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count"}),
-                    need_figures="figures" in used, fig_masks=masks, forbids=forbids,
+                    need_figures="figures" in used, fig_masks=masks, mask_counts=counts if masks else [],
+                    forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],
                     fig_corner=[self.fig[n] for n in rs.corner_figures()])

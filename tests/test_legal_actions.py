@@ -11,6 +11,10 @@ These tests rebuild the listing the slow way, from the rulebook's clauses alone:
 - BASE-FOLLOW-1/2/3: a follower goes on a feature of the tile just placed, from the supply,
   and only if the features that feature joins hold no figure (ABBOT: the same for the abbot on a
   cloister or garden; TOWER-TURN-1: a floor on the tile's tower foundation, with no condition);
+- the Barn: BARN-PLACE-1, a barn goes on a corner of the tile where four tiles meet with field
+  there (the geometry: `corner_refusal`), if that field holds no barn; a barn on a field makes
+  nobody its owner (a field holding only a barn is free for a farmer) but BARN-FOLLOW-1 keeps
+  farmers off a field with a barn;
 
 and compare it with the engine's, placements being equal when they lay the same features on the
 same places of the same cell (a tile with rotational symmetry: BASE-COMP-1's B, C, ...).
@@ -37,7 +41,9 @@ def _outcome(g, cell, o, fig):
     return (cell, layout, (fig[0], o.feats[fig[1]].kind, frozenset(o.places[fig[1]])) + tuple(fig[2:]))
 
 
-def _joined_figures(g, o, cell, fi):
+def _joined_figures(g, o, cell, fi, only=None, but=()):
+    """Figures on the features local feature fi of o at cell would join (of kind `only`, or
+    all but the kinds `but`)."""
     x, y = cell
     roots = set()
     for d in range(4):
@@ -48,7 +54,7 @@ def _joined_figures(g, o, cell, fi):
         for k, (a, b) in enumerate(zip(o.parts[d], no.parts[OPP[d]])):
             if a == fi and b >= 0:
                 roots.add(g.find(nbase + b))
-    return sum(len(g.figs[r]) for r in roots)
+    return sum(1 for r in roots for e in g.figs[r] if (only is None or e[1] == only) and e[1] not in but)
 
 
 def _slow_listing(g, figures=True):
@@ -72,12 +78,22 @@ def _slow_listing(g, figures=True):
             out.add(_outcome(g, cell, o, None))
             if not figures:
                 continue
+            barn = g.figure_index("barn")
             for fi, f in enumerate(o.feats):
                 for gi in R.FIG_ON[f.kind]:
                     when = R.FIG_WHEN_SRC[gi]
                     assert when in ("", "figures == 0"), when  # the only conditions this test knows
-                    if sup[gi] > 0 and (when == "" or _joined_figures(g, o, cell, fi) == 0):
+                    free = _joined_figures(g, o, cell, fi, but=(barn,)) == 0
+                    if barn is not None and R.KINDS[f.kind].name == "field":  # BARN-FOLLOW-1
+                        free = free and _joined_figures(g, o, cell, fi, only=barn) == 0
+                    if sup[gi] > 0 and (when == "" or free):
                         out.add(_outcome(g, cell, o, (gi, fi)))
+            if barn is not None and sup[barn] > 0:  # BARN-PLACE-1
+                for corner in ("NW", "NE", "SE", "SW"):
+                    if g.corner_refusal(o, cell, corner, R.FIG_KINDS[barn], "barn") is None:
+                        fi = o.corners[corner]
+                        if _joined_figures(g, o, cell, fi, only=barn) == 0:
+                            out.add(_outcome(g, cell, o, (barn, fi, corner)))
     return out
 
 
@@ -96,15 +112,15 @@ def _fast_listing(g, figures=True):
     (["base"], True),
     (["base", "river", "abbot", "king_robber"], True),
     (["base", "tower"], True),
-    (["base", "barn"], False),  # the barn's corners and its `forbid`: placements only
+    (["base", "barn"], True),
 ])
 def test_every_distinct_placement_listed_once(modules, figures):
     eng = engine_for(modules, [])
-    for seed in range(3):
+    for seed in range(4 if "barn" in modules else 3):
         g = eng.new_game(2, seed)
         rng = random.Random(seed)
         turns = 0
-        while not g.is_terminal() and turns < 45:
+        while not g.is_terminal() and turns < (72 if "barn" in modules else 45):
             if g.pending is None and g.drawn is not None:
                 fast = _fast_listing(g, figures)
                 assert len(fast) == len(set(fast)), "a placement is listed twice"
@@ -168,3 +184,29 @@ def test_a_half_symmetric_tile_keeps_two_rotations():
     h.apply_action((cell, rot + 180, None))
     g.apply_action((cell, rot, None))
     assert {(f["kind"], f["places"]) for f in h.features()} == {(f["kind"], f["places"]) for f in g.features()}
+
+
+@pytest.mark.parametrize("when,masks", [
+    ("figures == 0", True),
+    ("0 == figures or count(follower) >= 1", True),
+    ("figures < 2", False),  # a count other than zero: the neighbours' roots are read
+    ("tiles > 3", False),
+])
+def test_masks_only_answer_comparisons_with_zero(tmp_path, when, masks):
+    """BASE-FOLLOW-2 rewritten by a house rule: a mask of occupied parts says whether a count is 0,
+    nothing more, so only conditions that compare `figures` or `count(F)` with 0 are read from
+    masks; either way every listed figure is one that `apply_action` accepts when it checks."""
+    house = tmp_path / "crowded.tess"
+    house.write_text(f"module crowded extends base\nallow follower on road when {when}  [BASE-FOLLOW-2]\n",
+                     encoding="utf-8")
+    eng = engine_for([str(house)], [])
+    assert eng.rules.FIG_MASKS is masks
+    g = eng.new_game(2, 5)
+    rng = random.Random(5)
+    for _ in range(30):
+        acts = g.legal_actions()
+        for a in acts:
+            if a[2] is not None:
+                o = g.orientation(a[1])
+                assert g.figure_refusal(o, a[0], *a[2]) is None
+        g.apply_action(acts[rng.randrange(len(acts))])

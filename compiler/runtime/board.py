@@ -159,13 +159,18 @@ class Board:
         return out
 
     def _occupied_parts(self, cell):
-        """The parts around an empty cell whose features hold figures, as a 12-bit mask (side d,
-        part k: bit 3 * d + k), for rules whose figures ask only `figures == 0` (FIG_MASKS)."""
+        """Masks of the parts around an empty cell (side d, part k: bit 3 * d + k) whose features
+        hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
+        (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
+        parts with an F)."""
         x, y = cell
         board = self.board
         parent = self.parent
         figs = self.figs
+        counts = self.R.FIG_MASK_COUNTS
+        corner = self.R.FIG_CORNER if self.on_corners else ()
         occ = 0
+        per = [0] * len(counts)
         for d in range(4):
             nb = board.get((x + DX[d], y + DY[d]))
             if nb is None:
@@ -177,10 +182,15 @@ class Board:
                     s = parent[nbase + p]
                     if parent[s] != s:
                         s = self.find(s)
-                    if figs[s]:
-                        occ |= bit
+                    held = figs[s]
+                    if held:
+                        if not corner or any(e[1] not in corner for e in held):
+                            occ |= bit
+                        for j, gi in enumerate(counts):
+                            if any(e[1] == gi for e in held):
+                                per[j] |= bit
                 bit <<= 1
-        return occ
+        return (occ, *per)
 
     def _figure_context(self, cell):
         """What the rules' figure_options reads about the features around an empty cell."""

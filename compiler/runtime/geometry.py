@@ -47,6 +47,7 @@ class Orientation:
     sidefeat  per local feature, the (side, part) pairs where it meets a neighbour
     figfeats  (local feature, figures that may stand on its kind, its sidefeat, its parts as a 12-bit mask),
               for kinds some figure may take
+    fmasks    per local feature, the parts it meets as a 12-bit mask (side d, part k: bit 3 * d + k)
     figmask   bit gi set when figure gi may stand on some feature of the tile (its kinds, corners included):
               while no figure of the mask is in supply, the tile's figure options need not be asked
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
@@ -58,7 +59,7 @@ class Orientation:
     """
 
     __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
-                 "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "layout")
+                 "fmasks", "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "layout")
 
     def __init__(self, tile, rot, kinds, fig_on, fig_kinds=(), base=0):
         self.tile = tile
@@ -79,7 +80,8 @@ class Orientation:
                               for i in range(len(feats)))
         # per feature some figure may take: (its index, those figures, its sidefeat, its parts as a mask:
         # side d, part k is bit 3 * d + k, as in Board._occupied_parts)
-        self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i], sum(1 << (3 * d + k) for d, k in self.sidefeat[i]))
+        self.fmasks = tuple(sum(1 << (3 * d + k) for d, k in sf) for sf in self.sidefeat)
+        self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i], self.fmasks[i])
                               for i, f in enumerate(feats) if fig_on[f.kind])
         self.corners = {c: owner[a] for c, (a, b) in CORNER_HALVES.items()
                         if owner.get(a) is not None and owner.get(a) == owner.get(b)}
