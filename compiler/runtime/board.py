@@ -9,6 +9,7 @@ from __future__ import annotations
 from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 
 
+_SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 
 
@@ -168,6 +169,19 @@ class Board:
         parent = self.parent
         figs = self.figs
         counts = self.R.FIG_MASK_COUNTS
+        if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
+            occ = 0
+            for d, dx, dy, od, shift in _SIDES:
+                nb = board.get((x + dx, y + dy))
+                if nb is not None:
+                    no, nbase = nb
+                    for p, bits in no.facing[od]:  # each feature on the neighbour's side once
+                        s = parent[nbase + p]
+                        if parent[s] != s:
+                            s = self.find(s)
+                        if figs[s]:
+                            occ |= bits << shift
+            return (occ,)
         corner = self.R.FIG_CORNER if self.on_corners else ()
         occ = 0
         per = [0] * len(counts)

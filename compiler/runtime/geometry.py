@@ -53,13 +53,14 @@ class Orientation:
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
     bordering  whether some feature borders others (a field its cities)
     corners   corner -> the local feature on both half-sides beside it (board frame), where one is
+    facing    per board side d, (local feature, the parts k of the side it lies on as bits 1 << k)
     faces     per board side d, what this tile adds to the edge code of the empty cell beyond d
     layout    what the tile lays where (edges, and each feature's kind, places and shields): two
               rotations of a symmetric tile with equal layouts are one and the same placement
     """
 
     __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
-                 "fmasks", "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "layout")
+                 "fmasks", "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "facing", "layout")
 
     def __init__(self, tile, rot, kinds, fig_on, fig_kinds=(), base=0):
         self.tile = tile
@@ -98,6 +99,9 @@ class Orientation:
             for gi in fig_on[f.kind]:
                 self.figmask |= 1 << gi
         self.faces = tuple((e + 1) * base ** OPP[d] for d, e in enumerate(self.edges))
+        self.facing = tuple(tuple((p, sum(1 << k for k in range(3) if self.parts[d][k] == p))
+                                  for p in sorted({q for q in self.parts[d] if q >= 0}))
+                            for d in range(4))
         self.layout = (self.edges, frozenset((f.kind, frozenset(ps), f.shields) for f, ps in zip(feats, self.places)))
 
     def feature_at(self, place, kinds=None):
