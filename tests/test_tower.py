@@ -7,6 +7,7 @@ D's field on its N side.  Players red (turns 0, 2, ...) and blue (1, 3, ...).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,10 @@ def test_TOWER_TURN_1_no_follower_on_a_foundation():
     # "кроме фундамента башни": a follower may not stand on the tower foundation
     r = _play([{"tile": "tower.B", "at": [0, 1], "rotation": 0, "place": {"figure": "follower", "on": "C"}}])
     assert r.error is not None
-    assert r.error["clause"] == "BASE-FOLLOW-1"  # the follower's `on` list leaves out `tower`
-    assert "cannot stand on a tower" in r.error["message"]
+    # the follower's own `on` list leaves out `tower`; only the `allow ... anywhere` of TOWER-TURN-1 (c)
+    # opens a tower to it, and only with a floor on it
+    assert r.error["clause"] == "TOWER-TURN-1"
+    assert "count(floor) >= 1" in r.error["message"]
 
 
 def test_cloister_beside_a_foundation_a_figure_on_C_finds_its_own_feature():
@@ -173,7 +176,8 @@ def test_TOWER_TURN_1_the_next_player_is_offered_floors_on_placed_towers():
 
 
 @pytest.mark.parametrize("place,clause,words", [
-    ({"figure": "follower", "on": "C", "at": [0, 1]}, "BASE-FOLLOW-1", "only on the tile just placed"),
+    ({"figure": "follower", "on": "C", "at": [0, 1]}, "TOWER-TURN-1", "count(floor) >= 1"),
+    ({"figure": "follower", "on": "Nw", "at": [0, 1]}, "BASE-FOLLOW-1", "only on the tile just placed, not on the tile at [0,1]"),
     ({"figure": "floor", "on": "C", "at": [5, 5]}, "TOWER-TURN-1", "no tile lies at [5,5]"),
     ({"figure": "floor", "on": "C", "at": [0, 0]}, "TOWER-TURN-1", "has no feature on C"),
     ({"figure": "floor", "on": "Nw", "at": [0, 1]}, "TOWER-TURN-1", "cannot stand on a field"),
@@ -411,7 +415,13 @@ RECORD_CASES = {
     "floor_on_any_tower.json": ("TOWER-TURN-1", {"red": 0, "blue": 0}, {}, (7, 7)),
     "capture_out_of_range.json": ("TOWER-CAPTURE-2", 2),
     "ransom_below_zero.json": ("TOWER-RANSOM-1", 4),
-    "follower_on_foundation.json": ("BASE-FOLLOW-1", 0),
+    "follower_on_foundation.json": ("TOWER-TURN-1", 0),
+    "top_follower_completes.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    "top_captured_then_higher.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {"red": {"blue": {"follower": 1}}}, (7, 6)),
+    "floor_on_completed_tower.json": ("TOWER-TOP-1", 2),
+    "top_on_bare_foundation.json": ("TOWER-TURN-1", 1),
+    "abbot_on_tower.json": ("TOWER-FIGURES-1", 1),
+    "barn_on_tower.json": ("TOWER-FIGURES-1", 1),
 }
 
 
@@ -498,3 +508,83 @@ def test_the_greedy_agent_plays_the_tower():
 
     g, turns = play_one(engine_for(["base", "tower"], []), 2, 3, ["greedy", "random"])
     assert g.ended and any("capture" in t for t in turns)
+
+
+# -- a follower on top (TOWER-TURN-1 c, TOWER-TOP-1) and what may stand on a tower (TOWER-FIGURES-1) --
+TOP = {"figure": "follower", "on": "C", "at": [0, 1]}  # on top of the tower at [0,1]
+TOWER_1 = _t("tower.B", 0, 1, place=FLOOR)  # red: a first floor at [0,1]
+BLUE_TOP = _t("B", 0, 2, place=TOP)  # blue: an own follower on top of it, from a cloister tile at [0,2]
+
+
+def test_TOWER_TURN_1_c_an_own_follower_on_top_of_anyones_tower_completes_it():
+    r = _play([TOWER_1])
+    fol = r.game.figure_index("follower")
+    tops = {a[2][2] for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][:2] == ("at", fol)}
+    assert tops == {(0, 1)}  # offered on the one tower with a floor, whatever tile blue drew
+    r = _play([TOWER_1, BLUE_TOP])
+    assert r.error is None, r.error
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "follower"), ("red", "floor")]
+    assert r.answer["supply"]["blue"] == {"follower": 6, "floor": 10}
+    # completed: nobody is offered a floor (nor a follower) on it any more
+    assert not [a for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][0] == "at"]
+
+
+def test_TOWER_TOP_1_no_floor_on_a_completed_tower():
+    r = _play([TOWER_1, BLUE_TOP, _t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))])
+    assert r.error is not None and r.error["turn"] == 2
+    assert r.error["clause"] == "TOWER-TOP-1"
+    assert "count(follower) == 0" in r.error["message"]
+
+
+def test_TOWER_TURN_1_c_no_second_follower_on_a_completed_tower():
+    r = _play([TOWER_1, BLUE_TOP, _t("B", 0, 3, place=TOP)])
+    assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "TOWER-TURN-1"
+
+
+def test_TOWER_TOP_1_the_follower_on_top_stays_to_the_end_and_scores_nothing():
+    # "Этот подданный остаётся на башне до конца игры": no rule completes or scores a tower
+    r = _play([TOWER_1, BLUE_TOP], end="final")
+    assert r.error is None, r.error
+    assert r.answer["scores"] == {"red": 0, "blue": 0}
+    assert not [e for e in r.answer["events"] if e.get("feature") == "tower"]
+    assert r.answer["supply"]["blue"]["follower"] == 6  # never returned
+    assert ("blue", "follower") in _tower_at(r.game, (0, 1))
+
+
+TOP_CAPTURED = [TOWER_1, BLUE_TOP,
+                # red: a first floor at [1,1] (height 1 reaches [0,1]) captures blue's follower on top
+                _t("tower.A", 1, 1, place=FLOOR, capture={"figure": "follower", "of": "blue", "at": [0, 1], "on": "C"}),
+                # blue: the tower at [0,1] is open again: a second floor on it
+                _t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))]
+
+
+def test_TOWER_TOP_1_a_captured_follower_on_top_reopens_the_tower():
+    r = _play(TOP_CAPTURED)
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {"red": {"blue": {"follower": 1}}}
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "floor"), ("red", "floor")]
+    assert r.answer["supply"] == {"red": {"follower": 7, "floor": 8}, "blue": {"follower": 6, "floor": 9}}
+
+
+@pytest.mark.parametrize("rules,place", [
+    (("base", "abbot", "tower"), {"figure": "abbot", "on": "C", "at": [0, 1]}),
+    (("base", "barn", "tower"), {"figure": "barn", "on": "C", "at": [0, 1]}),
+])
+def test_TOWER_FIGURES_1_no_abbot_nor_barn_on_a_tower(rules, place):
+    # "Фишки, которые вы не можете выставить на башню: ... аббат ... амбар"
+    r = _play([TOWER_1, _t("B", 0, 2, place=place)], rules=rules)
+    assert r.error is not None and r.error["turn"] == 1
+    assert r.error["clause"] == "TOWER-FIGURES-1"
+    assert re.search(r"only (a floor or a follower|a follower or a floor) may", r.error["message"])
+
+
+def test_allow_anywhere_is_checked_and_formatted(tmp_path):
+    from dsl.fmt import format_text
+
+    bad = tmp_path / "bad.tess"
+    bad.write_text('module bad "x"\nrequires base\nforbid follower on field anywhere [BASE-FOLLOW-1]\n', encoding="utf-8")
+    rs, diags, _ = load_rule_set(["base", str(bad)])
+    assert rs is None and any(d.code == "bad-place" and "`anywhere` belongs to `allow`" in d.message for d in diags)
+    text = (REPO / "rules" / "tower.tess").read_text(encoding="utf-8")
+    assert format_text(text, "tower.tess") == text
+    assert "allow follower on tower anywhere [TOWER-FIGURES-1]\n    when count(floor) >= 1" in text
