@@ -588,3 +588,27 @@ def test_allow_anywhere_is_checked_and_formatted(tmp_path):
     text = (REPO / "rules" / "tower.tess").read_text(encoding="utf-8")
     assert format_text(text, "tower.tess") == text
     assert "allow follower on tower anywhere [TOWER-FIGURES-1]\n    when count(floor) >= 1" in text
+
+
+# -- the rulebook's range examples, asked of the compiled engine by `tessera verify` (TOWER-CAPTURE-2) --
+def test_TOWER_CAPTURE_2_range_examples_agree_with_the_engine():
+    from verifier.examples import check_examples
+
+    res = {r.ref: r for r in check_examples(_rules("base", "tower")) if r.example.get("capture") is not None}
+    assert {k: r.status for k, r in res.items()} == {
+        "EX-TOWER-CAPTURE-2a": "ok", "EX-TOWER-CAPTURE-2b": "ok", "EX-TOWER-CAPTURE-2c": "ok", "no_diagonal": "ok"}
+    assert "5 tiles in range" in res["EX-TOWER-CAPTURE-2a"].message  # 003 p. 2: "с одного из 5 квадратов"
+    assert "9 tiles in range" in res["EX-TOWER-CAPTURE-2b"].message  # 003 p. 3: "с одного из 9 квадратов"
+
+
+def test_TOWER_CAPTURE_2_a_house_rule_with_a_longer_reach_breaks_the_examples(tmp_path):
+    from verifier.examples import check_examples
+
+    house = tmp_path / "far.tess"
+    house.write_text('module far "towers reach one tile further"\nrequires tower\n'
+                     'override capture 1 of follower, abbot in line within figures + 1 after put floor\n',
+                     encoding="utf-8")
+    res = {r.ref: r for r in check_examples(_rules("base", "tower", str(house))) if r.example.get("capture") is not None}
+    assert res["EX-TOWER-CAPTURE-2a"].status == "inconsistent"
+    assert "9 tiles in range" in res["EX-TOWER-CAPTURE-2a"].message and "the rulebook says 5" in res["EX-TOWER-CAPTURE-2a"].message
+    assert res["no_diagonal"].status == "ok"  # still never diagonal
