@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from tessera.adapters.pettingzoo import env
 
-RULE_SETS = [["base"], ["base", "river", "abbot"]]
+RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"]]
 # PettingZoo's own classic games with action masks get these warnings too (a dict observation)
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
               pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]

@@ -495,11 +495,73 @@ def test_TOWER_FIGURES_1_a_barn_is_never_captured():
     assert ok.answer["supply"]["blue"]["barn"] == 0 and ok.answer["prisoners"] == {}
 
 
-def test_the_integer_action_numbering_refuses_the_tower_rather_than_miscount():
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_integer_action_numbering_covers_every_tower_move_and_replays(players):
+    """Random base+tower games played through ActionCodec numbers (floors and followers on other tiles,
+    captures, passes, exchanges, ransoms): one number per legal action, the same number the same move,
+    and the record written from the decoded moves replays to the same scores and prisoners."""
+    import random
+
+    from compiler.actions import ActionCodec
+    from compiler.simulate import _recorder
+
+    eng = engine_for(["base", "tower"], [])
+    codec = ActionCodec(eng)
+    kinds: dict[str, int] = {}
+    for seed in range(3):
+        g = eng.new_game(players, seed)
+        rng = random.Random(seed)
+        turns: list = []
+        before = _recorder(turns)
+        while not g.is_terminal():
+            legal = codec.legal(g)
+            if not legal:
+                break
+            assert len(legal) == len(g.legal_actions())  # one number per action, none shared
+            assert all(0 <= n < codec.size for n in legal)
+            for n, a in legal.items():
+                assert codec.encode(g, a) == n
+                d = codec.describe(n)
+                if a[0] == "capture":
+                    assert d.startswith(f"capture seat {a[1]}'s {g.figure_name(a[2])}")
+                elif a[0] == "ransom":
+                    assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
+                elif a[0] == "pass":
+                    assert d == "capture nothing"
+                elif a[2] is not None and a[2][0] == "at":
+                    assert d.startswith(f"[{a[0][0]},{a[0][1]}] rotation {a[1]}, {g.figure_name(a[2][1])} on feature")
+            # prefer the rarer Tower moves so that a few games meet them all
+            ransoms = [n for n, a in legal.items() if a[0] == "ransom"]
+            tower = [n for n, a in legal.items() if a[0] == "capture" or (a[0] not in ("discard", "pass", "ransom")
+                                                                          and a[2] and a[2][0] == "at")]
+            prisoners = [n for n, a in legal.items() if a[0] == "capture" and a[1] != g.current_player()]
+            n = rng.choice(ransoms) if ransoms and rng.random() < 0.5 else \
+                rng.choice(prisoners) if prisoners else \
+                rng.choice(tower) if tower and rng.random() < 0.5 else rng.choice(list(legal))
+            a = codec.decode(g, n)
+            key = a[0] if isinstance(a[0], str) else ("at " + g.figure_name(a[2][1]) if a[2] and a[2][0] == "at" else "tile")
+            kinds[key] = kinds.get(key, 0) + 1
+            before(g, a)
+            g.apply_action(a)
+        doc = {"format": "tessera-game/1", "rules": ["base", "tower"], "players": list(g.names), "turns": turns,
+               "end": "final"}
+        res = replay(doc)
+        assert res.error is None, res.error
+        assert res.answer["scores"] == dict(zip(g.names, g.scores))
+        assert res.answer["prisoners"] == g.prisoners_by_name()
+    # every kind of Tower move was numbered and played
+    assert {"at floor", "at follower", "capture", "pass", "ransom"} <= set(kinds), kinds
+
+
+def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
     from compiler.actions import ActionCodec
 
-    with pytest.raises(ValueError, match="does not cover yet"):
-        ActionCodec(engine_for(["base", "tower"], []))
+    base, tower = ActionCodec(engine_for(["base"], [])), ActionCodec(engine_for(["base", "tower"], []))
+    assert base.pass_id is None and base.discard == len(base.cells) * 4 * base.slots  # as before the Tower
+    # the Tower: 2 figures anywhere (floor, follower) on the 18 tower tiles (TOWER-COMP-1), one foundation each
+    assert sorted(tower.figures[i] for i in tower.any_figs) == ["floor", "follower"]
+    assert (tower.any_tiles, tower.any_feats) == (18, 1)
+    assert tower.discard == tower.size - 1 and tower.pass_id == tower.placements
 
 
 def test_the_greedy_agent_plays_the_tower():
