@@ -465,6 +465,15 @@ def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
     eng = engine_for(rules, [])
     summ = simulate(eng, 3, 3, 40, rules, tmp_path)
     assert summ.mean_captures > 0  # random play builds floors and captures
+    from compiler.simulate import write_csv
+    import csv
+
+    write_csv(tmp_path / "games.csv", [summ])
+    with open(tmp_path / "games.csv", encoding="utf-8") as f:
+        lines = list(csv.DictReader(f))
+    assert sum(int(x["captures"]) for x in lines) == sum(r["captures"] for r in summ.rows) > 0
+    assert [int(x["ransoms"]) for x in lines] == [r["ransoms"] for r in summ.rows]
+    (tmp_path / "games.csv").unlink()
     kinds = ("score", "award", "capture", "exchange", "ransom")
     for f in sorted(tmp_path.glob("*.json")):
         rec = load_record(f)
