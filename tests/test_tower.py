@@ -422,6 +422,8 @@ RECORD_CASES = {
     "top_on_bare_foundation.json": ("TOWER-TURN-1", 1),
     "abbot_on_tower.json": ("TOWER-FIGURES-1", 1),
     "barn_on_tower.json": ("TOWER-FIGURES-1", 1),
+    "capture_barn_refused.json": ("TOWER-FIGURES-1", 8),
+    "capture_floor_refused.json": ("TOWER-FIGURES-1", 2),
 }
 
 
