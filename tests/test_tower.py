@@ -616,8 +616,9 @@ def test_TOWER_TURN_1_c_no_second_follower_on_a_completed_tower():
 
 @pytest.mark.parametrize("rules", [("base", "tower"), ("base", "abbot", "barn", "king_robber", "tower")])
 def test_TOWER_TOP_1_the_follower_on_top_stays_to_the_end_and_scores_nothing(rules):
-    # "Этот подданный остаётся на башне до конца игры": no rule completes or scores a tower (with every
-    # module too: the Barn's `score field end by barn` makes the final scoring look at every feature)
+    # "Этот подданный остаётся на башне до конца игры": no rule completes or scores a tower (with the other
+    # modules too, the River aside as it starts elsewhere: the Barn's `score field end by barn` makes the
+    # final scoring look at every feature)
     r = _play([TOWER_1, BLUE_TOP], end="final", rules=rules)
     assert r.error is None, r.error
     assert r.answer["scores"] == {"red": 0, "blue": 0}
