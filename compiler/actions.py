@@ -114,12 +114,12 @@ class ActionCodec:
 
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"};
-        a capture, a pass or a ransom as the key it adds to a turn ({"capture": ...}, {"pass": true},
-        {"ransom": [...]}: docs/records.md says which turn holds it)."""
+        a capture or a ransom as the key it adds to a turn ({"capture": ...}, {"ransom": [...]}:
+        docs/records.md says which turn holds it); a pass adds nothing ({})."""
         if action[0] == "capture":
             return {"capture": capture_record(g, action)}
         if action[0] == "pass":
-            return {"pass": True}
+            return {}
         if action[0] == "ransom":
             return {"ransom": [{"figure": g.figure_name(action[2]), "from": g.names[action[1]]}]}
         return record_turn(g, action)

@@ -535,10 +535,12 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
                 d = codec.describe(n)
                 if a[0] == "capture":
                     assert d.startswith(f"capture seat {a[1]}'s {g.figure_name(a[2])}")
+                    assert codec.turn(g, a)["capture"]["of"] == g.names[a[1]]
                 elif a[0] == "ransom":
                     assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
+                    assert codec.turn(g, a) == {"ransom": [{"figure": g.figure_name(a[2]), "from": g.names[a[1]]}]}
                 elif a[0] == "pass":
-                    assert d == "capture nothing"
+                    assert d == "capture nothing" and codec.turn(g, a) == {}
                 elif a[2] is not None and a[2][0] == "at":
                     assert d.startswith(f"[{a[0][0]},{a[0][1]}] rotation {a[1]}, {g.figure_name(a[2][1])} on feature")
             # prefer the rarer Tower moves so that a few games meet them all
