@@ -684,7 +684,7 @@ def test_TOWER_CAPTURE_2_a_house_rule_with_a_longer_reach_breaks_the_examples(tm
 
     house = tmp_path / "far.tess"
     house.write_text('module far "towers reach one tile further"\nrequires tower\n'
-                     'override capture 1 of follower, abbot in line within figures + 1 after put floor\n',
+                     'override capture 1 of follower, abbot in line within count(floor) + 1 after put floor\n',
                      encoding="utf-8")
     res = {r.ref: r for r in check_examples(_rules("base", "tower", str(house))) if r.example.get("capture") is not None}
     assert res["EX-TOWER-CAPTURE-2a"].status == "inconsistent"
