@@ -690,3 +690,21 @@ def test_TOWER_CAPTURE_2_a_house_rule_with_a_longer_reach_breaks_the_examples(tm
     assert res["EX-TOWER-CAPTURE-2a"].status == "inconsistent"
     assert "9 tiles in range" in res["EX-TOWER-CAPTURE-2a"].message and "the rulebook says 5" in res["EX-TOWER-CAPTURE-2a"].message
     assert res["no_diagonal"].status == "ok"  # still never diagonal
+
+
+def test_a_forbid_takes_anywhere_options_away_too(tmp_path):
+    # a house rule: towers at most 2 floors high.  The `forbid` holds on any placed tile, so the third
+    # floor is neither offered nor accepted, and the refusal names the house rule's clause.
+    house = tmp_path / "low.tess"
+    house.write_text('module low "towers at most 2 floors high"\nrequires tower\n'
+                     'clause LOW-1 "a tower has at most 2 floors"\n'
+                     'forbid floor on tower when count(floor) >= 2 [LOW-1]\n', encoding="utf-8")
+    rules = ("base", "tower", str(house))
+    two = [TOWER_1, _t("B", 0, 2, place=dict(FLOOR, at=[0, 1]))]
+    r = _play(two, rules=rules)
+    assert r.error is None, r.error
+    floor = r.game.figure_index("floor")
+    assert not [a for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][:2] == ("at", floor)]
+    r = _play(two + [_t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))], rules=rules)
+    assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "LOW-1"
+    assert "forbid floor on tower when count(floor) >= 2" in r.error["message"]
