@@ -57,6 +57,18 @@ def _joined_figures(g, o, cell, fi, only=None, but=()):
     return sum(1 for r in roots for e in g.figs[r] if (only is None or e[1] == only) and e[1] not in but)
 
 
+def _holds(g, o, cell, fi, test, barn):
+    """One comparison of a figure's condition, read on the features fi would join: `figures == 0`
+    (BASE-FOLLOW-2: no figure that makes an owner, and a barn does not), `count(F) == 0`,
+    `count(F) >= 1` (the Tower's TOWER-TOP-1 and TOWER-TURN-1)."""
+    if test == "figures == 0":
+        return _joined_figures(g, o, cell, fi, but=(barn,)) == 0
+    name, op, value = test[len("count("):].replace(")", "").split()
+    n = _joined_figures(g, o, cell, fi, only=g.figure_index(name))
+    assert op in ("==", ">="), test  # the only conditions this test knows
+    return n == int(value) if op == "==" else n >= int(value)
+
+
 def _slow_listing(g, figures=True):
     """Every legal (cell, rotation, figure) outcome by the clauses above, from nothing but the board."""
     R = g.R
@@ -82,11 +94,12 @@ def _slow_listing(g, figures=True):
             for fi, f in enumerate(o.feats):
                 for gi in R.FIG_ON[f.kind]:
                     when = R.FIG_WHEN_SRC[gi]
-                    assert when in ("", "figures == 0"), when  # the only conditions this test knows
-                    free = _joined_figures(g, o, cell, fi, but=(barn,)) == 0
+                    if f.kind not in R.FIGURES[gi].on:  # an `allow` opens this kind, with its own condition
+                        (when,) = [w for kinds, w, _ in R.FIG_ALLOWS[gi] if f.kind in kinds]
+                    ok = all(_holds(g, o, cell, fi, test, barn) for test in when.split(" and ") if test)
                     if barn is not None and R.KINDS[f.kind].name == "field":  # BARN-FOLLOW-1
-                        free = free and _joined_figures(g, o, cell, fi, only=barn) == 0
-                    if sup[gi] > 0 and (when == "" or free):
+                        ok = ok and _joined_figures(g, o, cell, fi, only=barn) == 0
+                    if sup[gi] > 0 and ok:
                         out.add(_outcome(g, cell, o, (gi, fi)))
             if barn is not None and sup[barn] > 0:  # BARN-PLACE-1
                 for corner in ("NW", "NE", "SE", "SW"):
