@@ -15,7 +15,7 @@ _NO_FIGS = []  # shared by every segment without figures (or borders): never cha
 
 class Board:
     """Mixin of Game.  Owns: board, frontier, parent, seg_kind, seg_cell, cells,
-    shields, open, figs, borders, done, completed_count."""
+    shields, open, figs, borders, done, completed_count, anywhere_segs."""
 
     def _init_board(self, nkinds):
         self.board = {}  # (x, y) -> (Orientation, segbase)
@@ -32,6 +32,7 @@ class Board:
         self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
         self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
+        self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
         self.completed_count = [0] * nkinds
 
     # ------------------------------------------------------------ union-find
@@ -93,6 +94,11 @@ class Board:
         else:
             self.borders.extend([_NO_FIGS] * n)
         self.done.extend([False] * n)
+        anywhere = self.R.ANYWHERE_KINDS
+        if anywhere:
+            for i, k in enumerate(o.kinds):
+                if k in anywhere:
+                    self.anywhere_segs.append(base + i)
         union = self._union
         faces = o.faces
         for d in range(4):
@@ -185,25 +191,27 @@ class Board:
         corner = self.R.FIG_CORNER if self.on_corners else ()
         occ = 0
         per = [0] * len(counts)
-        for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+        for d, dx, dy, od, shift in _SIDES:
+            nb = board.get((x + dx, y + dy))
             if nb is None:
                 continue
             no, nbase = nb
-            bit = 1 << 3 * d
-            for p in no.parts[OPP[d]]:
-                if p >= 0:
-                    s = parent[nbase + p]
-                    if parent[s] != s:
-                        s = self.find(s)
-                    held = figs[s]
-                    if held:
-                        if not corner or any(e[1] not in corner for e in held):
-                            occ |= bit
-                        for j, gi in enumerate(counts):
-                            if any(e[1] == gi for e in held):
-                                per[j] |= bit
-                bit <<= 1
+            for p, bits in no.facing[od]:
+                s = parent[nbase + p]
+                if parent[s] != s:
+                    s = self.find(s)
+                held = figs[s]
+                if held:
+                    bits <<= shift
+                    for e in held:
+                        if e[1] not in corner:
+                            occ |= bits
+                            break
+                    for j, gi in enumerate(counts):
+                        for e in held:
+                            if e[1] == gi:
+                                per[j] |= bits
+                                break
         return (occ, *per)
 
     def _figure_context(self, cell):

@@ -85,12 +85,11 @@ class Figures:
             return []
         p = self.current if player is None else player
         sup = self.supply[p]
-        kinds = R.ANYWHERE_KINDS
-        parent, seg_kind, seg_cell = self.parent, self.seg_kind, self.seg_cell
+        parent, seg_cell = self.parent, self.seg_cell
         options = R.figure_options_at
         out = []
-        for s in range(len(parent)):
-            if parent[s] == s and seg_kind[s] in kinds:
+        for s in self.anywhere_segs:  # the segments of those kinds, in the order they were placed
+            if parent[s] == s:
                 for gi in options(self, s, sup):
                     out.append(("at", gi, seg_cell[s], s))
         return out

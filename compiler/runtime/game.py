@@ -23,7 +23,7 @@ from .scoring import Scoring
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
 _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
-                "events", "history", "cells", "figs", "borders")
+                "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
 class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records):
