@@ -8,18 +8,47 @@ nothing imports in a circle.
 """
 from __future__ import annotations
 
+import sys
 from typing import List
 
 import typer
-from rich.console import Console
 
 from dsl.diagnostics import Diagnostic, render, summary
 from dsl.untrusted import printable
 
+
+class _Console:
+    """A rich Console, made on first use.  `line` prints one plain line without it, so a command
+    that prints only plain lines (`tessera check`, `fmt`) never imports rich: that import was a
+    third of `tessera check`'s start-up."""
+
+    def __init__(self, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console = None
+
+    def _rich(self):
+        if self._console is None:
+            from rich.console import Console
+
+            # source lines like `x :x:` print as written
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True, emoji=False)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self._rich(), name)
+
+    def line(self, text: str) -> None:
+        """Print `text` (already `printable`) and a newline, as `print(text, markup=False)` does."""
+        if self._console is not None:  # rich is in use: keep to one writer
+            self._console.print(text, markup=False)
+        else:
+            (sys.stderr if self._stderr else sys.stdout).write(text + "\n")
+
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="A rules language, compiler and verifier for Carcassonne.")
-out = Console(highlight=False, soft_wrap=True, emoji=False)  # source lines like `x :x:` print as written
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+out = _Console()
+err = _Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -42,7 +71,7 @@ def missing_paths(command: str, paths: List[str]) -> None:
 
     gone = [p for p in paths if not Path(p).exists()]
     for p in gone:
-        err.print(printable(f"tessera {command}: no such file or folder: {p}"), markup=False)
+        err.line(printable(f"tessera {command}: no such file or folder: {p}"))
     if gone:
         raise typer.Exit(2)
 
@@ -50,6 +79,6 @@ def missing_paths(command: str, paths: List[str]) -> None:
 def report(diags: list[Diagnostic], sources, files: int) -> int:
     """Print diagnostics mypy-style with a summary line; return the exit code."""
     for d in diags:
-        out.print(render(d, sources), markup=False)
-    out.print(summary(diags, files), markup=False)
+        out.line(render(d, sources))
+    out.line(summary(diags, files))
     return 1 if any(d.severity == "error" for d in diags) else 0
