@@ -20,11 +20,9 @@ from .app import app, err, missing_paths, out, report
 @app.command()
 def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files")) -> None:
     """Parse and check rule files; print every problem at once."""
-    from dsl.loader import check_paths
+    from .console import check as run_check
 
-    missing_paths("check", paths)
-    diags, ws = check_paths(paths)
-    raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+    raise typer.Exit(run_check(paths))
 
 
 @app.command()
