@@ -109,13 +109,12 @@ def _same_placements(game):
 class GreedyAgent:
     """The best immediate change of own score minus the best opponent's change.
 
-    Each action is tried on a clone of the game, with two shortcuts that never
-    change the choice.  A figure placed on a feature changes the score on this
-    move only if some feature completes (or the game ends) on it, so once a tile
-    placement without a figure has been tried and completed nothing
-    (`completed_count`, the rules language's `completed(KIND)`, did not move),
-    its figure variants are known to score the same.  And a symmetric tile's
-    rotations that lay the same features on the same places are tried once."""
+    An action is tried on a clone of the game only when it may change a score:
+    the engine's `scores_may_change` (runtime/lookahead.py) says which tile
+    placements certainly leave every score as it is -- no figure near and none
+    put, or nothing completed -- and their change is 0 without trying them.  A
+    symmetric tile's rotations that lay the same features on the same places
+    are tried once.  Neither shortcut changes the choice."""
 
     name = "greedy"
 
@@ -124,10 +123,9 @@ class GreedyAgent:
             return actions[0]
         me = game.current_player()
         before = game.returns()
-        completed = sum(game.completed_count)
         others = [p for p in range(len(before)) if p != me]
         same = _same_placements(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
-        quiet = {}  # (cell, rotation) -> gain of the placement without a figure, when nothing completes
+        cache = {}  # (cell, rotation) -> whether placing the tile there completes something
         tried = {}  # the same placement (cell, first rotation, figure) -> gain
         best, best_key = actions[0], None
         for a in actions:
@@ -139,19 +137,18 @@ class GreedyAgent:
                 f = a[2]
                 key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
             gain = tried.get(key) if key is not None else None
-            if gain is None and fig and key is not None:
-                gain = quiet.get((a[0], key[1]))
             if gain is None:
-                g = game.clone()
-                g.apply_action(a)
-                after = g.returns()
-                gain = after[me] - before[me]
-                if others:
-                    gain -= max(after[p] - before[p] for p in others)
+                if not game.scores_may_change(a, cache):
+                    gain = 0
+                else:
+                    g = game.clone()
+                    g.apply_action(a)
+                    after = g.returns()
+                    gain = after[me] - before[me]
+                    if others:
+                        gain -= max(after[p] - before[p] for p in others)
                 if key is not None:
                     tried[key] = gain
-                    if a[2] is None and sum(g.completed_count) == completed and not g.is_terminal():
-                        quiet[(a[0], key[1])] = gain
             k = (gain, fig)
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = a, k
