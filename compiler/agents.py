@@ -118,27 +118,47 @@ class GreedyAgent:
 
     name = "greedy"
 
+    def __init__(self) -> None:
+        self._layouts: dict = {}  # a tile type's orientations (the same objects all game) -> _same_placements
+
+    def _same(self, game):
+        key = tuple(game.orientation(r) for r in (0, 90, 180, 270))
+        same = self._layouts.get(key)
+        if same is None:
+            same = self._layouts[key] = _same_placements(game)
+        return same
+
     def choose(self, game, actions):
         if len(actions) == 1:
             return actions[0]
         me = game.current_player()
         before = game.returns()
         others = [p for p in range(len(before)) if p != me]
-        same = _same_placements(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
-        cache = {}  # (cell, rotation) -> whether placing the tile there completes something
+        same = self._same(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
+        cache = {}  # what the engine found out about this state's placements (scores_may_change)
         tried = {}  # the same placement (cell, first rotation, figure) -> gain
+        may_change = game.scores_may_change
         best, best_key = actions[0], None
         for a in actions:
-            fig = _places_figure(a)
             key = None
-            # a tile placement with a figure on the tile itself (not a ransom, nor a figure on another tile)
-            if len(a) == 3 and isinstance(a[0], tuple) and not (a[2] is not None and a[2][0] == "at"):
-                rot, fmap = same[a[1]]
-                f = a[2]
-                key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
-            gain = tried.get(key) if key is not None else None
+            if len(a) == 3 and type(a[0]) is tuple:  # a tile placement
+                cell, rot, f = a
+                if f is None:
+                    fig = False
+                    key = (cell, same[rot][0], None)
+                else:
+                    fig = f[0] != "recall"
+                    if f[0] != "at" and fig:  # a figure on the tile itself (f[2:]: a corner, in the board frame)
+                        first, fmap = same[rot]
+                        key = (cell, first, (f[0], fmap[f[1]], *f[2:]))
+                    elif not fig:
+                        key = (cell, same[rot][0], f)
+                gain = tried.get(key) if key is not None else None
+            else:
+                fig = False
+                gain = None
             if gain is None:
-                if not game.scores_may_change(a, cache):
+                if not may_change(a, cache):
                     gain = 0
                 else:
                     g = game.clone()

@@ -22,7 +22,7 @@ class Lookahead:
         last tile, its figure (if any) has no `put` rule, and either it puts no figure and no figure
         stands on a feature it joins or on a centre feature around it, or it completes nothing and
         joins no figures a `join` rule scores (`self.completes`; `cache`, a dict the caller keeps for
-        this very state, keeps its answers by (cell, rotation) for the next action of that placement)."""
+        this very state, keeps its answers by cell and by (cell, rotation) for the next actions there)."""
         if self.pending is not None or len(action) != 3 or not isinstance(action[0], tuple) or not any(self.decks):
             return True  # a capture, pass, ransom or discard; or the last tile, after which the game is scored
         cell, rot, fig = action
@@ -32,10 +32,14 @@ class Lookahead:
                 return True
             if any(g == fig[0] for _, g in R.SCORE_PUT):
                 return True
-        elif not self._figures_near(cell):
-            return False
         if cache is None:
-            return self.completes(cell, rot)
+            return (fig is not None or self._figures_near(cell)) and self.completes(cell, rot)
+        if fig is None:
+            near = cache.get(cell)
+            if near is None:
+                near = cache[cell] = self._figures_near(cell)
+            if not near:
+                return False
         done = cache.get((cell, rot))
         if done is None:
             done = cache[(cell, rot)] = self.completes(cell, rot)
@@ -82,9 +86,11 @@ class Lookahead:
                 no, nbase = nb
                 for p in no.parts[OPP[d]]:
                     if p >= 0:
-                        roots.add(self.find(nbase + p))
-        lists = (self.cells, self.shields, self.open, self.figs, self.borders, self.done)
-        keep_roots = [(r, [lst[r] for lst in lists]) for r in roots]
+                        s = parent[nbase + p]  # most segments point at their root already
+                        roots.add(s if parent[s] == s else self.find(s))
+        cells, shields, open_, figs, borders, done = lists = (self.cells, self.shields, self.open, self.figs,
+                                                              self.borders, self.done)
+        keep_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
         keep_frontier = self.frontier.copy()  # its order is the order legal_actions lists cells in
         keep_st = self.st[:]
         joins = len(self.joins)
@@ -101,7 +107,6 @@ class Lookahead:
                     no, nbase = nb
                     for i in no.centre:
                         cands.add(self.find(nbase + i))
-            done = self.done
             seg_kind = self.seg_kind
             complete = R.COMPLETE
             for r in cands:
@@ -114,9 +119,8 @@ class Lookahead:
             parent[:] = keep_parent
             for lst in (self.seg_kind, self.seg_cell, *lists):
                 del lst[n:]
-            for r, values in keep_roots:
-                for lst, v in zip(lists, values):
-                    lst[r] = v
+            for r, c, sh, op, f, b, dn in keep_roots:
+                cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, b, dn
             board.pop(cell, None)  # the last key: the order of the others is kept
             self.frontier = keep_frontier
             self.st[:] = keep_st
