@@ -2,7 +2,8 @@
 
 Every agent is written against the engine's public game API only --
 `legal_actions()`, `apply_action(a)`, `clone()`, `current_player()`,
-`is_terminal()`, `returns()`, `finish()` and `shuffle_bag(rng)` -- so it plays
+`is_terminal()`, `returns()`, `finish()`, `shuffle_bag(rng)` and
+`scores_may_change(action, cache)` -- so it plays
 any compiled rule set, expansions and house rules included, and works the same
 with an engine package written by `tessera compile` (see docs/engine.md).
 
