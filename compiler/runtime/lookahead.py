@@ -30,7 +30,7 @@ class Lookahead:
         if fig is not None:
             if fig[0] in ("recall", "at"):
                 return True
-            if any(g == fig[0] for _, g in R.SCORE_PUT):
+            if R.SCORE_PUT and any(g == fig[0] for _, g in R.SCORE_PUT):
                 return True
         if cache is None:
             return (fig is not None or self._figures_near(cell)) and self.completes(cell, rot)
