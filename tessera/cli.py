@@ -172,7 +172,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                                        "networkx rebuild (default: on)"),
         games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
                                                                        "the rule sets (at least one each)"),
-        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game for --engine"),
+        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game of the engine check"),
         rlimit: Optional[int] = typer.Option(
             None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
                                           "work, so results never depend on the machine's load; raise it when a "
