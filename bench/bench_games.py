@@ -8,8 +8,8 @@ imported from there, exactly as a designer would ship it.
     python bench/bench_games.py [--games 500 | --turns 30000] [--rules base] [--players 2] [--profile] [--memory]
 
 `--turns N` plays games until N turns are played in all (the last game is played to its end): two
-rule sets with games of different lengths then do the same number of turns, so
-`farm-bench --vs '... --turns N --rules base' -- ... --turns N --rules base,tower` is the ratio of
+rule sets with games of different lengths then do the same number of turns, so the ratio of two
+such processes' CPU times (`--rules base` and `--rules base,tower`, timed in turn) is the ratio of
 their costs per turn.
 """
 from __future__ import annotations
