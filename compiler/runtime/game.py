@@ -98,49 +98,56 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         for gi, n in enumerate(sup):
             if n > 0:
                 any_fig |= 1 << gi
-        options = R.figure_options
-        # the features around a cell: a mask, read for each cell where a figure may go; or the
-        # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
-        masks = R.FIG_MASKS
-        occupied = self._occupied_parts
-        self._contexts = {}
-        # figures on corners (the barn) in supply: they may go only where a corner is ready
-        corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
-        side_figs = any_fig
-        for gi in R.FIG_CORNER:
-            side_figs &= ~(1 << gi)
-        cornered = cornered_codes(self.edge_base) if corner_kinds else ()
         # after each placement (and its figures): each recall, then each figure on another tile
         extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
         acts = []
         append = acts.append
-        for cell, code in self.frontier.items():
-            rots = fits.get(code)
-            if rots is None:
-                continue
-            nbr = None  # the mask of occupied parts around the cell, once a figure may go there
-            corners = None  # whether a corner figure in supply has a corner ready at the cell
-            for o in rots:
-                if check is not None and check(self, o, cell) is not None:
+        if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
+            for cell, code in self.frontier.items():
+                rots = fits.get(code)
+                if rots is not None:
+                    for o in rots:
+                        append((cell, o.rot, None))
+        else:
+            options = R.figure_options
+            # the features around a cell: a mask, read for each cell where a figure may go; or the
+            # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
+            masks = R.FIG_MASKS
+            occupied = self._occupied_parts
+            self._contexts = {}
+            # figures on corners (the barn) in supply: they may go only where a corner is ready
+            corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
+            side_figs = any_fig
+            for gi in R.FIG_CORNER:
+                side_figs &= ~(1 << gi)
+            cornered = cornered_codes(self.edge_base) if corner_kinds else ()
+            for cell, code in self.frontier.items():
+                rots = fits.get(code)
+                if rots is None:
                     continue
-                rot = o.rot
-                append((cell, rot, None))
-                may = any_fig & o.figmask
-                if may and not may & side_figs:  # only corner figures could go on this tile
-                    if corners is None:
-                        corners = False
-                        if code in cornered:
-                            for kinds in corner_kinds:
-                                if self._ready_corners(cell, kinds):
-                                    corners = True
-                    may = corners
-                if may:
-                    if nbr is None and masks:
-                        nbr = occupied(cell)
-                    for fig in options(self, o, cell, nbr, sup):
-                        append((cell, rot, fig))
-                if extra:
-                    acts.extend([(cell, rot, e) for e in extra])
+                nbr = None  # the mask of occupied parts around the cell, once a figure may go there
+                corners = None  # whether a corner figure in supply has a corner ready at the cell
+                for o in rots:
+                    if check is not None and check(self, o, cell) is not None:
+                        continue
+                    rot = o.rot
+                    append((cell, rot, None))
+                    may = any_fig & o.figmask
+                    if may and not may & side_figs:  # only corner figures could go on this tile
+                        if corners is None:
+                            corners = False
+                            if code in cornered:
+                                for kinds in corner_kinds:
+                                    if self._ready_corners(cell, kinds):
+                                        corners = True
+                        may = corners
+                    if may:
+                        if nbr is None and masks:
+                            nbr = occupied(cell)
+                        for fig in options(self, o, cell, nbr, sup):
+                            append((cell, rot, fig))
+                    if extra:
+                        acts.extend([(cell, rot, e) for e in extra])
         if not acts and R.DISCARD:
             acts = [("discard",)]
         if R.RANSOM is not None:
