@@ -81,7 +81,7 @@ class CodeGenerator:
                "Do not edit: edit the rule files and compile again.  SOURCE_MAP, at the end,\n"
                "names the rule-file line each function came from.\n"))
         w("from .runtime.geometry import fit_caches, orientations")
-        w("from .runtime.ops import _div, _mod")
+        w("from .runtime.ops import _div, _mod, _of, _set_of")
         w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
         w(f"MODULES = {s.modules!r}")
@@ -164,6 +164,7 @@ class CodeGenerator:
         for _, f in s.states:
             self.function(f)
         w(f"STATES = {_tuple([f'({name!r}, {f.name})' for name, f in s.states])}")
+        w(f"STATES_EACH = frozenset({tuple(s.states_each)!r})  # kept per player: a tuple, one value per seat")
 
     def _placement(self) -> None:
         s = self.spec
@@ -216,6 +217,10 @@ class CodeGenerator:
         for _, f, _, _ in s.awards:
             self.function(f)
         w(f"AWARDS = {_tuple([f'({si}, {f.name}, {c!r}, {name!r})' for si, f, c, name in s.awards])}")
+        for _, f, _, _ in s.awards_most:
+            self.function(f)
+        w("# `award most NAME`: every seat with the most of a per-player state (above 0) scores")
+        w(f"AWARDS_MOST = {_tuple([f'({si}, {f.name}, {c!r}, {name!r})' for si, f, c, name in s.awards_most])}")
         for _, f, _ in s.recalls:
             self.function(f)
         w(f"RECALLS = {{{', '.join(f'{g.name}: ({f.name}, {c!r})' for g, f, c in s.recalls)}}}")
@@ -236,8 +241,11 @@ class CodeGenerator:
             if b.cond:
                 w(f"if {b.cond}:")
                 self.indent()
-            for si, _, value, span in b.sets:
-                w(f"sets.append(({si}, {value}))", span)
+            for si, _, value, span, seat in b.sets:
+                if seat is None:
+                    w(f"sets.append(({si}, {value}))", span)
+                else:
+                    w(f"sets.append(({si}, _set_of(g.st[{si}], {seat}, {value})))", span)
             if b.cond:
                 self.outdent()
         w("return sets")
@@ -251,10 +259,21 @@ class CodeGenerator:
             if b.cond:
                 w(f"if {b.cond}:")
                 self.indent()
-            w(f"_new = {_tuple([value for _, _, value, _ in b.sets])}", b.span)
-            for j, (si, _, _, span) in enumerate(b.sets):
-                w(f"g.st[{si}] = _new[{j}]", span)
-            names = ", ".join(f"{name!r}: _new[{j}]" for j, (_, name, _, _) in enumerate(b.sets))
+            w(f"_new = {_tuple([value for _, _, value, _, _ in b.sets])}", b.span)
+            seats = [seat for *_, seat in b.sets if seat is not None]
+            if seats:  # whose value each per-player `set` changes, read before any changes (simultaneous)
+                w(f"_seat = {_tuple(seats)}", b.span)
+            k = 0
+            keys = []
+            for j, (si, name, _, span, seat) in enumerate(b.sets):
+                if seat is None:
+                    w(f"g.st[{si}] = _new[{j}]", span)
+                    keys.append(repr(name))
+                else:
+                    w(f"g.st[{si}] = _set_of(g.st[{si}], _seat[{k}], _new[{j}])", span)
+                    keys.append(f"{name + ' of '!r} + str(_seat[{k}])")
+                    k += 1
+            names = ", ".join(f"{key}: _new[{j}]" for j, key in enumerate(keys))
             w(f"g.events.append({{'turn': g.turn, 'kind': 'state', 'set': {{{names}}}, 'clause': {b.clause!r}}})")
             if b.cond:
                 self.outdent()

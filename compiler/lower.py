@@ -117,7 +117,7 @@ class OnBlock:
     header: str
     span: A.Span
     cond: str  # "" when the rule always applies
-    sets: list[tuple[int, str, str, A.Span]]
+    sets: list[tuple[int, str, str, A.Span, str | None]]  # ..., the seat (`set NAME of SEAT`) or None
     clause: str
     reads_kinds: bool = False  # cond tests `kinds`, the kinds on the placed tile
 
@@ -176,6 +176,9 @@ class EngineSpec:
     # prisoners (the Tower): (after figure, capturable, range fn, clauses (capture, list, range))
     captures: list[tuple[Const, tuple[Const, ...], Func, tuple[str, str, str]]] = field(default_factory=list)
     marks: list[Const] = field(default_factory=list)  # printed marks (`marks NAME`), sorted by name
+    states_each: list[int] = field(default_factory=list)  # states kept per player (`state NAME of each player`)
+    # `award most NAME at end = N`: (state index, fn, clause, name)
+    awards_most: list[tuple[int, Func, str, str]] = field(default_factory=list)
     exchange: tuple[str, A.Span] | None = None  # (clause, span)
     ransom: tuple[tuple[Const, ...], Func, Func | None, str, str, A.Span] | None = None  # figures, price, when, clause, src
 
@@ -184,7 +187,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "FIGURES", "FIG_ON", "FIG_CLAUSES", "FIG_WHEN_SRC", "ORIENT", "FITS", "RETURNS", "START", "DECK_NAMES",
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
-             "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
+             "RECALLS", "RECALL_CLAUSE", "STATES_EACH", "AWARDS_MOST", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
              "FIG_ANYWHERE", "ANYWHERE_KINDS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
@@ -365,6 +368,7 @@ class Lowering:
             clause_end=ordered[-1].cites[-1].clause if ordered and ordered[-1].cites else "",
             states=[(name, self.func(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
                                      st.init, self.game_scope())) for name, st in rs.states.items()],
+            states_each=[self.state_index[name] for name, st in rs.states.items() if st.each],
         )
 
     def _placement(self) -> dict:
@@ -437,11 +441,12 @@ class Lowering:
                            f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
             by.append((when, self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         awards = []
+        awards_most = []
         for name in sorted(rs.awards):
             a = rs.awards[name]
-            fn = self.func(f"award_{self.state_index[name]}", "g", a, f"award {name} at end = {_src(a.value)}",
-                           a.value, self.game_scope())
-            awards.append((self.state_index[name], fn, _first(a.cites), name))
+            fn = self.func(f"award_{self.state_index[name]}", "g", a,
+                           f"award {'most ' if a.most else ''}{name} at end = {_src(a.value)}", a.value, self.game_scope())
+            (awards_most if a.most else awards).append((self.state_index[name], fn, _first(a.cites), name))
         recalls = []
         for name in sorted(rs.recalls):
             rc = rs.recalls[name]
@@ -459,7 +464,7 @@ class Lowering:
             score_put=moments["put"], score_join=moments["join"],
             complete=complete, score_complete=tables["complete"], score_end=tables["end"], score_by=by,
             owners_most=ow is None or ow.mode == "most", owners_span=ow.span if ow else None,
-            awards=awards, recalls=recalls, **self._figure_conds(), **self._ons(),
+            awards=awards, awards_most=awards_most, recalls=recalls, **self._figure_conds(), **self._ons(),
         )
 
     def _kinds(self, names) -> str:
@@ -559,7 +564,8 @@ class Lowering:
             if on.where is not None:
                 conds.append(f"({self.expr(on.where, sc)})")
             block = OnBlock(header, on.span, " and ".join(conds),
-                            [(self.state_index[a.name], a.name, self.expr(a.value, sc), a.span) for a in sets],
+                            [(self.state_index[a.name], a.name, self.expr(a.value, sc), a.span,
+                              self.expr(a.seat, sc) if a.seat is not None else None) for a in sets],
                             _first(on.cites), on.event == "place" and on.of is not None)
             (places if on.event == "place" else completes).append(block)
         return dict(on_place=places, on_complete=completes)

@@ -88,7 +88,15 @@ class Cond:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond]
+@dataclass(frozen=True)
+class StateOf:
+    """`NAME of SEAT`: a player's value of a state kept per player (0 for a seat not in the game)."""
+    name: str
+    seat: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond, StateOf]
 
 
 # ---------------------------------------------------------------- statements
@@ -309,6 +317,7 @@ class StateDecl:
     init: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    each: bool = False  # `state NAME of each player`: one value per player, each starting at init
 
 
 @dataclass(frozen=True)
@@ -323,6 +332,7 @@ class SetAction:
     name: str
     value: Expr
     span: Span = _span()
+    seat: Expr | None = None  # `set NAME of SEAT = ...` (a state kept per player)
 
 
 Action = Union[Require, SetAction]
@@ -344,6 +354,7 @@ class AwardDecl:
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    most: bool = False  # `award most NAME`: every player with the most (above 0) of a per-player state
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,8 @@ def format_expr(e: A.Expr) -> str:
             return n
         case A.Call(fn=fn, args=args):
             return f"{fn}({', '.join(format_expr(a) for a in args)})"
+        case A.StateOf(name=n, seat=seat):
+            return f"{n} of {_sub(seat, _ATOM)}"
         case A.Not(operand=o):
             return f"not {_sub(o, _NOT)}"
         case A.Neg(operand=o):
@@ -169,8 +171,9 @@ def _action(a: A.Action) -> str:
     match a:
         case A.Require(test=t, message=msg):
             return _join("require " + format_expr(t), format_string(msg) if msg is not None else None)
-        case A.SetAction(name=n, value=v):
-            return f"set {n} = {format_expr(v)}"
+        case A.SetAction(name=n, value=v, seat=seat):
+            whose = f" of {_sub(seat, _ATOM)}" if seat is not None else ""
+            return f"set {n}{whose} = {format_expr(v)}"
     raise TypeError(f"not an action: {a!r}")
 
 
@@ -313,13 +316,13 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(f"owners {m}", c)
         case A.ReturnDecl(figure=f):
             return _Line(f"return {f} when scored", c)
-        case A.StateDecl(name=n, init=init):
-            return _Line(f"state {n} = {format_expr(init)}", c)
+        case A.StateDecl(name=n, init=init, each=each):
+            return _Line(f"state {n}{' of each player' if each else ''} = {format_expr(init)}", c)
         case A.OnDecl(event=ev, of=of, where=where):
             return _Block(_Line(_join(f"on {ev}", f"of {of}" if of is not None else None,
                                       f"where {format_expr(where)}" if where is not None else None), c), s)
-        case A.AwardDecl(state=st, value=v):
-            return _Line(f"award {st} at end = {format_expr(v)}", c)
+        case A.AwardDecl(state=st, value=v, most=most):
+            return _Line(f"award {'most ' if most else ''}{st} at end = {format_expr(v)}", c)
         case A.PermitDecl(mode=m, figure=f, on=on, when=when):
             return _Line(_join(f"{m} {f} on {', '.join(on)}", f"when {format_expr(when)}" if when is not None else None), c)
         case A.RecallDecl(figure=f, value=v):

@@ -527,10 +527,24 @@ class Builder:
                 else:
                     if act.name not in rs.states:
                         self.err(act.span, f"`set {act.name}`: no `state {act.name}` is declared{did_you_mean(act.name, rs.states)}", "unknown-name")
+                    elif rs.states[act.name].each and act.seat is None:
+                        self.err(act.span, f"`{act.name}` is kept for each player: say whose, as in "
+                                           f"`set {act.name} of current = ...`", "context")
+                    elif not rs.states[act.name].each and act.seat is not None:
+                        self.err(act.span, f"`{act.name}` is one value for the game, not one per player: "
+                                           f"write `set {act.name} = ...` (or declare `state {act.name} of each player`)", "context")
+                    if act.seat is not None:
+                        self.expr(act.seat, ctx, "int")
                     self.expr(act.value, ctx, "int")
         for aw in rs.awards.values():
             if aw.state not in rs.states:
                 self.err(aw.span, f"`award {aw.state}`: no `state {aw.state}` is declared{did_you_mean(aw.state, rs.states)}", "unknown-name")
+            elif aw.most and not rs.states[aw.state].each:
+                self.err(aw.span, f"`award most {aw.state}` compares the players' values, but `{aw.state}` is one value "
+                                  f"for the game: declare `state {aw.state} of each player`", "context")
+            elif not aw.most and rs.states[aw.state].each:
+                self.err(aw.span, f"`award {aw.state}` names the seat that state holds, but `{aw.state}` is kept for "
+                                  f"each player: write `award most {aw.state} at end = ...`", "context")
             self.expr(aw.value, {"game"}, "int")
         for fig, rc in rs.recalls.items():
             if fig not in rs.figures:
@@ -715,8 +729,21 @@ class Builder:
                 return "int"
             case A.BoolLit():
                 return "bool"
+            case A.StateOf(name=n, seat=seat):
+                st = rs.states.get(n)
+                if st is None:
+                    self.err(e.span, f"`{n} of ...`: no `state {n}` is declared{did_you_mean(n, rs.states)}", "unknown-name")
+                elif not st.each:
+                    self.err(e.span, f"`{n}` is one value for the game, not one per player: write `{n}` "
+                                     f"(or declare `state {n} of each player`)", "context")
+                elif ctx == {"setup"}:
+                    self.err(e.span, f"state `{n}` has no value yet here: a figure count may read only `players`", "context")
+                self.expr(seat, ctx, "int")
+                return "int"
             case A.Var(name=n):
                 if n in rs.states:
+                    if rs.states[n].each:
+                        self.err(e.span, f"`{n}` is kept for each player: say whose, as in `{n} of current`", "context")
                     if ctx == {"setup"}:
                         self.err(e.span, f"state `{n}` has no value yet here: a figure count may read only `players`", "context")
                     return "int"

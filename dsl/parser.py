@@ -445,7 +445,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def state_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.StateDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.StateDecl(str(rest[0]), rest[2], cites, self._span(meta), rest[1] is not None)
 
     @v_args(meta=True)
     def require(self, meta, children):
@@ -471,7 +471,7 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def set_action(self, meta, children):
-        return A.SetAction(str(children[0]), children[1], self._span(meta))
+        return A.SetAction(str(children[0]), children[2], self._span(meta), children[1])
 
     @v_args(meta=True)
     def on_decl(self, meta, children):
@@ -492,7 +492,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def award_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.AwardDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.AwardDecl(str(rest[1]), rest[2], cites, self._span(meta), rest[0] is not None)
 
     @v_args(meta=True)
     def recall_decl(self, meta, children):
@@ -545,6 +545,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def var(self, meta, children):
         return A.Var(str(children[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def state_of(self, meta, children):
+        return A.StateOf(str(children[0]), children[1], self._span(meta))
 
     @v_args(meta=True)
     def call(self, meta, children):

@@ -215,6 +215,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> lis
         if kind in complete_rules:
             names = {"open": op, "neighbours": bg.neighbours(comp), "tiles": len(cells),
                      "shields": _shields(rs, bg, comp), "figures": len(f["figures"]),
+                     "marks": {m: _marks(rs, bg, comp, m) for m in rs.mark_names()},
                      "players": g.nplayers, "current": g.current,
                      # game-wide counts the rebuild cannot redo on its own: the engine's own values
                      "completed": {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)},
@@ -290,9 +291,16 @@ def compile_complete_rules(rs: RuleSet) -> dict:
         scope = Scope(names={q: f"v[{q!r}]" for q in _QUANTITIES})
         scope.names.update({name: f"v['state'][{name!r}]" for name in rs.states})
         scope.calls["completed"] = lambda args, sc: f"v['completed'][{args[0].name!r}]"
-        out[kind] = eval("lambda v: " + emit(c.when, scope), {"_div": lambda a, b: a // b if b else 0,
+        scope.calls["marks"] = lambda args, sc: f"v['marks'][{args[0].name!r}]"
+        out[kind] = eval("lambda v: " + emit(c.when, scope), {"_of": lambda vs, p: vs[p] if 0 <= p < len(vs) else 0,
+                                                             "_div": lambda a, b: a // b if b else 0,
                                                              "_mod": lambda a, b: a % b if b else 0})
     return out
+
+
+def _marks(rs: RuleSet, bg: BoardGraph, comp, mark: str) -> int:
+    parts = {(bg.local[n][0], bg.local[n][1], bg.local[n][2]) for n in comp}  # distinct tile features
+    return sum(rs.tiles[tid].features[fi].marks_of(mark) for _, tid, fi in parts)
 
 
 def _shields(rs: RuleSet, bg: BoardGraph, comp) -> int:

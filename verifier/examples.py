@@ -58,7 +58,7 @@ from .domain import Domain
 from .solver import find, nearest, prove
 from .source import where
 
-RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
+RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect", "marks",
             "turns", "legal", "skip", "ref", "source"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
@@ -239,10 +239,14 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     except EncodeError as err:
         return str(err)
     prob.domain += [f.term for f in env.facts]
+    # `marks = {inn: 1}`: the marks printed on the feature (REF-SCORE-1); a mark not listed is not printed
+    marks = _mapping(ex.get("marks", ())) or {}
     for q, t in env.names.items():
         if q == "figures":
             continue
         val = ex.get(q)
+        if q.startswith("marks(") and q.endswith(")") and q not in unknown:
+            val = marks.get(q[len("marks("):-1], 0)
         if isinstance(val, int):
             prob.inputs[q] = (t, val)  # type: ignore[assignment]
         elif q in unknown:

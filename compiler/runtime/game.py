@@ -49,6 +49,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records)
         self.st = [0] * len(rules.STATES)
         for i, (_, init) in enumerate(rules.STATES):
             self.st[i] = init(self)
+            if i in rules.STATES_EACH:  # `state NAME of each player`: one value per seat
+                self.st[i] = (self.st[i],) * self.nplayers
         self._init_board(len(rules.KINDS))
         self._init_corners()
         self.ended = False
