@@ -118,10 +118,11 @@ class CodeGenerator:
         w("")
         w("TILES = (")
         self.indent()
-        for i, name, variant, module, copies, edges, feats, span, symbols in s.tiles:
+        for i, name, variant, module, copies, edges, feats, span, symbols, part in s.tiles:
             fs = _tuple([f"Feature({k.name}, {places!r}, {shields!r}, {borders!r}, {crosses!r}, {marks!r})"
                          for k, places, shields, borders, crosses, marks in feats])
-            w(f"Tile({i}, {name!r}, {variant!r}, {module!r}, {copies!r}, {_names(edges)}, {fs}, {symbols!r}),", span)
+            codes = _tuple([c.name if c is not None else "-1" for c in edges])  # -1: a side between two parts
+            w(f"Tile({i}, {name!r}, {variant!r}, {module!r}, {copies!r}, {codes}, {fs}, {symbols!r}, {part!r}),", span)
         self.outdent()
         w(")")
         w(f"TILE_IDS = {s.tile_ids!r}")
@@ -150,6 +151,11 @@ class CodeGenerator:
         w = self.writeline
         w("")
         w(f"START = {s.start!r}", s.start_span)
+        w("# the rest of the start landscape (X12): cells laid after START, pieces of one feature")
+        w("# of a tile covering several cells to link, its borders across cells: (cell, local feature)")
+        w(f"START_MORE = {tuple(s.start_more)!r}")
+        w(f"START_LINKS = {tuple(s.start_links)!r}")
+        w(f"START_BORDERS = {tuple(s.start_borders)!r}")
         w(f"DECK_NAMES = {tuple(s.deck_names)!r}")
         w(f"DECKS = {tuple(tuple(d) for d in s.decks)!r}")
         w(f"DECK_LAST = {tuple(frozenset(x) for x in s.deck_last)!r}")

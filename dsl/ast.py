@@ -233,6 +233,23 @@ class TileDecl:
     # printed symbols, left to right (siege symbols; `any` is the "?"), and where they are written
     symbols: tuple[str, ...] = ()
     symbols_span: Span = _span()
+    cells: tuple[int, int] | None = None  # `cells WxH`: a tile covering W x H cells (X10)
+
+    def edges_flat(self) -> tuple[str, ...]:
+        """Every edge code the tile shows: its four, or a tile covering several cells' groups in a row."""
+        if self.edges and isinstance(self.edges[0], tuple):
+            return tuple(c for g in self.edges for c in g)
+        return tuple(self.edges)
+
+
+@dataclass(frozen=True)
+class StartPlace:
+    """One more tile of a start landscape (SIEGE-SETUP-1)."""
+    tile: str
+    x: int
+    y: int
+    rotation: int = 0
+    span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -243,6 +260,11 @@ class StartDecl:
     rotation: int = 0
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    more: tuple[StartPlace, ...] = ()  # the landscape's other tiles, after this anchor
+
+    def places(self) -> tuple[StartPlace, ...]:
+        """Every tile of the start landscape, the anchor first."""
+        return (StartPlace(self.tile, self.x, self.y, self.rotation, self.span), *self.more)
 
 
 @dataclass(frozen=True)
@@ -449,12 +471,23 @@ class ClauseDecl:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class WithDecl:
+    """`with MODULE { ... }`: statements that apply only when MODULE is in the rule set (X13)."""
+    module: str
+    items: tuple["Statement", ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+    without: bool = False  # `without MODULE { ... }`: only when MODULE is not in the rule set
+
+
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl,
-    ExampleDecl, ClauseDecl, Override,
+    ExampleDecl, ClauseDecl, Override, WithDecl,
 ]
+
 
 
 @dataclass(frozen=True)

@@ -294,10 +294,18 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if len(_join(first, where, oc)) <= WRAP_AT:
                 return [_join(first, where, oc or None), INDENT * 2 + _join(cond, wc)]
             return [first, INDENT * 2 + _join(where, oc), INDENT * 2 + _join(cond, wc)]
-        case A.TileDecl(name=n, count=count):
-            return _Block(_Line(f"tile {n} x{count}", c), s)
-        case A.StartDecl(tile=t, x=x, y=y, rotation=r):
-            return _Line(f"start {t} at {x} {y} rotation {r}", c)
+        case A.TileDecl(name=n, count=count, cells=cells):
+            return _Block(_Line(f"tile {n} x{count}" + (f" cells {cells[0]}x{cells[1]}" if cells else ""), c), s)
+        case A.StartDecl():
+            # the anchor always says its rotation; the landscape's other tiles only when turned
+            parts = [f"{s.tile} at {s.x} {s.y} rotation {s.rotation}"] + [
+                f"{p.tile} at {p.x} {p.y}" + (f" rotation {p.rotation}" if p.rotation else "") for p in s.more]
+            one = _Line("start " + ", ".join(parts), c)
+            if len(one.text()) <= WRAP_AT:
+                return one
+            return _fill("start", [p + "," for p in parts[:-1]] + [parts[-1]], c)
+        case A.WithDecl(module=m, without=without):
+            return _Block(_Line(f"{'without' if without else 'with'} {m}", c), s)
         case A.DeckDecl():
             return _deck(s, c)
         case A.BoxDecl(tile=t):
@@ -496,6 +504,9 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
     elif isinstance(d, A.OnDecl):
         u.block = True
         u.children = [_unit(src, a.span) for a in d.actions]
+    elif isinstance(d, A.WithDecl):
+        u.block = True
+        u.children = [_statement_unit(item, src, fields) for item in d.items]
     elif isinstance(d, A.ExampleDecl):
         u.block = True
         for _ in d.fields:
@@ -624,8 +635,17 @@ class _Printer:
     def body(self, depth: int, u: _Unit, node: A.Statement) -> None:
         kids = iter(u.children)
         match node:
+            case A.WithDecl(items=items):
+                for item, k in zip(items, kids):
+                    r = _statement(item)
+                    moved, _ = _statement_comments(k, r)
+                    self.prefix(depth, k, moved)
+                    self.statement(depth, k, r)
             case A.TileDecl(edges=edges, features=feats, variants=variants, symbols=symbols):
-                self.line_unit(depth, next(kids), "edges " + " ".join(edges))
+                if edges and isinstance(edges[0], tuple):  # a tile covering several cells: four groups
+                    self.line_unit(depth, next(kids), "edges " + " ".join("(" + " ".join(g) + ")" for g in edges))
+                else:
+                    self.line_unit(depth, next(kids), "edges " + " ".join(edges))
                 for f in feats:
                     self.line_unit(depth, next(kids), _feature(f))
                 if symbols:

@@ -110,8 +110,8 @@ class Env:
             if key not in self.names:
                 v = z3.Int(f"{key}{self.tag}")
                 self.names[key] = self.created[key] = v
-                # `turn` reads the placed tile and `marks` the feature: neither is a fact of the game
-                self._add(self.domain.function(fn, key, v), fn not in ("turn", "marks"), key)
+                # `turn` reads the placed tile, `marks` and `bordering` the feature: none is a fact of the game
+                self._add(self.domain.function(fn, key, v), fn not in ("turn", "marks", "bordering"), key)
                 if fn == "completed" and self.completing and key == f"completed({self.kind})":
                     self._add([Fact(v >= 1, "engine", f"{key} >= 1: it counts the {self.kind} that has just completed")], False)
             return self.names[key]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compiler.pyexpr import Scope, emit
+from dsl import multicell
 from dsl.model import RuleSet
 from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
 from dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
@@ -74,6 +75,39 @@ class BoardGraph:
         for cell, (tid, rot) in board.items():
             self.add(cell, tid, rot)
 
+    def add_multi(self, anchor, tid: int) -> None:
+        """A tile covering several cells (X10), laid at rotation 0 with its NW cell at `anchor`:
+        every covered cell is on the board; each feature's nodes, from its numbered places
+        (dsl.multicell), are joined as one feature, and to the neighbours across the perimeter."""
+        tt = self.rs.tiles[tid]
+        w, h = tt.cells
+        for i in range(w):
+            for j in range(h):
+                self.board[(anchor[0] + i, anchor[1] + j)] = (tid, 0)
+        new = []
+        for f in tt.features:
+            nodes = []
+            for p in f.places:
+                (i, j), local = multicell.locate(p, w, h)
+                nodes.append(((anchor[0] + i, anchor[1] + j), _node(local, f.kind)))
+            for n in nodes:
+                self.g.add_node(n, kind=f.kind)
+                self.local[n] = (anchor, tid, f.index, 0)
+            for a, b in zip(nodes, nodes[1:]):
+                self.g.add_edge(a, b)
+            new.extend(nodes)
+        for n in new:
+            m = _meets(*n)
+            if m is not None and m in self.g:
+                self.g.add_edge(n, m)
+
+    def _border_node(self, cell, tid: int, rot: int, bf):
+        tt = self.rs.tiles[tid]
+        if tt.cells is None:
+            return (cell, _node(rotate(bf.places[0], rot), bf.kind))
+        (i, j), local = multicell.locate(bf.places[0], *tt.cells)
+        return ((cell[0] + i, cell[1] + j), _node(local, bf.kind))
+
     def add(self, cell, tid: int, rot: int) -> None:
         """One more tile on the board: its features' nodes, joined inside it and to its neighbours."""
         tt = self.rs.tiles[tid]
@@ -115,7 +149,7 @@ class BoardGraph:
             for b in f.borders:
                 bf = self.rs.tiles[tid].features[b]
                 if bf.places:
-                    out.add(index[(cell, _node(rotate(bf.places[0], rot), bf.kind))])
+                    out.add(index[self._border_node(cell, tid, rot, bf)])
         return frozenset(out)
 
 
@@ -126,7 +160,12 @@ def _sync(bg: BoardGraph, g) -> None:
     """Put on the rebuild graph the tiles the engine placed since the last call."""
     for cell, (o, _) in g.board.items():
         if cell not in bg.board:
-            bg.add(cell, o.tile.index, o.rot)
+            part = getattr(o.tile, "part", None)
+            if part is not None:  # a cell of a tile covering several cells: the whole tile, from its anchor
+                tid, i, j = part
+                bg.add_multi((cell[0] - i, cell[1] - j), tid)
+            else:
+                bg.add(cell, o.tile.index, o.rot)
 
 
 def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
@@ -188,7 +227,8 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> lis
     """Every feature of the engine against the rebuild (`bg`: the rebuild graph of this very board, kept up to date
     by the caller; built from scratch when not given)."""
     if bg is None:
-        bg = BoardGraph(rs, {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()})
+        bg = BoardGraph(rs, {})
+        _sync(bg, g)
     comps = bg.components()
     index = {n: i for i, c in enumerate(comps) for n in c}
     engine = g.features()

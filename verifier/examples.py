@@ -335,6 +335,14 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     kind = str(ex.get("feature", ""))
     if deck is None or deck.kind != kind:
         return ExampleResult(ex, "invalid", f"these rules have no river of kind `{kind}` to place")
+    # the rules of the example's clauses: another module's rule for the same tiles (Siege's first
+    # river curve, SIEGE-SETUP-1) is not what a River example pins down
+    mine = {c.clause for c in ex.cites}
+    own = [r for r in deck.rules if mine & {c.clause for c in r.cites}]
+    if own:
+        from dataclasses import replace
+
+        deck = replace(deck, rules=own)
     words = _words(ex.get("turns"))
     if any(w not in TURNS for w in words):
         return ExampleResult(ex, "invalid", "`turns` is a list of left, straight, right")
