@@ -146,3 +146,20 @@ def links(ps: list[Part]) -> list[tuple[tuple[int, int], int, tuple[int, int], i
             else:
                 first[pf.feature] = (p.cell, li)
     return out
+
+
+def part_types(tt) -> list[tuple[tuple[int, int], object]]:
+    """Each covered cell of tile type `tt` as a one-cell TileType of its own (what a picture of
+    the tile or a board draws per cell): (cell, type), its features in one-cell places."""
+    from .model import Feature, TileType
+
+    out = []
+    for p in parts(tt.decl.edges, tt.features, *tt.cells):
+        local = {pf.feature: li for li, pf in enumerate(p.features)}
+        feats = tuple(Feature(li, pf.kind, pf.places, pf.shields,
+                              tuple(local[b] for b in tt.features[pf.feature].borders if b in local), None,
+                              tt.features[pf.feature].decl)
+                      for li, pf in enumerate(p.features))
+        out.append((p.cell, TileType(f"{tt.id}@{p.cell[0]},{p.cell[1]}", tt.name, None, tt.module, 0,
+                                     tuple(c or "" for c in p.edges), feats, tt.decl)))
+    return out
