@@ -463,6 +463,16 @@ class Override:
 
 
 @dataclass(frozen=True)
+class AssumeDecl:
+    """`assume NAME "text" [CITES]`: a reconstruction the rule file states (lost pictures, silent text)."""
+
+    name: str
+    text: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ClauseDecl:
     """`clause ID "text"`: a rule file's own clause (a house rule's), citable like a rulebook's."""
 
@@ -485,7 +495,7 @@ Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl,
-    ExampleDecl, ClauseDecl, Override, WithDecl,
+    ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
 ]
 
 

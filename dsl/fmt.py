@@ -304,6 +304,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if len(one.text()) <= WRAP_AT:
                 return one
             return _fill("start", [p + "," for p in parts[:-1]] + [parts[-1]], c)
+        case A.AssumeDecl(name=n, text=text):
+            return _Line(f"assume {n} {format_string(text)}", c)
         case A.WithDecl(module=m, without=without):
             return _Block(_Line(f"{'without' if without else 'with'} {m}", c), s)
         case A.DeckDecl():

@@ -368,6 +368,14 @@ class Builder:
                 rs.invariants.append(item)
             case A.ClauseDecl():
                 pass  # read first (build)
+            case A.AssumeDecl():
+                prev = next((a for _, a in rs.assumptions if a.name == item.name), None)
+                if prev is not None:
+                    self.err(item.span, f"assumption `{item.name}` is already stated at {prev.span}", "duplicate")
+                elif not item.text.strip() or "\n" in item.text:
+                    self.err(item.span, f"assumption `{item.name}` needs its text on one line", "range")
+                else:
+                    rs.assumptions.append((mod.name, item))
             case A.ExampleDecl():
                 rs.examples.append(item)
 
@@ -1051,6 +1059,28 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
         diags.extend(b.diags)
     diags = ws.diagnostics + diags
     return _dedupe(diags), ws
+
+
+def stated_assumptions(ws: Workspace) -> list[str]:
+    """`file:line: NAME [CITES]: text` for every `assume` statement of the files checked (those
+    in `with` blocks too), in file order."""
+    out = []
+    named = {str(f) for f in ws.files}
+    for mod in ws.modules.values():
+        if str(mod.file) not in named:
+            continue
+        stack = list(mod.items)
+        found = []
+        while stack:
+            item = stack.pop(0)
+            if isinstance(item, A.WithDecl):
+                stack[:0] = list(item.items)
+            elif isinstance(item, A.AssumeDecl):
+                found.append(item)
+        for a in found:
+            cites = f" [{', '.join(c.clause for c in a.cites)}]" if a.cites else ""
+            out.append(f"{a.span.file}:{a.span.line}: {a.name}{cites}: {a.text}")
+    return out
 
 
 def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:

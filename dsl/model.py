@@ -92,6 +92,7 @@ class RuleSet:
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
     overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
     clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
+    assumptions: list[tuple[str, A.AssumeDecl]] = field(default_factory=list)  # (module, statement)
     withs: list[tuple[str, A.WithDecl]] = field(default_factory=list)  # `with` blocks that applied (module, block)
 
     # -- derived facts -----------------------------------------------------

@@ -531,6 +531,11 @@ class _Build(Transformer):
         return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
 
     @v_args(meta=True)
+    def assume_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.AssumeDecl(str(rest[0]), str(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
     def clause_decl(self, meta, children):
         return A.ClauseDecl(str(children[0]), str(children[1]), self._span(meta))
 

@@ -47,9 +47,15 @@ def missing_paths(command: str, paths: List[str]) -> None:
         raise typer.Exit(2)
 
 
-def report(diags: list[Diagnostic], sources, files: int) -> int:
-    """Print diagnostics mypy-style with a summary line; return the exit code."""
+def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] | None = None) -> int:
+    """Print diagnostics mypy-style, then the rule files' stated assumptions (`assume`), with a
+    summary line; return the exit code."""
     for d in diags:
         out.print(render(d, sources), markup=False)
+    if assumptions:
+        out.print(f"{len(assumptions)} stated assumption{'s' if len(assumptions) != 1 else ''} (`assume`: "
+                  f"reconstructions, not the rulebook's text):", markup=False)
+        for line in assumptions:
+            out.print(printable(f"  {line}"), markup=False)
     out.print(summary(diags, files), markup=False)
     return 1 if any(d.severity == "error" for d in diags) else 0

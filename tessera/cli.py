@@ -20,11 +20,11 @@ from .app import app, err, missing_paths, out, report
 @app.command()
 def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files")) -> None:
     """Parse and check rule files; print every problem at once."""
-    from dsl.loader import check_paths
+    from dsl.loader import check_paths, stated_assumptions
 
     missing_paths("check", paths)
     diags, ws = check_paths(paths)
-    raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+    raise typer.Exit(report(diags, ws.sources, len(ws.files), stated_assumptions(ws)))
 
 
 @app.command()

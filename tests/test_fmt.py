@@ -180,6 +180,8 @@ with river [SIEGE-SETUP-1] {
   on place of river { set first = 1 }
 }
 without river { box siege.river }
+assume drawing "the fortress \\"as drawn\\"" [SIEGE-COMP-1, SIEGE-SETUP-1]
+assume two "short"
 state wine of each player = 0
 on complete of city { set wine of current = wine of (current) + marks(wine) }
 award most wine at end = 10 [REF-SCORE-1]

@@ -225,3 +225,20 @@ def test_bordering_counts_each_bordered_feature_once(tmp_path):
     fortress = next(i for i, k in enumerate(R.KINDS) if k.name == "fortress")
     (field,) = [f for f in g.features() if f["kind"] == "field"]
     assert g.bordering(field["root"], fortress) == 2
+
+
+def test_check_lists_the_stated_assumptions():
+    """Every reconstruction of the lost pictures is an `assume` statement that `tessera check`
+    lists, with the clauses it fills in."""
+    from typer.testing import CliRunner
+
+    from tessera.cli import app
+
+    res = CliRunner().invoke(app, ["check", str(ROOT / "rules" / "siege.tess")])
+    assert res.exit_code == 0, res.output
+    assert "stated assumptions" in res.output
+    for name in ("fortress_cells [SIEGE-PLACE-1]", "fortress_drawing", "source_west", "river_tile_boxed",
+                 "first_curve_right", "land_tiles", "fortress_once [SIEGE-END-1]"):
+        assert name in res.output, name
+    res = CliRunner().invoke(app, ["check", str(ROOT / "rules" / "base.tess")])
+    assert "assumption" not in res.output and res.exit_code == 0
