@@ -1057,6 +1057,17 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
         b = Builder(order)
         b.build()
         diags.extend(b.diags)
+        # a `with MODULE` block is read only with MODULE: check the module with each of them too
+        present = {m.name for m in order}
+        for other in dict.fromkeys(w.module for w in ws.modules[name].items
+                                   if isinstance(w, A.WithDecl) and not w.without):
+            if other in present or not _module_exists(other):
+                continue
+            more = module_order(ws, [name, other], [])
+            if more:
+                b = Builder(more)
+                b.build()
+                diags.extend(b.diags)
     diags = ws.diagnostics + diags
     return _dedupe(diags), ws
 

@@ -215,6 +215,11 @@ def test_with_and_without_blocks(tmp_path):
     assert value(both, "road") == 5 and value(both, "city") is None
     errs, _ = _errors(tmp_path, TWO + "with rivre { box D }\nwith river { requires abbot }\n")
     assert errs == {(10, "unknown-name")}  # river is not in the rule set: its block is not read
+    from dsl.loader import check_paths
+
+    p.write_text(TWO + "with abbot { override score road complete = tilez }\n", encoding="utf-8")
+    diags, _ = check_paths([str(p)])  # `tessera check` reads the block with the module it names
+    assert [(d.span.line, d.code) for d in diags if d.severity == "error"] == [(10, "unknown-name")]
 
 
 def test_bordering_counts_each_bordered_feature_once(tmp_path):
@@ -242,3 +247,19 @@ def test_check_lists_the_stated_assumptions():
         assert name in res.output, name
     res = CliRunner().invoke(app, ["check", str(ROOT / "rules" / "base.tess")])
     assert "assumption" not in res.output and res.exit_code == 0
+
+
+@pytest.mark.parametrize("rules,length", [("base,siege", "88.0"), ("base,river,siege", "100.0")])
+def test_simulate_plays_siege_with_and_without_the_river(rules, length):
+    """`tessera simulate --rules base,siege` (71 + 17 land tiles, the river tile boxed) and
+    `--rules base,river,siege` (+ 10 River tiles, the lake and the Siege river tile)."""
+    from typer.testing import CliRunner
+
+    from tessera.cli import app
+
+    res = CliRunner().invoke(app, ["simulate", "-n", "2", "--rules", rules, "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    import re
+
+    got = float(re.search(r"game length: ([0-9.]+)", res.output).group(1))
+    assert "2 games" in res.output and float(length) - 3 <= got <= float(length)  # a discarded tile is no turn
