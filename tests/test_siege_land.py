@@ -263,3 +263,21 @@ def test_simulate_plays_siege_with_and_without_the_river(rules, length):
 
     got = float(re.search(r"game length: ([0-9.]+)", res.output).group(1))
     assert "2 games" in res.output and float(length) - 3 <= got <= float(length)  # a discarded tile is no turn
+
+
+def test_every_move_around_the_landscape_has_a_number():
+    """The action codec's cells reach past the landscape (it spans 8 cells before the first tile):
+    a whole random base+siege game encodes and decodes every move."""
+    import random
+
+    from compiler.actions import ActionCodec
+
+    eng = engine_for(["base", "siege"], [])
+    codec = ActionCodec(eng)
+    assert codec.radius == 88 + 7  # the tiles to place, and the lake 7 steps from the source's cell
+    g = eng.new_game(2, 4)
+    rng = random.Random(4)
+    while not g.is_terminal():
+        a = rng.choice(g.legal_actions())
+        assert codec.decode(g, codec.encode(g, a)) == a
+        g.apply_action(a)
