@@ -16,6 +16,7 @@ from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
 from .geometry import fit
+from .lookahead import Lookahead
 from .placement import Placement
 from .prisoners import Prisoners
 from .records import Records
@@ -27,7 +28,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records, Lookahead):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
