@@ -8,7 +8,8 @@ A legal action of `Game.legal_actions()` is read as a *turn*, the same object a
 
 - `cell` numbers the cells within `radius` steps (|dx| + |dy|) of the start
   tile, row by row (dy, then dx, ascending).  The default radius is the number of
-  tiles that can still be placed, so every legal move of every game has a number.
+  tiles that can still be placed (plus, with a start landscape of several cells,
+  how far it reaches), so every legal move of every game has a number.
 - `slot` 0 is "no figure"; `1 + figure * 17 + PLACES.index(on)` puts figure
   number `figure` (the rule set's figure order) on the feature that lies on place
   `on` (the record's place name); after those, `1 + figures * 17 + k` recalls the
@@ -76,7 +77,9 @@ class ActionCodec:
         self.tiles = g.tiles_left()  # tiles still to place once the start tile lies
         cells = [c for f in g.features() for c in f["cells"]]
         self.centre = min(cells) if cells else (0, 0)
-        self.radius = self.tiles if radius is None else int(radius)
+        # a start landscape of several cells (SIEGE-SETUP-1) reaches that far before the first tile
+        reach = max((abs(x - self.centre[0]) + abs(y - self.centre[1]) for x, y in g.board), default=0)
+        self.radius = self.tiles + reach if radius is None else int(radius)
         if self.radius < 1:
             raise ValueError("the radius is at least 1")
         cx, cy = self.centre

@@ -29,6 +29,10 @@ class Feature:
     crosses: int | None
     decl: A.TileFeature
 
+    def marks_of(self, name: str) -> int:
+        """How many marks called `name` are printed on this feature (`marks(NAME)`)."""
+        return sum(n for m, n in self.decl.marks if m == name)
+
 
 @dataclass(frozen=True)
 class TileType:
@@ -42,6 +46,16 @@ class TileType:
     edges: tuple[str, str, str, str]
     features: tuple[Feature, ...]
     decl: A.TileDecl
+
+    @property
+    def cells(self) -> tuple[int, int] | None:
+        """(W, H) of a tile covering several cells (`cells WxH`), else None."""
+        return self.decl.cells
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        """The symbols printed on the tile, left to right (`symbols ...`; `any` is the "?")."""
+        return self.decl.symbols
 
 
 @dataclass
@@ -78,6 +92,8 @@ class RuleSet:
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
     overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
     clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
+    assumptions: list[tuple[str, A.AssumeDecl]] = field(default_factory=list)  # (module, statement)
+    withs: list[tuple[str, A.WithDecl]] = field(default_factory=list)  # `with` blocks that applied (module, block)
 
     # -- derived facts -----------------------------------------------------
     @property
@@ -128,6 +144,20 @@ class RuleSet:
         if fig.count_expr is None:
             return {n: fig.count for n in range(lo, hi + 1)}
         return {n: int(evaluate(fig.count_expr, {"players": n})) for n in range(lo, hi + 1)}
+
+    def mark_names(self) -> list[str]:
+        """Every mark some tile prints (`marks NAME`), sorted: what `marks(NAME)` may ask for."""
+        return sorted({m for t in self.tiles for f in t.features for m, _ in f.decl.marks})
+
+    def symbol_names(self) -> list[str]:
+        """Every symbol some tile prints (`symbols ...`), sorted."""
+        return sorted({s for t in self.tiles for s in t.symbols})
+
+    def symbol_targets(self) -> set[str] | None:
+        """What a printed symbol may name besides `any`, or None while these rules declare
+        nothing a symbol names (then any identifier is accepted).  The Siege's tracks (the
+        outposts) extend this: a symbol names a declared track."""
+        return None
 
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]

@@ -310,6 +310,13 @@ class _Build(Transformer):
     def shields(self, children):
         return ("shields", int(children[0]))
 
+    def marks(self, children):
+        return ("marks", str(children[0]), 1 if children[1] is None else int(children[1]))
+
+    @v_args(meta=True)
+    def tile_symbols(self, meta, children):
+        return ("symbols", tuple(str(c) for c in children), self._span(meta))
+
     def borders(self, children):
         return ("borders", tuple(str(c) for c in children))
 
@@ -321,6 +328,7 @@ class _Build(Transformer):
         kind = str(children[0])
         places = []
         shields, borders, crosses = 0, (), None
+        marks = []
         for c in children[1:]:
             if c is None:
                 continue
@@ -328,11 +336,13 @@ class _Build(Transformer):
                 places.append(str(c))
             elif c[0] == "shields":
                 shields = c[1]
+            elif c[0] == "marks":
+                marks.append((c[1], c[2]))
             elif c[0] == "borders":
                 borders = c[1]
             elif c[0] == "crosses":
                 crosses = c[1]
-        return A.TileFeature(kind, tuple(places), shields, borders, crosses, self._span(meta))
+        return A.TileFeature(kind, tuple(places), shields, borders, crosses, self._span(meta), tuple(marks))
 
     @v_args(meta=True)
     def tile_decl(self, meta, children):
@@ -343,6 +353,9 @@ class _Build(Transformer):
         edges: tuple = ()
         edges_span = A.Span(self.file)
         feats = []
+        symbols: tuple = ()
+        symbols_span = A.Span(self.file)
+        cells = None
         for c in rest[1:]:
             if c is None:
                 continue
@@ -352,15 +365,43 @@ class _Build(Transformer):
                 variants.append(c)
             elif isinstance(c, tuple) and c[0] == "edges":
                 edges, edges_span = c[1], c[2]
+            elif isinstance(c, tuple) and c[0] == "symbols":
+                symbols, symbols_span = c[1], c[2]
+            elif isinstance(c, tuple) and c[0] == "cells":
+                cells = c[1]
             elif isinstance(c, A.TileFeature):
                 feats.append(c)
-        return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span)
+        return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span,
+                          symbols, symbols_span, cells)
+
+    @v_args(meta=True)
+    def start_place(self, meta, children):
+        rot = int(children[3]) if len(children) > 3 and children[3] is not None else 0
+        return A.StartPlace(str(children[0]), children[1], children[2], rot, self._span(meta))
 
     @v_args(meta=True)
     def start_decl(self, meta, children):
         rest, cites = self._split(children)
-        rot = int(rest[3]) if len(rest) > 3 and rest[3] is not None else 0
-        return A.StartDecl(str(rest[0]), rest[1], rest[2], rot, cites, self._span(meta))
+        first, *more = [c for c in rest if c is not None]
+        return A.StartDecl(first.tile, first.x, first.y, first.rotation, cites, self._span(meta), tuple(more))
+
+    @v_args(meta=True)
+    def with_decl(self, meta, children):
+        rest, cites = self._split(children)
+        mode = str(rest[0].children[0]) if isinstance(rest[0], Tree) else str(rest[0])
+        return A.WithDecl(str(rest[1]), tuple(c for c in rest[2:] if c is not None), cites, self._span(meta),
+                          mode == "without")
+
+    def tile_cells(self, children):
+        w, h = str(children[0]).split("x")
+        return ("cells", (int(w), int(h)))
+
+    def side_codes(self, children):
+        return tuple(str(c) for c in children)
+
+    @v_args(meta=True)
+    def tile_edge_groups(self, meta, children):
+        return ("edges", tuple(children), self._span(meta))
 
     def deck_rest(self, children):
         return ("tiles", ())
@@ -433,7 +474,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def state_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.StateDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.StateDecl(str(rest[0]), rest[2], cites, self._span(meta), rest[1] is not None)
 
     @v_args(meta=True)
     def require(self, meta, children):
@@ -459,7 +500,7 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def set_action(self, meta, children):
-        return A.SetAction(str(children[0]), children[1], self._span(meta))
+        return A.SetAction(str(children[0]), children[2], self._span(meta), children[1])
 
     @v_args(meta=True)
     def on_decl(self, meta, children):
@@ -480,7 +521,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def award_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.AwardDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.AwardDecl(str(rest[1]), rest[2], cites, self._span(meta), rest[0] is not None)
 
     @v_args(meta=True)
     def recall_decl(self, meta, children):
@@ -491,6 +532,11 @@ class _Build(Transformer):
     def invariant_decl(self, meta, children):
         rest, cites = self._split(children)
         return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def assume_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.AssumeDecl(str(rest[0]), str(rest[1]), cites, self._span(meta))
 
     @v_args(meta=True)
     def clause_decl(self, meta, children):
@@ -533,6 +579,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def var(self, meta, children):
         return A.Var(str(children[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def state_of(self, meta, children):
+        return A.StateOf(str(children[0]), children[1], self._span(meta))
 
     @v_args(meta=True)
     def call(self, meta, children):
@@ -625,6 +675,10 @@ _EXAMPLES: dict[str, list[str]] = {
     "shields are written `shields` and a number after the places, as in `city N W shields 1`": [
         "module m tile A x1 { edges C C C C city N E S W shield 1 }",
         "module m tile A x1 { edges C C C C city 1 }",
+    ],
+    "marks are written `marks NAME` or `marks NAME N` after the places, as in `road W E marks inn`": [
+        "module m tile A x1 { edges F F F F field Nw marks }",
+        "module m tile A x1 { edges F F F F field Nw marks 2 }",
     ],
     "a variant's count is written `x` and a number, as in `variant garden x1 { garden C }`": [
         "module m tile A x1 { edges F F F F variant garden 1 { garden C } }",

@@ -17,6 +17,9 @@ class Bag:
             tail = [t for t in d if t in last]
             self.rng.shuffle(body)
             d[:] = tail + body  # drawn from the end
+        if start is not None and rules.START_MORE:
+            raise ValueError("these rules lay a start landscape of several tiles (SIEGE-SETUP-1); "
+                             "a record's `start` cannot replace it")
         st = start if start is not None else rules.START
         if start is not None and start[0] != (rules.START or (None,))[0]:
             if rules.START is not None:

@@ -236,6 +236,38 @@ class Board:
         roots = {self.find(s) for s in self.borders[r]}
         return sum(1 for b in roots if self.done[b])
 
+    def marks_on(self, roots, m):
+        """Marks number m (an index into MARKS) printed on the features `roots` are made of.
+        Read only when a rule asks (`marks(NAME)`), so merging features keeps no count."""
+        find = self.find
+        board = self.board
+        tops = {find(r) for r in roots}
+        n = 0
+        seen = set()
+        for top in tops:
+            for cell in self.cells[top]:
+                if cell in seen:
+                    continue
+                seen.add(cell)
+                o, base = board[cell]
+                for i, f in enumerate(o.feats):
+                    if f.marks and f.marks[m] and find(base + i) in tops:
+                        n += f.marks[m]
+        return n
+
+    def bordering(self, r, kind):
+        """Features of `kind` that the field r borders (through `->`), each once, complete or not."""
+        find = self.find
+        seg_kind = self.seg_kind
+        return len({find(s) for s in self.borders[r] if seg_kind[s] == kind})
+
+    def _link(self, a, b):
+        """Join two pieces of one feature of a tile covering several cells (no edge closes
+        between them, so the open edges add up: `_union` takes 2 off for a joined edge)."""
+        if self.find(a) != self.find(b):
+            self.open[self.find(a)] += 2
+            self._union(a, b)
+
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs
