@@ -48,15 +48,6 @@ class CompileTargetError(Exception):
     """The engine cannot be written where asked; nothing was changed."""
 
 
-def _ours(pkg: Path) -> bool:
-    return pkg.is_dir() and not pkg.is_symlink() and (pkg / MARKER).is_file()
-
-
-def _foreign(pkg: Path) -> list[str]:
-    """Files in an engine folder that tessera did not write (a designer's notes, say)."""
-    return sorted(p.name for p in pkg.iterdir() if p.name not in WRITTEN)
-
-
 def _refuse_target(pkg: Path) -> None:
     try:
         _check_target(pkg)
@@ -65,15 +56,55 @@ def _refuse_target(pkg: Path) -> None:
 
 
 def _check_target(pkg: Path) -> None:
-    if pkg.is_symlink():
+    """Judge what stands at `pkg` as one object.
+
+    A compile running beside this one renames folders into and out of that path,
+    so two looks by name may see two different folders (CI-like load showed "is
+    a file" for a folder renamed away between `exists()` and `is_dir()`).  After
+    one `lstat`, every look goes through the folder's descriptor, and a verdict
+    counts only if the folder is still the one at `pkg` once it was read: a
+    folder moved away meanwhile may be half deleted by the compile that moved it."""
+    import errno
+    import os
+    import stat
+
+    try:
+        st = os.lstat(pkg)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
         raise CompileTargetError(f"{pkg} is a symbolic link; tessera writes its engine only into a folder of its own")
-    if pkg.exists() and not pkg.is_dir():
+    if not stat.S_ISDIR(st.st_mode):
         raise CompileTargetError(f"{pkg} is a file, not a folder; remove it or choose another --package or -o")
-    if pkg.is_dir() and not _ours(pkg) and any(pkg.iterdir()):
+    try:
+        fd = os.open(pkg, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # replaced meanwhile by a link or a file: judge that next time
+            return
+        raise
+    try:
+        here = os.fstat(fd)
+        names = os.listdir(fd)
+        try:
+            ours = stat.S_ISREG(os.stat(MARKER, dir_fd=fd, follow_symlinks=False).st_mode)
+        except FileNotFoundError:
+            ours = False
+        try:
+            now = os.lstat(pkg)
+        except FileNotFoundError:
+            return
+    finally:
+        os.close(fd)
+    if (now.st_dev, now.st_ino) != (here.st_dev, here.st_ino):
+        return  # what was read is no longer at pkg: no verdict on it
+    if not ours and names:
         raise CompileTargetError(f"{pkg} exists and was not written by tessera compile (it has no {MARKER} file); "
                                  f"it is left alone: choose another --package or -o, or remove it yourself")
-    if _ours(pkg) and _foreign(pkg):
-        raise CompileTargetError(f"{pkg} holds files tessera did not write ({', '.join(_foreign(pkg)[:5])}); "
+    foreign = sorted(n for n in names if n not in WRITTEN)
+    if ours and foreign:
+        raise CompileTargetError(f"{pkg} holds files tessera did not write ({', '.join(foreign[:5])}); "
                                  f"it is left alone: move them out, or choose another --package or -o")
 
 
