@@ -30,6 +30,7 @@ class Bag:
 
     def _draw(self):
         self.drawn = None
+        self._advanced = False  # its siege symbols are still to be played (outposts.py)
         for d in self.decks:
             if d:
                 self.drawn = d.pop()
