@@ -30,7 +30,7 @@ def _comment(text: str) -> str:
     return ascii(text)[1:-1]
 
 
-_ROOT_NAMES = frozenset({"figures", "tiles", "shields", "count"})  # names read from the roots a figure would join
+_ROOT_NAMES = frozenset({"figures", "tiles", "shields", "count", "marks"})  # names read from the roots a figure would join
 
 
 def _names(consts) -> str:
@@ -95,6 +95,9 @@ class CodeGenerator:
         w(f"EDGE_TITLES = {tuple(t for _, t in s.edges)!r}")
         w("")
         self.constants("figures", [c for c, _, _ in s.figures])
+        if s.marks:
+            self.constants("printed marks (`marks NAME`): index into a Feature's marks", s.marks)
+        w(f"MARKS = {tuple(c.title for c in s.marks)!r}")
         self._tiles()
         self._figures()
         self._setup()
@@ -116,10 +119,10 @@ class CodeGenerator:
         w("")
         w("TILES = (")
         self.indent()
-        for i, name, variant, module, copies, edges, feats, span in s.tiles:
-            fs = _tuple([f"Feature({k.name}, {places!r}, {shields!r}, {borders!r}, {crosses!r})"
-                         for k, places, shields, borders, crosses in feats])
-            w(f"Tile({i}, {name!r}, {variant!r}, {module!r}, {copies!r}, {_names(edges)}, {fs}),", span)
+        for i, name, variant, module, copies, edges, feats, span, symbols in s.tiles:
+            fs = _tuple([f"Feature({k.name}, {places!r}, {shields!r}, {borders!r}, {crosses!r}, {marks!r})"
+                         for k, places, shields, borders, crosses, marks in feats])
+            w(f"Tile({i}, {name!r}, {variant!r}, {module!r}, {copies!r}, {_names(edges)}, {fs}, {symbols!r}),", span)
         self.outdent()
         w(")")
         w(f"TILE_IDS = {s.tile_ids!r}")

@@ -129,7 +129,7 @@ class EngineSpec:
     players_span: A.Span | None
     kinds: list[tuple[Const, bool, bool]]  # (constant, centre, half)
     edges: list[tuple[Const, str]]  # (constant, title)
-    tiles: list  # (index, name, variant, module, copies, edge consts, features, span)
+    tiles: list  # (index, name, variant, module, copies, edge consts, features, span, symbols)
     tile_ids: dict[str, list[int]]
     tile_clauses: dict[str, str]  # tile name -> the clause of its composition
     figures: list[tuple[Const, object, tuple[Const, ...]]]  # (constant, per player or {players: n}, kinds)
@@ -175,6 +175,7 @@ class EngineSpec:
     anywhere: list[tuple[Const, tuple[Const, ...], FigureCond]] = field(default_factory=list)
     # prisoners (the Tower): (after figure, capturable, range fn, clauses (capture, list, range))
     captures: list[tuple[Const, tuple[Const, ...], Func, tuple[str, str, str]]] = field(default_factory=list)
+    marks: list[Const] = field(default_factory=list)  # printed marks (`marks NAME`), sorted by name
     exchange: tuple[str, A.Span] | None = None  # (clause, span)
     ransom: tuple[tuple[Const, ...], Func, Func | None, str, str, A.Span] | None = None  # figures, price, when, clause, src
     # outposts (Siege and Defense): (name, kinds, row size per players, pool, catapult capacity,
@@ -192,7 +193,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
              "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM",
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
              "TRACKS", "OUTPOST_PUTS", "TRACK_RULES"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
@@ -207,7 +208,7 @@ class _Namer:
     def __call__(self, group: str, name: str, index: int, prefixed: bool = False) -> Const:
         cand = name.upper()
         if (prefixed or not _CONST.match(cand) or cand in self.taken
-                or cand.startswith(("CLAUSE_", "SCORE_", "EDGE_", "KIND_", "FIGURE_"))):
+                or cand.startswith(("CLAUSE_", "SCORE_", "EDGE_", "KIND_", "FIGURE_", "MARK_"))):
             cand = f"{group}_{name.upper()}"
             if not _CONST.match(cand) or cand in self.taken:
                 cand = f"{group}_{index}"
@@ -224,6 +225,7 @@ class Lowering:
         self.fig = {f: name("FIGURE", f, i) for i, f in enumerate(rs.figures)}
         self.edge = {c: name("EDGE", c, i, prefixed=True) for i, c in enumerate(sorted(rs.edges))}
         self.state_index = {s: i for i, s in enumerate(rs.states)}
+        self.mark = {m: name("MARK", m, i, prefixed=True) for i, m in enumerate(rs.mark_names())}
 
     # -- scopes ----------------------------------------------------------
     def _common(self, scope: Scope) -> Scope:
@@ -239,6 +241,11 @@ class Lowering:
         """`count(FIGURE)`: figures of that type on the feature (the roots it is made of)."""
         fig = self.fig
         scope.calls["count"] = lambda args, sc: f"g.count_on({roots}, {fig[args[0].name].name})"
+        mark = self.mark
+        # `marks(NAME)`: on the would-be feature, the new tile's own part counts too
+        own = "" if roots == "(r,)" else " + (o.feats[fi].marks[{m}] if o.feats[fi].marks else 0)"
+        scope.calls["marks"] = lambda args, sc: (f"(g.marks_on({roots}, {mark[args[0].name].name})"
+                                                 + own.format(m=mark[args[0].name].name) + ")")
         return scope
 
     def feature_scope(self) -> Scope:
@@ -290,8 +297,9 @@ class Lowering:
         ids: dict[str, list[int]] = {}
         tile_clauses: dict[str, str] = {}
         for i, t in enumerate(rs.tiles):
-            feats = tuple((self.kind[f.kind], f.places, f.shields, f.borders, f.crosses) for f in t.features)
-            tiles.append((i, t.name, t.variant, t.module, t.count, tuple(self.edge[c] for c in t.edges), feats, t.decl.span))
+            feats = tuple((self.kind[f.kind], f.places, f.shields, f.borders, f.crosses, self._marks(f)) for f in t.features)
+            tiles.append((i, t.name, t.variant, t.module, t.count, tuple(self.edge[c] for c in t.edges), feats, t.decl.span,
+                           t.symbols))
             ids.setdefault(t.name, []).append(i)
             tile_clauses.setdefault(t.name, _first(t.decl.cites))
         # a count over `players` is written out per number of players (TOWER-COMP-1)
@@ -320,7 +328,13 @@ class Lowering:
             **self._rules(),
             **self._prisoners(),
             **self._outposts(),
+            marks=list(self.mark.values()),
         )
+
+    def _marks(self, f) -> tuple[int, ...]:
+        """A feature's printed marks, one count per MARKS entry; () when it prints none."""
+        counts = tuple(f.marks_of(m) for m in self.mark)
+        return counts if any(counts) else ()
 
     def _setup(self) -> dict:
         rs = self.rs
@@ -497,7 +511,7 @@ class Lowering:
             forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
-        return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count"}),
+        return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count", "marks"}),
                     need_figures="figures" in used, forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],

@@ -197,6 +197,8 @@ class TileFeature:
     borders: tuple[str, ...] = ()
     crosses: str | None = None
     span: Span = _span()
+    # printed marks (an inn, a cathedral, goods), in the order written: (name, how many)
+    marks: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,9 @@ class TileDecl:
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
     edges_span: Span = _span()
+    # printed symbols, left to right (siege symbols; `any` is the "?"), and where they are written
+    symbols: tuple[str, ...] = ()
+    symbols_span: Span = _span()
 
 
 @dataclass(frozen=True)

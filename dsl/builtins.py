@@ -42,7 +42,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
 @dataclass(frozen=True)
 class Function:
     name: str
-    args: tuple[str, ...]  # "kind": a feature kind name; "figure": a figure name
+    args: tuple[str, ...]  # "kind": a feature kind name; "figure": a figure name; "mark": a printed mark
     type: str
     contexts: frozenset[str]
     doc: str
@@ -55,6 +55,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("turn", ("kind",), "int", frozenset({"place"}),
              "how the placed tile's feature of that kind turns, seen along its flow: -1 left, 0 straight, 1 right", -1, 1),
     Function("count", ("figure",), "int", FEATURE, "figures of that type standing on the feature (any player)"),
+    Function("marks", ("mark",), "int", FEATURE, "marks of that name printed on the feature's tiles (`marks NAME N`)"),
     Function("min", ("int", "int"), "int", EVERYWHERE | SETUP, "the smaller of two numbers"),
     Function("max", ("int", "int"), "int", EVERYWHERE | SETUP, "the larger of two numbers"),
 ]}

@@ -159,6 +159,7 @@ def _feature(f: A.TileFeature) -> str:
         f.kind,
         " ".join(f.places),
         f"shields {f.shields}" if f.shields else None,
+        *(f"marks {m}" if n == 1 else f"marks {m} {n}" for m, n in f.marks),
         "-> " + " ".join(f.borders) if f.borders else None,
         f"crosses {f.crosses}" if f.crosses is not None else None,
     )
@@ -506,6 +507,8 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
     if isinstance(d, A.TileDecl):
         u.block = True
         u.children = [_unit(src, d.edges_span), *(_unit(src, f.span) for f in d.features)]
+        if d.symbols:
+            u.children.append(_unit(src, d.symbols_span))
         for v in d.variants:
             vu = _unit(src, v.span)
             vu.block = True
@@ -645,10 +648,12 @@ class _Printer:
     def body(self, depth: int, u: _Unit, node: A.Statement) -> None:
         kids = iter(u.children)
         match node:
-            case A.TileDecl(edges=edges, features=feats, variants=variants):
+            case A.TileDecl(edges=edges, features=feats, variants=variants, symbols=symbols):
                 self.line_unit(depth, next(kids), "edges " + " ".join(edges))
                 for f in feats:
                     self.line_unit(depth, next(kids), _feature(f))
+                if symbols:
+                    self.line_unit(depth, next(kids), "symbols " + " ".join(symbols))
                 for v in variants:
                     self.variant(depth, next(kids), v)
             case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions):

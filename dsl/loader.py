@@ -718,6 +718,15 @@ class Builder:
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} must be placed at C", "bad-place")
             if f.shields < 0:
                 self.err(f.span, "shields cannot be negative", "range")
+            seen_marks: set[str] = set()
+            for m, n in f.marks:
+                if m in seen_marks:
+                    self.err(f.span, f"tile `{t.name}`: this {f.kind} prints `marks {m}` twice; write the number once, "
+                                     f"as in `marks {m} 2`", "duplicate")
+                seen_marks.add(m)
+                if n < 1:
+                    self.err(f.span, f"`marks {m} {n}`: a printed mark is there at least once", "range")
+        self._check_symbols(t)
         # Edge terrain against the features drawn on each side.
         if len(t.edges) == 4 and not misplaced:
             for side, code in zip(SIDES, t.edges):
@@ -740,6 +749,32 @@ class Builder:
                 for place in (side, *SIDE_HALVES[side]):
                     if place not in want and place in claimed:
                         self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+
+    def _check_symbols(self, t: A.TileDecl) -> None:
+        """A tile's printed symbols (`symbols ...`): `any` (the "?") or a name of what a symbol
+        names, once those are declared (RuleSet.symbol_targets: the Siege's tracks)."""
+        if not t.symbols:
+            return
+        span = t.symbols_span if t.symbols_span.line else t.span
+        if span.end_line > span.line:
+            # `symbols monks` then `city N` on the next line: the parser read the feature as symbols
+            self.err(A.Span(span.file, span.line, span.column), f"tile `{t.name}`: a `symbols` line is one line and "
+                     f"comes last, after the feature lines; the words on line {span.end_line} were read as "
+                     f"symbols", "syntax")
+            return
+        for s in t.symbols:
+            if s in self.rs.features or s in SIDES or s in HALVES or s in ("C", "NW", "NE", "SE", "SW"):
+                self.err(span, f"tile `{t.name}`: `{s}` is a {'feature kind' if s in self.rs.features else 'place'}, "
+                               f"not a symbol: a `symbols` line comes last, after the feature lines", "syntax")
+                return
+        targets = self.rs.symbol_targets()
+        if targets is None:
+            return
+        for s in t.symbols:
+            if s != "any" and s not in targets:
+                self.err(span, f"tile `{t.name}`: symbol `{s}` names nothing these rules declare"
+                               f"{did_you_mean(s, targets)} (a symbol is `any`, the \"?\", or one of "
+                               f"{', '.join(sorted(targets)) or 'none'})", "unknown-name")
 
     # -- expressions ---------------------------------------------------------
     def expr(self, e: A.Expr, ctx: set[str], want: str | None) -> str:
@@ -783,6 +818,12 @@ class Builder:
                         if not isinstance(a, A.Var) or a.name not in rs.figures:
                             nm = a.name if isinstance(a, A.Var) else "this"
                             self.err(a.span, f"`{fn}` takes a figure, and `{nm}` is not one{did_you_mean(nm, rs.figures)}", "unknown-name")
+                    elif kind == "mark":
+                        marks = rs.mark_names()
+                        if not isinstance(a, A.Var) or a.name not in marks:
+                            nm = a.name if isinstance(a, A.Var) else "this"
+                            self.err(a.span, f"`{fn}` takes a mark printed on some tile (`marks NAME` on a feature "
+                                             f"line), and no tile prints `{nm}`{did_you_mean(nm, marks)}", "unknown-name")
                     elif kind == "kind":
                         if not isinstance(a, A.Var) or a.name not in rs.features:
                             nm = a.name if isinstance(a, A.Var) else "this"

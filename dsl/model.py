@@ -29,6 +29,10 @@ class Feature:
     crosses: int | None
     decl: A.TileFeature
 
+    def marks_of(self, name: str) -> int:
+        """How many marks called `name` are printed on this feature (`marks(NAME)`)."""
+        return sum(n for m, n in self.decl.marks if m == name)
+
 
 @dataclass(frozen=True)
 class TileType:
@@ -42,6 +46,11 @@ class TileType:
     edges: tuple[str, str, str, str]
     features: tuple[Feature, ...]
     decl: A.TileDecl
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        """The symbols printed on the tile, left to right (`symbols ...`; `any` is the "?")."""
+        return self.decl.symbols
 
 
 @dataclass
@@ -140,6 +149,20 @@ class RuleSet:
         if tr.row_expr is None:
             return {n: tr.row for n in range(lo, hi + 1)}
         return {n: int(evaluate(tr.row_expr, {"players": n})) for n in range(lo, hi + 1)}
+
+    def mark_names(self) -> list[str]:
+        """Every mark some tile prints (`marks NAME`), sorted: what `marks(NAME)` may ask for."""
+        return sorted({m for t in self.tiles for f in t.features for m, _ in f.decl.marks})
+
+    def symbol_names(self) -> list[str]:
+        """Every symbol some tile prints (`symbols ...`), sorted."""
+        return sorted({s for t in self.tiles for s in t.symbols})
+
+    def symbol_targets(self) -> set[str] | None:
+        """What a printed symbol may name besides `any`, or None while these rules declare
+        nothing a symbol names (then any identifier is accepted).  The Siege's tracks (the
+        outposts) extend this: a symbol names a declared track."""
+        return set(self.tracks) if self.tracks else None
 
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]

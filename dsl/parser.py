@@ -307,6 +307,13 @@ class _Build(Transformer):
     def shields(self, children):
         return ("shields", int(children[0]))
 
+    def marks(self, children):
+        return ("marks", str(children[0]), 1 if children[1] is None else int(children[1]))
+
+    @v_args(meta=True)
+    def tile_symbols(self, meta, children):
+        return ("symbols", tuple(str(c) for c in children), self._span(meta))
+
     def borders(self, children):
         return ("borders", tuple(str(c) for c in children))
 
@@ -318,6 +325,7 @@ class _Build(Transformer):
         kind = str(children[0])
         places = []
         shields, borders, crosses = 0, (), None
+        marks = []
         for c in children[1:]:
             if c is None:
                 continue
@@ -325,11 +333,13 @@ class _Build(Transformer):
                 places.append(str(c))
             elif c[0] == "shields":
                 shields = c[1]
+            elif c[0] == "marks":
+                marks.append((c[1], c[2]))
             elif c[0] == "borders":
                 borders = c[1]
             elif c[0] == "crosses":
                 crosses = c[1]
-        return A.TileFeature(kind, tuple(places), shields, borders, crosses, self._span(meta))
+        return A.TileFeature(kind, tuple(places), shields, borders, crosses, self._span(meta), tuple(marks))
 
     @v_args(meta=True)
     def tile_decl(self, meta, children):
@@ -340,6 +350,8 @@ class _Build(Transformer):
         edges: tuple = ()
         edges_span = A.Span(self.file)
         feats = []
+        symbols: tuple = ()
+        symbols_span = None
         for c in rest[1:]:
             if c is None:
                 continue
@@ -349,9 +361,12 @@ class _Build(Transformer):
                 variants.append(c)
             elif isinstance(c, tuple) and c[0] == "edges":
                 edges, edges_span = c[1], c[2]
+            elif isinstance(c, tuple) and c[0] == "symbols":
+                symbols, symbols_span = c[1], c[2]
             elif isinstance(c, A.TileFeature):
                 feats.append(c)
-        return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span)
+        return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span,
+                          symbols, symbols_span)
 
     @v_args(meta=True)
     def start_decl(self, meta, children):
@@ -684,6 +699,10 @@ _EXAMPLES: dict[str, list[str]] = {
     "shields are written `shields` and a number after the places, as in `city N W shields 1`": [
         "module m tile A x1 { edges C C C C city N E S W shield 1 }",
         "module m tile A x1 { edges C C C C city 1 }",
+    ],
+    "marks are written `marks NAME` or `marks NAME N` after the places, as in `road W E marks inn`": [
+        "module m tile A x1 { edges F F F F field Nw marks }",
+        "module m tile A x1 { edges F F F F field Nw marks 2 }",
     ],
     "a variant's count is written `x` and a number, as in `variant garden x1 { garden C }`": [
         "module m tile A x1 { edges F F F F variant garden 1 { garden C } }",

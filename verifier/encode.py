@@ -105,12 +105,13 @@ class Env:
         if fn in self.calls:
             return self.calls[fn](args)
         f = FUNCTIONS.get(fn)
-        if f is not None and self.auto and all(k == "kind" for k in f.args):
+        if f is not None and self.auto and all(k in ("kind", "mark") for k in f.args):
             key = f"{fn}({','.join(a.name if isinstance(a, A.Var) else '?' for a in args)})"
             if key not in self.names:
                 v = z3.Int(f"{key}{self.tag}")
                 self.names[key] = self.created[key] = v
-                self._add(self.domain.function(fn, key, v), fn != "turn", key)
+                # `turn` reads the placed tile and `marks` the feature: neither is a fact of the game
+                self._add(self.domain.function(fn, key, v), fn not in ("turn", "marks"), key)
                 if fn == "completed" and self.completing and key == f"completed({self.kind})":
                     self._add([Fact(v >= 1, "engine", f"{key} >= 1: it counts the {self.kind} that has just completed")], False)
             return self.names[key]

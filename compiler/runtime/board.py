@@ -144,6 +144,25 @@ class Board:
         roots = {self.find(s) for s in self.borders[r]}
         return sum(1 for b in roots if self.done[b])
 
+    def marks_on(self, roots, m):
+        """Marks number m (an index into MARKS) printed on the features `roots` are made of.
+        Read only when a rule asks (`marks(NAME)`), so merging features keeps no count."""
+        find = self.find
+        board = self.board
+        tops = {find(r) for r in roots}
+        n = 0
+        seen = set()
+        for top in tops:
+            for cell in self.cells[top]:
+                if cell in seen:
+                    continue
+                seen.add(cell)
+                o, base = board[cell]
+                for i, f in enumerate(o.feats):
+                    if f.marks and f.marks[m] and find(base + i) in tops:
+                        n += f.marks[m]
+        return n
+
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs

@@ -22,6 +22,7 @@ class Feature(NamedTuple):
     shields: int
     borders: tuple  # local indices of the features this one borders (a field's cities)
     crosses: object  # local index of the feature it crosses (a bridge), or None
+    marks: tuple = ()  # printed marks, one count per MARKS entry (`marks inn`); () when none
 
 
 class Tile(NamedTuple):
@@ -33,6 +34,7 @@ class Tile(NamedTuple):
     copies: int
     edges: tuple  # edge codes N E S W, indices into EDGE_CODES
     feats: tuple  # Feature records
+    symbols: tuple = ()  # printed symbols, left to right (siege symbols; "any" is the "?")
 
 
 class Figure(NamedTuple):
