@@ -46,6 +46,12 @@ class ActionCodec:
             # rather than number only part of the legal moves
             raise ValueError("these rules have moves the integer action numbering does not cover yet "
                              "(a figure on another tile, a capture or a ransom: the Tower)")
+        if getattr(R, "TRACKS", ()):
+            # the outposts' decisions (a "?" catapult, an attack's removals by any player, the extra
+            # figure on an outpost) have no integer numbering yet either
+            raise ValueError("these rules have moves the integer action numbering does not cover yet "
+                             "(an outpost's extra figure, a catapult's outpost or an attack's removal: "
+                             "Siege and Defense)")
         lo, _ = engine.rules.PLAYERS
         g = engine.new_game(lo, 0)
         self.rules = engine.rules

@@ -36,6 +36,10 @@ class Outposts:
         self.sq = []  # work still to do for this draw: ("sym", t) | ("act", rule, t, k) | ("rm", t, figs, players, clause)
         self._advanced = True  # the drawn tile's symbols were played (set False by each draw)
         self._cont = None  # the placement an outpost decision interrupts: (p, figure, segment, cell, touched, put)
+        # A replay that names an outpost keeps the decision open even with nothing free, so the
+        # refusal can say why (a full row, an empty supply); play moves straight on instead.
+        self.keep_outpost = False
+        self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
         self._draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]
 
     # ------------------------------------------------------------ views
@@ -125,6 +129,8 @@ class Outposts:
                                 "outpost": name, "clause": clause})
             return
         rules = [ri for ri, r in enumerate(R.TRACK_RULES) if r[0] == "overflow" and t in r[1]]
+        self.last_attack = (t, [self.own(t, p) for p in range(self.nplayers)],
+                            R.TRACK_RULES[rules[0]][3] if rules else clause)
         self.events.append({"turn": self.turn, "kind": "attack", "player": self.names[self.current], "outpost": name,
                             "clause": R.TRACK_RULES[rules[0]][3] if rules else clause})
         self.sq[0:0] = [("act", ri, t, 0) for ri in rules if R.TRACK_RULES[ri][2]]
@@ -197,7 +203,9 @@ class Outposts:
         """After p put figure gi on segment seg: open the extra-figure decision if there is a choice."""
         opts = self._outpost_options(p, gi, seg)
         if not opts:
-            return False
+            kind = self.seg_kind[seg]
+            if not (self.keep_outpost and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
+                return False
         self._cont = (p, gi, seg, cell, touched, put)
         self.sdec = ("outpost", p, opts)
         return True
