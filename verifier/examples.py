@@ -30,6 +30,10 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
   turns = "left straight left", legal = true|false
                           (when = place) a sequence of river tiles and whether the
                           placement rules allow it
+  outpost = monks, when = full|overflow|end
+                          an outpost's scoring (Siege and Defense): the `score each` actions of
+                          the `on full|overflow|end of …` rules naming that outpost, read for
+                          each player with `own` = their `followers` there
   skip = "why"            cannot be checked (e.g. the table it needs is lost)
   ref, source             the example's ID in docs/rulebook-examples.md and its page
 
@@ -59,7 +63,7 @@ from .solver import find, nearest, prove
 from .source import where
 
 RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
-            "turns", "legal", "skip", "ref", "source"}
+            "turns", "legal", "skip", "ref", "source", "outpost"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
 
@@ -270,6 +274,37 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     return prob
 
 
+def _outpost_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
+    """An outpost's scoring: each player scores the rules' `score each` for `own` = their followers there."""
+    name, when = str(ex.get("outpost")), str(ex.get("when", ""))
+    if name not in rs.tracks:
+        return f"`outpost = {name}` is not a track of these rules"
+    exprs = [a.value for on in rs.track_ons if on.event == when and name in on.tracks
+             for a in on.actions if isinstance(a, A.ScoreEach)]
+    if not exprs:
+        return f"these rules have no `on {when} of {name} {{ score each … }}`"
+    followers = _mapping(ex.get("followers", ()))
+    printed = _mapping(ex.get("points"))
+    if not followers or printed is None:
+        return "give `followers = {player: count, …}` and `points = {player: points, …}`"
+    prob = Problem(printed=dict(printed))
+    for p in printed:
+        v = z3.Int(f"followers.{p}")
+        prob.inputs[f"followers.{p}"] = (v, followers.get(p, 0))
+        prob.domain.append(v >= 0)
+        env = Env(tag=f".{p}", domain=Domain(rs))
+        env.names["own"] = v
+        try:
+            prob.computed[p] = z3.Sum([encode(e, env) for e in exprs]) if len(exprs) > 1 else encode(exprs[0], env)
+        except EncodeError as err:
+            return str(err)
+        prob.domain += [f.term for f in env.facts]
+        for q, t in env.names.items():
+            if q != "own" and isinstance(ex.get(q), int):
+                prob.inputs[f"{q}.{p}"] = (t, ex.get(q))  # type: ignore[assignment]
+    return prob
+
+
 def _reads(e: A.Expr, name: str) -> bool:
     from compiler.pyexpr import free_names
     return name in free_names(e)
@@ -363,6 +398,9 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
     if ex.get("formula") is not None:
         return None
+    if ex.get("outpost") is not None:
+        spans = [sp for k, sp in rs.overrides.items() if k[:2] == ("on", when) and str(ex.get("outpost")) in k[2]]
+        return spans[0] if spans else None
     if when == "place":
         keys = [k for k in rs.overrides if k[:3] == ("on", "place", kind)]
     elif when == "recall":
@@ -396,7 +434,12 @@ def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         return ExampleResult(ex, "skipped", str(ex.get("skip")))
     if ex.get("when") == "place":
         return _place_example(rs, ex)
-    prob = _formula_problem(ex) if ex.get("formula") is not None else _rule_problem(rs, ex)
+    if ex.get("formula") is not None:
+        prob = _formula_problem(ex)
+    elif ex.get("outpost") is not None:
+        prob = _outpost_problem(rs, ex)
+    else:
+        prob = _rule_problem(rs, ex)
     if isinstance(prob, str):
         return ExampleResult(ex, "invalid", prob)
     res = solve(ex, prob)
