@@ -135,8 +135,8 @@ def _writable(path) -> bool:
     return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
-VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower",
-                  "base+river+abbot+king_robber+barn+tower"]
+VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower", "base+siege",
+                  "base+river+abbot+king_robber+barn+tower+siege"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
