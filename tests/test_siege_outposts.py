@@ -297,3 +297,20 @@ def test_the_worked_examples_agree_with_the_rules():
 
     res = {r.ref: r.status for r in check_examples(_rules("base", "siege"))}
     assert res["EX-SIEGE-COUNTER-1a"] == "ok" and res["EX-SIEGE-ATTACK-1a"] == "ok"
+
+
+def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tmp_path):
+    # a house rule whose counterattack leaves the followers where they are: the row stays full, and
+    # the next turns score nothing more ("Якщо ви ... займаєте останню вільну комірку в ряді, то
+    # активуєте контратаку": it is the filling that triggers it)
+    house = tmp_path / "stay.tess"
+    house.write_text("module stay\nextends siege\n"
+                     "override on full of knights, travellers, monks [SIEGE-COUNTER-1] { score each 3 * own }\n",
+                     encoding="utf-8")
+    rec = load_record(RECORDS / "two_player_dark_slot.json")
+    rec["rules"] = ["base", str(house)]
+    rec["turns"] += [{"tile": "E", "at": [-2, 1], "rotation": 180}, {"tile": "B", "at": [3, 1], "rotation": 0}]
+    res = replay(rec, RECORDS)
+    assert res.error is None, res.error
+    assert res.answer["scores"] == {"red": 6, "blue": 6}
+    assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "red", "blue"]

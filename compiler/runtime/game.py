@@ -252,7 +252,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         _, cell, touched = self.pending[:3]
         put, self._put_after = self._put_after, None
         self.pending = None
-        if R.TRACKS:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
+        if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
             self._counterattacks()
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
@@ -289,6 +289,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             d["tpool"] = [x[:] for x in self.tpool]
             d["tcat"] = self.tcat[:]
             d["sq"] = self.sq[:]
+            d["filled"] = self.filled[:]
         return g
 
 

@@ -40,6 +40,7 @@ class Outposts:
         # refusal can say why (a full row, an empty supply); play moves straight on instead.
         self.keep_outpost = False
         self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
+        self.filled = []  # outposts whose row's last free slot was filled this turn (SIEGE-COUNTER-1)
         self._draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]
 
     # ------------------------------------------------------------ views
@@ -79,7 +80,7 @@ class Outposts:
         self._advanced = True
         if not self._draw_rules:
             return
-        syms = self.R.TILES[self.drawn].symbols if hasattr(self.R.TILES[self.drawn], "symbols") else ()
+        syms = self.R.TILES[self.drawn].symbols
         for rule in self._draw_rules:
             for act in rule[2]:
                 if act[0] == "put":
@@ -251,6 +252,8 @@ class Outposts:
         extra = rule[2]
         self.supply[p][extra] -= 1
         (self.trow if slot == "row" else self.tpool)[t].append((p, extra))
+        if slot == "row" and len(self.trow[t]) >= self.tsize[t]:
+            self.filled.append(t)
         self.events.append({"turn": self.turn, "kind": "outpost", "player": self.names[p], "figure": self.figure_name(extra),
                             "outpost": R.TRACKS[t][0], "slot": slot, "clause": rule[4]})
 
@@ -334,10 +337,9 @@ class Outposts:
     # ------------------------------------------------------------ scoring step and the end
     def _counterattacks(self):
         """Rows filled this turn counterattack, in the scoring step before features score (SIEGE-COUNTER-1)."""
-        R = self.R
-        for t in range(len(R.TRACKS)):
-            if len(self.trow[t]) >= self.tsize[t] > 0:
-                self._run_rules("full", t)
+        filled, self.filled = self.filled, []
+        for t in filled:
+            self._run_rules("full", t)
 
     def _final_outposts(self):
         """At the end, before final scoring, every outpost a rule names counterattacks (SIEGE-END-1)."""
