@@ -291,7 +291,7 @@ def _outpost_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     for p in printed:
         v = z3.Int(f"followers.{p}")
         prob.inputs[f"followers.{p}"] = (v, followers.get(p, 0))
-        prob.domain.append(v >= 0)
+        prob.domain += [f.term for f in Domain(rs).quantity("own", v, None, None)]  # own >= 0
         env = Env(tag=f".{p}", domain=Domain(rs))
         env.names["own"] = v
         try:

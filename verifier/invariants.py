@@ -583,6 +583,8 @@ def outpost_steps(g: Game) -> list[Step]:
                 facts.append(Fact(z3.And(v >= 0, v <= g.before.outpost[(p, f)], z3.Implies(p >= g.players, v == 0)),
                                   "builtin", f"seat {p}'s {f}s on this outpost are among its {f}s on outposts"))
         own = [z3.Sum([x[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
+        for p in seats:
+            facts.extend(g.domain.quantity("own", own[p], None, None))  # the domain's facts of `own`
         after = g.before.copy()
         gains = [z3.IntVal(0) for _ in seats]
         changes: dict = {}
