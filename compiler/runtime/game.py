@@ -67,7 +67,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def current_player(self):
         if self.ended:
             return -4
-        if self.R.TRACKS:  # an attack's removal may be another player's decision (SIEGE-ATTACK-1)
+        if self._siege:  # an attack's removal may be another player's decision (SIEGE-ATTACK-1)
             d = self.deciding()
             if d is not None:
                 return d
@@ -89,7 +89,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         figure the rules' one legality predicate allows, then each recall."""
         if self.ended:
             return []
-        if self.R.TRACKS:  # the drawn tile's catapults first, then any decision they open
+        if self._siege:  # the drawn tile's catapults first, then any decision they open
             self._siege_ready()
             if self.sdec is not None:
                 return self.siege_options()
@@ -153,7 +153,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
-        if R.TRACKS:
+        if self._siege:
             if action[0] != "ransom":
                 self._siege_ready()
             if self.sdec is not None:
@@ -284,7 +284,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         d["joins"] = []
         d["_ready"] = (None, {})
         d["decks"] = [x[:] for x in self.decks]
-        if self.R.TRACKS:
+        if self._siege:
             d["trow"] = [x[:] for x in self.trow]
             d["tpool"] = [x[:] for x in self.tpool]
             d["tcat"] = self.tcat[:]

@@ -28,6 +28,7 @@ class Outposts:
 
     def _init_outposts(self, players):
         R = self.R
+        self._siege = bool(R.TRACKS)  # read on the hot paths instead of the rules' table
         self.tsize = [rows.get(players, 0) for _, _, rows, _, _, _ in R.TRACKS]
         self.trow = [[] for _ in R.TRACKS]  # (player, figure) in slot order
         self.tpool = [[] for _ in R.TRACKS]
