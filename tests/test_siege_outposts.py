@@ -314,3 +314,13 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
     assert res.error is None, res.error
     assert res.answer["scores"] == {"red": 6, "blue": 6}
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "red", "blue"]
+
+
+def test_every_agent_plays_the_outposts_decisions():
+    """greedy and mcts choose catapults, removals (for whichever seat decides) and extra figures too."""
+    from compiler.simulate import simulate
+
+    rules = ["base", "abbot", TILES]
+    summ = simulate(engine_for(rules, []), 1, 3, 2, rules, None, ["greedy", "mcts:2", "random"])
+    row = summ.rows[0]
+    assert row["attacks"] > 0 and row["turns"] > 60
