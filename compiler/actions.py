@@ -15,16 +15,39 @@ A legal action of `Game.legal_actions()` is read as a *turn*, the same object a
   k-th own recallable figure (figures in order, each as many slots as its supply,
   own figures of one kind ordered by cell).
 
+- With figures that go on any placed tile (`anywhere`: the Tower's floors and
+  the follower on top), after the recalls come `ANY = figures_anywhere *
+  TILES_ANY * FEATS_ANY` slots: `any_base + (a * TILES_ANY + k) * FEATS_ANY + j`
+  puts the a-th such figure on the j-th feature of an `anywhere` kind of the
+  k-th tile placed that has one (the start tile included; TILES_ANY is how many
+  tile copies have one, FEATS_ANY the most one tile has).
+
+After the placements (`cells * 4 * SLOTS` ids) and before the discard come, only
+in rule sets that have them (so other numberings are unchanged):
+
+- the pass (no capture), one id;
+- the captures: `((((o * F + fi) * P + owner) * N + figure) * (N + 1) + back)`,
+  `o` the captured figure's tile as an offset from the tower (0: the tower's
+  own tile, then distance d = 1 .. 2 * radius in the four directions N, E, S, W:
+  `1 + (d - 1) * 4 + direction`), `fi` its local feature on that tile (F: the
+  most features a tile has), `owner` its seat (P: the most players), `figure` its
+  number (N figures), `back` 0 or 1 + the figure that comes back in an exchange;
+- the ransoms: `holder * N + figure`.
+
 The numbering depends on the rule set only (its figures, supplies and tile
-count), never on the state; a number means the same turn in every state where
+count), never on the state; a number means the same move in every state where
 it is legal.  Standard library only, like the engine.
 """
 from __future__ import annotations
 
-from .simulate import record_turn
+from .simulate import capture_record, record_turn
 
 # Every place name of ../shared/spec/conventions.md, in a fixed order.
 PLACES = ("N", "Nw", "Ne", "E", "En", "Es", "S", "Sw", "Se", "W", "Wn", "Ws", "NW", "NE", "SE", "SW", "C")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def legal_actions(g) -> list:
@@ -41,14 +64,10 @@ class ActionCodec:
 
     def __init__(self, engine, radius: int | None = None):
         R = engine.rules
-        if R.FIG_ANYWHERE or R.CAPTURES or R.RANSOM is not None:
-            # floors on other tiles, captures and ransoms have no integer numbering yet: say so
-            # rather than number only part of the legal moves
-            raise ValueError("these rules have moves the integer action numbering does not cover yet "
-                             "(a figure on another tile, a capture or a ransom: the Tower)")
         if getattr(R, "TRACKS", ()):
             # the outposts' decisions (a "?" catapult, an attack's removals by any player, the extra
-            # figure on an outpost) have no integer numbering yet either
+            # figure on an outpost) have no integer numbering yet: say so rather than number only
+            # part of the legal moves
             raise ValueError("these rules have moves the integer action numbering does not cover yet "
                              "(an outpost's extra figure, a catapult's outpost or an attack's removal: "
                              "Siege and Defense)")
@@ -71,10 +90,29 @@ class ActionCodec:
         self.recall_base = [0] * len(self.supply)
         for i in range(1, len(self.supply)):
             self.recall_base[i] = self.recall_base[i - 1] + self.supply[i - 1]
-        self.slots = 1 + len(self.figures) * len(PLACES) + sum(self.supply)
-        self.discard = len(self.cells) * 4 * self.slots
+        nf = len(self.figures)
+        # figures on any placed tile (the Tower): which tiles and features can hold them
+        any_kinds = R.ANYWHERE_KINDS if R.FIG_ANYWHERE else frozenset()
+        self.any_figs = list(R.FIG_ANYWHERE) if any_kinds else []
+        self.any_tiles = sum(t.copies for t in R.TILES if any(f.kind in any_kinds for f in t.feats))
+        self.any_feats = max((sum(1 for f in t.feats if f.kind in any_kinds) for t in R.TILES), default=0)
+        self.any_base = 1 + nf * len(PLACES) + sum(self.supply)
+        self.slots = self.any_base + len(self.any_figs) * self.any_tiles * self.any_feats
+        self.placements = len(self.cells) * 4 * self.slots
+        # captures, the pass and ransoms (the Tower): blocks of their own after the placements
+        self.reach = 2 * self.radius if R.CAPTURES else 0  # two cells within the radius are at most this far apart
+        self.feats = max(len(t.feats) for t in R.TILES) if R.CAPTURES else 0
+        self.seats = R.PLAYERS[1]
+        self.pass_id = self.placements if R.CAPTURES else None
+        self.capture_base = self.placements + (1 if R.CAPTURES else 0)
+        ncap = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1) if R.CAPTURES else 0
+        self.ransom_base = self.capture_base + ncap
+        self.discard = self.ransom_base + (self.seats * nf if R.RANSOM is not None else 0)
         self.size = self.discard + 1  # ids are 0 .. size-1
+        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner
+        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + (R.RANSOM is not None))
         self._place_slot: dict[tuple, int] = {}  # (tile, rotation, feature) -> place index
+        self._any_order = (None, 0, {})  # (game, board size, {cell: k}) of the last numbering
 
     # ------------------------------------------------------------ turns
     def drawn_tile(self, g) -> str | None:
@@ -82,7 +120,15 @@ class ActionCodec:
         return None if g.is_terminal() else g.tile_name()
 
     def turn(self, g, action) -> dict:
-        """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"}."""
+        """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"};
+        a capture or a ransom as the key it adds to a turn ({"capture": ...}, {"ransom": [...]}:
+        docs/records.md says which turn holds it); a pass adds nothing ({})."""
+        if action[0] == "capture":
+            return {"capture": capture_record(g, action)}
+        if action[0] == "pass":
+            return {}
+        if action[0] == "ransom":
+            return {"ransom": [{"figure": g.figure_name(action[2]), "from": g.names[action[1]]}]}
         return record_turn(g, action)
 
     def encode_turn(self, g, t: dict) -> int:
@@ -105,13 +151,59 @@ class ActionCodec:
         """Cells of the current player's recallable figures of figure number fi."""
         return [list(a[2]) for a in g.recall_options() if a[1] == fi]
 
+    def _any_tiles(self, g) -> dict:
+        """{cell: k}: the placed tiles with a feature of an `anywhere` kind, in the order they were placed."""
+        last_g, n, order = self._any_order
+        if last_g is g and n == len(g.board):
+            return order
+        kinds = g.R.ANYWHERE_KINDS
+        order = {}
+        for cell, (o, _) in g.board.items():  # a dict keeps the order tiles were placed in
+            if any(k in kinds for k in o.kinds):
+                order[cell] = len(order)
+        self._any_order = (g, len(g.board), order)
+        return order
+
+    def _anywhere_slot(self, g, gi, seg) -> int:
+        r = g.find(seg)
+        cell = g.seg_cell[r]
+        o, base = g.board[cell]
+        kinds = g.R.ANYWHERE_KINDS
+        j = [i for i, k in enumerate(o.kinds) if k in kinds].index(r - base)
+        k = self._any_tiles(g)[cell]
+        return self.any_base + (self.any_figs.index(gi) * self.any_tiles + k) * self.any_feats + j
+
+    def _capture_id(self, g, action) -> int:
+        _, q, gi, seg, back = action
+        tx, ty = g.pending[3]
+        x, y = g.seg_cell[seg]
+        dx, dy = x - tx, y - ty
+        d = abs(dx) + abs(dy)
+        o = 0 if d == 0 else 1 + (d - 1) * 4 + ((0 if dy < 0 else 2) if dx == 0 else (1 if dx > 0 else 3))
+        fi = seg - g.board[(x, y)][1]
+        nf = len(self.figures)
+        return self.capture_base + ((((o * self.feats + fi) * self.seats + q) * nf + gi) * (nf + 1)
+                                    + (0 if back is None else 1 + back))
+
     def encode(self, g, action) -> int:
         """The number of a legal action of `g` (its current tile and player)."""
-        if action[0] == "discard":
+        kind = action[0]
+        if kind == "discard":
             return self.discard
+        if kind == "pass":
+            return self.pass_id
+        if kind == "capture":
+            return self._capture_id(g, action)
+        if kind == "ransom":
+            return self.ransom_base + action[1] * len(self.figures) + action[2]
         cell, rot, fig = action
         if fig is not None and fig[0] == "recall":
             return self.encode_turn(g, self.turn(g, action))
+        if fig is not None and fig[0] == "at":  # a figure on another placed tile (`anywhere`)
+            ci = self.cell_index.get(cell)
+            if ci is None:
+                raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+            return (ci * 4 + rot // 90) * self.slots + self._anywhere_slot(g, fig[1], fig[3])
         ci = self.cell_index.get(cell)
         if ci is None:
             raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
@@ -146,6 +238,21 @@ class ActionCodec:
             return f"no action {number} (ids are 0..{self.size - 1})"
         if number == self.discard:
             return "discard"
+        nf = len(self.figures)
+        if number == self.pass_id:
+            return "capture nothing"
+        if number >= self.ransom_base:
+            holder, f = divmod(number - self.ransom_base, nf)
+            return f"ransom own {self.figures[f]} from seat {holder}"
+        if number >= self.capture_base:
+            rest, back = divmod(number - self.capture_base, nf + 1)
+            rest, f = divmod(rest, nf)
+            rest, owner = divmod(rest, self.seats)
+            o, fi = divmod(rest, self.feats)
+            where = "on the tower's tile" if o == 0 else \
+                f"{(o - 1) // 4 + 1} {'tile' if o <= 4 else 'tiles'} {'NESW'[(o - 1) % 4]} of the tower"
+            return (f"capture seat {owner}'s {self.figures[f]} on feature {fi} {where}"
+                    + (f", {self.figures[back - 1]} back in exchange" if back else ""))
         rest, slot = divmod(number, self.slots)
         ci, rq = divmod(rest, 4)
         x, y = self.cells[ci]
@@ -156,6 +263,11 @@ class ActionCodec:
         if slot < len(self.figures) * len(PLACES):
             f, p = divmod(slot, len(PLACES))
             return f"{head}, {self.figures[f]} on {PLACES[p]}"
+        if slot + 1 >= self.any_base:
+            rest, j = divmod(slot + 1 - self.any_base, self.any_feats)
+            a, k = divmod(rest, self.any_tiles)
+            name = self.figures[self.any_figs[a]]
+            return f"{head}, {name} on feature {j + 1} of the {_ordinal(k + 1)} placed tile that can hold one anywhere"
         slot -= len(self.figures) * len(PLACES)
         fi = max(i for i, b in enumerate(self.recall_base) if b <= slot)
         return f"{head}, recall own {self.figures[fi]} #{slot - self.recall_base[fi] + 1}"

@@ -366,8 +366,19 @@ class CodeGenerator:
         w = self.writeline
         w("")
         w("# figures that may go on a feature of any placed tile, and the kinds they may stand on there")
-        w(f"FIG_ANYWHERE = {_names([c for c, _, _ in s.anywhere])}")
-        w(f"ANYWHERE_KINDS = frozenset({_names(sorted({k for _, ks, _ in s.anywhere for k in ks}, key=lambda c: c.value))})")
+        w(f"FIG_ANYWHERE = {_names([a.figure for a in s.anywhere])}")
+        w(f"ANYWHERE_KINDS = frozenset({_names(sorted({k for a in s.anywhere for k in a.kinds}, key=lambda c: c.value))})")
+        self.comment("per figure, each statement that opens kinds on any placed tile: (kinds, condition text,")
+        self.comment("clause of where it may stand, clause of its condition)")
+        w("ANYWHERE_AT = {" + ", ".join(
+            f"{a.figure.name}: (" + "".join(f"({_names(p.kinds)}, {p.src!r}, {p.on_clause!r}, {p.when_clause!r}), "
+                                            for p in a.parts) + ")" for a in s.anywhere) + "}")
+        # per kind, the clause a refusal of a figure that may not stand there cites (lower.py)
+        w("ANYWHERE_KIND_CLAUSE = {" + ", ".join(f"{k.name}: {c!r}" for k, c in
+                                                  sorted(s.anywhere_kind_clause.items(), key=lambda kv: kv[0].value)) + "}")
+        self.comment("per figure, each `allow`: (kinds, condition text, clause of its condition)")
+        w("FIG_ALLOWS = {" + ", ".join(f"{g.name}: (" + "".join(f"({_names(ks)}, {src!r}, {cl!r}), " for ks, src, cl in al)
+                                       + ")" for g, al in s.fig_allows.items()) + "}")
         w("")
         w("def figure_options_at(g, r, sup):")
         self.indent()
@@ -375,15 +386,30 @@ class CodeGenerator:
         w("out = []")
         if s.anywhere:
             w("k = g.seg_kind[r]")
-        for c, kinds, cond in s.anywhere:
-            g = c.name
-            self.comment(f"{where(cond.span)}: {cond.header}", cond.span)
-            extra = "" if cond.cond == "True" else f" and ({cond.cond})"
-            w(f"if sup[{g}] > 0 and k in {_names(kinds)}{extra}:", cond.span)
+        for a in s.anywhere:
+            g = a.figure.name
+            for p in a.parts:
+                self.comment(f"{where(p.span)}: {p.header}" + (f" when {p.src}" if p.src else ""), p.span)
+            w(f"if sup[{g}] > 0 and ({a.cond.cond}):", a.cond.span)
             self.indent()
             w(f"out.append({g})")
             self.outdent()
         w("return out")
+        self.outdent()
+        w("")
+        w("def figure_forbidden_at(g, r, gi):")
+        self.indent()
+        w('"""(condition, clause) of the first `forbid` that holds for figure gi on the placed feature r, or None."""')
+        fbs = [f for a in s.anywhere for f in a.forbids]
+        if fbs:
+            w("k = g.seg_kind[r]")
+        for f in fbs:
+            self.comment(f"{where(f.span)}: forbid {f.figure.title}", f.span)
+            w(f"if gi == {f.figure.name} and k in {_names(f.kinds)} and ({f.cond}):", f.span)
+            self.indent()
+            w(f"return ({f.src!r}, {f.clause!r})")
+            self.outdent()
+        w("return None")
         self.outdent()
 
     def _prisoners(self) -> None:

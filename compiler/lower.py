@@ -112,6 +112,28 @@ class Forbid:
 
 
 @dataclass
+class AnywherePart:
+    """One statement that lets a figure stand on KINDS of any placed tile: `figure ... on KINDS
+    anywhere` or `allow FIGURE on KINDS anywhere`; a refusal cites its clauses."""
+    kinds: tuple  # Consts
+    src: str  # its condition as the rule file says it ("" without `when`)
+    header: str
+    on_clause: str  # where it may stand
+    when_clause: str  # its condition
+    span: A.Span
+
+
+@dataclass
+class Anywhere:
+    """A figure that may go on a feature of any placed tile (TOWER-TURN-1)."""
+    figure: Const
+    kinds: tuple  # Consts: every kind some part opens
+    cond: FigureCond  # Python over g, r, k (the kind of root r): some part holds and no `forbid` does
+    parts: tuple  # AnywherePart, in the order the rules declare them
+    forbids: tuple  # Forbid, with conditions over g, r
+
+
+@dataclass
 class OnBlock:
     """`on place|complete [of K] [where C]`: state assignments, as (state index, name, expr, span)."""
     header: str
@@ -172,7 +194,13 @@ class EngineSpec:
     on_place: list[OnBlock]
     on_complete: list[OnBlock]
     # figures that may go on a feature of any placed tile (`on KINDS anywhere`, TOWER-TURN-1)
-    anywhere: list[tuple[Const, tuple[Const, ...], FigureCond]] = field(default_factory=list)
+    anywhere: list[Anywhere] = field(default_factory=list)
+    # per kind opened on any placed tile, the clause a figure refused there cites: that of the
+    # last `allow ... anywhere` for it, else of the `figure ... anywhere` (the Tower: TOWER-FIGURES-1)
+    anywhere_kind_clause: dict = field(default_factory=dict)
+    # per figure, each `allow` (kinds, condition text, clause of the condition): a refusal on a
+    # kind only an `allow` opens cites that `allow`, not the figure's own `when`
+    fig_allows: dict = field(default_factory=dict)
     # prisoners (the Tower): (after figure, capturable, range fn, clauses (capture, list, range))
     captures: list[tuple[Const, tuple[Const, ...], Func, tuple[str, str, str]]] = field(default_factory=list)
     marks: list[Const] = field(default_factory=list)  # printed marks (`marks NAME`), sorted by name
@@ -193,7 +221,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
              "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
              "TRACKS", "OUTPOST_PUTS", "TRACK_RULES"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
@@ -523,12 +551,50 @@ class Lowering:
         fig, kind = self.fig, self.kind
         anywhere = []
         for name, f in rs.figures.items():
-            if not f.anywhere:
+            # the parts that open a kind on any placed tile: `figure ... on KINDS anywhere` and
+            # each `allow ... on KINDS anywhere`; a part is (kinds, condition, clauses, span)
+            parts = []
+            if f.anywhere:
+                first = _first(f.cites)
+                parts.append((f.on, f.when, _first(f.on_cites, first), _first(f.when_cites, first), f.span,
+                              f"figure {name} ... on {', '.join(f.on)} anywhere"))
+            for pm in rs.permits:
+                if pm.mode == "allow" and pm.anywhere and pm.figure == name:
+                    first = _first(pm.cites)
+                    parts.append((pm.on, pm.when, _first(pm.on_cites, first), _first(pm.when_cites, first), pm.span,
+                                  f"allow {name} on {', '.join(pm.on)} anywhere"))
+            if not parts:
                 continue
-            header = f"figure {name} ... anywhere" + (f" when {_src(f.when)}" if f.when is not None else "")
-            cond = self.expr(f.when, self.feature_scope()) if f.when is not None else "True"
-            kinds = tuple(sorted((kind[k] for k in f.on), key=lambda c: c.value))
-            anywhere.append((fig[name], kinds, FigureCond(fig[name], header, f.span, cond)))
+            forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
+            conds, table = [], []
+            for on, when, on_clause, when_clause, span, header in parts:
+                ks = tuple(sorted((kind[k] for k in on), key=lambda c: c.value))
+                c = self.expr(when, self.feature_scope()) if when is not None else "True"
+                kset = "(" + ", ".join(k.name for k in ks) + ",)"
+                conds.append(f"(k in {kset} and ({c}))")
+                table.append(AnywherePart(ks, _src(when) if when is not None else "", header, on_clause,
+                                          when_clause, span))
+            cond = " or ".join(conds)
+            fb = []
+            for pm in forbids:
+                ks = tuple(sorted((kind[k] for k in pm.on), key=lambda c: c.value))
+                c = self.expr(pm.when, self.feature_scope()) if pm.when is not None else "True"
+                fb.append(Forbid(fig[name], ks, c, _src(pm.when) if pm.when is not None else "true",
+                                 _first(pm.cites), pm.span))
+                cond = f"({cond}) and not (k in ({', '.join(k.name for k in ks)},) and ({c}))"
+            span = parts[0][4]
+            anywhere.append(Anywhere(fig[name], tuple(sorted({k for t in table for k in t.kinds}, key=lambda c: c.value)),
+                                     FigureCond(fig[name], " / ".join(p[5] for p in parts), span, cond),
+                                     tuple(table), tuple(fb)))
+        kind_clause = {}
+        for f in rs.figures.values():
+            if f.anywhere:
+                for k in f.on:
+                    kind_clause[kind[k]] = _first(f.on_cites, _first(f.cites))
+        for pm in rs.permits:
+            if pm.mode == "allow" and pm.anywhere and pm.figure in rs.figures:
+                for k in pm.on:
+                    kind_clause[kind[k]] = _first(pm.on_cites, _first(pm.cites))
         captures = []
         for after, cap in sorted(rs.captures.items()):
             fn = self.func(f"capture_range_{fig[after].value}", "g, r", cap,
@@ -551,7 +617,14 @@ class Lowering:
                 when = self.func("ransom_allowed", "g", rn, f"ransom ... when {_src(rn.when)}", rn.when, sc)
             figs = tuple(sorted((fig[f] for f in rn.figures if f in fig), key=lambda c: c.value))
             ransom = (figs, price, when, _first(rn.cites), _src(rn.when) if rn.when is not None else "", rn.span)
-        return dict(anywhere=anywhere, captures=captures, exchange=ex, ransom=ransom)
+        allows: dict = {}
+        for pm in rs.permits:
+            if pm.mode == "allow" and pm.figure in rs.figures:
+                allows.setdefault(fig[pm.figure], []).append((
+                    tuple(sorted((kind[k] for k in pm.on), key=lambda c: c.value)),
+                    _src(pm.when) if pm.when is not None else "true", _first(pm.when_cites, _first(pm.cites))))
+        return dict(anywhere=anywhere, anywhere_kind_clause=kind_clause, captures=captures, exchange=ex,
+                    ransom=ransom, fig_allows=allows)
 
     def track_scope(self) -> Scope:
         """Names of a rule on outpost t, read for player p: `own` is p's figures there."""

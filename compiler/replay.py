@@ -185,7 +185,7 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
             fi = o.feature_at(where, R.FIG_KINDS[gi])
             if fi is None:
                 _illegal(g, f"tile {name} at [{x},{y}] rotation {rot}: no feature lies on {where}", R.CLAUSE_FOLLOW)
-            fig = (gi, fi)
+            fig = (gi, _where_allowed(g, o, where, gi, fi, lambda j: (gi, j) in g.figure_options(o, (x, y))))
     if recall is not None:
         if place is not None:
             rname = recall.get("figure") if isinstance(recall, dict) else None
@@ -361,6 +361,8 @@ def _capture_action(g, R, cap, i: int):
     fi = tile[0].feature_at(where, R.FIG_KINDS[gi]) if tile is not None and isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"no {fname} can stand on {where} at [{cx},{cy}]", clause)
+    q = g.names.index(victim)
+    fi = _where_allowed(g, tile[0], where, gi, fi, lambda j: (q, gi, tile[1] + j) in (g.figs[g.find(tile[1] + j)] or ()))
     back = cap.get("back")
     bgi = None
     if back is not None:
@@ -375,6 +377,19 @@ def _capture_action(g, R, cap, i: int):
     return ("capture", g.names.index(victim), gi, tile[1] + fi, bgi)
 
 
+def _where_allowed(g, o, where, gi, fi, allowed):
+    """Two centre features may share C (tower.C: a cloister beside a foundation) and a figure may
+    stand on both kinds (a follower: on the cloister, or on top of a tower): `"on": "C"` names
+    the one it may stand on now, else the first (whose refusal the replay then reports)."""
+    if allowed(fi):
+        return fi
+    kinds = g.R.FIG_KINDS[gi]
+    for j, ps in enumerate(o.places):
+        if j != fi and where in ps and o.feats[j].kind in kinds and allowed(j):
+            return j
+    return fi
+
+
 def _anywhere(g, R, name, cell, gi, at, where):
     """The action for a figure put on the feature on `where` of the placed tile at `at`."""
     fname = R.FIGURES[gi].name
@@ -386,6 +401,8 @@ def _anywhere(g, R, name, cell, gi, at, where):
     fi = o.feature_at(where, R.FIG_KINDS[gi]) if isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"the tile at [{at[0]},{at[1]}] has no feature on {where}", R.FIG_CLAUSES[gi][1])
+    opts = set(g.anywhere_options())
+    fi = _where_allowed(g, o, where, gi, fi, lambda j: ("at", gi, g.seg_cell[g.find(base + j)], g.find(base + j)) in opts)
     why = g.anywhere_refusal(gi, at, base + fi)
     if why is not None:
         _illegal(g, *why)

@@ -475,11 +475,13 @@ def write_csv(path: Path, summaries: list[Summary]) -> None:
 
     players = summaries[0].players
     kinds = sorted({k for s in summaries for k in s.kinds()})
+    # the Tower's captures and ransoms, when a game had any (other rule sets keep their columns)
+    tower = ("captures", "ransoms") if any(r.get("captures") or r.get("ransoms") for s in summaries for r in s.rows) else ()
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow([*CSV_FIELDS, *(f"score_{p + 1}" for p in range(players)), *(f"points_{k}" for k in kinds)])
+        w.writerow([*CSV_FIELDS, *(f"score_{p + 1}" for p in range(players)), *(f"points_{k}" for k in kinds), *tower])
         for s in summaries:
             label = "+".join(s.rules)
             for r in s.rows:
                 w.writerow([label, r["game"], r["seed"], r["turns"], r["discards"], *r["scores"],
-                            *(r["points"].get(k, 0) for k in kinds)])
+                            *(r["points"].get(k, 0) for k in kinds), *(r.get(k, 0) for k in tower)])

@@ -473,8 +473,11 @@ class PermitDecl:
     figure: str
     on: tuple[str, ...]
     when: "Expr | None" = None
-    cites: tuple[Cite, ...] = ()
+    cites: tuple[Cite, ...] = ()  # all of them, in order
     span: Span = _span()
+    anywhere: bool = False  # `allow ... anywhere`: on a KIND feature of any placed tile
+    on_cites: tuple[Cite, ...] = ()  # where it may stand
+    when_cites: tuple[Cite, ...] = ()  # its condition
 
 
 @dataclass(frozen=True)

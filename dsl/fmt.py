@@ -345,7 +345,18 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.AwardDecl(state=st, value=v):
             return _Line(f"award {st} at end = {format_expr(v)}", c)
         case A.PermitDecl(mode=m, figure=f, on=on, when=when):
-            return _Line(_join(f"{m} {f} on {', '.join(on)}", f"when {format_expr(when)}" if when is not None else None), c)
+            head = f"{m} {f} on {', '.join(on)}" + (" anywhere" if s.anywhere else "")
+            oc, wc = _cites(s.on_cites), _cites(s.when_cites)
+            if not (oc or wc):
+                oc, wc = "", c  # built without parts (a synthetic node): cites go last
+            if when is None:
+                return _Line(head, oc or wc)
+            cond = "when " + format_expr(when)
+            if not oc:
+                return _Line(_join(head, cond), wc)
+            if len(_join(head, oc, cond, wc)) <= WRAP_AT:
+                return _Line(_join(head, oc, cond), wc)
+            return [_join(head, oc), INDENT * 2 + _join(cond, wc)]
         case A.RecallDecl(figure=f, value=v):
             return _Line(f"recall {f} = {format_expr(v)}", c)
         case A.CaptureDecl(count=n, figures=figs, within=wn, after=a):

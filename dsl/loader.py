@@ -474,6 +474,12 @@ class Builder:
                     self.err(pm.span, f"a {pm.figure} stands at a corner, between two half-sides: `{k}` does not lie on half-sides", "bad-place")
                 elif pm.mode == "forbid" and pm.figure in rs.figures and k not in rs.may_stand(pm.figure):
                     self.err(pm.span, f"a {pm.figure} never stands on a {k}, so this `forbid` never applies", "unknown-name")
+            if pm.anywhere and pm.mode == "forbid":
+                self.err(pm.span, f"`forbid {pm.figure}` takes an option away wherever the figure would stand; "
+                                  "`anywhere` belongs to `allow`", "bad-place")
+            elif pm.anywhere and pm.figure in rs.figures and rs.figures[pm.figure].at == "corner":
+                self.err(pm.span, f"a {pm.figure} stands at a corner of the tile just placed; "
+                                  "it cannot be allowed `anywhere`", "bad-place")
             if pm.when is not None:
                 self.expr(pm.when, {"feature"}, "bool")
         seen_tiles: set[str] = set()

@@ -290,8 +290,11 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def permit_decl(self, meta, children):
-        mode, fig, on, when, cites = (list(children) + [None] * 5)[:5]
-        return A.PermitDecl(mode, str(fig), on, when, cites or (), self._span(meta))
+        # children: MODE NAME name_list [anywhere] [cites] [expr [cites]] (None where absent)
+        mode, fig, on, anywhere, on_c, when, when_c = (list(children) + [None] * 7)[:7]
+        on_c, when_c = tuple(on_c or ()), tuple(when_c or ())
+        return A.PermitDecl(mode, str(fig), on, when, on_c + when_c, self._span(meta),
+                            anywhere=anywhere is not None, on_cites=on_c, when_cites=when_c)
 
     # -- tiles ----------------------------------------------------------
     @v_args(meta=True)

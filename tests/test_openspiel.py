@@ -10,7 +10,7 @@ import pytest
 from tessera.adapters import openspiel as O
 
 
-@pytest.mark.parametrize("rules", ["base", "base+river+abbot"])
+@pytest.mark.parametrize("rules", ["base", "base+river+abbot", "base+tower"])
 def test_openspiel_random_sim_test(rules):
     game = pyspiel.load_game(f"tessera(rules={rules},players=2)")
     # OpenSpiel's checks: legal-action masks, clone == original, serialize/deserialize,

@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from tessera.adapters.pettingzoo import env
 
-RULE_SETS = [["base"], ["base", "river", "abbot"]]
+RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"]]
 # PettingZoo's own classic games with action masks get these warnings too (a dict observation)
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
               pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
@@ -22,7 +22,7 @@ def test_pettingzoo_api_test(rules):
     api_test(env(rules=rules), num_cycles=100)  # play_test runs a whole game (about 72 moves) inside
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: "+".join(r))
+@pytest.mark.parametrize("rules", RULE_SETS[:2], ids=lambda r: "+".join(r))  # the Tower's 5.8M-action mask is slow here
 def test_pettingzoo_seed_test(rules):
     seed_test(lambda: env(rules=rules), num_cycles=10)
 

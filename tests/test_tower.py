@@ -7,6 +7,7 @@ D's field on its N side.  Players red (turns 0, 2, ...) and blue (1, 3, ...).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,10 @@ def test_TOWER_TURN_1_no_follower_on_a_foundation():
     # "кроме фундамента башни": a follower may not stand on the tower foundation
     r = _play([{"tile": "tower.B", "at": [0, 1], "rotation": 0, "place": {"figure": "follower", "on": "C"}}])
     assert r.error is not None
-    assert r.error["clause"] == "BASE-FOLLOW-1"  # the follower's `on` list leaves out `tower`
-    assert "cannot stand on a tower" in r.error["message"]
+    # the follower's own `on` list leaves out `tower`; only the `allow ... anywhere` of TOWER-TURN-1 (c)
+    # opens a tower to it, and only with a floor on it
+    assert r.error["clause"] == "TOWER-TURN-1"
+    assert "count(floor) >= 1" in r.error["message"]
 
 
 def test_cloister_beside_a_foundation_a_figure_on_C_finds_its_own_feature():
@@ -173,7 +176,8 @@ def test_TOWER_TURN_1_the_next_player_is_offered_floors_on_placed_towers():
 
 
 @pytest.mark.parametrize("place,clause,words", [
-    ({"figure": "follower", "on": "C", "at": [0, 1]}, "BASE-FOLLOW-1", "only on the tile just placed"),
+    ({"figure": "follower", "on": "C", "at": [0, 1]}, "TOWER-TURN-1", "count(floor) >= 1"),
+    ({"figure": "follower", "on": "Nw", "at": [0, 1]}, "BASE-FOLLOW-1", "only on the tile just placed, not on the tile at [0,1]"),
     ({"figure": "floor", "on": "C", "at": [5, 5]}, "TOWER-TURN-1", "no tile lies at [5,5]"),
     ({"figure": "floor", "on": "C", "at": [0, 0]}, "TOWER-TURN-1", "has no feature on C"),
     ({"figure": "floor", "on": "Nw", "at": [0, 1]}, "TOWER-TURN-1", "cannot stand on a field"),
@@ -411,7 +415,15 @@ RECORD_CASES = {
     "floor_on_any_tower.json": ("TOWER-TURN-1", {"red": 0, "blue": 0}, {}, (7, 7)),
     "capture_out_of_range.json": ("TOWER-CAPTURE-2", 2),
     "ransom_below_zero.json": ("TOWER-RANSOM-1", 4),
-    "follower_on_foundation.json": ("BASE-FOLLOW-1", 0),
+    "follower_on_foundation.json": ("TOWER-TURN-1", 0),
+    "top_follower_completes.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    "top_captured_then_higher.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {"red": {"blue": {"follower": 1}}}, (7, 6)),
+    "floor_on_completed_tower.json": ("TOWER-TOP-1", 2),
+    "top_on_bare_foundation.json": ("TOWER-TURN-1", 1),
+    "abbot_on_tower.json": ("TOWER-FIGURES-1", 1),
+    "barn_on_tower.json": ("TOWER-FIGURES-1", 1),
+    "capture_barn_refused.json": ("TOWER-FIGURES-1", 8),
+    "capture_floor_refused.json": ("TOWER-FIGURES-1", 2),
 }
 
 
@@ -455,6 +467,15 @@ def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
     eng = engine_for(rules, [])
     summ = simulate(eng, 3, 3, 40, rules, tmp_path)
     assert summ.mean_captures > 0  # random play builds floors and captures
+    from compiler.simulate import write_csv
+    import csv
+
+    write_csv(tmp_path / "games.csv", [summ])
+    with open(tmp_path / "games.csv", encoding="utf-8") as f:
+        lines = list(csv.DictReader(f))
+    assert sum(int(x["captures"]) for x in lines) == sum(r["captures"] for r in summ.rows) > 0
+    assert [int(x["ransoms"]) for x in lines] == [r["ransoms"] for r in summ.rows]
+    (tmp_path / "games.csv").unlink()
     kinds = ("score", "award", "capture", "exchange", "ransom")
     for f in sorted(tmp_path.glob("*.json")):
         rec = load_record(f)
@@ -485,11 +506,75 @@ def test_TOWER_FIGURES_1_a_barn_is_never_captured():
     assert ok.answer["supply"]["blue"]["barn"] == 0 and ok.answer["prisoners"] == {}
 
 
-def test_the_integer_action_numbering_refuses_the_tower_rather_than_miscount():
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_integer_action_numbering_covers_every_tower_move_and_replays(players):
+    """Random base+tower games played through ActionCodec numbers (floors and followers on other tiles,
+    captures, passes, exchanges, ransoms): one number per legal action, the same number the same move,
+    and the record written from the decoded moves replays to the same scores and prisoners."""
+    import random
+
+    from compiler.actions import ActionCodec
+    from compiler.simulate import _recorder
+
+    eng = engine_for(["base", "tower"], [])
+    codec = ActionCodec(eng)
+    kinds: dict[str, int] = {}
+    for seed in range(3):
+        g = eng.new_game(players, seed)
+        rng = random.Random(seed)
+        turns: list = []
+        before = _recorder(turns)
+        while not g.is_terminal():
+            legal = codec.legal(g)
+            if not legal:
+                break
+            assert len(legal) == len(g.legal_actions())  # one number per action, none shared
+            assert all(0 <= n < codec.size for n in legal)
+            for n, a in legal.items():
+                assert codec.encode(g, a) == n
+                d = codec.describe(n)
+                if a[0] == "capture":
+                    assert d.startswith(f"capture seat {a[1]}'s {g.figure_name(a[2])}")
+                    assert codec.turn(g, a)["capture"]["of"] == g.names[a[1]]
+                elif a[0] == "ransom":
+                    assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
+                    assert codec.turn(g, a) == {"ransom": [{"figure": g.figure_name(a[2]), "from": g.names[a[1]]}]}
+                elif a[0] == "pass":
+                    assert d == "capture nothing" and codec.turn(g, a) == {}
+                elif a[2] is not None and a[2][0] == "at":
+                    assert d.startswith(f"[{a[0][0]},{a[0][1]}] rotation {a[1]}, {g.figure_name(a[2][1])} on feature")
+            # prefer the rarer Tower moves so that a few games meet them all
+            ransoms = [n for n, a in legal.items() if a[0] == "ransom"]
+            tower = [n for n, a in legal.items() if a[0] == "capture" or (a[0] not in ("discard", "pass", "ransom")
+                                                                          and a[2] and a[2][0] == "at")]
+            prisoners = [n for n, a in legal.items() if a[0] == "capture" and a[1] != g.current_player()]
+            n = rng.choice(ransoms) if ransoms and rng.random() < 0.5 else \
+                rng.choice(prisoners) if prisoners else \
+                rng.choice(tower) if tower and rng.random() < 0.5 else rng.choice(list(legal))
+            a = codec.decode(g, n)
+            key = a[0] if isinstance(a[0], str) else ("at " + g.figure_name(a[2][1]) if a[2] and a[2][0] == "at" else "tile")
+            kinds[key] = kinds.get(key, 0) + 1
+            before(g, a)
+            g.apply_action(a)
+        doc = {"format": "tessera-game/1", "rules": ["base", "tower"], "players": list(g.names), "turns": turns,
+               "end": "final"}
+        res = replay(doc)
+        assert res.error is None, res.error
+        assert res.answer["scores"] == dict(zip(g.names, g.scores))
+        assert res.answer["prisoners"] == g.prisoners_by_name()
+    # every kind of Tower move was numbered and played
+    assert {"at floor", "at follower", "capture", "pass", "ransom"} <= set(kinds), kinds
+
+
+def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
     from compiler.actions import ActionCodec
 
-    with pytest.raises(ValueError, match="does not cover yet"):
-        ActionCodec(engine_for(["base", "tower"], []))
+    base, tower = ActionCodec(engine_for(["base"], [])), ActionCodec(engine_for(["base", "tower"], []))
+    assert base.pass_id is None and base.discard == len(base.cells) * 4 * base.slots  # as before the Tower
+    # the Tower: 2 figures anywhere (floor, follower) on the 18 tower tiles (TOWER-COMP-1), one foundation each
+    assert sorted(tower.figures[i] for i in tower.any_figs) == ["floor", "follower"]
+    assert (tower.any_tiles, tower.any_feats) == (18, 1)
+    assert tower.discard == tower.size - 1 and tower.pass_id == tower.placements
 
 
 def test_the_greedy_agent_plays_the_tower():
@@ -498,3 +583,128 @@ def test_the_greedy_agent_plays_the_tower():
 
     g, turns = play_one(engine_for(["base", "tower"], []), 2, 3, ["greedy", "random"])
     assert g.ended and any("capture" in t for t in turns)
+
+
+# -- a follower on top (TOWER-TURN-1 c, TOWER-TOP-1) and what may stand on a tower (TOWER-FIGURES-1) --
+TOP = {"figure": "follower", "on": "C", "at": [0, 1]}  # on top of the tower at [0,1]
+TOWER_1 = _t("tower.B", 0, 1, place=FLOOR)  # red: a first floor at [0,1]
+BLUE_TOP = _t("B", 0, 2, place=TOP)  # blue: an own follower on top of it, from a cloister tile at [0,2]
+
+
+def test_TOWER_TURN_1_c_an_own_follower_on_top_of_anyones_tower_completes_it():
+    r = _play([TOWER_1])
+    fol = r.game.figure_index("follower")
+    tops = {a[2][2] for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][:2] == ("at", fol)}
+    assert tops == {(0, 1)}  # offered on the one tower with a floor, whatever tile blue drew
+    r = _play([TOWER_1, BLUE_TOP])
+    assert r.error is None, r.error
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "follower"), ("red", "floor")]
+    assert r.answer["supply"]["blue"] == {"follower": 6, "floor": 10}
+    # completed: nobody is offered a floor (nor a follower) on it any more
+    assert not [a for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][0] == "at"]
+
+
+def test_TOWER_TOP_1_no_floor_on_a_completed_tower():
+    r = _play([TOWER_1, BLUE_TOP, _t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))])
+    assert r.error is not None and r.error["turn"] == 2
+    assert r.error["clause"] == "TOWER-TOP-1"
+    assert "count(follower) == 0" in r.error["message"]
+
+
+def test_TOWER_TURN_1_c_no_second_follower_on_a_completed_tower():
+    r = _play([TOWER_1, BLUE_TOP, _t("B", 0, 3, place=TOP)])
+    assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "TOWER-TURN-1"
+
+
+@pytest.mark.parametrize("rules", [("base", "tower"), ("base", "abbot", "barn", "king_robber", "tower")])
+def test_TOWER_TOP_1_the_follower_on_top_stays_to_the_end_and_scores_nothing(rules):
+    # "Этот подданный остаётся на башне до конца игры": no rule completes or scores a tower (with the other
+    # modules too, the River aside as it starts elsewhere: the Barn's `score field end by barn` makes the
+    # final scoring look at every feature)
+    r = _play([TOWER_1, BLUE_TOP], end="final", rules=rules)
+    assert r.error is None, r.error
+    assert r.answer["scores"] == {"red": 0, "blue": 0}
+    assert not [e for e in r.answer["events"] if e.get("feature") == "tower"]
+    assert r.answer["supply"]["blue"]["follower"] == 6  # never returned
+    assert ("blue", "follower") in _tower_at(r.game, (0, 1))
+
+
+TOP_CAPTURED = [TOWER_1, BLUE_TOP,
+                # red: a first floor at [1,1] (height 1 reaches [0,1]) captures blue's follower on top
+                _t("tower.A", 1, 1, place=FLOOR, capture={"figure": "follower", "of": "blue", "at": [0, 1], "on": "C"}),
+                # blue: the tower at [0,1] is open again: a second floor on it
+                _t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))]
+
+
+def test_TOWER_TOP_1_a_captured_follower_on_top_reopens_the_tower():
+    r = _play(TOP_CAPTURED)
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == {"red": {"blue": {"follower": 1}}}
+    assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "floor"), ("red", "floor")]
+    assert r.answer["supply"] == {"red": {"follower": 7, "floor": 8}, "blue": {"follower": 6, "floor": 9}}
+
+
+@pytest.mark.parametrize("rules,place", [
+    (("base", "abbot", "tower"), {"figure": "abbot", "on": "C", "at": [0, 1]}),
+    (("base", "barn", "tower"), {"figure": "barn", "on": "C", "at": [0, 1]}),
+])
+def test_TOWER_FIGURES_1_no_abbot_nor_barn_on_a_tower(rules, place):
+    # "Фишки, которые вы не можете выставить на башню: ... аббат ... амбар"
+    r = _play([TOWER_1, _t("B", 0, 2, place=place)], rules=rules)
+    assert r.error is not None and r.error["turn"] == 1
+    assert r.error["clause"] == "TOWER-FIGURES-1"
+    assert re.search(r"only (a floor or a follower|a follower or a floor) may", r.error["message"])
+
+
+def test_allow_anywhere_is_checked_and_formatted(tmp_path):
+    from dsl.fmt import format_text
+
+    bad = tmp_path / "bad.tess"
+    bad.write_text('module bad "x"\nrequires base\nforbid follower on field anywhere [BASE-FOLLOW-1]\n', encoding="utf-8")
+    rs, diags, _ = load_rule_set(["base", str(bad)])
+    assert rs is None and any(d.code == "bad-place" and "`anywhere` belongs to `allow`" in d.message for d in diags)
+    text = (REPO / "rules" / "tower.tess").read_text(encoding="utf-8")
+    assert format_text(text, "tower.tess") == text
+    assert "allow follower on tower anywhere [TOWER-FIGURES-1]\n    when count(floor) >= 1" in text
+
+
+# -- the rulebook's range examples, asked of the compiled engine by `tessera verify` (TOWER-CAPTURE-2) --
+def test_TOWER_CAPTURE_2_range_examples_agree_with_the_engine():
+    from verifier.examples import check_examples
+
+    res = {r.ref: r for r in check_examples(_rules("base", "tower")) if r.example.get("capture") is not None}
+    assert {k: r.status for k, r in res.items()} == {
+        "EX-TOWER-CAPTURE-2a": "ok", "EX-TOWER-CAPTURE-2b": "ok", "EX-TOWER-CAPTURE-2c": "ok", "no_diagonal": "ok"}
+    assert "5 tiles in range" in res["EX-TOWER-CAPTURE-2a"].message  # 003 p. 2: "с одного из 5 квадратов"
+    assert "9 tiles in range" in res["EX-TOWER-CAPTURE-2b"].message  # 003 p. 3: "с одного из 9 квадратов"
+
+
+def test_TOWER_CAPTURE_2_a_house_rule_with_a_longer_reach_breaks_the_examples(tmp_path):
+    from verifier.examples import check_examples
+
+    house = tmp_path / "far.tess"
+    house.write_text('module far "towers reach one tile further"\nrequires tower\n'
+                     'override capture 1 of follower, abbot in line within count(floor) + 1 after put floor\n',
+                     encoding="utf-8")
+    res = {r.ref: r for r in check_examples(_rules("base", "tower", str(house))) if r.example.get("capture") is not None}
+    assert res["EX-TOWER-CAPTURE-2a"].status == "inconsistent"
+    assert "9 tiles in range" in res["EX-TOWER-CAPTURE-2a"].message and "the rulebook says 5" in res["EX-TOWER-CAPTURE-2a"].message
+    assert res["no_diagonal"].status == "ok"  # still never diagonal
+
+
+def test_a_forbid_takes_anywhere_options_away_too(tmp_path):
+    # a house rule: towers at most 2 floors high.  The `forbid` holds on any placed tile, so the third
+    # floor is neither offered nor accepted, and the refusal names the house rule's clause.
+    house = tmp_path / "low.tess"
+    house.write_text('module low "towers at most 2 floors high"\nrequires tower\n'
+                     'clause LOW-1 "a tower has at most 2 floors"\n'
+                     'forbid floor on tower when count(floor) >= 2 [LOW-1]\n', encoding="utf-8")
+    rules = ("base", "tower", str(house))
+    two = [TOWER_1, _t("B", 0, 2, place=dict(FLOOR, at=[0, 1]))]
+    r = _play(two, rules=rules)
+    assert r.error is None, r.error
+    floor = r.game.figure_index("floor")
+    assert not [a for a in r.game.legal_actions() if a[0] != "discard" and a[2] and a[2][:2] == ("at", floor)]
+    r = _play(two + [_t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))], rules=rules)
+    assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "LOW-1"
+    assert "forbid floor on tower when count(floor) >= 2" in r.error["message"]

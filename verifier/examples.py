@@ -34,6 +34,13 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
                           an outpost's scoring (Siege and Defense): the `score each` actions of
                           the `on full|overflow|end of …` rules naming that outpost, read for
                           each player with `own` = their `followers` there
+  capture = FIGURE, height = N, expect = TILES | true|false, target = "dx dy", gaps = "dx dy, ..."
+                          a capture's range, played by the compiled engine: a tower of
+                          N FIGUREs (the figure a `capture` rule follows) on an all-field
+                          board, another player's capturable figure on every other tile
+                          up to N + 1 away (or only at `target`), the cells in `gaps`
+                          left empty; expect is how many tiles hold a figure the capture
+                          may take (or whether the one at `target` may be taken)
   skip = "why"            cannot be checked (e.g. the table it needs is lost)
   ref, source             the example's ID in docs/rulebook-examples.md and its page
 
@@ -63,7 +70,7 @@ from .solver import find, nearest, prove
 from .source import where
 
 RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
-            "turns", "legal", "skip", "ref", "source", "outpost"}
+            "turns", "legal", "skip", "ref", "source", "capture", "height", "target", "gaps", "outpost"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
 
@@ -392,6 +399,110 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
                                      f"the rules make it {'legal' if got else 'illegal'}{why}")
 
 
+def _offsets(v: object) -> list[tuple[int, int]] | None:
+    """"dx dy, dx dy" -> [(dx, dy), ...], or None if malformed."""
+    out = []
+    for part in str(v or "").split(","):
+        xy = part.split()
+        if not xy:
+            continue
+        try:
+            dx, dy = (int(n) for n in xy)
+        except ValueError:
+            return None
+        out.append((dx, dy))
+    return out
+
+
+_ENGINES: dict = {}
+
+
+def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
+    """A capture's range, asked of the compiled engine (runtime/prisoners.py) on a board built
+    for the example: the rules' own range function and in-line test, no formula of ours."""
+    from compiler.build import load_engine
+
+    after = str(ex.get("capture"))
+    cap = rs.captures.get(after)
+    if cap is None:
+        return ExampleResult(ex, "invalid", f"these rules have no `capture ... after put {after}`")
+    height, expect = ex.get("height"), ex.get("expect")
+    target = _offsets(ex.get("target")) if ex.get("target") is not None else None
+    gaps = _offsets(ex.get("gaps"))
+    if not isinstance(height, int) or not 1 <= height <= 20 or expect is None or gaps is None or \
+            (target is not None and len(target) != 1):
+        return ExampleResult(ex, "invalid", "a capture example needs `height` (1..20), `expect`, and `target` "
+                                            "and `gaps` as \"dx dy\" offsets")
+    eng = _ENGINES.get(id(rs))
+    if eng is None or eng[0] is not rs:
+        _ENGINES.clear()  # one rule set at a time: examples are checked set by set
+        _ENGINES[id(rs)] = eng = (rs, load_engine(rs))
+    eng = eng[1]
+    R = eng.rules
+    g = eng.new_game(players=2, seed=0)
+    agi = g.figure_index(after)
+    victims = [gi for gi in (g.figure_index(f) for f in cap.figures) if gi is not None]
+    code = lambda t: len(set(t.edges)) == 1  # noqa: E731  one edge code all round: any two such tiles fit
+
+    def tile_with(kinds, edge=None):
+        for tid, t in enumerate(R.TILES):
+            if code(t) and (edge is None or t.edges[0] == edge):
+                o = R.ORIENT[tid][0]
+                fi = next((i for i, f in enumerate(o.feats) if f.kind in kinds), None)
+                if fi is not None:
+                    return o, fi
+        return None
+
+    tower = tile_with(R.FIG_KINDS[agi])
+    if tower is None:
+        return ExampleResult(ex, "invalid", f"no tile with the same edge all round carries a feature a {after} stands on")
+    target_tile, vgi = None, None
+    for gi in victims:
+        target_tile = tile_with(R.FIG_KINDS[gi], tower[0].edges[0])
+        if target_tile is not None:
+            vgi = gi
+            break
+    if target_tile is None:
+        return ExampleResult(ex, "invalid", "no tile like the tower's carries a feature a capturable figure stands on")
+    ox, oy = 1000, 1000  # far from the start landscape
+    reach = height + 1
+    cells = [(dx, dy) for dx in range(-reach, reach + 1) for dy in range(-reach, reach + 1) if (dx, dy) != (0, 0)]
+    figures_at = set(target) if target is not None else set(cells)
+    g._place(tower[0], (ox, oy))
+    seg = g.board[(ox, oy)][1] + tower[1]
+    for dx, dy in cells:
+        if (dx, dy) in gaps:
+            continue
+        g._place(target_tile[0], (ox + dx, oy + dy))
+    g.supply[0][agi] = g.supply[1][vgi] = 10 ** 6
+    if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
+        fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
+        if fi is None:
+            return ExampleResult(ex, "invalid", f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on")
+        g._put_figure(1, vgi, g.board[(ox, oy)][1] + fi)
+    for dx, dy in sorted(figures_at):
+        if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
+            g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
+    for _ in range(height):
+        g._put_figure(0, agi, seg)
+    g.keep_capture = True
+    g._capture_pending(0, agi, seg, (ox, oy), [])
+    reached = {g.seg_cell[a[3]] for a in g.capture_options()}
+    if target is not None:
+        got: int | bool = (ox + target[0][0], oy + target[0][1]) in reached
+        what = f"a {R.FIGURES[vgi].name} at {target[0][0]:+d} {target[0][1]:+d} from the tower" + \
+            (f" with {len(gaps)} empty cell(s) between" if gaps else "")
+        desc = f"{what}: {'in range' if got else 'out of range'}"
+    else:
+        got = len(reached)
+        desc = f"{got} tiles in range"
+    desc = f"a tower of {height} {after}(s): {desc} (the compiled engine's capture options)"
+    if str(got).lower() == str(expect).lower():
+        return ExampleResult(ex, "ok", desc + ", as the rulebook says")
+    status = "conflict" if ex.get("conflict") else "inconsistent"
+    return ExampleResult(ex, status, f"{desc}; the rulebook says {str(expect).lower()}")
+
+
 def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     """The house rule's `override` of a rule this example checks (its score, recall, owners or
     complete rule, or the `on place` rules of a river example), if a later module replaced it."""
@@ -434,6 +545,8 @@ def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         return ExampleResult(ex, "skipped", str(ex.get("skip")))
     if ex.get("when") == "place":
         return _place_example(rs, ex)
+    if ex.get("capture") is not None:
+        return _capture_example(rs, ex)
     if ex.get("formula") is not None:
         prob = _formula_problem(ex)
     elif ex.get("outpost") is not None:

@@ -934,7 +934,7 @@ def degenerate(rs: RuleSet) -> list[Diagnostic]:
     """Warnings for rule sets where the proofs hold only because nothing can happen."""
     out = []
     for name, fig in rs.figures.items():
-        if fig.count == 0:
+        if not any(rs.figure_counts(name).values()):  # a count over `players` (TOWER-COMP-1) too
             out.append(Diagnostic(fig.span, f"no player ever has a {name} (0 per player): none is ever placed, "
                                             f"so the features it stands on are never scored by it; the invariants "
                                             f"about {name}s hold only because nothing happens", "degenerate", "warning"))

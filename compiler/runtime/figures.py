@@ -67,6 +67,11 @@ class Figures:
             src, clause = forbidden
             return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "
                     f"`forbid {fname} on {R.KINDS[kind].name} when {src}` holds", clause)
+        if kind not in R.FIGURES[gi].on:  # only an `allow` opens this kind to the figure
+            for kinds, src, clause in R.FIG_ALLOWS.get(gi, ()):
+                if kind in kinds:
+                    return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "
+                            f"`allow {fname} on {R.KINDS[kind].name} when {src}` does not hold", clause)
         return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: "
                 f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
 
@@ -92,23 +97,38 @@ class Figures:
 
     def anywhere_refusal(self, gi, cell, seg):
         """None if the current player may put figure gi on the placed feature `seg` at `cell`,
-        else (message, clause) naming the part of the `figure` statement that refuses it."""
+        else (message, clause) naming the statement that refuses it: the figure's own `on` list
+        (it goes only on the tile just placed), the statement that says which figures may stand
+        on that kind anywhere, the supply, a `forbid`, or the condition of its `anywhere` part."""
         R = self.R
         r = self.find(seg)
         if ("at", gi, self.seg_cell[r], r) in self.anywhere_options():
             return None
         supply, on, when = R.FIG_CLAUSES[gi]
         fname = R.FIGURES[gi].name
-        kind = R.KINDS[self.seg_kind[r]].name
+        k = self.seg_kind[r]
+        kind = R.KINDS[k].name
         at = f"[{cell[0]},{cell[1]}]"
-        if gi not in R.FIG_ANYWHERE:
-            return (f"{article(fname)} goes only on the tile just placed, not on the tile at {at}", on)
+        parts = [p for p in R.ANYWHERE_AT.get(gi, ()) if k in p[0]]
+        if not parts:
+            if k in R.ANYWHERE_KIND_CLAUSE:
+                may = [R.FIGURES[g].name for g, ps in R.ANYWHERE_AT.items() if any(k in p[0] for p in ps)]
+                return (f"{article(fname)} may not be put on {article(kind)}: only "
+                        f"{' or '.join(article(m) for m in may)} may", R.ANYWHERE_KIND_CLAUSE[k])
+            if gi not in R.FIG_ANYWHERE or k in R.FIGURES[gi].on:
+                return (f"{article(fname)} goes on {article(kind)} only on the tile just placed, "
+                        f"not on the tile at {at}", on)
+            return (f"{article(fname)} cannot stand on {article(kind)}", R.ANYWHERE_AT[gi][0][2])
         if self.supply[self.current][gi] <= 0:
             return (f"no {fname} left in supply", supply)
-        if self.seg_kind[r] not in R.FIGURES[gi].on:
-            return (f"{article(fname)} cannot stand on {article(kind)}", on)
+        forbidden = R.figure_forbidden_at(self, r, gi)
+        if forbidden is not None:
+            src, clause = forbidden
+            return (f"{article(fname)} may not be placed on the {kind} at {at}: the rule "
+                    f"`forbid {fname} on {kind} when {src}` holds", clause)
+        _, src, _, when_clause = parts[0]
         return (f"{article(fname)} may not be placed on the {kind} at {at}: "
-                f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
+                f"the rule `{src}` does not hold", when_clause)
 
     def recall_options(self):
         """Own figures on the board that a `recall` rule lets the current player take back."""

@@ -74,7 +74,7 @@ class TesseraGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=float(n - 1),
             utility_sum=0.0,
-            max_game_length=self.codec.tiles,  # each tile is placed or discarded once
+            max_game_length=self.codec.max_moves,  # each tile placed or discarded once, captures and ransoms
         ), p)
 
     def new_initial_state(self):
@@ -181,9 +181,12 @@ class TesseraState(pyspiel.State):
         a = legal.get(int(action))
         if a is None:
             raise ValueError(f"action {action} is not legal now ({self._codec().describe(action)})")
+        turn = g.turn
         g.apply_action(a)
         self._e.legal = None
-        self._chance = not g.is_terminal()
+        # a new tile is drawn only when the turn passes on: not after a ransom, nor while the same
+        # player still chooses a capture (the Tower)
+        self._chance = not g.is_terminal() and g.turn != turn
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
