@@ -33,7 +33,9 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
   outpost = monks, when = full|overflow|end
                           an outpost's scoring (Siege and Defense): the `score each` actions of
                           the `on full|overflow|end of …` rules naming that outpost, read for
-                          each player with `own` = their `followers` there
+                          each player with `own` = their `followers` there (z3), then asked of
+                          the compiled engine (those followers in the outpost's pool, the event
+                          fired), which must give the same points
   capture = FIGURE, height = N, expect = TILES | true|false, target = "dx dy", gaps = "dx dy, ..."
                           a capture's range, played by the compiled engine: a tower of
                           N FIGUREs (the figure a `capture` rule follows) on an all-field
@@ -312,6 +314,41 @@ def _outpost_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     return prob
 
 
+def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
+    """The same outpost example asked of the compiled engine (runtime/outposts.py): a game with one
+    seat per player the example names, their followers in the outpost's pool, then the rules of
+    `when` on that outpost (for `overflow`: a catapult comes to its full slot).  The points each
+    seat scored, by the example's names."""
+    from compiler.build import load_engine
+
+    name, when = str(ex.get("outpost")), str(ex.get("when", ""))
+    followers = _mapping(ex.get("followers", ())) or {}
+    names = list(_mapping(ex.get("points")) or {})
+    lo, hi = rs.player_range()
+    if not lo <= len(names) <= hi:
+        return f"the engine plays {lo} to {hi} players, and the example names {len(names)}"
+    eng = _ENGINES.get(id(rs))
+    if eng is None or eng[0] is not rs:
+        _ENGINES.clear()  # one rule set at a time: examples are checked set by set
+        _ENGINES[id(rs)] = eng = (rs, load_engine(rs))
+    g = eng[1].new_game(players=len(names), seed=0, names=names)
+    t = g.track_index(name)
+    fig = g.figure_index("follower")
+    if t is None or fig is None:
+        return f"the engine has no outpost `{name}` or no follower"
+    for p, who in enumerate(names):
+        g.supply[p][fig] += followers.get(who, 0)
+        g.tpool[t].extend([(p, fig)] * followers.get(who, 0))
+    before = list(g.scores)
+    if when == "overflow":
+        g.tcat[t] = g.R.TRACKS[t][4]
+        g.sq = [("sym", t, "")]
+        g._srun()
+    else:
+        g._run_rules(when, t)
+    return {who: g.scores[p] - before[p] for p, who in enumerate(names)}
+
+
 def _reads(e: A.Expr, name: str) -> bool:
     from compiler.pyexpr import free_names
     return name in free_names(e)
@@ -556,6 +593,15 @@ def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if isinstance(prob, str):
         return ExampleResult(ex, "invalid", prob)
     res = solve(ex, prob)
+    if ex.get("outpost") is not None and res.status == "ok":
+        got = _outpost_engine(rs, ex)
+        printed = _mapping(ex.get("points")) or {}
+        if isinstance(got, str):
+            return ExampleResult(ex, "invalid", got)
+        if got != printed:
+            return ExampleResult(ex, "inconsistent", f"the rules agree, but the compiled engine gives {_pts(got)}, "
+                                                     f"not {_pts(printed)}", [], _pts(printed), _pts(got))
+        res.message += " (and the compiled engine gives the same)"
     if ex.get("formula") is not None and res.status in ("ok", "inferred"):
         res.message += f" (the rulebook's formula `{ex.get('formula')}`; the language has no rule for it yet)"
     return res
