@@ -325,3 +325,12 @@ def test_every_agent_plays_the_outposts_decisions():
     summ = simulate(engine_for(rules, []), 1, 3, 2, rules, None, ["greedy", "mcts:2", "random"])
     row = summ.rows[0]
     assert row["attacks"] > 0 and row["turns"] > 60
+
+
+def test_the_engine_check_holds_with_attacks_and_removals():
+    """verify --engine's rebuild agrees with the engine, and each player's followers add up
+    (supply + board + outposts == 9), through catapults, attacks, removals and counterattacks."""
+    from verifier.engine_check import check_engine
+
+    mismatches, checked = check_engine(_rules("base", "abbot", TILES), 2, players=3, seed=3)
+    assert checked > 100 and not mismatches, mismatches[:3]
