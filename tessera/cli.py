@@ -135,7 +135,7 @@ def _writable(path) -> bool:
     return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
-VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower", "base+siege",
+VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower",
                   "base+river+abbot+king_robber+barn+tower+siege"]
 
 
