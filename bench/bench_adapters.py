@@ -5,8 +5,9 @@
 engine: `legal_actions()` + `apply_action()`; codec: the same through the stable
 numbers (`ActionCodec.legal`); pettingzoo: the AEC environment, observation and
 action mask every step; openspiel: the pyspiel game, chance nodes included.
-Every layer picks uniformly among the legal moves.  Compare two with
-`farm-bench --vs 'python bench/bench_adapters.py --via engine' -- python bench/bench_adapters.py --via codec`.
+Every layer picks uniformly among the legal moves.  Compare two by timing them in turn,
+several runs each (e.g. `/usr/bin/time -v python bench/bench_adapters.py --via codec`), and
+quote the median ratio of the paired runs.
 """
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Every agent is written against the engine's public game API only --
 `legal_actions()`, `apply_action(a)`, `clone()`, `current_player()`,
-`is_terminal()`, `returns()`, `finish()` and `shuffle_bag(rng)` -- so it plays
+`is_terminal()`, `returns()`, `finish()`, `shuffle_bag(rng)` and
+`scores_may_change(action, cache)` -- so it plays
 any compiled rule set, expansions and house rules included, and works the same
 with an engine package written by `tessera compile` (see docs/engine.md).
 
@@ -109,53 +110,70 @@ def _same_placements(game):
 class GreedyAgent:
     """The best immediate change of own score minus the best opponent's change.
 
-    Each action is tried on a clone of the game, with two shortcuts that never
-    change the choice.  A figure placed on a feature changes the score on this
-    move only if some feature completes (or the game ends) on it, so once a tile
-    placement without a figure has been tried and completed nothing
-    (`completed_count`, the rules language's `completed(KIND)`, did not move),
-    its figure variants are known to score the same.  And a symmetric tile's
-    rotations that lay the same features on the same places are tried once."""
+    An action is tried on a clone of the game only when it may change a score:
+    the engine's `scores_may_change` (runtime/lookahead.py) says which tile
+    placements certainly leave every score as it is -- no figure near and none
+    put, or nothing completed -- and their change is 0 without trying them.  A
+    symmetric tile's rotations that lay the same features on the same places
+    are tried once.  Neither shortcut changes the choice."""
 
     name = "greedy"
+
+    def __init__(self) -> None:
+        self._layouts: dict = {}  # a tile type's orientations (the same objects all game) -> _same_placements
+
+    def _same(self, game):
+        key = tuple(game.orientation(r) for r in (0, 90, 180, 270))
+        same = self._layouts.get(key)
+        if same is None:
+            same = self._layouts[key] = _same_placements(game)
+        return same
 
     def choose(self, game, actions):
         if len(actions) == 1:
             return actions[0]
         me = game.current_player()
         before = game.returns()
-        completed = sum(game.completed_count)
         others = [p for p in range(len(before)) if p != me]
-        same = _same_placements(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
-        quiet = {}  # (cell, rotation) -> gain of the placement without a figure, when nothing completes
+        same = self._same(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
+        cache = {}  # what the engine found out about this state's placements (scores_may_change)
         tried = {}  # the same placement (cell, first rotation, figure) -> gain
+        may_change = game.scores_may_change
         best, best_key = actions[0], None
         for a in actions:
-            fig = _places_figure(a)
             key = None
-            # a tile placement with a figure on the tile itself (not a ransom, nor a figure on another tile)
-            if len(a) == 3 and isinstance(a[0], tuple) and not (a[2] is not None and a[2][0] == "at"):
-                rot, fmap = same[a[1]]
-                f = a[2]
-                key = (a[0], rot, (f[0], fmap[f[1]], *f[2:]) if fig else f)  # f[2:]: a corner, in the board frame
-            gain = tried.get(key) if key is not None else None
-            if gain is None and fig and key is not None:
-                gain = quiet.get((a[0], key[1]))
+            if len(a) == 3 and type(a[0]) is tuple:  # a tile placement
+                cell, rot, f = a
+                if f is None:
+                    fig = False
+                    key = (cell, same[rot][0], None)
+                else:
+                    fig = f[0] != "recall"
+                    if f[0] != "at" and fig:  # a figure on the tile itself (f[2:]: a corner, in the board frame)
+                        first, fmap = same[rot]
+                        key = (cell, first, (f[0], fmap[f[1]], *f[2:]))
+                    elif not fig:
+                        key = (cell, same[rot][0], f)
+                gain = tried.get(key) if key is not None else None
+            else:
+                fig = False
+                gain = None
             if gain is None:
-                g = game.clone()
-                g.apply_action(a)
-                if fig:  # an outpost's extra figure may be offered first: pass, so the turn's scoring shows
-                    nxt = g.legal_actions()
-                    if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
-                        g.apply_action(("pass",))
-                after = g.returns()
-                gain = after[me] - before[me]
-                if others:
-                    gain -= max(after[p] - before[p] for p in others)
+                if not may_change(a, cache):
+                    gain = 0
+                else:
+                    g = game.clone()
+                    g.apply_action(a)
+                    if fig:  # an outpost's extra figure may be offered first: pass, so the turn's scoring shows
+                        nxt = g.legal_actions()
+                        if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
+                            g.apply_action(("pass",))
+                    after = g.returns()
+                    gain = after[me] - before[me]
+                    if others:
+                        gain -= max(after[p] - before[p] for p in others)
                 if key is not None:
                     tried[key] = gain
-                    if a[2] is None and sum(g.completed_count) == completed and not g.is_terminal():
-                        quiet[(a[0], key[1])] = gain
             k = (gain, fig)
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = a, k

@@ -22,13 +22,19 @@ from .untrusted import MAX_RULE_FILE, FileReadError, read_text
 from .places import ALL_PLACES, CENTRE, HALVES, SIDE_HALVES, SIDES, place_type
 
 
+_BUNDLED_SEEN: dict[str, tuple[str, A.Module]] = {}  # bundled file -> (its text, module) as a workspace parsed it
+
+
 @lru_cache(maxsize=1)
 def _bundled_figures() -> frozenset[str]:
-    """The figures the bundled modules declare (rules/*.tess)."""
+    """The figures the bundled modules declare (rules/*.tess); a file a workspace has already
+    parsed with the same text is not parsed again (`tessera check rules/` reads them all)."""
     out = set()
     for path in sorted(BUNDLED_RULES.glob("*.tess")):
         try:
-            mod = parse(path.read_text(encoding="utf-8"), str(path))
+            text = path.read_text(encoding="utf-8")
+            seen = _BUNDLED_SEEN.get(str(path))
+            mod = seen[1] if seen is not None and seen[0] == text else parse(text, str(path))
         except (OSError, ParseFailure):
             continue
         for item in mod.items:
@@ -64,7 +70,10 @@ class Workspace:
             else:
                 self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), err.message, "io"))
             return None
-        return self.add_text(text, name)
+        mod = self.add_text(text, name)
+        if mod is not None and path.parent.resolve() == BUNDLED_RULES:
+            _BUNDLED_SEEN[str(path.resolve())] = (text, mod)
+        return mod
 
     def add_text(self, text: str, name: str) -> A.Module | None:
         self.sources.add(name, text)
@@ -663,9 +672,9 @@ class Builder:
         """A capture or ransom list may name figures of bundled modules not in play (the Tower
         lists the abbot, TOWER-FIGURES-1): they apply once that module is.  Any other name is
         an error, so a misspelling still shows."""
-        known = {*self.rs.figures, *_bundled_figures()}
         for fig in figs:
-            if fig not in known:
+            if fig not in self.rs.figures and fig not in _bundled_figures():
+                known = {*self.rs.figures, *_bundled_figures()}
                 self.err(span, f"`{what}`: no figure `{fig}` in these rules or any bundled module"
                                f"{did_you_mean(fig, known)}", "unknown-name")
 

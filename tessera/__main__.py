@@ -1,3 +1,3 @@
-from .cli import main
+from .main import main
 
 main()

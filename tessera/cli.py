@@ -20,11 +20,9 @@ from .app import app, err, missing_paths, out, report
 @app.command()
 def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files")) -> None:
     """Parse and check rule files; print every problem at once."""
-    from dsl.loader import check_paths
+    from .console import check as run_check
 
-    missing_paths("check", paths)
-    diags, ws = check_paths(paths)
-    raise typer.Exit(report(diags, ws.sources, len(ws.files)))
+    raise typer.Exit(run_check(paths))
 
 
 @app.command()
@@ -135,6 +133,7 @@ def _writable(path) -> bool:
     return bool(mode & stat.S_IWUSR) and os.access(path, os.W_OK)
 
 
+ENGINE_GAMES = 500  # `tessera verify`'s engine check: games in all, split over the rule sets (docs/verifier.md)
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower",
                   "base+river+abbot+king_robber+barn+tower+siege"]
 
@@ -168,10 +167,12 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                    "base+river+abbot+king_robber+barn+tower"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
-        engine: bool = typer.Option(False, "--engine", help="also play random games with the compiled engine and compare "
-                                                            "its features with a from-scratch rebuild after every move"),
-        games: int = typer.Option(500, "--games", min=1, help="games per rule set for --engine"),
-        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game for --engine"),
+        engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "
+                                                                       "compare its features with an independent "
+                                                                       "networkx rebuild (default: on)"),
+        games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
+                                                                       "the rule sets (at least one each)"),
+        players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game of the engine check"),
         rlimit: Optional[int] = typer.Option(
             None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
                                           "work, so results never depend on the machine's load; raise it when a "
@@ -195,13 +196,6 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.solver import set_limits
 
     set_limits(rlimit, timeout)
-    if engine:
-        from verifier.checks import load_checks as _load
-
-        _load()  # register every check first, so the engine check keeps its place (last)
-        import verifier.engine_check as ec
-
-        ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = games, players
     names = None
     if only:
         from verifier.checks import load_checks
@@ -211,6 +205,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         if not names:
             err.print(printable(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}"), markup=False)
             raise typer.Exit(2)
+    if not engine:  # --no-engine: not run, and not listed as skipped either
+        from verifier.checks import load_checks
+
+        names = [n for n in (names if names is not None else load_checks()) if n != "engine-features"]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         err.print("tessera verify: no rule files found", markup=False)
@@ -224,6 +222,13 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                 err.print(printable(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}"), markup=False)
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
+    if engine:
+        from verifier.checks import load_checks as _load
+
+        _load()  # register every check first, so the engine check keeps its place (last)
+        import verifier.engine_check as ec
+
+        ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
 
     def seconds(t: float) -> str:
         return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"

@@ -332,3 +332,20 @@ def test_keywords_are_whole_words(text: str, word: str) -> None:
     with pytest.raises(ParseFailure) as fail:
         parse(text)
     assert fail.value.diagnostics[0].message.startswith(f"unexpected `{word}`")
+
+
+def test_check_starts_without_typer_rich_or_the_other_commands() -> None:
+    """`tessera check FILE…` (tessera/main.py) prints exactly what the typer command prints, and loads
+    none of typer, click, rich, the compiler or the verifier: its start-up is what a designer waits for."""
+    root = Path(__file__).resolve().parent.parent
+    bad = root / "tests" / "fixtures" / "bad" / "three-mistakes.tess"
+    code = ("import sys\nfrom tessera.main import main\nsys.argv = ['tessera', 'check', sys.argv[1]]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    rc = e.code\n"
+            "heavy = sorted(m for m in ('typer', 'click', 'rich', 'compiler', 'verifier', 'tessera.cli') "
+            "if m in sys.modules)\nprint('LOADED', heavy, rc)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True, text=True, cwd=root,
+                          timeout=60)
+    assert proc.stdout.rstrip().endswith("LOADED [] 1"), proc.stdout + proc.stderr
+    res = CliRunner().invoke(app, ["check", str(bad)])
+    assert res.exit_code == 1
+    assert proc.stdout.rsplit("LOADED", 1)[0] == res.stdout

@@ -67,6 +67,23 @@ def test_a_wrong_open_count_is_caught():
     assert any("open edges" in p for p in problems), problems
 
 
+def test_the_comparison_after_a_move_covers_the_features_on_its_tiles():
+    """Between moves only the features on the tiles placed since the last comparison are compared (they are
+    the ones a move can change); the whole board is compared at the end."""
+    from verifier.engine_check import BoardGraph
+
+    rs, g = _midgame(["base"])
+    road = next(f for f in g.features() if f["kind"] == "road")
+    g.open[road["root"]] += 1
+    bg = BoardGraph(rs, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
+    rules = compile_complete_rules(rs)
+    near = compare(rs, g, rules, bg, cells={min(road["cells"])})
+    assert any("open edges" in p for p in near), near
+    away = next(c for c in g.board if c not in road["cells"])
+    assert not any("open edges" in p for p in compare(rs, g, rules, bg, cells={away}))
+    assert any("open edges" in p for p in compare(rs, g, rules, bg))
+
+
 def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     """`verify --engine` compares after each move that completes a feature or scores, at the end, and one
     move in SAMPLE otherwise; the rebuild graph it grows move by move is the one built from scratch."""
@@ -76,11 +93,21 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     seen = []
     real = ec.compare
 
-    def spy(rs_, g, rules, bg=None):
+    def spy(rs_, g, rules, bg=None, cells=None):
         scratch = ec.BoardGraph(rs_, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
         assert sorted(bg.components(), key=sorted) == sorted(scratch.components(), key=sorted)
+        # between the whole-board comparisons at the end: the tiles placed since the last comparison
+        assert (cells is None) == g.ended and (g.ended or cells == placed_since(g))
         seen.append((g.seed, len(g.history)))
-        return real(rs_, g, rules, bg)
+        return real(rs_, g, rules, bg, cells)
+
+    last: dict = {}
+
+    def placed_since(g):
+        now = set(g.board)
+        fresh = now - last.get(g.seed, set())
+        last[g.seed] = now
+        return fresh
 
     monkeypatch.setattr(ec, "compare", spy)
     mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)

@@ -27,22 +27,25 @@ def verify(*args: str) -> tuple[int, str, float]:
 
 
 def test_bundled_rules_verify_clean_and_report_the_known_misprints():
-    rc, out, seconds = verify()
+    rc, out, seconds = verify("--no-engine")  # the z3 and topology checks alone (the engine check: below)
     assert rc == 0, out
     assert "the known misprint of BASE-END-2" in out and "the known misprint of BASE-CITY-2" in out
     assert "nearest consistent inputs" in out
     assert "never runs into itself: proved" in out
     assert seconds < 10, f"tessera verify took {seconds:.1f} s of CPU"
+    assert "engine-features" not in out
 
 
 def test_rules_folder_leaves_variants_out():
-    rc, out, _ = verify("rules/")
+    """The engine check runs by default (`--games 8` in all: one game per rule set of the folder)."""
+    rc, out, _ = verify("rules/", "--games", "8")
     assert rc == 0, out
     assert "besieged_cities" not in out and "river_no_uturn" not in out
+    assert out.count("✓ engine-features") == out.count("✓ tile-edge-places") >= 6  # every rule set with tiles
 
 
 def test_a_variant_that_breaks_an_invariant_exits_1_with_a_counterexample():
-    rc, out, _ = verify("rules/", "rules/variants/besieged_cities.tess")
+    rc, out, _ = verify("--no-engine", "rules/", "rules/variants/besieged_cities.tess")
     assert rc == 1
     assert "besieged_cities.tess:12:10: error: invariant `score-never-decreases` [BASE-SCORE-3] fails" in out
     assert "counterexample: players=2" in out and "involves rules/variants/besieged_cities.tess:12" in out
@@ -50,7 +53,7 @@ def test_a_variant_that_breaks_an_invariant_exits_1_with_a_counterexample():
 
 def test_weakened_rivers_exit_1_with_a_map():
     for v in ("river_no_turn_rule", "river_no_uturn"):
-        rc, out, _ = verify(f"rules/variants/{v}.tess")
+        rc, out, _ = verify("--no-engine", f"rules/variants/{v}.tess")
         assert rc == 1, out
         assert "never flows back: REFUTED" in out and "never runs into itself: REFUTED" in out
         assert "map (S source" in out

@@ -71,6 +71,8 @@ class BoardGraph:
         self.g = nx.Graph()
         self.local: dict[tuple, tuple] = {}  # (cell, place) -> (cell, tile type, feature index)
         self.board: dict = {}
+        self.at: dict = {}  # cell -> its nodes
+        self.fresh: set = set()  # cells added since the last `take_fresh`
         for cell, (tid, rot) in board.items():
             self.add(cell, tid, rot)
 
@@ -78,7 +80,8 @@ class BoardGraph:
         """One more tile on the board: its features' nodes, joined inside it and to its neighbours."""
         tt = self.rs.tiles[tid]
         self.board[cell] = (tid, rot)
-        new = []
+        self.fresh.add(cell)
+        new = self.at[cell] = []
         for f in tt.features:
             nodes = [(cell, _node(rotate(p, rot), f.kind)) for p in f.places]
             for n in nodes:
@@ -94,6 +97,36 @@ class BoardGraph:
 
     def components(self) -> list[frozenset]:
         return [frozenset(c) for c in nx.connected_components(self.g)]
+
+    def take_fresh(self) -> set:
+        """The cells added since the last call."""
+        fresh, self.fresh = self.fresh, set()
+        return fresh
+
+    def components_near(self, cells) -> tuple[list[frozenset], set]:
+        """The components a move onto `cells` can have changed: those with a node on one of the cells, and
+        the centre features (completed by neighbours) on the cells around them; and the cells they were
+        looked for on."""
+        focus = []
+        where = set(cells)
+        for cell in cells:
+            focus.extend(self.at.get(cell, ()))
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    c = (cell[0] + dx, cell[1] + dy)
+                    if (dx or dy) and c not in cells:
+                        centre = [n for n in self.at.get(c, ()) if n[1].startswith("C:")]
+                        if centre:
+                            focus.extend(centre)
+                            where.add(c)
+        comps: list[frozenset] = []
+        seen: set = set()
+        for n in focus:
+            if n not in seen:
+                comp = frozenset(nx.node_connected_component(self.g, n))
+                seen |= comp
+                comps.append(comp)
+        return comps, where
 
     def open_edges(self, comp) -> int:
         n = 0
@@ -169,7 +202,8 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
                 due = moved or turn % sample == 0
             if due or g.ended:
                 _sync(bg, g)
-                found = compare(rs, g, complete_rules, bg)
+                fresh = bg.take_fresh()
+                found = compare(rs, g, complete_rules, bg, None if g.ended else fresh)
                 checked += 1
                 mismatches.extend(Mismatch(gseed, turn, m) for m in found[:3])
                 return bool(found)
@@ -184,14 +218,24 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     return mismatches, checked
 
 
-def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> list[str]:
+def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=None) -> list[str]:
     """Every feature of the engine against the rebuild (`bg`: the rebuild graph of this very board, kept up to date
-    by the caller; built from scratch when not given)."""
+    by the caller; built from scratch when not given).
+
+    With `cells` (the tiles placed since the last comparison), only the features a move onto those cells can
+    have changed -- the features on them and the centre features around them -- each as one piece, its tiles,
+    open edges, figures and completion; the whole board (borders, figure counts and corners too) otherwise."""
     if bg is None:
         bg = BoardGraph(rs, {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()})
-    comps = bg.components()
-    index = {n: i for i, c in enumerate(comps) for n in c}
-    engine = g.features()
+    whole = cells is None
+    if whole:
+        comps = bg.components()
+        index = {n: i for i, c in enumerate(comps) for n in c}
+        engine = g.features()
+    else:
+        comps, near = bg.components_near(cells)
+        index = {}
+        engine = g.features(cells=near)
     problems: list[str] = []
     by_places = {_engine_places(f): f for f in engine}
     root_places = {f["root"]: _engine_places(f) for f in engine}
@@ -222,10 +266,14 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None) -> lis
             want_done = bool(complete_rules[kind](names))
         if f["complete"] != want_done:
             problems.append(f"{where}: engine says {'complete' if f['complete'] else 'incomplete'}, rebuild says {'complete' if want_done else 'incomplete'}")
+        if not whole:
+            continue
         engine_borders = frozenset(index[next(iter(root_places[r]))] for r in f["borders"] if root_places.get(r))
         want_borders = bg.borders(comp, index)
         if engine_borders != want_borders:
             problems.append(f"{where}: engine borders {len(engine_borders)} features, rebuild {len(want_borders)}")
+    if not whole:
+        return problems
     if len(engine) != len(comps):
         problems.append(f"engine holds {len(engine)} features, rebuild finds {len(comps)}")
     problems.extend(_corner_problems(rs, g, bg.board, comps, index, root_places))
@@ -324,22 +372,46 @@ ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
 ENGINE_PLAYERS = 2
 
 
+_POOL: list = []  # [ProcessPoolExecutor, jobs]: started once, kept for every rule set of a `tessera verify` run
+
+
+def _pool(jobs: int):
+    """A pool of `jobs` spawned workers, kept between rule sets: starting a worker (imports, networkx) costs
+    more than a rule set's share of the games."""
+    import atexit
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if _POOL and _POOL[1] == jobs:
+        return _POOL[0]
+    close_pool()
+    ex = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    if not _POOL:
+        atexit.register(close_pool)
+    _POOL[:] = [ex, jobs]
+    return ex
+
+
+def close_pool() -> None:
+    if _POOL:
+        ex, _ = _POOL
+        _POOL.clear()
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
 def check_engine_parallel(rs: RuleSet, games: int, players: int = 2, jobs: int | None = None,
                           sample: int = SAMPLE) -> tuple[list[Mismatch], int]:
     """`check_engine` over seeds 0..games-1 split into one contiguous range per process (all cores by
     default); the same games and the same answer as one process, the first mismatches in seed order."""
-    import multiprocessing
     import os
-    from concurrent.futures import ProcessPoolExecutor
 
     jobs = jobs or len(os.sched_getaffinity(0))
     jobs = max(1, min(jobs, games // 20))  # a process is worth starting for 20 games or more
     if jobs == 1:
         return check_engine(rs, games, players, 0, sample=sample)
     bounds = [games * k // jobs for k in range(jobs + 1)]
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as ex:
-        parts = list(ex.map(_check_range, [(rs, bounds[k + 1] - bounds[k], players, bounds[k], sample)
-                                           for k in range(jobs)]))
+    parts = list(_pool(jobs).map(_check_range, [(rs, bounds[k + 1] - bounds[k], players, bounds[k], sample)
+                                                for k in range(jobs)]))
     mismatches = [m for ms, _ in parts for m in ms][:5]
     return mismatches, sum(c for _, c in parts)
 
@@ -354,7 +426,7 @@ def _engine_clauses(rs: RuleSet) -> list[str]:
     return ["BASE-PLACE-2", "BASE-FIELD-1", "BASE-COMP-2", *corner]
 
 
-@register("engine-features", _engine_clauses, applies=lambda rs: ENGINE_GAMES > 0)
+@register("engine-features", _engine_clauses, applies=lambda rs: ENGINE_GAMES > 0 and bool(rs.tiles))
 def engine_features(rs: RuleSet):
     """The compiled engine's features match an independent networkx rebuild (at every completion and scoring,
     the end of each game, one move in SAMPLE otherwise), the games split over all cores."""

@@ -16,6 +16,7 @@ One job per module (docs/engine.md lists the public names):
     corners    figures on corners (the barn), put and join scorings
     prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
     scoring    completion, owners, awards, returns, final scoring
+    lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     records    tessera-state/1 (to_json / from_json)
     game       the Game: turn loop, legal actions, applying an action, events
     ops        arithmetic the generated expressions call (division by zero is 0)

@@ -172,14 +172,27 @@ class Board:
         return n
 
     # ------------------------------------------------------------ views
-    def features(self):
-        """Every feature on the board: kind, cells, places (board frame), figures, completion, open edges."""
+    def features(self, cells=None):
+        """Every feature on the board: kind, cells, places (board frame), figures, completion, open edges.
+        With `cells`, only the features that have a piece on one of those cells."""
         R = self.R
         groups = {}
-        for cell, (o, base) in self.board.items():
-            for i in range(len(o.feats)):
-                r = self.find(base + i)
-                groups.setdefault(r, []).append((cell, o.places[i]))
+        if cells is None:
+            for cell, (o, base) in self.board.items():
+                for i in range(len(o.feats)):
+                    r = self.find(base + i)
+                    groups.setdefault(r, []).append((cell, o.places[i]))
+        else:
+            board = self.board
+            roots = {self.find(base + i) for c in cells if c in board for o, base in (board[c],)
+                     for i in range(len(o.feats))}
+            for r in sorted(roots):
+                members = groups[r] = []
+                for cell in sorted(self.cells[r]):
+                    o, base = board[cell]
+                    for i in range(len(o.feats)):
+                        if self.find(base + i) == r:
+                            members.append((cell, o.places[i]))
         out = []
         for r, members in groups.items():
             places = frozenset((c, p) for c, ps in members for p in ps)

@@ -16,6 +16,7 @@ from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
 from .geometry import fit
+from .lookahead import Lookahead
 from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
@@ -28,7 +29,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):

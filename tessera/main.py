@@ -1,0 +1,28 @@
+"""The `tessera` command's entry point.
+
+`tessera check FILE…` is what an editor or a commit hook runs on every save, so it
+starts without the typer app: typer, click and the other commands' modules were a
+sixth of its start-up.  Any other command line, and any `check` with an option
+(`--help`) or with no file, goes to the typer app (cli.py), which also defines
+`check` for its help and its errors.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "check" and not any(a.startswith("-") for a in args[1:]):
+        from .console import check, err
+
+        try:
+            code = check(args[1:])
+        except KeyboardInterrupt:  # as cli.main: exit 130 (128 + SIGINT)
+            err.line("interrupted")
+            code = 130
+        sys.stdout.flush()
+        sys.exit(code)
+    from .cli import main as full
+
+    full()
