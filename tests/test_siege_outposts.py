@@ -3,10 +3,14 @@
 
 Expected numbers are worked out from the rulebook text (004, CLAUSES.md SIEGE-*), never copied
 from the engine.  The row size is the rule file's stated assumption (4 plain slots, a dark "3"
-and a dark "5+").  Geometry: the base start tile D is at [0,0] (city N, road W-E, field S), so a
-tile at [x,1] meets D's field.  The tiles with siege symbols in tests/records/siege/siege_tiles.tess
-(st.K: knights, st.M: monks, st.Q: "?", st.TK: travellers then knights) stand in for the
-expansion's tiles.
+and a dark "5+").  The tiles with siege symbols in tests/records/siege/siege_tiles.tess (st.K:
+knights, st.M: monks, st.Q: "?", st.TK: travellers then knights) stand in for the expansion's.
+
+Geometry: the records lay their tiles beside the start.  With the Siege's start landscape (the
+fortress on cells [0..5, 0..1], field all along its north side) a tile at [x,-1] meets the
+fortress's field: tests/records/siege/fortress/.  With the base start tile D at [0,0] (city N,
+road W-E, field S; rules/siege.tess before it lays the fortress) a tile at [x,1] meets D's field:
+tests/records/siege/.  Both sets hold the same scenarios and the same expected numbers.
 """
 from __future__ import annotations
 
@@ -32,8 +36,14 @@ def _rules(*names):
     return rs
 
 
+FORTRESS = any(t.name == "siege.fortress" for t in _rules("base", "siege").tiles)
+PLAYED = RECORDS / "fortress" if FORTRESS else RECORDS  # the records for the start rules/siege.tess lays
+Y = -1 if FORTRESS else 1  # the row of cells beside the start, on its field side
+CITY_ROT, CITY_SIDE = (0, "N") if FORTRESS else (180, "S")  # tile E, its city facing away from the start
+
+
 def _replay(name):
-    return replay(load_record(RECORDS / name), RECORDS)
+    return replay(load_record(PLAYED / name), PLAYED)
 
 
 # -- the records: the rulebook's examples and the refusals -----------------------------------------
@@ -78,6 +88,7 @@ RECORD_CASES = {
 
 def test_every_siege_record_has_a_case():
     assert {p.name for p in RECORDS.glob("*.json")} == set(RECORD_CASES)
+    assert {p.name for p in (RECORDS / "fortress").glob("*.json")} == set(RECORD_CASES)
 
 
 @pytest.mark.parametrize("name", sorted(RECORD_CASES))
@@ -104,7 +115,7 @@ def test_the_refusals_say_why():
 
 
 def test_the_replay_answer_names_the_outpost_events_and_their_clauses():
-    out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", "tests/records/siege/two_symbols.json"],
+    out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", str(PLAYED / "two_symbols.json")],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     ev = [(e["kind"], e.get("outpost"), e["clause"]) for e in json.loads(out.stdout)["events"]]
@@ -128,9 +139,9 @@ def test_SIEGE_OUTPOST_4_row_size(players, slots):
 
 def test_SIEGE_OUTPOST_4_three_players_count_the_dark_slot():
     # the two-player record's four knights, with three players: the row has 5 slots, no counterattack
-    rec = load_record(RECORDS / "two_player_dark_slot.json")
+    rec = load_record(PLAYED / "two_player_dark_slot.json")
     rec["players"] = ["red", "blue", "green"]
-    res = replay(rec, RECORDS)
+    res = replay(rec, PLAYED)
     assert res.error is None
     assert res.answer["scores"] == {"red": 0, "blue": 0, "green": 0}
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "green", "red"]
@@ -169,7 +180,7 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
     # you (seat 0) and yellow (seat 2) have monks on the board, blue (seat 1) none; yellow is the
     # active player of turn 5 and draws a "?" onto the monks' catapult: nobody has a follower on the
     # outpost, so clockwise from yellow: yellow removes, then you; blue cannot and is skipped.
-    T = lambda tile, x, fig=None: {"tile": tile, "at": [x, 1], "rotation": 0,
+    T = lambda tile, x, fig=None: {"tile": tile, "at": [x, Y], "rotation": 0,
                                    **({"place": {"figure": "follower", "on": "C"}} if fig else {})}
     g = _game([T("st.M", 0, True), T("B", 1), T("B", -1, True), T("B", 2), T("B", -2)], ["you", "blue", "yellow"])
     assert g.current == 2
@@ -180,7 +191,7 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
         p = g.current_player()
         acts = g.legal_actions()
         assert acts and all(a[0] == "remove" for a in acts)
-        assert all(g.seg_cell[a[3]] == {0: (0, 1), 2: (-1, 1)}[p] for a in acts)  # only their own monk
+        assert all(g.seg_cell[a[3]] == {0: (0, Y), 2: (-1, Y)}[p] for a in acts)  # only their own monk
         deciders.append(g.names[p])
         g.apply_action(acts[0])
     assert deciders == ["yellow", "you"]
@@ -192,9 +203,9 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
 def test_SIEGE_OUTPOST_2_is_optional_and_a_decision_of_its_own():
     g = _game([], ["red", "blue"], ("base", "siege"))
     g.force_tile("E")
-    o = g.orientation(180)
-    fi = o.feature_at("S")
-    g.apply_action(((0, 1), 180, (0, fi)))
+    o = g.orientation(CITY_ROT)
+    fi = o.feature_at(CITY_SIDE)
+    g.apply_action(((0, Y), CITY_ROT, (0, fi)))
     assert g.current_player() == 0 and g.legal_actions() == [("outpost", 0, "row"), ("pass",)]
     g.apply_action(("pass",))
     assert g.current == 1 and g.outposts_by_name()["knights"]["row"] == []
@@ -308,10 +319,10 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
     house.write_text("module stay\nextends siege\n"
                      "override on full of knights, travellers, monks [SIEGE-COUNTER-1] { score each 3 * own }\n",
                      encoding="utf-8")
-    rec = load_record(RECORDS / "two_player_dark_slot.json")
+    rec = load_record(PLAYED / "two_player_dark_slot.json")
     rec["rules"] = ["base", str(house)]
-    rec["turns"] += [{"tile": "E", "at": [-2, 1], "rotation": 180}, {"tile": "B", "at": [3, 1], "rotation": 0}]
-    res = replay(rec, RECORDS)
+    rec["turns"] += [{"tile": "E", "at": [-2, Y], "rotation": CITY_ROT}, {"tile": "B", "at": [3, Y], "rotation": 0}]
+    res = replay(rec, PLAYED)
     assert res.error is None, res.error
     assert res.answer["scores"] == {"red": 6, "blue": 6}
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "red", "blue"]
