@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsl import ast as A
+from dsl import multicell
 from dsl.model import BUNDLED_RULES, RuleSet
 from .pyexpr import Scope, emit
 
@@ -139,7 +140,7 @@ class OnBlock:
     header: str
     span: A.Span
     cond: str  # "" when the rule always applies
-    sets: list[tuple[int, str, str, A.Span]]
+    sets: list[tuple[int, str, str, A.Span, str | None]]  # ..., the seat (`set NAME of SEAT`) or None
     clause: str
     reads_kinds: bool = False  # cond tests `kinds`, the kinds on the placed tile
 
@@ -204,6 +205,14 @@ class EngineSpec:
     # prisoners (the Tower): (after figure, capturable, range fn, clauses (capture, list, range))
     captures: list[tuple[Const, tuple[Const, ...], Func, tuple[str, str, str]]] = field(default_factory=list)
     marks: list[Const] = field(default_factory=list)  # printed marks (`marks NAME`), sorted by name
+    # the start landscape beyond its anchor (X12): cells laid (tile, x, y, rotation), then the pieces
+    # of one feature of a tile covering several cells to link, and its borders across cells
+    start_more: list[tuple[int, int, int, int]] = field(default_factory=list)
+    start_links: list[tuple] = field(default_factory=list)
+    start_borders: list[tuple] = field(default_factory=list)
+    states_each: list[int] = field(default_factory=list)  # states kept per player (`state NAME of each player`)
+    # `award most NAME at end = N`: (state index, fn, clause, name)
+    awards_most: list[tuple[int, Func, str, str]] = field(default_factory=list)
     exchange: tuple[str, A.Span] | None = None  # (clause, span)
     ransom: tuple[tuple[Const, ...], Func, Func | None, str, str, A.Span] | None = None  # figures, price, when, clause, src
     # outposts (Siege and Defense): (name, kinds, row size per players, pool, catapult capacity,
@@ -220,8 +229,10 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "FIGURES", "FIG_ON", "FIG_CLAUSES", "FIG_WHEN_SRC", "ORIENT", "FITS", "RETURNS", "START", "DECK_NAMES",
              "DECKS", "DECK_LAST", "DECK_CLAUSES", "LAST_CLAUSES", "BOX_CLAUSES", "STATES", "DISCARD",
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
-             "RECALLS", "RECALL_CLAUSE", "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
+             "RECALLS", "RECALL_CLAUSE", "STATES_EACH", "AWARDS_MOST", "START_MORE", "START_LINKS", "START_BORDERS",
+             "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "CAPTURES", "EXCHANGE",
+             "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
              "TRACKS", "OUTPOST_PUTS", "TRACK_RULES"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
@@ -254,6 +265,7 @@ class Lowering:
         self.edge = {c: name("EDGE", c, i, prefixed=True) for i, c in enumerate(sorted(rs.edges))}
         self.state_index = {s: i for i, s in enumerate(rs.states)}
         self.mark = {m: name("MARK", m, i, prefixed=True) for i, m in enumerate(rs.mark_names())}
+        self.part_ids: dict[tuple[int, tuple[int, int]], int] = {}  # (tile type, cell) -> engine tile (X10)
 
     # -- scopes ----------------------------------------------------------
     def _common(self, scope: Scope) -> Scope:
@@ -279,7 +291,7 @@ class Lowering:
     def feature_scope(self) -> Scope:
         """Names of an existing feature, root r.  `figures` counts only figures that make their
         owner an owner: a figure on a corner (the barn) does not."""
-        return self._count(self._common(Scope(names={
+        sc = self._count(self._common(Scope(names={
             "tiles": "len(g.cells[r])",
             "shields": "g.shields[r]",
             "open": "g.open[r]",
@@ -287,6 +299,9 @@ class Lowering:
             "figures": "g.owning(r)" if self.rs.corner_figures() else "len(g.figs[r])",
             "completed_cities": "g.completed_borders(r)",
         })), "(r,)")
+        kind = self.kind
+        sc.calls["bordering"] = lambda args, _: f"g.bordering(r, {kind[args[0].name].name})"
+        return sc
 
     def place_scope(self) -> Scope:
         kind = self.kind
@@ -324,12 +339,23 @@ class Lowering:
         tiles = []
         ids: dict[str, list[int]] = {}
         tile_clauses: dict[str, str] = {}
+        extra = []  # the parts of tiles covering several cells beyond their first (X10), after the rest
         for i, t in enumerate(rs.tiles):
-            feats = tuple((self.kind[f.kind], f.places, f.shields, f.borders, f.crosses, self._marks(f)) for f in t.features)
-            tiles.append((i, t.name, t.variant, t.module, t.count, tuple(self.edge[c] for c in t.edges), feats, t.decl.span,
-                           t.symbols))
             ids.setdefault(t.name, []).append(i)
             tile_clauses.setdefault(t.name, _first(t.decl.cites))
+            if t.cells is None:
+                feats = tuple((self.kind[f.kind], f.places, f.shields, f.borders, f.crosses, self._marks(f)) for f in t.features)
+                tiles.append((i, t.name, t.variant, t.module, t.count, tuple(self.edge[c] for c in t.edges), feats,
+                              t.decl.span, t.symbols, None))
+                continue
+            for k, (part, feats) in enumerate(self._parts(i)):
+                idx = i if k == 0 else len(rs.tiles) + len(extra)
+                self.part_ids[(i, part.cell)] = idx
+                entry = (idx, t.name, None, t.module, t.count if k == 0 else 0,
+                         tuple(self.edge[c] if c is not None else None for c in part.edges), feats, t.decl.span,
+                         t.symbols if k == 0 else (), (i, *part.cell))
+                (tiles if k == 0 else extra).append(entry)
+        tiles.extend(extra)
         # a count over `players` is written out per number of players (TOWER-COMP-1)
         figures = [(self.fig[n], f.count if f.count_expr is None else rs.figure_counts(n),
                     tuple(self.kind[k] for k in sorted(f.on, key=lambda k: self.kind[k].value)))
@@ -359,6 +385,55 @@ class Lowering:
             marks=list(self.mark.values()),
         )
 
+    def _parts(self, i: int) -> list:
+        """The covered cells of tile type i (`cells WxH`), each with its features as engine data:
+        (kind, one-cell places, shields, local borders, crosses, marks).  A border to a feature
+        with no piece on the same cell is laid with the start landscape (`start_borders`)."""
+        t = self.rs.tiles[i]
+        ps = multicell.parts(t.decl.edges, t.features, *t.cells)
+        out = []
+        for p in ps:
+            local = {pf.feature: li for li, pf in enumerate(p.features)}
+            feats = []
+            for pf in p.features:
+                f = t.features[pf.feature]
+                marks = tuple(sum(n for m, n in pf.marks if m == name) for name in self.mark)
+                feats.append((self.kind[f.kind], pf.places, pf.shields, tuple(local[b] for b in f.borders if b in local),
+                              None, marks if any(marks) else ()))
+            out.append((p, tuple(feats)))
+        return out
+
+    def _start_landscape(self, first_id: dict[str, int]) -> tuple[list, list, list]:
+        """Every cell laid at the start (runtime tile, x, y, rotation), the anchor first; the
+        pieces of one feature of a tile covering several cells to link; its borders that cross
+        its cells.  Links and borders name (cell, local feature) on the board."""
+        rs = self.rs
+        laid, links, borders = [], [], []
+        for sp in rs.start.places():
+            i = first_id[sp.tile]
+            t = rs.tiles[i]
+            if t.cells is None:
+                laid.append((i, sp.x, sp.y, sp.rotation % 360))
+                continue
+            ps = multicell.parts(t.decl.edges, t.features, *t.cells)
+            for p in ps:
+                laid.append((self.part_ids[(i, p.cell)], sp.x + p.cell[0], sp.y + p.cell[1], 0))
+            at = lambda c: (sp.x + c[0], sp.y + c[1])  # noqa: E731
+            for ca, la, cb, lb in multicell.links(ps):
+                links.append((at(ca), la, at(cb), lb))
+            pieces: dict[int, list[tuple[tuple[int, int], int]]] = {}
+            for p in ps:
+                for li, pf in enumerate(p.features):
+                    pieces.setdefault(pf.feature, []).append((p.cell, li))
+            for fi, f in enumerate(t.features):
+                for b in f.borders:
+                    cells_f = {c for c, _ in pieces.get(fi, [])}
+                    if any(c in cells_f for c, _ in pieces.get(b, [])) or fi not in pieces or b not in pieces:
+                        continue  # a border on a shared cell is the part's own
+                    (ca, la), (cb, lb) = pieces[fi][0], pieces[b][0]
+                    borders.append((at(ca), la, at(cb), lb))
+        return laid, links, borders
+
     def _marks(self, f) -> tuple[int, ...]:
         """A feature's printed marks, one count per MARKS entry; () when it prints none."""
         counts = tuple(f.marks_of(m) for m in self.mark)
@@ -370,11 +445,13 @@ class Lowering:
         for i, t in enumerate(rs.tiles):
             first_id.setdefault(t.name, i)
         start = None
+        more, links, borders = [], [], []
         if rs.start is not None:
-            start = (first_id[rs.start.tile], rs.start.x, rs.start.y, rs.start.rotation % 360)
-        # Copies of each tile type in the bag: all, minus the start tile and boxed tiles.
+            laid, links, borders = self._start_landscape(first_id)
+            start, more = laid[0], laid[1:]
+        # Copies of each tile type in the bag: all, minus the start tiles and boxed tiles.
         pool: dict[int, int] = {i: t.count for i, t in enumerate(rs.tiles)}
-        removed = [rs.start.tile] if rs.start is not None else []
+        removed = [sp.tile for sp in rs.start.places()] if rs.start is not None else []
         removed += [b.tile for b in rs.boxed]
         for name in removed:
             for i, t in enumerate(rs.tiles):
@@ -394,6 +471,7 @@ class Lowering:
             lasts.append(sorted(i for i in members if rs.tiles[i].name == d.last))
         return dict(
             start=start, start_span=rs.start.span if rs.start is not None else None,
+            start_more=more, start_links=links, start_borders=borders,
             deck_names=[d.name for d in ordered], decks=decks, deck_last=lasts,
             deck_clauses=[_first(d.before_cites or d.cites) for d in ordered],
             last_clauses=[_first(d.last_cites or d.cites) for d in ordered],
@@ -403,6 +481,7 @@ class Lowering:
             clause_end=ordered[-1].cites[-1].clause if ordered and ordered[-1].cites else "",
             states=[(name, self.func(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
                                      st.init, self.game_scope())) for name, st in rs.states.items()],
+            states_each=[self.state_index[name] for name, st in rs.states.items() if st.each],
         )
 
     def _placement(self) -> dict:
@@ -451,7 +530,8 @@ class Lowering:
                 # a figure put where no feature lies breaks where-it-stands of the first figure
                 "follow": _first(first_fig.on_cites or first_fig.cites) if first_fig else "",
             },
-            place_checks=checks, tile_checks=per_tile,
+            place_checks=checks, tile_checks=per_tile + [None] * (len(self.part_ids) - len(
+                {i for i, _ in self.part_ids})),
         )
 
     def _rules(self) -> dict:
@@ -475,11 +555,12 @@ class Lowering:
                            f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
             by.append((when, self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         awards = []
+        awards_most = []
         for name in sorted(rs.awards):
             a = rs.awards[name]
-            fn = self.func(f"award_{self.state_index[name]}", "g", a, f"award {name} at end = {_src(a.value)}",
-                           a.value, self.game_scope())
-            awards.append((self.state_index[name], fn, _first(a.cites), name))
+            fn = self.func(f"award_{self.state_index[name]}", "g", a,
+                           f"award {'most ' if a.most else ''}{name} at end = {_src(a.value)}", a.value, self.game_scope())
+            (awards_most if a.most else awards).append((self.state_index[name], fn, _first(a.cites), name))
         recalls = []
         for name in sorted(rs.recalls):
             rc = rs.recalls[name]
@@ -497,7 +578,7 @@ class Lowering:
             score_put=moments["put"], score_join=moments["join"],
             complete=complete, score_complete=tables["complete"], score_end=tables["end"], score_by=by,
             owners_most=ow is None or ow.mode == "most", owners_span=ow.span if ow else None,
-            awards=awards, recalls=recalls, **self._figure_conds(), **self._ons(),
+            awards=awards, awards_most=awards_most, recalls=recalls, **self._figure_conds(), **self._ons(),
         )
 
     def _kinds(self, names) -> str:
@@ -692,7 +773,8 @@ class Lowering:
             if on.where is not None:
                 conds.append(f"({self.expr(on.where, sc)})")
             block = OnBlock(header, on.span, " and ".join(conds),
-                            [(self.state_index[a.name], a.name, self.expr(a.value, sc), a.span) for a in sets],
+                            [(self.state_index[a.name], a.name, self.expr(a.value, sc), a.span,
+                              self.expr(a.seat, sc) if a.seat is not None else None) for a in sets],
                             _first(on.cites), on.event == "place" and on.of is not None)
             (places if on.event == "place" else completes).append(block)
         return dict(on_place=places, on_complete=completes)

@@ -55,6 +55,9 @@ def _emit(e: A.Expr, scope: Scope) -> tuple[str, int]:
                 scope.used.add(fn)
                 return scope.calls[fn](args, scope), _PREC["atom"]
             raise KeyError(fn)
+        case A.StateOf(name=n, seat=seat):
+            # a seat not in the game reads 0 (as z3's encoding does): never Python's negative index
+            return f"_of({scope.name(n)}, {emit(seat, scope)})", _PREC["atom"]
         case A.BinOp(op=op, left=l, right=r):
             p = _PREC[op]
             ls, lp = _emit(l, scope)
@@ -90,6 +93,9 @@ def free_names(e: A.Expr) -> set[str]:
         match x:
             case A.Var(name=n):
                 out.add(n)
+            case A.StateOf(name=n, seat=seat):
+                out.add(n)
+                walk(seat)
             case A.Call(fn=fn, args=args):
                 if fn in ("min", "max"):
                     for a in args:

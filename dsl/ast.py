@@ -88,7 +88,15 @@ class Cond:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond]
+@dataclass(frozen=True)
+class StateOf:
+    """`NAME of SEAT`: a player's value of a state kept per player (0 for a seat not in the game)."""
+    name: str
+    seat: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond, StateOf]
 
 
 # ---------------------------------------------------------------- statements
@@ -225,6 +233,23 @@ class TileDecl:
     # printed symbols, left to right (siege symbols; `any` is the "?"), and where they are written
     symbols: tuple[str, ...] = ()
     symbols_span: Span = _span()
+    cells: tuple[int, int] | None = None  # `cells WxH`: a tile covering W x H cells (X10)
+
+    def edges_flat(self) -> tuple[str, ...]:
+        """Every edge code the tile shows: its four, or a tile covering several cells' groups in a row."""
+        if self.edges and isinstance(self.edges[0], tuple):
+            return tuple(c for g in self.edges for c in g)
+        return tuple(self.edges)
+
+
+@dataclass(frozen=True)
+class StartPlace:
+    """One more tile of a start landscape (SIEGE-SETUP-1)."""
+    tile: str
+    x: int
+    y: int
+    rotation: int = 0
+    span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -235,6 +260,11 @@ class StartDecl:
     rotation: int = 0
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    more: tuple[StartPlace, ...] = ()  # the landscape's other tiles, after this anchor
+
+    def places(self) -> tuple[StartPlace, ...]:
+        """Every tile of the start landscape, the anchor first."""
+        return (StartPlace(self.tile, self.x, self.y, self.rotation, self.span), *self.more)
 
 
 @dataclass(frozen=True)
@@ -309,6 +339,7 @@ class StateDecl:
     init: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    each: bool = False  # `state NAME of each player`: one value per player, each starting at init
 
 
 @dataclass(frozen=True)
@@ -323,6 +354,7 @@ class SetAction:
     name: str
     value: Expr
     span: Span = _span()
+    seat: Expr | None = None  # `set NAME of SEAT = ...` (a state kept per player)
 
 
 Action = Union[Require, SetAction]
@@ -344,6 +376,7 @@ class AwardDecl:
     value: Expr
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    most: bool = False  # `award most NAME`: every player with the most (above 0) of a per-player state
 
 
 @dataclass(frozen=True)
@@ -517,6 +550,16 @@ class Override:
 
 
 @dataclass(frozen=True)
+class AssumeDecl:
+    """`assume NAME "text" [CITES]`: a reconstruction the rule file states (lost pictures, silent text)."""
+
+    name: str
+    text: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ClauseDecl:
     """`clause ID "text"`: a rule file's own clause (a house rule's), citable like a rulebook's."""
 
@@ -525,13 +568,24 @@ class ClauseDecl:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class WithDecl:
+    """`with MODULE { ... }`: statements that apply only when MODULE is in the rule set (X13)."""
+    module: str
+    items: tuple["Statement", ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+    without: bool = False  # `without MODULE { ... }`: only when MODULE is not in the rule set
+
+
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, TrackDecl,
     OnPutDecl, OnTrackDecl, InvariantDecl,
-    ExampleDecl, ClauseDecl, Override,
+    ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
 ]
+
 
 
 @dataclass(frozen=True)

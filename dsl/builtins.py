@@ -55,6 +55,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("turn", ("kind",), "int", frozenset({"place"}),
              "how the placed tile's feature of that kind turns, seen along its flow: -1 left, 0 straight, 1 right", -1, 1),
     Function("count", ("figure",), "int", FEATURE, "figures of that type standing on the feature (any player)"),
+    Function("bordering", ("kind",), "int", FEATURE,
+             "features of that kind the field borders (through `->`), each counted once, complete or not"),
     Function("marks", ("mark",), "int", FEATURE, "marks of that name printed on the feature's tiles (`marks NAME N`)"),
     Function("min", ("int", "int"), "int", EVERYWHERE | SETUP, "the smaller of two numbers"),
     Function("max", ("int", "int"), "int", EVERYWHERE | SETUP, "the larger of two numbers"),

@@ -88,6 +88,8 @@ def format_expr(e: A.Expr) -> str:
             return n
         case A.Call(fn=fn, args=args):
             return f"{fn}({', '.join(format_expr(a) for a in args)})"
+        case A.StateOf(name=n, seat=seat):
+            return f"{n} of {_sub(seat, _ATOM)}"
         case A.Not(operand=o):
             return f"not {_sub(o, _NOT)}"
         case A.Neg(operand=o):
@@ -169,8 +171,9 @@ def _action(a: A.Action) -> str:
     match a:
         case A.Require(test=t, message=msg):
             return _join("require " + format_expr(t), format_string(msg) if msg is not None else None)
-        case A.SetAction(name=n, value=v):
-            return f"set {n} = {format_expr(v)}"
+        case A.SetAction(name=n, value=v, seat=seat):
+            whose = f" of {_sub(seat, _ATOM)}" if seat is not None else ""
+            return f"set {n}{whose} = {format_expr(v)}"
         case A.ScoreEach(value=v):
             return f"score each {format_expr(v)}"
         case A.ReturnFrom(figures=figs):
@@ -301,10 +304,20 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if len(_join(first, where, oc)) <= WRAP_AT:
                 return [_join(first, where, oc or None), INDENT * 2 + _join(cond, wc)]
             return [first, INDENT * 2 + _join(where, oc), INDENT * 2 + _join(cond, wc)]
-        case A.TileDecl(name=n, count=count):
-            return _Block(_Line(f"tile {n} x{count}", c), s)
-        case A.StartDecl(tile=t, x=x, y=y, rotation=r):
-            return _Line(f"start {t} at {x} {y} rotation {r}", c)
+        case A.TileDecl(name=n, count=count, cells=cells):
+            return _Block(_Line(f"tile {n} x{count}" + (f" cells {cells[0]}x{cells[1]}" if cells else ""), c), s)
+        case A.StartDecl():
+            # the anchor always says its rotation; the landscape's other tiles only when turned
+            parts = [f"{s.tile} at {s.x} {s.y} rotation {s.rotation}"] + [
+                f"{p.tile} at {p.x} {p.y}" + (f" rotation {p.rotation}" if p.rotation else "") for p in s.more]
+            one = _Line("start " + ", ".join(parts), c)
+            if len(one.text()) <= WRAP_AT:
+                return one
+            return _fill("start", [p + "," for p in parts[:-1]] + [parts[-1]], c)
+        case A.AssumeDecl(name=n, text=text):
+            return _Line(f"assume {n} {format_string(text)}", c)
+        case A.WithDecl(module=m, without=without):
+            return _Block(_Line(f"{'without' if without else 'with'} {m}", c), s)
         case A.DeckDecl():
             return _deck(s, c)
         case A.BoxDecl(tile=t):
@@ -323,8 +336,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Line(f"owners {m}", c)
         case A.ReturnDecl(figure=f):
             return _Line(f"return {f} when scored", c)
-        case A.StateDecl(name=n, init=init):
-            return _Line(f"state {n} = {format_expr(init)}", c)
+        case A.StateDecl(name=n, init=init, each=each):
+            return _Line(f"state {n}{' of each player' if each else ''} = {format_expr(init)}", c)
         case A.OnDecl(event=ev, of=of, where=where):
             return _Block(_Line(_join(f"on {ev}", f"of {of}" if of is not None else None,
                                       f"where {format_expr(where)}" if where is not None else None), c), s)
@@ -342,8 +355,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             if len(_join(head, slots, sc)) <= WRAP_AT:
                 return _Line(_join(head, slots), sc)
             return [head, INDENT * 2 + _join(slots, sc)]
-        case A.AwardDecl(state=st, value=v):
-            return _Line(f"award {st} at end = {format_expr(v)}", c)
+        case A.AwardDecl(state=st, value=v, most=most):
+            return _Line(f"award {'most ' if most else ''}{st} at end = {format_expr(v)}", c)
         case A.PermitDecl(mode=m, figure=f, on=on, when=when):
             head = f"{m} {f} on {', '.join(on)}" + (" anywhere" if s.anywhere else "")
             oc, wc = _cites(s.on_cites), _cites(s.when_cites)
@@ -531,6 +544,9 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
     elif isinstance(d, A.OnPutDecl):
         u.block = True
         u.children = [_unit(src, d.action_span)]
+    elif isinstance(d, A.WithDecl):
+        u.block = True
+        u.children = [_statement_unit(item, src, fields) for item in d.items]
     elif isinstance(d, A.ExampleDecl):
         u.block = True
         for _ in d.fields:
@@ -659,8 +675,17 @@ class _Printer:
     def body(self, depth: int, u: _Unit, node: A.Statement) -> None:
         kids = iter(u.children)
         match node:
+            case A.WithDecl(items=items):
+                for item, k in zip(items, kids):
+                    r = _statement(item)
+                    moved, _ = _statement_comments(k, r)
+                    self.prefix(depth, k, moved)
+                    self.statement(depth, k, r)
             case A.TileDecl(edges=edges, features=feats, variants=variants, symbols=symbols):
-                self.line_unit(depth, next(kids), "edges " + " ".join(edges))
+                if edges and isinstance(edges[0], tuple):  # a tile covering several cells: four groups
+                    self.line_unit(depth, next(kids), "edges " + " ".join("(" + " ".join(g) + ")" for g in edges))
+                else:
+                    self.line_unit(depth, next(kids), "edges " + " ".join(edges))
                 for f in feats:
                     self.line_unit(depth, next(kids), _feature(f))
                 if symbols:

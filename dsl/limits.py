@@ -22,6 +22,7 @@ MAX_COPIES = 500  # of one tile (the base game's most common tile has 9)
 MAX_TILES = 2_000  # in a rule set (the base game and every expansion here: about 200)
 MAX_FIGURES = 100  # of one figure per player (the base game: 7 followers)
 MAX_NAME = 64
+MAX_CELLS = 64  # covered by one tile (`cells WxH`; the Siege's fortress pieces cover 6)
 
 _NAME_FIELDS = {"name", "kind", "tile", "code", "state", "figure", "fn", "of", "by", "before", "last"}
 

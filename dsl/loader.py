@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
-from . import limits
+from . import limits, multicell
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache
@@ -42,6 +42,16 @@ def _bundled_figures() -> frozenset[str]:
             if isinstance(decl, A.FigureDecl):
                 out.add(decl.name)
     return frozenset(out)
+
+
+def _bundled_modules() -> list[str]:
+    return sorted(p.stem for p in BUNDLED_RULES.glob("*.tess"))
+
+
+def _module_exists(name: str) -> bool:
+    """A module name a `with` block may wait for: a bundled module (a rule file beside it is
+    named by its path, so it cannot be waited for by name)."""
+    return name in _bundled_modules()
 
 
 def did_you_mean(name: str, choices) -> str:
@@ -204,13 +214,53 @@ class Builder:
             for item in mod.items:
                 if isinstance(item, A.ClauseDecl):
                     self._clause(item)
-        for mod in self.rs.modules:
+        present = [m.name for m in self.rs.modules]
+        later: dict[str, list[tuple[A.Module, A.WithDecl]]] = {}  # module -> `with` blocks waiting for it
+        for pos, mod in enumerate(self.rs.modules):
             self._cites(mod.cites)
             for item in mod.items:
-                self._statement(mod, item)
+                if isinstance(item, A.WithDecl):
+                    self._with(mod, item, present, pos, later)
+                else:
+                    self._statement(mod, item)
+            for wmod, w in later.pop(mod.name, []):  # as if written after both modules
+                self._apply_with(wmod, w)
         self._check()
         self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs
+
+    # -- `with MODULE { ... }` (X13) -------------------------------------------
+    def _with(self, mod: A.Module, w: A.WithDecl, present: list[str], pos: int, later: dict) -> None:
+        self._cites(w.cites)
+        if w.module == mod.name:
+            self.err(w.span, f"`with {w.module}` inside module `{w.module}` itself: write its statements plainly", "unused")
+            return
+        word = "without" if w.without else "with"
+        if w.module not in present and not _module_exists(w.module):
+            self.err(w.span, f"`{word} {w.module}`: no module `{w.module}` is bundled, so the block would "
+                             f"{'always' if w.without else 'never'} apply{did_you_mean(w.module, _bundled_modules())}",
+                     "unknown-name")
+            return
+        if w.without:
+            if w.module not in present:
+                self._apply_with(mod, w)
+            return
+        if w.module not in present:
+            return  # the module is not in this rule set: the block does not apply
+        if present.index(w.module) < pos:
+            self._apply_with(mod, w)
+        else:
+            later.setdefault(w.module, []).append((mod, w))
+
+    def _apply_with(self, mod: A.Module, w: A.WithDecl) -> None:
+        for item in w.items:
+            if isinstance(item, (A.Requires, A.Extends, A.WithDecl)):
+                what = "a block" if isinstance(item, A.WithDecl) else "`requires`"
+                self.err(item.span, f"{what} inside `{'without' if w.without else 'with'} {w.module}`: the block "
+                                    f"holds rules, not modules or blocks", "unsupported")
+                continue
+            self._statement(mod, item)
+        self.rs.withs.append((mod.name, w))
 
     # -- statements ---------------------------------------------------------
     def _clause(self, d: A.ClauseDecl) -> None:
@@ -339,6 +389,14 @@ class Builder:
                 rs.invariants.append(item)
             case A.ClauseDecl():
                 pass  # read first (build)
+            case A.AssumeDecl():
+                prev = next((a for _, a in rs.assumptions if a.name == item.name), None)
+                if prev is not None:
+                    self.err(item.span, f"assumption `{item.name}` is already stated at {prev.span}", "duplicate")
+                elif not item.text.strip() or "\n" in item.text:
+                    self.err(item.span, f"assumption `{item.name}` needs its text on one line", "range")
+                else:
+                    rs.assumptions.append((mod.name, item))
             case A.ExampleDecl():
                 rs.examples.append(item)
 
@@ -506,10 +564,7 @@ class Builder:
                 self.err(tot.span, f"module `{modname}` states {tot.count} tiles but its tiles add up to {n}", "total")
         self._check_compositions()
         names = {t.name for t in rs.tiles}
-        if rs.start is not None and rs.start.tile not in names:
-            self.err(rs.start.span, f"start tile `{rs.start.tile}` is not a tile{did_you_mean(rs.start.tile, names)}", "unknown-name")
-        if rs.start is not None and rs.start.rotation % 90:
-            self.err(rs.start.span, "a rotation is 0, 90, 180 or 270", "range")
+        self._check_start(names)
         for b in rs.boxed:
             if b.tile not in names:
                 self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name")
@@ -554,10 +609,24 @@ class Builder:
                 else:
                     if act.name not in rs.states:
                         self.err(act.span, f"`set {act.name}`: no `state {act.name}` is declared{did_you_mean(act.name, rs.states)}", "unknown-name")
+                    elif rs.states[act.name].each and act.seat is None:
+                        self.err(act.span, f"`{act.name}` is kept for each player: say whose, as in "
+                                           f"`set {act.name} of current = ...`", "context")
+                    elif not rs.states[act.name].each and act.seat is not None:
+                        self.err(act.span, f"`{act.name}` is one value for the game, not one per player: "
+                                           f"write `set {act.name} = ...` (or declare `state {act.name} of each player`)", "context")
+                    if act.seat is not None:
+                        self.expr(act.seat, ctx, "int")
                     self.expr(act.value, ctx, "int")
         for aw in rs.awards.values():
             if aw.state not in rs.states:
                 self.err(aw.span, f"`award {aw.state}`: no `state {aw.state}` is declared{did_you_mean(aw.state, rs.states)}", "unknown-name")
+            elif aw.most and not rs.states[aw.state].each:
+                self.err(aw.span, f"`award most {aw.state}` compares the players' values, but `{aw.state}` is one value "
+                                  f"for the game: declare `state {aw.state} of each player`", "context")
+            elif not aw.most and rs.states[aw.state].each:
+                self.err(aw.span, f"`award {aw.state}` names the seat that state holds, but `{aw.state}` is kept for "
+                                  f"each player: write `award most {aw.state} at end = ...`", "context")
             self.expr(aw.value, {"game"}, "int")
         for fig, rc in rs.recalls.items():
             if fig not in rs.figures:
@@ -652,8 +721,9 @@ class Builder:
         """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""
         rs = self.rs
         takers: dict[str, list[tuple[str, A.Span]]] = {}
-        if rs.start is not None and rs.start.tile in names:
-            takers.setdefault(rs.start.tile, []).append(("the start tile", rs.start.span))
+        for sp in (rs.start.places() if rs.start is not None else ()):
+            if sp.tile in names:
+                takers.setdefault(sp.tile, []).append(("the start tile", sp.span if sp.span.line else rs.start.span))
         for b in rs.boxed:
             if b.tile in names:
                 takers.setdefault(b.tile, []).append(("a `box`", b.span))
@@ -683,6 +753,10 @@ class Builder:
             self.err(span, f"unknown feature kind `{kind}`{did_you_mean(kind, self.rs.features)}", "unknown-name")
 
     def _check_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
+        if t.cells is not None or (t.edges and isinstance(t.edges[0], tuple)):
+            self._check_multi_tile(t, half_kinds)
+            self._check_symbols(t)
+            return
         rs = self.rs
         es = t.edges_span
         if es.end_line > es.line and t.edges and t.edges[-1] not in rs.edges:
@@ -765,6 +839,130 @@ class Builder:
                     if place not in want and place in claimed:
                         self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
 
+    def _check_multi_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
+        """A tile covering W x H cells (X10): four edge groups, numbered places, features that
+        agree with the perimeter's edge codes."""
+        rs = self.rs
+        if t.cells is None:
+            self.err(t.edges_span, f"tile `{t.name}`: edges in four groups are for a tile covering several cells; "
+                                   f"say how many, as in `tile {t.name} x1 cells 3x2`", "syntax")
+            return
+        w, h = t.cells
+        if w * h > limits.MAX_CELLS:
+            self.err(t.span, f"tile `{t.name}` covers {w * h} cells; the limit is {limits.MAX_CELLS}", "limit")
+            return
+        groups = t.edges if t.edges and isinstance(t.edges[0], tuple) else ()
+        want = (w, h, w, h)
+        if len(groups) != 4 or tuple(len(g) for g in groups) != want:
+            got = " ".join(str(len(g)) for g in groups) if groups else "4 single codes"
+            self.err(t.edges_span, f"tile `{t.name}` covers {w}x{h} cells: its `edges` are four groups of {w}, {h}, "
+                                   f"{w} and {h} codes, N E S W, each read clockwise, as in "
+                                   f"`edges ({' '.join(['F'] * w)}) ({' '.join(['F'] * h)}) ({' '.join(['F'] * w)}) "
+                                   f"({' '.join(['F'] * h)})`; this one has {got}", "syntax")
+            return
+        for g in groups:
+            for code in g:
+                if code not in rs.edges:
+                    self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
+        if t.variants:
+            self.err(t.variants[0].span, f"tile `{t.name}` covers several cells: variants of it are not supported", "unsupported")
+        claimed: dict[str, A.TileFeature] = {}
+        misplaced = False
+        for f in t.features:
+            if f.kind not in rs.features:
+                self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name")
+                continue
+            if f.crosses is not None:
+                self.err(f.span, f"tile `{t.name}` covers several cells: `crosses` is not supported on it", "unsupported")
+            if not f.places:
+                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place", "bad-place")
+            fd = rs.features[f.kind]
+            want_type = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
+            for p in (*f.places, *f.borders):
+                loc = multicell.locate(p, w, h)
+                if loc is None:
+                    misplaced = True
+                    self.err(f.span, f"tile `{t.name}` covers {w}x{h} cells: `{p}` is none of its places (sides "
+                                     f"N1..N{w}, E1..E{h}, S1..S{w}, W1..W{h}, their halves such as N1w, centres "
+                                     f"C1..C{w * h})", "bad-place")
+            for p in f.places:
+                loc = multicell.locate(p, w, h)
+                if loc is None:
+                    continue
+                pt = place_type(loc[1])
+                if pt != want_type:
+                    misplaced = True
+                    self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'centres' if want_type == 'centre' else want_type + 's'}, "
+                                     f"not on {p}", "bad-place")
+                if p in claimed and not (fd.centre and rs.features[claimed[p].kind].centre and claimed[p].kind != f.kind):
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                claimed[p] = f
+            if f.shields < 0:
+                self.err(f.span, "shields cannot be negative", "range")
+        if misplaced:
+            return
+        for side, g in zip("NESW", groups):
+            for k, code in enumerate(g, 1):
+                e = rs.edges.get(code)
+                if e is None:
+                    continue
+                name = multicell.side_place(side, k)
+                halves = (multicell.side_place(side, k, 0), multicell.side_place(side, k, 1))
+                if len(e.parts) == 3:
+                    need = {halves[0]: e.parts[0], name: e.parts[1], halves[1]: e.parts[2]}
+                elif e.parts[0] in half_kinds:
+                    need = {halves[0]: e.parts[0], halves[1]: e.parts[0]}
+                else:
+                    need = {name: e.parts[0]}
+                for place, kind in need.items():
+                    got = claimed.get(place)
+                    if got is None:
+                        self.err(t.edges_span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
+                    elif got.kind != kind:
+                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                for place in (name, *halves):
+                    if place not in need and place in claimed:
+                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+
+    def _check_start(self, names: set[str]) -> None:
+        """The start landscape (X12): known tiles, turned by quarters, a tile covering several
+        cells at rotation 0 and wholly used there, no two tiles on one cell."""
+        rs = self.rs
+        if rs.start is None:
+            return
+        covered: dict[tuple[int, int], str] = {}
+        for sp in rs.start.places():
+            span = sp.span if sp.span.line else rs.start.span
+            if sp.tile not in names:
+                self.err(span, f"start tile `{sp.tile}` is not a tile{did_you_mean(sp.tile, names)}", "unknown-name")
+                continue
+            if sp.rotation % 90:
+                self.err(span, "a rotation is 0, 90, 180 or 270", "range")
+            decl = self._tiles_seen[sp.tile]
+            w, h = decl.cells or (1, 1)
+            if decl.cells is not None and sp.rotation % 360:
+                self.err(span, f"tile `{sp.tile}` covers {w}x{h} cells: it is laid at rotation 0 only (turning it is "
+                               f"not supported)", "unsupported")
+            for i in range(w):
+                for j in range(h):
+                    c = (sp.x + i, sp.y + j)
+                    if c in covered:
+                        self.err(span, f"start tile `{sp.tile}` at {sp.x} {sp.y} covers [{c[0]}, {c[1]}], where "
+                                       f"`{covered[c]}` already lies", "place-overlap")
+                    covered[c] = sp.tile
+        for name, decl in self._tiles_seen.items():
+            if decl.cells is None or name not in names:
+                continue
+            used = sum(1 for sp in rs.start.places() if sp.tile == name) + sum(1 for b in rs.boxed if b.tile == name)
+            if decl.count > used:
+                self.err(decl.span, f"tile `{name}` covers several cells, so it can only lie in the start landscape, "
+                                    f"but {decl.count - used} of its {decl.count} copies would go in a deck", "unsupported")
+        for d in rs.decks:
+            for tn in (*d.tiles, *([d.last] if d.last else [])):
+                if tn in self._tiles_seen and self._tiles_seen[tn].cells is not None:
+                    self.err(d.span, f"deck `{d.name}` names tile `{tn}`, which covers several cells: it can only "
+                                     f"lie in the start landscape", "unsupported")
+
     def _check_symbols(self, t: A.TileDecl) -> None:
         """A tile's printed symbols (`symbols ...`): `any` (the "?") or a name of what a symbol
         names, once those are declared (RuleSet.symbol_targets: the Siege's tracks)."""
@@ -805,8 +1003,21 @@ class Builder:
                 return "int"
             case A.BoolLit():
                 return "bool"
+            case A.StateOf(name=n, seat=seat):
+                st = rs.states.get(n)
+                if st is None:
+                    self.err(e.span, f"`{n} of ...`: no `state {n}` is declared{did_you_mean(n, rs.states)}", "unknown-name")
+                elif not st.each:
+                    self.err(e.span, f"`{n}` is one value for the game, not one per player: write `{n}` "
+                                     f"(or declare `state {n} of each player`)", "context")
+                elif ctx == {"setup"}:
+                    self.err(e.span, f"state `{n}` has no value yet here: a figure count may read only `players`", "context")
+                self.expr(seat, ctx, "int")
+                return "int"
             case A.Var(name=n):
                 if n in rs.states:
+                    if rs.states[n].each:
+                        self.err(e.span, f"`{n}` is kept for each player: say whose, as in `{n} of current`", "context")
                     if ctx == {"setup"}:
                         self.err(e.span, f"state `{n}` has no value yet here: a figure count may read only `players`", "context")
                     return "int"
@@ -936,8 +1147,41 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
         b = Builder(order)
         b.build()
         diags.extend(b.diags)
+        # a `with MODULE` block is read only with MODULE: check the module with each of them too
+        present = {m.name for m in order}
+        for other in dict.fromkeys(w.module for w in ws.modules[name].items
+                                   if isinstance(w, A.WithDecl) and not w.without):
+            if other in present or not _module_exists(other):
+                continue
+            more = module_order(ws, [name, other], [])
+            if more:
+                b = Builder(more)
+                b.build()
+                diags.extend(b.diags)
     diags = ws.diagnostics + diags
     return _dedupe(diags), ws
+
+
+def stated_assumptions(ws: Workspace) -> list[str]:
+    """`file:line: NAME [CITES]: text` for every `assume` statement of the files checked (those
+    in `with` blocks too), in file order."""
+    out = []
+    named = {str(f) for f in ws.files}
+    for mod in ws.modules.values():
+        if str(mod.file) not in named:
+            continue
+        stack = list(mod.items)
+        found = []
+        while stack:
+            item = stack.pop(0)
+            if isinstance(item, A.WithDecl):
+                stack[:0] = list(item.items)
+            elif isinstance(item, A.AssumeDecl):
+                found.append(item)
+        for a in found:
+            cites = f" [{', '.join(c.clause for c in a.cites)}]" if a.cites else ""
+            out.append(f"{a.span.file}:{a.span.line}: {a.name}{cites}: {a.text}")
+    return out
 
 
 def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:

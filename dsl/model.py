@@ -48,6 +48,11 @@ class TileType:
     decl: A.TileDecl
 
     @property
+    def cells(self) -> tuple[int, int] | None:
+        """(W, H) of a tile covering several cells (`cells WxH`), else None."""
+        return self.decl.cells
+
+    @property
     def symbols(self) -> tuple[str, ...]:
         """The symbols printed on the tile, left to right (`symbols ...`; `any` is the "?")."""
         return self.decl.symbols
@@ -91,6 +96,8 @@ class RuleSet:
     overridden_tiles: set[str] = field(default_factory=set)  # modules whose tiles a later module replaced
     overrides: dict[tuple, A.Span] = field(default_factory=dict)  # override key -> the house rule's `override`
     clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
+    assumptions: list[tuple[str, A.AssumeDecl]] = field(default_factory=list)  # (module, statement)
+    withs: list[tuple[str, A.WithDecl]] = field(default_factory=list)  # `with` blocks that applied (module, block)
 
     # -- derived facts -----------------------------------------------------
     @property

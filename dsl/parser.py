@@ -354,7 +354,8 @@ class _Build(Transformer):
         edges_span = A.Span(self.file)
         feats = []
         symbols: tuple = ()
-        symbols_span = None
+        symbols_span = A.Span(self.file)
+        cells = None
         for c in rest[1:]:
             if c is None:
                 continue
@@ -366,16 +367,41 @@ class _Build(Transformer):
                 edges, edges_span = c[1], c[2]
             elif isinstance(c, tuple) and c[0] == "symbols":
                 symbols, symbols_span = c[1], c[2]
+            elif isinstance(c, tuple) and c[0] == "cells":
+                cells = c[1]
             elif isinstance(c, A.TileFeature):
                 feats.append(c)
         return A.TileDecl(name, count, edges, tuple(feats), tuple(variants), cites, self._span(meta), edges_span,
-                          symbols, symbols_span)
+                          symbols, symbols_span, cells)
+
+    @v_args(meta=True)
+    def start_place(self, meta, children):
+        rot = int(children[3]) if len(children) > 3 and children[3] is not None else 0
+        return A.StartPlace(str(children[0]), children[1], children[2], rot, self._span(meta))
 
     @v_args(meta=True)
     def start_decl(self, meta, children):
         rest, cites = self._split(children)
-        rot = int(rest[3]) if len(rest) > 3 and rest[3] is not None else 0
-        return A.StartDecl(str(rest[0]), rest[1], rest[2], rot, cites, self._span(meta))
+        first, *more = [c for c in rest if c is not None]
+        return A.StartDecl(first.tile, first.x, first.y, first.rotation, cites, self._span(meta), tuple(more))
+
+    @v_args(meta=True)
+    def with_decl(self, meta, children):
+        rest, cites = self._split(children)
+        mode = str(rest[0].children[0]) if isinstance(rest[0], Tree) else str(rest[0])
+        return A.WithDecl(str(rest[1]), tuple(c for c in rest[2:] if c is not None), cites, self._span(meta),
+                          mode == "without")
+
+    def tile_cells(self, children):
+        w, h = str(children[0]).split("x")
+        return ("cells", (int(w), int(h)))
+
+    def side_codes(self, children):
+        return tuple(str(c) for c in children)
+
+    @v_args(meta=True)
+    def tile_edge_groups(self, meta, children):
+        return ("edges", tuple(children), self._span(meta))
 
     def deck_rest(self, children):
         return ("tiles", ())
@@ -448,7 +474,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def state_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.StateDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.StateDecl(str(rest[0]), rest[2], cites, self._span(meta), rest[1] is not None)
 
     @v_args(meta=True)
     def require(self, meta, children):
@@ -536,7 +562,7 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def set_action(self, meta, children):
-        return A.SetAction(str(children[0]), children[1], self._span(meta))
+        return A.SetAction(str(children[0]), children[2], self._span(meta), children[1])
 
     @v_args(meta=True)
     def on_decl(self, meta, children):
@@ -557,7 +583,7 @@ class _Build(Transformer):
     @v_args(meta=True)
     def award_decl(self, meta, children):
         rest, cites = self._split(children)
-        return A.AwardDecl(str(rest[0]), rest[1], cites, self._span(meta))
+        return A.AwardDecl(str(rest[1]), rest[2], cites, self._span(meta), rest[0] is not None)
 
     @v_args(meta=True)
     def recall_decl(self, meta, children):
@@ -568,6 +594,11 @@ class _Build(Transformer):
     def invariant_decl(self, meta, children):
         rest, cites = self._split(children)
         return A.InvariantDecl(str(rest[0]), rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def assume_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.AssumeDecl(str(rest[0]), str(rest[1]), cites, self._span(meta))
 
     @v_args(meta=True)
     def clause_decl(self, meta, children):
@@ -610,6 +641,10 @@ class _Build(Transformer):
     @v_args(meta=True)
     def var(self, meta, children):
         return A.Var(str(children[0]), self._span(meta))
+
+    @v_args(meta=True)
+    def state_of(self, meta, children):
+        return A.StateOf(str(children[0]), children[1], self._span(meta))
 
     @v_args(meta=True)
     def call(self, meta, children):

@@ -162,8 +162,22 @@ def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
         sname = None
     if sname is not None:
         t = _which(rs, sname, srot, final.get(sat))
-        if t is not None:
+        if t is not None and t.cells is None:
             tl.tiles[sat] = Placed(sat, t, srot, 0)
+    if not isinstance(start, dict) and rs.start is not None:  # the rest of a start landscape (SIEGE-SETUP-1)
+        from dsl.multicell import part_types
+
+        for sp in rs.start.places():
+            at, rot = (sp.x, sp.y), sp.rotation % 360
+            t = _which(rs, sp.tile, rot, final.get(at))
+            if t is None:
+                continue
+            if t.cells is None:
+                tl.tiles.setdefault(at, Placed(at, t, rot, 0))
+                continue
+            for (i, j), pt in part_types(t):  # a tile covering several cells: one picture per cell
+                c = (sp.x + i, sp.y + j)
+                tl.tiles[c] = Placed(c, pt, 0, 0)
     for s in tl.steps[1:]:
         e = s.entry or {}
         if e.get("discard") or "at" not in e:

@@ -101,9 +101,18 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
         probs = problems.get(t.id, [])
         cell = dw.Group(transform=f"translate({x},{y})", class_="tile" + (" problem" if probs else ""),
                         data_tile=attr(t.id), data_name=attr(t.name), data_count=t.count, data_module=attr(t.module))
-        cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.edges)}"
+        cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.decl.edges_flat())}"
                              + "".join(f"\n{d.span}: {d.message} [{d.code}]" for d in probs)))
-        cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))
+        if t.cells is not None:  # a tile covering several cells: its cells, scaled to one tile's room
+            from dsl.multicell import part_types
+
+            w, h = t.cells
+            k = 1 / max(w, h)
+            for (i, j), pt in part_types(t):
+                cell.append(draw_tile(drawn_features(pt), style, places=places,
+                                      transform=f"translate({i * SIZE * k},{j * SIZE * k}) scale({k})"))
+        else:
+            cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))
         label = t.name if t.variant is None else f"{t.name} + {t.variant}"
         cell.append(dw.Text(f"{label}  ×{t.count}", 11, SIZE / 2, SIZE + 13, text_anchor="middle", fill="#222222",
                             class_="caption"))

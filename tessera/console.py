@@ -54,19 +54,25 @@ def missing(command: str, paths: list[str]) -> bool:
     return bool(gone)
 
 
-def report(diags: list[Diagnostic], sources, files: int) -> int:
-    """Print diagnostics mypy-style with a summary line; return the exit code."""
+def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] | None = None) -> int:
+    """Print diagnostics mypy-style, then the rule files' stated assumptions (`assume`), with a
+    summary line; return the exit code."""
     for d in diags:
         out.line(render(d, sources))
+    if assumptions:
+        out.line(f"{len(assumptions)} stated assumption{'s' if len(assumptions) != 1 else ''} (`assume`: "
+                 f"reconstructions, not the rulebook's text):")
+        for line in assumptions:
+            out.line(printable(f"  {line}"))
     out.line(summary(diags, files))
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
 def check(paths: list[str]) -> int:
     """`tessera check PATHS…`: the exit code (2 when a path does not exist)."""
-    from dsl.loader import check_paths
+    from dsl.loader import check_paths, stated_assumptions
 
     if missing("check", paths):
         return 2
     diags, ws = check_paths(paths)
-    return report(diags, ws.sources, len(ws.files))
+    return report(diags, ws.sources, len(ws.files), stated_assumptions(ws))

@@ -301,7 +301,9 @@ def tessera(*args: str) -> subprocess.CompletedProcess:
 def test_good_rules_exit_0() -> None:
     proc = tessera("check", "rules/")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("Success: no issues found in ")
+    # the summary line ends the output; above it, the stated assumptions (`assume`), if any
+    assert proc.stdout.splitlines()[-1].startswith("Success: no issues found in ")
+    assert all(line.startswith("  rules/") for line in proc.stdout.splitlines()[1:-1])
 
 
 def test_usage_error_exits_2() -> None:

@@ -177,6 +177,30 @@ SNIPPETS = {
     "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
                    "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
     "keywords as names": "module m score c complete = a or if\nscore c end = 1 - not",
+    "siege and refcard": """module s
+requires base
+tile siege.fortress x2 cells 3x2 [SIEGE-COMP-1, SIEGE-PLACE-1] {
+  edges (F F F) (F I) (F F F) (I F)
+  fortress C1 C2 C3 C4 C5 C6
+  field N1w N1e N2w N2e -> C1
+  road W E marks inn  marks wine 2
+  symbols knights any
+}
+start siege.fortress at 0 0, siege.fortress at 3 0 rotation 0, river.source at -1 1 [SIEGE-SETUP-1]
+# before the block
+with river [SIEGE-SETUP-1] {
+  # inside
+  override start D at 0 0
+  state first = 0  # trailing
+  on place of river { set first = 1 }
+}
+without river { box siege.river }
+assume drawing "the fortress \\"as drawn\\"" [SIEGE-COMP-1, SIEGE-SETUP-1]
+assume two "short"
+state wine of each player = 0
+on complete of city { set wine of current = wine of (current) + marks(wine) }
+award most wine at end = 10 [REF-SCORE-1]
+""",
     "house clause": 'module m\nclause HOUSE-1 "Cities score \\"3\\" per tile"\nscore city complete = 3 * tiles [HOUSE-1]',
 }
 

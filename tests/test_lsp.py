@@ -172,7 +172,8 @@ def test_hover_definition_formatting_completion(tmp_path):
 def test_definition_of_tiles_states_figures_in_bundled_files():
     river = (ROOT / "rules" / "river.tess").resolve()
     abbot = (ROOT / "rules" / "abbot.tess").resolve()
-    texts = {p: p.read_text(encoding="utf-8") for p in (river, abbot)}
+    riverbed = (ROOT / "rules" / "riverbed.tess").resolve()
+    texts = {p: p.read_text(encoding="utf-8") for p in (river, abbot, riverbed)}
 
     def where(path: Path, needle: str, line_start: str) -> T.Position:
         for n, line in enumerate(texts[path].splitlines()):
@@ -181,7 +182,7 @@ def test_definition_of_tiles_states_figures_in_bundled_files():
         raise AssertionError(line_start)
 
     asks = {
-        "tile": (river, where(river, "D", "box D")),  # the tile D of base.tess (BASE-COMP-1)
+        "tile": (riverbed, where(riverbed, "D", "box D")),  # the tile D of base.tess (BASE-COMP-1)
         "state": (river, where(river, "river_turn", "  require turn(river) != river_turn")),
         "figure": (abbot, where(abbot, "abbot", "return abbot")),
         "lake": (river, where(river, "river.lake", "    last river.lake")),
@@ -211,4 +212,4 @@ def test_definition_of_tiles_states_figures_in_bundled_files():
     name, line, word = target(res["figure"])
     assert name == "abbot.tess" and line.startswith("figure abbot") and word == "abbot"
     name, line, word = target(res["lake"])
-    assert name == "river.tess" and line.startswith("tile river.lake") and word == "river.lake"
+    assert name == "riverbed.tess" and line.startswith("tile river.lake") and word == "river.lake"

@@ -81,11 +81,12 @@ def test_sheet_has_every_tile_with_its_features_in_their_kind_colours(tmp_path):
     legend = {g.get("data-kind") for g in groups(root, "legend-item")}
     assert legend == set(rs.features)
     assert not groups(root, "problem")
-    # one heading per module with its copies: 72 land tiles (BASE-COMP-1), 12 river tiles (RIVER-COMP-1),
+    # one heading per module with its copies: 72 land tiles (BASE-COMP-1), 12 river tiles (RIVER-COMP-1:
+    # the source and the lake in riverbed, which the Siege shares, the other 10 in river),
     # 5 King & Robber tiles (KING-COMP-1); abbot prints no tiles of its own
     headings = [e.text for e in root.iter(f"{SVG}text") if e.get("class") == "module"]
     assert [h.split(":")[0] + h[h.rindex(" ("):] for h in headings] == \
-        ["base (72 tiles)", "river (12 tiles)", "king_robber (5 tiles)"]
+        ["base (72 tiles)", "riverbed (2 tiles)", "river (10 tiles)", "king_robber (5 tiles)"]
 
 
 def test_sheet_colours_per_kind_on_tile_D(tmp_path):
@@ -268,8 +269,8 @@ def test_verify_svg_draws_the_river_counterexamples(tmp_path):
                               "--svg", str(tmp_path / "maps")])
     assert res.exit_code == 1, res.output
     written = sorted((tmp_path / "maps").glob("*.svg"))
-    assert [p.name for p in written] == ["base+river+river_no_uturn.river.flows-back.svg",
-                                         "base+river+river_no_uturn.river.runs-into-itself.svg"]
+    assert [p.name for p in written] == ["base+riverbed+river+river_no_uturn.river.flows-back.svg",
+                                         "base+riverbed+river+river_no_uturn.river.runs-into-itself.svg"]
     for p in written:
         assert f"wrote {p}" in res.output
     text = res.output.split("runs into itself: REFUTED")[1]

@@ -110,8 +110,8 @@ class Env:
             if key not in self.names:
                 v = z3.Int(f"{key}{self.tag}")
                 self.names[key] = self.created[key] = v
-                # `turn` reads the placed tile and `marks` the feature: neither is a fact of the game
-                self._add(self.domain.function(fn, key, v), fn not in ("turn", "marks"), key)
+                # `turn` reads the placed tile, `marks` and `bordering` the feature: none is a fact of the game
+                self._add(self.domain.function(fn, key, v), fn not in ("turn", "marks", "bordering"), key)
                 if fn == "completed" and self.completing and key == f"completed({self.kind})":
                     self._add([Fact(v >= 1, "engine", f"{key} >= 1: it counts the {self.kind} that has just completed")], False)
             return self.names[key]
@@ -126,6 +126,16 @@ def encode(e: A.Expr, env: Env) -> z3.ExprRef:
             return z3.BoolVal(bool(v))
         case A.Var(name=n):
             return env.name(n)
+        case A.StateOf(name=n, seat=seat):
+            # a seat not in the game reads 0, as the engine's `_of` does
+            s = encode(seat, env)
+            keys = seat_keys(n, env.names)
+            if not keys:
+                raise EncodeError(f"unknown state `{n}` kept per player")
+            players = env.names.get("players")
+            terms = [z3.If(z3.And(s == p, p < players) if players is not None else s == p, env.names[k], 0)
+                     for p, k in enumerate(keys)]
+            return z3.Sum(terms)
         case A.Call(fn=fn, args=args):
             if fn in ("min", "max"):
                 a, b = (encode(x, env) for x in args)
@@ -192,9 +202,26 @@ def encode_on(on: A.OnDecl, env: Env, state: dict[str, z3.ExprRef]) -> Step:
     legal = z3.Implies(fires, z3.And([r for r, _ in reqs])) if reqs else z3.BoolVal(True)
     after = dict(state)
     for a in on.actions:
-        if isinstance(a, A.SetAction):
+        if isinstance(a, A.SetAction) and a.seat is not None:
+            seat, value = encode(a.seat, env), encode(a.value, env)
+            for p, k in enumerate(seat_keys(a.name, state)):
+                after[k] = z3.If(z3.And(fires, seat == p), value, state[k])
+        elif isinstance(a, A.SetAction):
             after[a.name] = z3.If(fires, encode(a.value, env), state[a.name])
     return Step(fires, legal, after, reqs)
+
+
+def seat_key(name: str, seat: int) -> str:
+    """The variable of seat `seat`'s value of a state kept per player (`state NAME of each player`)."""
+    return f"{name}[{seat}]"
+
+
+def seat_keys(name: str, names) -> list[str]:
+    """Every seat's variable of a per-player state that `names` holds, in seat order."""
+    out = []
+    while seat_key(name, len(out)) in names:
+        out.append(seat_key(name, len(out)))
+    return out
 
 
 def with_state(env: Env, state: dict[str, z3.ExprRef]) -> Env:

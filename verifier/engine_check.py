@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from compiler.pyexpr import Scope, emit
+from dsl import multicell
 from dsl.model import RuleSet
 from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
 from dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
@@ -75,6 +76,43 @@ class BoardGraph:
         self.fresh: set = set()  # cells added since the last `take_fresh`
         for cell, (tid, rot) in board.items():
             self.add(cell, tid, rot)
+
+    def add_multi(self, anchor, tid: int) -> None:
+        """A tile covering several cells (X10), laid at rotation 0 with its NW cell at `anchor`:
+        every covered cell is on the board; each feature's nodes, from its numbered places
+        (dsl.multicell), are joined as one feature, and to the neighbours across the perimeter."""
+        tt = self.rs.tiles[tid]
+        w, h = tt.cells
+        for i in range(w):
+            for j in range(h):
+                c = (anchor[0] + i, anchor[1] + j)
+                self.board[c] = (tid, 0)
+                self.fresh.add(c)
+                self.at.setdefault(c, [])
+        new = []
+        for f in tt.features:
+            nodes = []
+            for p in f.places:
+                (i, j), local = multicell.locate(p, w, h)
+                nodes.append(((anchor[0] + i, anchor[1] + j), _node(local, f.kind)))
+            for n in nodes:
+                self.g.add_node(n, kind=f.kind)
+                self.local[n] = (anchor, tid, f.index, 0)
+                self.at[n[0]].append(n)
+            for a, b in zip(nodes, nodes[1:]):
+                self.g.add_edge(a, b)
+            new.extend(nodes)
+        for n in new:
+            m = _meets(*n)
+            if m is not None and m in self.g:
+                self.g.add_edge(n, m)
+
+    def _border_node(self, cell, tid: int, rot: int, bf):
+        tt = self.rs.tiles[tid]
+        if tt.cells is None:
+            return (cell, _node(rotate(bf.places[0], rot), bf.kind))
+        (i, j), local = multicell.locate(bf.places[0], *tt.cells)
+        return ((cell[0] + i, cell[1] + j), _node(local, bf.kind))
 
     def add(self, cell, tid: int, rot: int) -> None:
         """One more tile on the board: its features' nodes, joined inside it and to its neighbours."""
@@ -148,7 +186,7 @@ class BoardGraph:
             for b in f.borders:
                 bf = self.rs.tiles[tid].features[b]
                 if bf.places:
-                    out.add(index[(cell, _node(rotate(bf.places[0], rot), bf.kind))])
+                    out.add(index[self._border_node(cell, tid, rot, bf)])
         return frozenset(out)
 
 
@@ -159,7 +197,12 @@ def _sync(bg: BoardGraph, g) -> None:
     """Put on the rebuild graph the tiles the engine placed since the last call."""
     for cell, (o, _) in g.board.items():
         if cell not in bg.board:
-            bg.add(cell, o.tile.index, o.rot)
+            part = getattr(o.tile, "part", None)
+            if part is not None:  # a cell of a tile covering several cells: the whole tile, from its anchor
+                tid, i, j = part
+                bg.add_multi((cell[0] - i, cell[1] - j), tid)
+            else:
+                bg.add(cell, o.tile.index, o.rot)
 
 
 def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
@@ -226,7 +269,8 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
     have changed -- the features on them and the centre features around them -- each as one piece, its tiles,
     open edges, figures and completion; the whole board (borders, figure counts and corners too) otherwise."""
     if bg is None:
-        bg = BoardGraph(rs, {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()})
+        bg = BoardGraph(rs, {})
+        _sync(bg, g)
     whole = cells is None
     if whole:
         comps = bg.components()
@@ -259,6 +303,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         if kind in complete_rules:
             names = {"open": op, "neighbours": bg.neighbours(comp), "tiles": len(cells),
                      "shields": _shields(rs, bg, comp), "figures": len(f["figures"]),
+                     "marks": {m: _marks(rs, bg, comp, m) for m in rs.mark_names()},
                      "players": g.nplayers, "current": g.current,
                      # game-wide counts the rebuild cannot redo on its own: the engine's own values
                      "completed": {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)},
@@ -339,9 +384,16 @@ def compile_complete_rules(rs: RuleSet) -> dict:
         scope = Scope(names={q: f"v[{q!r}]" for q in _QUANTITIES})
         scope.names.update({name: f"v['state'][{name!r}]" for name in rs.states})
         scope.calls["completed"] = lambda args, sc: f"v['completed'][{args[0].name!r}]"
-        out[kind] = eval("lambda v: " + emit(c.when, scope), {"_div": lambda a, b: a // b if b else 0,
+        scope.calls["marks"] = lambda args, sc: f"v['marks'][{args[0].name!r}]"
+        out[kind] = eval("lambda v: " + emit(c.when, scope), {"_of": lambda vs, p: vs[p] if 0 <= p < len(vs) else 0,
+                                                             "_div": lambda a, b: a // b if b else 0,
                                                              "_mod": lambda a, b: a % b if b else 0})
     return out
+
+
+def _marks(rs: RuleSet, bg: BoardGraph, comp, mark: str) -> int:
+    parts = {(bg.local[n][0], bg.local[n][1], bg.local[n][2]) for n in comp}  # distinct tile features
+    return sum(rs.tiles[tid].features[fi].marks_of(mark) for _, tid, fi in parts)
 
 
 def _shields(rs: RuleSet, bg: BoardGraph, comp) -> int:

@@ -71,7 +71,7 @@ from .domain import Domain
 from .solver import find, nearest, prove
 from .source import where
 
-RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect",
+RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect", "marks",
             "turns", "legal", "skip", "ref", "source", "capture", "height", "target", "gaps", "outpost"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
@@ -252,10 +252,14 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     except EncodeError as err:
         return str(err)
     prob.domain += [f.term for f in env.facts]
+    # `marks = {inn: 1}`: the marks printed on the feature (REF-SCORE-1); a mark not listed is not printed
+    marks = _mapping(ex.get("marks", ())) or {}
     for q, t in env.names.items():
         if q == "figures":
             continue
         val = ex.get(q)
+        if q.startswith("marks(") and q.endswith(")") and q not in unknown:
+            val = marks.get(q[len("marks("):-1], 0)
         if isinstance(val, int):
             prob.inputs[q] = (t, val)  # type: ignore[assignment]
         elif q in unknown:
@@ -410,6 +414,14 @@ def _place_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     kind = str(ex.get("feature", ""))
     if deck is None or deck.kind != kind:
         return ExampleResult(ex, "invalid", f"these rules have no river of kind `{kind}` to place")
+    # the rules of the example's clauses: another module's rule for the same tiles (Siege's first
+    # river curve, SIEGE-SETUP-1) is not what a River example pins down
+    mine = {c.clause for c in ex.cites}
+    own = [r for r in deck.rules if mine & {c.clause for c in r.cites}]
+    if own:
+        from dataclasses import replace
+
+        deck = replace(deck, rules=own)
     words = _words(ex.get("turns"))
     if any(w not in TURNS for w in words):
         return ExampleResult(ex, "invalid", "`turns` is a list of left, straight, right")

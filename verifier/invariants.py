@@ -37,7 +37,7 @@ from dsl.diagnostics import Diagnostic
 
 from .checks import register
 from .domain import Domain
-from .encode import Env, EncodeError, encode, encode_on, describe_on
+from .encode import Env, EncodeError, encode, encode_on, describe_on, seat_key
 from .solver import Fact, Result, Verdict, prove, prove_all
 from .source import cites, line_text, where
 
@@ -89,7 +89,8 @@ class Game:
             {(p, f): z3.Int(f"supply[{p}].{f}") for p in range(seats) for f in figs},
             {(p, f): z3.Int(f"board[{p}].{f}") for p in range(seats) for f in figs},
             [z3.Int(f"score[{p}]") for p in range(seats)],
-            {s: z3.Int(s) for s in rs.states},
+            {k: z3.Int(k) for s, sd in rs.states.items()
+             for k in ([seat_key(s, p) for p in range(seats)] if sd.each else [s])},
             {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures else z3.IntVal(0)) for p in range(seats) for f in figs},
             {(p, f): (z3.Int(f"outpost[{p}].{f}") if rs.tracks else z3.IntVal(0)) for p in range(seats) for f in figs},
         )
@@ -197,6 +198,9 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
                              ("BASE-SCORE-3",), "builtin", "step", monotone))
 
     for sname, aw in rs.awards.items():
+        if aw.most:
+            continue  # it names no seat: every seat with the most scores (award_most_step)
+
         def seat(g: Game, s: State, sname=sname):
             return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
         out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
@@ -473,6 +477,29 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
     return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
 
 
+def award_most_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+    """`award most S at end = E`: every seat in the game whose value of S is the highest,
+    when that is above 0, scores E (a tie: each of them)."""
+    facts = list(g.facts)
+    env = g.env("")
+    pts = z3.Int("points")
+    facts.append(Fact(pts == encode(aw.value, env), where(aw.span), line_text(aw.span)))
+    _domain(g.rs, None, env, facts)
+    vals = [g.before.st[seat_key(sname, p)] for p in range(g.seats)]
+    top = z3.Int(f"most({sname})")
+    n = g.players
+    facts.append(Fact(z3.And(*[z3.Implies(p < n, top >= v) for p, v in enumerate(vals)],
+                             z3.Or([z3.And(p < n, top == v) for p, v in enumerate(vals)])),
+                      "engine", f"most({sname}) is the highest value of `{sname}` among the seats"))
+    after = g.before.copy()
+    _fresh_scores(g, after, [z3.If(z3.And(p < n, v == top, top > 0), pts, 0) for p, v in enumerate(vals)], "engine",
+                  f"every seat with the most `{sname}` (above 0) scores the points", facts)
+    show, inputs = _display(g, after, env.created, pts)
+    show[f"most({sname})"] = top
+    return Step(f"award most {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show,
+                inputs, aw.span)
+
+
 def on_step(g: Game, on: A.OnDecl) -> Step:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
@@ -510,7 +537,9 @@ def initial_step(g: Game) -> Step:
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
     for k, sd in rs.states.items():
-        facts.append(Fact(s.st[k] == encode(sd.init, env), where(sd.span), line_text(sd.span)))
+        init = encode(sd.init, env)
+        for key in ([seat_key(k, p) for p in range(g.seats)] if sd.each else [k]):
+            facts.append(Fact(s.st[key] == init, where(sd.span), line_text(sd.span)))
     _domain(rs, None, env, facts)
     show: dict[str, z3.ExprRef] = {}
     inputs: list[z3.ArithRef] = []
@@ -534,7 +563,7 @@ def all_steps(g: Game) -> list[Step]:
         out.extend(recall_steps(g, name, rc))
     for sname, aw in rs.awards.items():
         if sname in rs.states:
-            out.append(award_step(g, sname, aw))
+            out.append(award_most_step(g, sname, aw) if aw.most else award_step(g, sname, aw))
     for on in rs.ons:
         out.append(on_step(g, on))
     out.extend(capture_steps(g))

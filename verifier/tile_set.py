@@ -104,6 +104,11 @@ def meets(rs: RuleSet, a: str, b: str) -> bool:
 def _uses(rs: RuleSet) -> dict[str, list[tuple[A.TileDecl, str]]]:
     uses: dict[str, list[tuple[A.TileDecl, str]]] = {}
     for d in _decls(rs):
+        if d.cells is not None:  # a tile covering several cells: its numbered sides (N1, E2, ...)
+            for side, g in zip(SIDES, d.edges):
+                for k, code in enumerate(g, 1):
+                    uses.setdefault(code, []).append((d, f"{side}{k}"))
+            continue
         for side, code in zip(SIDES, d.edges):
             uses.setdefault(code, []).append((d, side))
     return uses
@@ -145,8 +150,10 @@ def check_fit(rs: RuleSet) -> list[Diagnostic]:
     out = []
     decls = _decls(rs)
     for d in decls:
+        if d.cells is not None:
+            continue  # a tile covering several cells lies in the start landscape: it is never placed
         fits = any(meets(rs, a, b) for od in decls if od.name != d.name or d.count > 1
-                   for a in d.edges for b in od.edges)
+                   for a in d.edges for b in od.edges_flat())
         if not fits:
             out.append(Diagnostic(d.span, f"tile {d.name} fits beside no tile of the set: none of its edges ({' '.join(d.edges)}) can meet an edge of another tile, in any rotation", "fit"))
     return out

@@ -301,9 +301,11 @@ def analyse(tile: TileType, kinds: Kinds) -> Analysis:
 
 
 def _tiles(rs: RuleSet):
+    """The one-cell tiles; a tile covering several cells is checked by `start-landscape`."""
     kinds = Kinds.of(rs)
     for t in rs.tiles:
-        yield t, kinds
+        if t.cells is None:
+            yield t, kinds
 
 
 def _graph(t: TileType, kinds: Kinds) -> TopologyGraph:
@@ -458,4 +460,85 @@ def check_corners(rs: RuleSet) -> list[Diagnostic]:
         if usable == 0:
             out.append(Diagnostic(fig.span, f"no tile has {' or '.join(sorted(kinds))} on both half-sides of a corner, "
                                             f"so a {name} can never be put", "corner"))
+    return out
+
+
+# ------------------------------------------------------------ the start landscape (X10, X12)
+def _landscape_clauses(rs: RuleSet) -> list[str]:
+    out = [c.clause for c in rs.start.cites] if rs.start is not None else []
+    for t in rs.tiles:
+        if t.cells is not None:
+            out.extend(c.clause for c in t.decl.cites)
+    return list(dict.fromkeys(out or ["BASE-PLACE-2"]))
+
+
+def landscape_graph(rs: RuleSet) -> tuple[nx.Graph, dict]:
+    """The start landscape as laid: a node per (cell, place) of every feature of every start
+    tile (a tile covering several cells through dsl.multicell), joined inside a feature and
+    across touching sides; and the edge code each cell shows on each side."""
+    from dsl import multicell
+    from dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, rotate
+
+    g = nx.Graph()
+    shows: dict[tuple[tuple[int, int], str], tuple[str, str]] = {}  # (cell, side) -> (code, tile)
+    first = {}
+    for t in rs.tiles:
+        first.setdefault(t.name, t)
+    for sp in rs.start.places():
+        t = first.get(sp.tile)
+        if t is None:
+            continue
+        if t.cells is None:
+            for side, code in zip(SIDES, t.edges):
+                shows[((sp.x, sp.y), rotate(side, sp.rotation))] = (code, t.name)
+            for f in t.features:
+                nodes = [((sp.x, sp.y), rotate(p, sp.rotation), f.kind) for p in f.places]
+                g.add_nodes_from(nodes)
+                nx.add_path(g, nodes)
+            continue
+        w, h = t.cells
+        for name, cell, local in multicell.perimeter(w, h):
+            side, k = name[0], int(name[1:])
+            shows[((sp.x + cell[0], sp.y + cell[1]), local)] = (t.decl.edges["NESW".index(side)][k - 1], t.name)
+        for f in t.features:
+            nodes = []
+            for p in f.places:
+                (i, j), local = multicell.locate(p, w, h)
+                nodes.append(((sp.x + i, sp.y + j), local, f.kind))
+            g.add_nodes_from(nodes)
+            nx.add_path(g, nodes)
+    for cell, place, kind in list(g.nodes):
+        side = place if place in SIDES else HALF_SIDE.get(place)
+        if side is None:
+            continue
+        dx, dy = OFFSET[side]
+        there = (cell[0] + dx, cell[1] + dy)
+        mate = OPPOSITE[place] if place in SIDES else HALF_OPPOSITE[place]
+        if (there, mate, kind) in g:
+            g.add_edge((cell, place, kind), (there, mate, kind))
+    return g, shows
+
+
+@register("start-landscape", _landscape_clauses,
+          applies=lambda rs: rs.start is not None and (bool(rs.start.more) or any(t.cells for t in rs.tiles)))
+def check_landscape(rs: RuleSet) -> list[Diagnostic]:
+    """The start landscape's tiles lie so that their pictures match (SIEGE-SETUP-1): wherever
+    two of its cells touch, the two sides show edges that meet (a tile covering several
+    cells shows its numbered sides, dsl.multicell)."""
+    from dsl.places import OFFSET, OPPOSITE
+
+    from .tile_set import meets
+
+    out = []
+    g, shows = landscape_graph(rs)
+    for (cell, side), (code, name) in sorted(shows.items()):
+        dx, dy = OFFSET[side]
+        there = ((cell[0] + dx, cell[1] + dy), OPPOSITE[side])
+        if there not in shows or (cell, side) > there:
+            continue
+        other, oname = shows[there]
+        if not meets(rs, code, other):
+            out.append(Diagnostic(rs.start.span, f"the start landscape does not match: {name} at [{cell[0]}, {cell[1]}] "
+                                                 f"shows `{code}` on its {side} side, against `{other}` of {oname}",
+                                  "landscape"))
     return out

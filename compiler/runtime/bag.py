@@ -17,6 +17,9 @@ class Bag:
             tail = [t for t in d if t in last]
             self.rng.shuffle(body)
             d[:] = tail + body  # drawn from the end
+        if start is not None and rules.START_MORE:
+            raise ValueError("these rules lay a start landscape of several tiles (SIEGE-SETUP-1); "
+                             "a record's `start` cannot replace it")
         st = start if start is not None else rules.START
         if start is not None and start[0] != (rules.START or (None,))[0]:
             if rules.START is not None:
@@ -52,9 +55,16 @@ class Bag:
         """The name of tile type `tid` (default: the drawn tile)."""
         return self.R.TILES[self.drawn if tid is None else tid].name
 
+    def _played_symbols(self):
+        """A drawn tile whose siege symbols were already played cannot be swapped for another."""
+        if self._siege and self._advanced and self.drawn is not None and self.R.TILES[self.drawn].symbols:
+            raise IllegalAction("the drawn tile's siege symbols were already played: name the tile before "
+                                "asking about the turn", self.R.CLAUSE_BAG)
+
     def force_tile(self, name):
         """Replays name the drawn tile: take that tile from the current deck instead."""
         R = self.R
+        self._played_symbols()
         if self.drawn is not None:
             self._deck_of(self.drawn).append(self.drawn)
         deck = next((d for d in self.decks if d), None)
@@ -86,6 +96,7 @@ class Bag:
         """Make tile type `tid` the drawn tile (from the deck being drawn)."""
         if self.drawn == tid:
             return
+        self._played_symbols()
         if self.drawn is not None:
             self._deck_of(self.drawn).append(self.drawn)
         deck = next((d for d in self.decks if d), None)

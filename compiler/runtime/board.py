@@ -163,6 +163,19 @@ class Board:
                         n += f.marks[m]
         return n
 
+    def bordering(self, r, kind):
+        """Features of `kind` that the field r borders (through `->`), each once, complete or not."""
+        find = self.find
+        seg_kind = self.seg_kind
+        return len({find(s) for s in self.borders[r] if seg_kind[s] == kind})
+
+    def _link(self, a, b):
+        """Join two pieces of one feature of a tile covering several cells (no edge closes
+        between them, so the open edges add up: `_union` takes 2 off for a joined edge)."""
+        if self.find(a) != self.find(b):
+            self.open[self.find(a)] += 2
+            self._union(a, b)
+
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs

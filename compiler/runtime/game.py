@@ -52,6 +52,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self.st = [0] * len(rules.STATES)
         for i, (_, init) in enumerate(rules.STATES):
             self.st[i] = init(self)
+            if i in rules.STATES_EACH:  # `state NAME of each player`: one value per seat
+                self.st[i] = (self.st[i],) * self.nplayers
         self._init_board(len(rules.KINDS))
         self._init_corners()
         self.ended = False
@@ -62,7 +64,23 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         if st is not None:
             tid, x, y, rot = st
             self._place(rules.ORIENT[tid][rot // 90], (x, y))
+            if start is None:  # the rules' own start landscape (a record's `start` is one tile)
+                self._lay_landscape()
         self._draw()
+
+    def _lay_landscape(self):
+        """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
+        feature of a tile covering several cells joined, and its borders across cells."""
+        R = self.R
+        for tid, x, y, rot in R.START_MORE:
+            self._place(R.ORIENT[tid][rot // 90], (x, y))
+        board = self.board
+        for ca, la, cb, lb in R.START_LINKS:
+            self._link(board[ca][1] + la, board[cb][1] + lb)
+        for ca, la, cb, lb in R.START_BORDERS:
+            a = board[ca][1] + la
+            r = self.find(a)
+            self.borders[r] = self.borders[r] + [board[cb][1] + lb]
 
     # ------------------------------------------------------------ the state, as OpenSpiel asks
     def current_player(self):

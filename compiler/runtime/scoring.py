@@ -137,6 +137,17 @@ class Scoring:
                 self.scores[holder] += pts
                 self.events.append({"turn": self.turn, "kind": "award", "award": name, "when": "end",
                                     "points": {self.names[holder]: pts}, "clause": clause})
+        for si, fn, clause, name in R.AWARDS_MOST:
+            values = self.st[si]
+            top = max(values)
+            if top <= 0:
+                continue  # nobody has any: nobody has the most
+            pts = fn(self)
+            won = [p for p in range(self.nplayers) if values[p] == top]  # a tie: each of them scores
+            for p in won:
+                self.scores[p] += pts
+            self.events.append({"turn": self.turn, "kind": "award", "award": name, "when": "end",
+                                "points": {self.names[p]: pts for p in won}, "clause": clause})
 
     def finish(self):
         """End the game now (a record's `"end": "final"`): final scoring."""

@@ -35,6 +35,7 @@ class Tile(NamedTuple):
     edges: tuple  # edge codes N E S W, indices into EDGE_CODES
     feats: tuple  # Feature records
     symbols: tuple = ()  # printed symbols, left to right (siege symbols; "any" is the "?")
+    part: object = None  # (tile type, i, j): cell (i, j) of a tile covering several cells, else None
 
 
 class Figure(NamedTuple):
