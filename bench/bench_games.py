@@ -5,7 +5,12 @@ discard), picks one uniformly, and applies it with all scoring; final scoring
 at the end.  The engine is compiled to a package in a temporary folder and
 imported from there, exactly as a designer would ship it.
 
-    python bench/bench_games.py [--games 500] [--rules base] [--players 2] [--profile] [--memory]
+    python bench/bench_games.py [--games 500 | --turns 30000] [--rules base] [--players 2] [--profile] [--memory]
+
+`--turns N` plays games until N turns are played in all (the last game is played to its end): two
+rule sets with games of different lengths then do the same number of turns, so the ratio of two
+such processes' CPU times (`--rules base` and `--rules base,tower`, timed in turn) is the ratio of
+their costs per turn.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=500)
+    ap.add_argument("--turns", type=int, default=0, help="play games until this many turns in all (instead of --games)")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--rules", default="base")
     ap.add_argument("--seed", type=int, default=1)
@@ -44,14 +50,16 @@ def main() -> None:
         eng = importlib.import_module("bench_engine")
         eng.play_random(args.players, 0)  # warm caches of edge-pattern fits
 
-        def run() -> tuple[int, int]:
+        def run() -> tuple[int, int, int]:
             actions = 0
             turns = 0
-            for i in range(args.games):
-                g = eng.new_game(args.players, args.seed + i)
+            i = 0
+            while (turns < args.turns) if args.turns else (i < args.games):
+                i += 1
+                g = eng.new_game(args.players, args.seed + i - 1)
                 import random
-                rng = random.Random(args.seed + i)
-                agent = None if args.agent == "random" else make_agent(args.agent, args.seed + i)
+                rng = random.Random(args.seed + i - 1)
+                agent = None if args.agent == "random" else make_agent(args.agent, args.seed + i - 1)
                 while not g.is_terminal():
                     acts = g.legal_actions()
                     if not acts:
@@ -60,7 +68,7 @@ def main() -> None:
                     actions += len(acts)
                     turns += 1
                     g.apply_action(acts[rng.randrange(len(acts))] if agent is None else agent.choose(g, acts))
-            return actions, turns
+            return actions, turns, i
 
         if args.profile:
             import cProfile
@@ -80,10 +88,10 @@ def main() -> None:
             print(f"peak memory of one complete game: {peak / 1024:.0f} KiB "
                   f"({len(g.board)} tiles, {len(g.parent)} feature segments)")
         t0 = time.perf_counter()
-        actions, turns = run()
+        actions, turns, games = run()
         dt = time.perf_counter() - t0
-        print(f"rules {args.rules}, {args.players} players, {args.agent}: {args.games} games in {dt:.2f} s = "
-              f"{args.games / dt:.1f} games/s ({turns / args.games:.1f} turns/game, "
+        print(f"rules {args.rules}, {args.players} players, {args.agent}: {games} games in {dt:.2f} s = "
+              f"{games / dt:.1f} games/s, {dt / turns * 1e6:.1f} us/turn ({turns / games:.1f} turns/game, "
               f"{actions / turns:.1f} legal actions/turn listed)")
 
 

@@ -37,7 +37,10 @@ in rule sets that have them (so other numberings are unchanged):
 
 The numbering depends on the rule set only (its figures, supplies and tile
 count), never on the state; a number means the same move in every state where
-it is legal.  Standard library only, like the engine.
+it is legal.  A symmetric tile's rotations that lay the same features on the same
+places are one move, listed (and legal as a number) at the first of them only: the
+numbers of the others are never in `legal` (docs/engine.md, section 2).  Standard
+library only, like the engine.
 """
 from __future__ import annotations
 

@@ -98,6 +98,7 @@ class FigureCond:
     cond: str  # Python over g, o, fi, cell, roots, figures (the figure's own `when`, its `allow`s and `forbid`s)
     corner: bool = False  # `at corner`: tried on each corner of the tile where four tiles meet (the barn)
     used: frozenset = frozenset()  # the names cond reads (roots, figures, count ...)
+    mask_cond: str | None = None  # cond over the masks of occupied parts (FIG_MASKS), when it can be
 
 
 @dataclass
@@ -187,6 +188,10 @@ class EngineSpec:
     figure_conds: list[FigureCond]
     need_roots: bool
     need_figures: bool
+    # every figure's condition compares `figures` and `count(F)` with 0 only: whether a feature is
+    # free (holds no F) is read from masks of the occupied parts around the cell (FIG_MASKS)
+    fig_masks: bool
+    mask_counts: list  # the figures F whose `count(F)` a condition reads: a mask each (FIG_MASK_COUNTS)
     fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
     fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
     score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
@@ -231,8 +236,8 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "PLACE_CHECKS", "COMPLETE", "SCORE_BY", "SCORE_COMPLETE", "SCORE_END", "OWNERS_MOST", "AWARDS",
              "RECALLS", "RECALL_CLAUSE", "STATES_EACH", "AWARDS_MOST", "START_MORE", "START_LINKS", "START_BORDERS",
              "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
-             "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "CAPTURES", "EXCHANGE",
-             "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
+             "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "FIG_MASKS",
+             "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
              "TRACKS", "OUTPOST_PUTS", "TRACK_RULES"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
@@ -287,6 +292,21 @@ class Lowering:
         scope.calls["marks"] = lambda args, sc: (f"(g.marks_on({roots}, {mark[args[0].name].name})"
                                                  + own.format(m=mark[args[0].name].name) + ")")
         return scope
+
+    def mask_scope(self, counts: list) -> Scope:
+        """Names of the feature local feature fi would join, as masks of occupied parts: `figures`
+        and `count(F)` are nonzero exactly when the count is (only comparisons with 0 read them)."""
+        fig = self.fig
+
+        def count(args, sc):
+            c = fig[args[0].name]
+            if c not in counts:
+                counts.append(c)
+            return f"(nbr[{1 + counts.index(c)}] & fmask)"
+
+        sc = self._common(Scope(names={"figures": "(nbr[0] & fmask)"}))
+        sc.calls["count"] = count
+        return sc
 
     def feature_scope(self) -> Scope:
         """Names of an existing feature, root r.  `figures` counts only figures that make their
@@ -584,6 +604,43 @@ class Lowering:
     def _kinds(self, names) -> str:
         return "(" + ", ".join(self.kind[k].name for k in sorted(names, key=lambda k: self.kind[k].value)) + ",)"
 
+    def _zero_tests_only(self, e) -> bool:
+        """Whether `e` reads the features a figure would join only as `figures` or `count(F)`
+        compared with 0 (== 0, != 0, > 0, >= 1), so a mask of occupied parts can answer it: every
+        other name and call it reads is one the mask scope has (state, players, completed(K)),
+        never one that reads the joined features (tiles, shields, marks(M) ...)."""
+        plain = self.mask_scope([])
+        names = set(plain.names) - {"figures"}
+        calls = (set(plain.calls) - {"count"}) | {"min", "max"}
+        def quantity(x):
+            return isinstance(x, A.Var) and x.name == "figures" or isinstance(x, A.Call) and x.fn == "count"
+
+        def lit(x, v):
+            return isinstance(x, A.IntLit) and int(x.value) == v
+
+        def ok(x) -> bool:
+            match x:
+                case A.BinOp(op=op, left=l, right=r) if quantity(l) or quantity(r):
+                    if quantity(l) and not quantity(r):
+                        return (op in ("==", "!=", ">") and lit(r, 0)) or (op == ">=" and lit(r, 1))
+                    if quantity(r) and not quantity(l):
+                        return (op in ("==", "!=", "<") and lit(l, 0)) or (op == "<=" and lit(l, 1))
+                    return False
+                case A.Var(name=n):
+                    return n in names
+                case A.Call(fn="completed"):
+                    return True
+                case A.Call(fn=fn, args=args):
+                    return fn in calls and all(ok(a) for a in args)
+                case A.BinOp(left=l, right=r):
+                    return ok(l) and ok(r)
+                case A.Not(operand=o) | A.Neg(operand=o):
+                    return ok(o)
+                case A.Cond(test=t, then=a, orelse=b):
+                    return ok(t) and ok(a) and ok(b)
+            return True
+        return e is None or ok(e)
+
     def _figure_conds(self) -> dict:
         """Per figure, whether it may stand on local feature fi, as one condition: (its `on` kinds
         and its `when`) or (an `allow`'s kinds and condition) ..., and no `forbid` holding."""
@@ -592,23 +649,34 @@ class Lowering:
         conds = []
         used: set[str] = set()
         kind_of = "o.feats[fi].kind"
+        counts: list = []  # figures whose count(F) a mask condition reads
+        masks = True
         for name, f in rs.figures.items():
             header = f"figure {name}" + (" ... at corner" if name in corner else "") + \
                 (f" ... when {_src(f.when)}" if f.when is not None else "")
             allows = [pm for pm in rs.permits if pm.mode == "allow" and pm.figure == name]
             forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
             sc = self.figure_scope()
-            cond = self.expr(f.when, sc) if f.when is not None else "True"
-            if allows:
-                parts = [f"({kind_of} in {self._kinds(f.on)} and ({cond}))"]
-                for pm in allows:
-                    c = self.expr(pm.when, sc) if pm.when is not None else "True"
-                    parts.append(f"({kind_of} in {self._kinds(pm.on)} and ({c}))")
-                cond = " or ".join(parts)
-            for pm in forbids:
-                c = self.expr(pm.when, sc) if pm.when is not None else "True"
-                cond = f"({cond}) and not ({kind_of} in {self._kinds(pm.on)} and ({c}))"
-            conds.append(FigureCond(self.fig[name], header, f.span, cond, name in corner, frozenset(sc.used)))
+            maskable = all(self._zero_tests_only(x.when) for x in [f, *allows, *forbids])
+            masks = masks and maskable
+            forms = []
+            for scope in (sc, self.mask_scope(counts) if maskable else None):
+                if scope is None:
+                    forms.append(None)
+                    continue
+                cond = self.expr(f.when, scope) if f.when is not None else "True"
+                if allows:
+                    parts = [f"({kind_of} in {self._kinds(f.on)} and ({cond}))"]
+                    for pm in allows:
+                        c = self.expr(pm.when, scope) if pm.when is not None else "True"
+                        parts.append(f"({kind_of} in {self._kinds(pm.on)} and ({c}))")
+                    cond = " or ".join(parts)
+                for pm in forbids:
+                    c = self.expr(pm.when, scope) if pm.when is not None else "True"
+                    cond = f"({cond}) and not ({kind_of} in {self._kinds(pm.on)} and ({c}))"
+                forms.append(cond)
+            conds.append(FigureCond(self.fig[name], header, f.span, forms[0], name in corner, frozenset(sc.used),
+                                    forms[1]))
             if name not in corner:
                 used |= sc.used
         forbids = []
@@ -621,7 +689,8 @@ class Lowering:
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count", "marks"}),
-                    need_figures="figures" in used, forbids=forbids,
+                    need_figures="figures" in used, fig_masks=masks, mask_counts=counts if masks else [],
+                    forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],
                     fig_corner=[self.fig[n] for n in rs.corner_figures()])

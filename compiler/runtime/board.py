@@ -6,19 +6,23 @@ read: its cells, shields, open edges, figures, bordered features, completion.
 """
 from __future__ import annotations
 
-from .geometry import AROUND, DX, DY, OPP
+from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 
 
-_NO_EDGES = (-1, -1, -1, -1)
+_SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
+_NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 
 
 class Board:
     """Mixin of Game.  Owns: board, frontier, parent, seg_kind, seg_cell, cells,
-    shields, open, figs, borders, done, completed_count."""
+    shields, open, figs, borders, done, completed_count, anywhere_segs."""
 
     def _init_board(self, nkinds):
         self.board = {}  # (x, y) -> (Orientation, segbase)
-        self.frontier = {}  # empty cell -> (codes of the 4 neighbouring edges facing it, -1 if none)
+        # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
+        # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
+        self.frontier = {}
+        self.edge_base = edge_base(self.R.TILES)
         self.parent = []
         self.seg_kind = []
         self.seg_cell = []
@@ -28,6 +32,7 @@ class Board:
         self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
         self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
+        self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
         self.completed_count = [0] * nkinds
 
     # ------------------------------------------------------------ union-find
@@ -39,13 +44,19 @@ class Board:
         return s
 
     def _union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
+        parent = self.parent
+        ra = parent[a]  # find(a), find(b): most segments point at their root, or one step short of it
+        if parent[ra] != ra:
+            ra = self.find(ra)
+        rb = parent[b]
+        if parent[rb] != rb:
+            rb = self.find(rb)
         if ra == rb:
             self.open[ra] -= 2
             return ra
         if len(self.cells[ra]) < len(self.cells[rb]):
             ra, rb = rb, ra
-        self.parent[rb] = ra
+        parent[rb] = ra
         self.cells[ra] = self.cells[ra] | self.cells[rb]  # a new set: clones share the old ones
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
@@ -64,27 +75,37 @@ class Board:
     def _place(self, o, cell):
         """Put orientation o on cell: new segments, merged with the neighbours'. Returns touched roots."""
         x, y = cell
-        base = len(self.parent)
-        self.board[cell] = (o, base)
-        self.frontier.pop(cell, None)
+        parent = self.parent
+        base = len(parent)
+        board = self.board
+        board[cell] = (o, base)
+        frontier = self.frontier
+        frontier.pop(cell, None)
         n = len(o.kinds)
-        self.parent.extend(range(base, base + n))
+        parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
         self.seg_cell.extend([cell] * n)
-        self.cells.extend([{cell} for _ in range(n)])
+        self.cells.extend([{cell}] * n)  # one set for the tile's segments: sets are never changed in place
         self.shields.extend(o.shields)
         self.open.extend(o.nopen)
-        self.figs.extend([[] for _ in range(n)])
-        self.borders.extend([[base + b for b in bs] for bs in o.borders])
+        self.figs.extend([_NO_FIGS] * n)  # lists of figures are replaced, never changed in place
+        if o.bordering:
+            self.borders.extend([[base + b for b in bs] if bs else _NO_FIGS for bs in o.borders])
+        else:
+            self.borders.extend([_NO_FIGS] * n)
         self.done.extend([False] * n)
-        touched = set()
+        anywhere = self.R.ANYWHERE_KINDS
+        if anywhere:
+            for i, k in enumerate(o.kinds):
+                if k in anywhere:
+                    self.anywhere_segs.append(base + i)
+        union = self._union
+        faces = o.faces
         for d in range(4):
             nc = (x + DX[d], y + DY[d])
-            nb = self.board.get(nc)
+            nb = board.get(nc)
             if nb is None:
-                pat = self.frontier.get(nc, _NO_EDGES)
-                od = OPP[d]
-                self.frontier[nc] = pat[:od] + (o.edges[d],) + pat[od + 1:]
+                frontier[nc] = frontier.get(nc, 0) + faces[d]
                 continue
             no, nbase = nb
             mine = o.parts[d]
@@ -93,10 +114,20 @@ class Board:
                 a = mine[k]
                 b = theirs[k]
                 if a >= 0 and b >= 0:
-                    self._union(base + a, nbase + b)
+                    union(base + a, nbase + b)
+        touched = set()
         for s in range(base, base + n):
-            touched.add(self.find(s))
+            r = parent[s]
+            if parent[r] != r:
+                r = self.find(r)
+            touched.add(r)
         return touched
+
+    def edge_pattern(self, cell):
+        """The edge code each side N, E, S, W of empty cell `cell` must show (-1: no neighbour there),
+        or None when no placed tile touches it."""
+        code = self.frontier.get(cell)
+        return None if code is None else edge_pattern(code, self.edge_base)
 
     def joined_roots(self, o, cell, fi):
         """Roots of placed features that local feature fi would join if o were placed at cell."""
@@ -133,6 +164,67 @@ class Board:
                 side.append(s if parent[s] == s else find(s))
             out.append(side)
         return out
+
+    def _occupied_parts(self, cell):
+        """Masks of the parts around an empty cell (side d, part k: bit 3 * d + k) whose features
+        hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
+        (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
+        parts with an F)."""
+        x, y = cell
+        board = self.board
+        parent = self.parent
+        figs = self.figs
+        counts = self.R.FIG_MASK_COUNTS
+        if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
+            occ = 0
+            for d, dx, dy, od, shift in _SIDES:
+                nb = board.get((x + dx, y + dy))
+                if nb is not None:
+                    no, nbase = nb
+                    for p, bits in no.facing[od]:  # each feature on the neighbour's side once
+                        s = parent[nbase + p]
+                        if parent[s] != s:
+                            s = self.find(s)
+                        if figs[s]:
+                            occ |= bits << shift
+            return (occ,)
+        corner = self.R.FIG_CORNER if self.on_corners else ()
+        occ = 0
+        per = [0] * len(counts)
+        for d, dx, dy, od, shift in _SIDES:
+            nb = board.get((x + dx, y + dy))
+            if nb is None:
+                continue
+            no, nbase = nb
+            for p, bits in no.facing[od]:
+                s = parent[nbase + p]
+                if parent[s] != s:
+                    s = self.find(s)
+                held = figs[s]
+                if held:
+                    bits <<= shift
+                    for e in held:
+                        if e[1] not in corner:
+                            occ |= bits
+                            break
+                    for j, gi in enumerate(counts):
+                        for e in held:
+                            if e[1] == gi:
+                                per[j] |= bits
+                                break
+        return (occ, *per)
+
+    def _figure_context(self, cell):
+        """What the rules' figure_options reads about the features around an empty cell."""
+        return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
+
+    def _context_of(self, cell):
+        """_figure_context(cell), read once per cell while legal_actions lists (it resets the memo)."""
+        memo = self._contexts
+        got = memo.get(cell)
+        if got is None:
+            got = memo[cell] = self._figure_context(cell)
+        return got
 
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):

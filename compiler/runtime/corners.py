@@ -15,6 +15,23 @@ from .errors import article as _a
 from .geometry import CORNER_MEETS
 
 
+_CORNERED = {}  # edge base -> the edge codes of cells with neighbours on two sides that meet at a corner
+
+
+def cornered_codes(base):
+    """Edge codes (Board.frontier) of empty cells with a neighbour on two sides that meet at a
+    corner (N or S, and E or W): only there may a corner be ready.  Pure, so kept per base."""
+    got = _CORNERED.get(base)
+    if got is None:
+        got = set()
+        for code in range(base ** 4):
+            n, e, s, w = code % base, code // base % base, code // base ** 2 % base, code // base ** 3
+            if (n or s) and (e or w):
+                got.add(code)
+        got = _CORNERED[base] = frozenset(got)
+    return got
+
+
 class Corners:
     """Mixin of Game.  Owns: corner_at (a corner figure -> its cell and corner), joins
     (features with figures merged by the tile being placed)."""
@@ -28,6 +45,9 @@ class Corners:
 
     def _ready_corners(self, cell, kinds):
         """Corners of an empty cell where the three other cells hold tiles with `kinds` at that corner."""
+        code = self.frontier.get(cell)
+        if code is not None and code not in cornered_codes(self.edge_base):
+            return ()  # a corner needs neighbours on both sides beside it
         key = len(self.board)
         if self._ready[0] != key:
             self._ready = (key, {})

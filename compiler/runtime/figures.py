@@ -32,7 +32,7 @@ class Figures:
     def figure_options(self, o, cell, player=None):
         """(figure, local feature) pairs `player` (default: the current one) may put on o placed at cell."""
         p = self.current if player is None else player
-        return self.R.figure_options(self, o, cell, self._neighbour_roots(cell), self.supply[p])
+        return self.R.figure_options(self, o, cell, self._figure_context(cell), self.supply[p])
 
     def figure_refusal(self, o, cell, gi, fi, corner=None):
         """None if the current player may put figure gi on local feature fi of o at cell (on
@@ -85,12 +85,11 @@ class Figures:
             return []
         p = self.current if player is None else player
         sup = self.supply[p]
-        kinds = R.ANYWHERE_KINDS
-        parent, seg_kind, seg_cell = self.parent, self.seg_kind, self.seg_cell
+        parent, seg_cell = self.parent, self.seg_cell
         options = R.figure_options_at
         out = []
-        for s in range(len(parent)):
-            if parent[s] == s and seg_kind[s] in kinds:
+        for s in self.anywhere_segs:  # the segments of those kinds, in the order they were placed
+            if parent[s] == s:
                 for gi in options(self, s, sup):
                     out.append(("at", gi, seg_cell[s], s))
         return out

@@ -12,10 +12,9 @@ import random
 
 from .bag import Bag
 from .board import Board
-from .corners import Corners
+from .corners import Corners, cornered_codes
 from .errors import IllegalAction
 from .figures import Figures
-from .geometry import fit
 from .lookahead import Lookahead
 from .placement import Placement
 from .outposts import Outposts
@@ -26,7 +25,7 @@ from .scoring import Scoring
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
 _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
-                "events", "history", "cells", "figs", "borders")
+                "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
 class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead):
@@ -60,6 +59,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self.drawn = None
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
+        self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
         st = self._init_bag(start)
         if st is not None:
             tid, x, y, rot = st
@@ -103,9 +103,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
         | recall), or the discard.
 
-        Per frontier cell, the orientations whose edges fit (cached by edge pattern) and
-        that pass the tile's placement check; per orientation, the tile alone, then each
-        figure the rules' one legality predicate allows, then each recall."""
+        Per frontier cell, the orientations whose edges fit (the tile's fit table, read by
+        the cell's edge code) and that pass the tile's placement check -- a symmetric tile's
+        rotations that lay the same features on the same places once, as the first of them;
+        per orientation, the tile alone, then each figure the rules' one legality predicate
+        allows (asked only when a figure in supply may stand on one of the tile's kinds),
+        then each recall."""
         if self.ended:
             return []
         if self._siege:  # the drawn tile's catapults first, then any decision they open
@@ -119,38 +122,62 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         R = self.R
         tid = self.drawn
         fits = R.FITS[tid]
-        orients = R.ORIENT[tid]
         check = R.PLACE_CHECKS[tid]
         sup = self.supply[self.current]
-        any_fig = any(sup)
-        options = R.figure_options
-        neighbour_roots = self._neighbour_roots
-        recalls = self.recall_options()
-        anywhere = self.anywhere_options() if any_fig else ()
+        any_fig = 0  # figures in supply, one bit each
+        for gi, n in enumerate(sup):
+            if n > 0:
+                any_fig |= 1 << gi
+        # after each placement (and its figures): each recall, then each figure on another tile
+        extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
         acts = []
         append = acts.append
-        for cell, pat in self.frontier.items():
-            rots = fits.get(pat)
-            if rots is None:
-                rots = fits[pat] = fit(orients, pat)
-            if not rots:
-                continue
-            nbr = None  # the roots around the cell, once a figure may go there
-            for o in rots:
-                if check is not None and check(self, o, cell) is not None:
+        if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
+            for cell, code in self.frontier.items():
+                rots = fits.get(code)
+                if rots is not None:
+                    for o in rots:
+                        append((cell, o.rot, None))
+        else:
+            options = R.figure_options
+            # the features around a cell: a mask, read for each cell where a figure may go; or the
+            # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
+            masks = R.FIG_MASKS
+            occupied = self._occupied_parts
+            self._contexts = {}
+            # figures on corners (the barn) in supply: they may go only where a corner is ready
+            corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
+            side_figs = any_fig
+            for gi in R.FIG_CORNER:
+                side_figs &= ~(1 << gi)
+            cornered = cornered_codes(self.edge_base) if corner_kinds else ()
+            for cell, code in self.frontier.items():
+                rots = fits.get(code)
+                if rots is None:
                     continue
-                rot = o.rot
-                append((cell, rot, None))
-                if any_fig:
-                    if nbr is None:
-                        nbr = neighbour_roots(cell)
-                    for fig in options(self, o, cell, nbr, sup):
-                        append((cell, rot, fig))
-                if recalls:
-                    for rc in recalls:
-                        append((cell, rot, rc))
-                for at in anywhere:
-                    append((cell, rot, at))
+                nbr = None  # the mask of occupied parts around the cell, once a figure may go there
+                corners = None  # whether a corner figure in supply has a corner ready at the cell
+                for o in rots:
+                    if check is not None and check(self, o, cell) is not None:
+                        continue
+                    rot = o.rot
+                    append((cell, rot, None))
+                    may = any_fig & o.figmask
+                    if may and not may & side_figs:  # only corner figures could go on this tile
+                        if corners is None:
+                            corners = False
+                            if code in cornered:
+                                for kinds in corner_kinds:
+                                    if self._ready_corners(cell, kinds):
+                                        corners = True
+                        may = corners
+                    if may:
+                        if nbr is None and masks:
+                            nbr = occupied(cell)
+                        for fig in options(self, o, cell, nbr, sup):
+                            append((cell, rot, fig))
+                    if extra:
+                        acts.extend([(cell, rot, e) for e in extra])
         if not acts and R.DISCARD:
             acts = [("discard",)]
         if R.RANSOM is not None:
@@ -302,6 +329,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         d["held"] = [[o[:] for o in h] for h in self.held]
         d["joins"] = []
         d["_ready"] = (None, {})
+        d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
         if self._siege:
             d["trow"] = [x[:] for x in self.trow]

@@ -45,15 +45,24 @@ class Orientation:
     places    per local feature, its places in the board frame
     centre    local features that lie at the centre (they complete by neighbours)
     sidefeat  per local feature, the (side, part) pairs where it meets a neighbour
-    figfeats  (local feature, figures that may stand on its kind, its sidefeat), for kinds some figure may take
+    figfeats  (local feature, figures that may stand on its kind, its sidefeat, its parts as a 12-bit mask),
+              for kinds some figure may take
+    fmasks    per local feature, the parts it meets as a 12-bit mask (side d, part k: bit 3 * d + k)
+    figmask   bit gi set when figure gi may stand on some feature of the tile (its kinds, corners included):
+              while no figure of the mask is in supply, the tile's figure options need not be asked
     kinds, shields, nopen, borders   per local feature: what a new board segment starts with
+    bordering  whether some feature borders others (a field its cities)
     corners   corner -> the local feature on both half-sides beside it (board frame), where one is
+    facing    per board side d, (local feature, the parts k of the side it lies on as bits 1 << k)
+    faces     per board side d, what this tile adds to the edge code of the empty cell beyond d
+    layout    what the tile lays where (edges, and each feature's kind, places and shields): two
+              rotations of a symmetric tile with equal layouts are one and the same placement
     """
 
     __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
-                 "kinds", "shields", "nopen", "borders", "corners")
+                 "fmasks", "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "facing", "layout")
 
-    def __init__(self, tile, rot, kinds, fig_on):
+    def __init__(self, tile, rot, kinds, fig_on, fig_kinds=(), base=0):
         self.tile = tile
         self.rot = rot
         edges = tile.edges
@@ -70,13 +79,30 @@ class Orientation:
         self.centre = tuple(i for i, f in enumerate(feats) if kinds[f.kind].centre)
         self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
                               for i in range(len(feats)))
-        self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i]) for i, f in enumerate(feats) if fig_on[f.kind])
+        # per feature some figure may take: (its index, those figures, its sidefeat, its parts as a mask:
+        # side d, part k is bit 3 * d + k, as in Board._occupied_parts)
+        self.fmasks = tuple(sum(1 << (3 * d + k) for d, k in sf) for sf in self.sidefeat)
+        self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i], self.fmasks[i])
+                              for i, f in enumerate(feats) if fig_on[f.kind])
         self.corners = {c: owner[a] for c, (a, b) in CORNER_HALVES.items()
                         if owner.get(a) is not None and owner.get(a) == owner.get(b)}
         self.kinds = tuple(f.kind for f in feats)
         self.shields = tuple(f.shields for f in feats)
         self.nopen = tuple(len(s) for s in self.sidefeat)
         self.borders = tuple(f.borders for f in feats)
+        self.bordering = any(self.borders)
+        self.figmask = 0
+        for gi, ks in enumerate(fig_kinds):
+            if any(f.kind in ks for f in feats):
+                self.figmask |= 1 << gi
+        for f in feats:
+            for gi in fig_on[f.kind]:
+                self.figmask |= 1 << gi
+        self.faces = tuple((e + 1) * base ** OPP[d] for d, e in enumerate(self.edges))
+        self.facing = tuple(tuple((p, sum(1 << k for k in range(3) if self.parts[d][k] == p))
+                                  for p in sorted({q for q in self.parts[d] if q >= 0}))
+                            for d in range(4))
+        self.layout = (self.edges, frozenset((f.kind, frozenset(ps), f.shields) for f, ps in zip(feats, self.places)))
 
     def feature_at(self, place, kinds=None):
         """The local feature lying on `place` (board frame), or None.  Two centre features
@@ -87,14 +113,49 @@ class Orientation:
         return found[0] if found else None
 
 
-def orientations(tiles, kinds, fig_on):
+def edge_base(tiles):
+    """The base of the edge codes of empty cells: side d of a cell whose neighbour shows edge e
+    adds (e + 1) * base ** d (0: no neighbour on that side), so a cell's four sides are one integer."""
+    return max((e for t in tiles for e in t.edges), default=0) + 2
+
+
+def orientations(tiles, kinds, fig_on, fig_kinds=()):
     """ORIENT[tile][r]: every tile type at its four rotations (r = rotation // 90)."""
-    return tuple(tuple(Orientation(t, r, kinds, fig_on) for r in ROTATIONS) for t in tiles)
+    base = edge_base(tiles)
+    return tuple(tuple(Orientation(t, r, kinds, fig_on, fig_kinds, base) for r in ROTATIONS) for t in tiles)
 
 
-def fit_caches(tiles):
-    """One cache per tile type: edge pattern around a cell -> orientations that fit it."""
-    return tuple({} for _ in tiles)
+def edge_pattern(code, base):
+    """The edge code on each side N, E, S, W of an empty cell's code (-1: no neighbour there)."""
+    out = []
+    for _ in range(4):
+        code, e = divmod(code, base)
+        out.append(e - 1)
+    return tuple(out)
+
+
+def fit_tables(orient):
+    """Per tile type, a cell's edge code -> the orientations that fit it, each distinct placement
+    once: of rotations with equal layouts (a symmetric tile) only the first is listed.  Complete
+    (every code some orientation fits is a key), built once when the rules are imported."""
+    base = edge_base([rots[0].tile for rots in orient])
+    tables = []
+    for rots in orient:
+        distinct = []
+        for o in rots:
+            if all(o.layout != d.layout for d in distinct):
+                distinct.append(o)
+        table = {}
+        for o in distinct:
+            # every subset of sides that may have a neighbour: the code of those sides shows o's edges
+            for subset in range(16):
+                code = 0
+                for d in range(4):
+                    if subset >> d & 1:
+                        code += (o.edges[d] + 1) * base ** d
+                table.setdefault(code, []).append(o)
+        tables.append({code: tuple(os) for code, os in table.items()})
+    return tuple(tables)
 
 
 def fit(orients, pat):

@@ -93,6 +93,7 @@ class Lookahead:
         keep_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
         keep_frontier = self.frontier.copy()  # its order is the order legal_actions lists cells in
         keep_st = self.st[:]
+        keep_anywhere = len(self.anywhere_segs)
         joins = len(self.joins)
         try:
             for name_i, val in R.on_place(self, o, cell):
@@ -124,4 +125,5 @@ class Lookahead:
             board.pop(cell, None)  # the last key: the order of the others is kept
             self.frontier = keep_frontier
             self.st[:] = keep_st
+            del self.anywhere_segs[keep_anywhere:]
             del self.joins[joins:]

@@ -1,24 +1,21 @@
-"""Where a tile may go: edge matching (through the fit caches) and the rules' placement checks."""
+"""Where a tile may go: edge matching (through the fit tables) and the rules' placement checks."""
 from __future__ import annotations
 
-from .geometry import DX, DY, OPP, SIDES, fit
+from .geometry import DX, DY, OPP, SIDES
 
 
 class Placement:
     """Mixin of Game: the legality of a tile's placement, and the quantities placement rules read."""
 
     def placements(self, tid):
-        """Every (cell, orientation) where the tile may go (BASE-PLACE-1/2 and rule checks)."""
+        """Every (cell, orientation) where the tile may go (BASE-PLACE-1/2 and rule checks), each
+        distinct placement once (a symmetric tile's equal rotations: the first)."""
         R = self.R
         fits = R.FITS[tid]
-        orients = R.ORIENT[tid]
         out = []
         check = R.PLACE_CHECKS[tid]
-        for cell, pat in self.frontier.items():
-            rots = fits.get(pat)
-            if rots is None:
-                rots = fits[pat] = fit(orients, pat)
-            for o in rots:
+        for cell, code in self.frontier.items():
+            for o in fits.get(code, ()):
                 if check is None or check(self, o, cell) is None:
                     out.append((cell, o))
         return out
@@ -29,7 +26,7 @@ class Placement:
         head = f"tile {o.tile.name} at [{cell[0]},{cell[1]}] rotation {o.rot}"
         if cell in self.board:
             return (f"{head}: the cell is already taken", R.CLAUSE_ADJACENT)
-        pat = self.frontier.get(cell)
+        pat = self.edge_pattern(cell)
         if pat is None:
             return (f"{head}: it touches no placed tile along an edge", R.CLAUSE_ADJACENT)
         for d in range(4):

@@ -63,12 +63,15 @@ class Scoring:
         R = self.R
         x, y = cell
         cands = list(touched)
+        board = self.board
+        parent = self.parent
         for dx, dy in AROUND:
-            nb = self.board.get((x + dx, y + dy))
-            if nb is not None:
-                o, base = nb
-                for i in o.centre:
-                    cands.append(self.find(base + i))
+            nb = board.get((x + dx, y + dy))
+            if nb is not None and nb[0].centre:  # a cloister (or garden) around may be complete now
+                base = nb[1]
+                for i in nb[0].centre:
+                    s = parent[base + i]
+                    cands.append(s if parent[s] == s else self.find(s))
         done = self.done
         seg_kind = self.seg_kind
         complete = R.COMPLETE
