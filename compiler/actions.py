@@ -102,14 +102,25 @@ class ActionCodec:
         self.reach = 2 * self.radius if R.CAPTURES else 0  # two cells within the radius are at most this far apart
         self.feats = max(len(t.feats) for t in R.TILES) if R.CAPTURES else 0
         self.seats = R.PLAYERS[1]
-        self.pass_id = self.placements if R.CAPTURES else None
-        self.capture_base = self.placements + (1 if R.CAPTURES else 0)
+        tracks = getattr(R, "TRACKS", ())
+        self.tracks = [t[0] for t in tracks]
+        self.pass_id = self.placements if (R.CAPTURES or tracks) else None  # no capture, or no extra figure
+        self.capture_base = self.placements + (1 if self.pass_id is not None else 0)
         ncap = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1) if R.CAPTURES else 0
         self.ransom_base = self.capture_base + ncap
-        self.discard = self.ransom_base + (self.seats * nf if R.RANSOM is not None else 0)
+        # the outposts (Siege and Defense): the extra figure (outpost, row or pool), a "?" catapult's
+        # outpost, an attack's removal (outpost, figure, the remover's k-th such figure by cell)
+        nt = len(self.tracks)
+        self.outpost_base = self.ransom_base + (self.seats * nf if R.RANSOM is not None else 0)
+        self.catapult_base = self.outpost_base + 2 * nt
+        self.remove_base = self.catapult_base + nt
+        self.most = max(self.supply, default=0)
+        self.discard = self.remove_base + nt * nf * self.most
         self.size = self.discard + 1  # ids are 0 .. size-1
-        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner
-        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + (R.RANSOM is not None))
+        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner;
+        # with outposts an extra figure (or pass), two catapults and a removal by every seat twice
+        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + (R.RANSOM is not None)
+                                       + ((3 + 2 * self.seats) if nt else 0))
         self._place_slot: dict[tuple, int] = {}  # (tile, rotation, feature) -> place index
         self._any_order = (None, 0, {})  # (game, board size, {cell: k}) of the last numbering
 
@@ -128,6 +139,14 @@ class ActionCodec:
             return {}
         if action[0] == "ransom":
             return {"ransom": [{"figure": g.figure_name(action[2]), "from": g.names[action[1]]}]}
+        if action[0] == "outpost":
+            return {"outpost": {"name": self.tracks[action[1]], "slot": action[2]}}
+        if action[0] == "catapult":
+            return {"catapult": [self.tracks[action[1]]]}
+        if action[0] == "remove":
+            x, y = g.seg_cell[action[3]]
+            return {"remove": [{"player": g.names[g.current_player()], "figure": g.figure_name(action[2]),
+                                "at": [x, y], "on": g._seg_place(action[3])}]}
         return record_turn(g, action)
 
     def encode_turn(self, g, t: dict) -> int:
@@ -195,6 +214,15 @@ class ActionCodec:
             return self._capture_id(g, action)
         if kind == "ransom":
             return self.ransom_base + action[1] * len(self.figures) + action[2]
+        if kind == "outpost":
+            return self.outpost_base + 2 * action[1] + (action[2] == "pool")
+        if kind == "catapult":
+            return self.catapult_base + action[1]
+        if kind == "remove":  # the remover's k-th figure of that kind (by cell) that the attack may take
+            _, t, gi, seg = action
+            d = g.sdec
+            mine = [a for a in g.removal_options(d[1], t, d[3]) if a[2] == gi]
+            return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(tuple(action))
         cell, rot, fig = action
         if fig is not None and fig[0] == "recall":
             return self.encode_turn(g, self.turn(g, action))
@@ -239,7 +267,16 @@ class ActionCodec:
             return "discard"
         nf = len(self.figures)
         if number == self.pass_id:
-            return "capture nothing"
+            return "capture nothing" if not self.tracks else "pass (no capture, no figure on an outpost)"
+        if number >= self.remove_base:
+            rest, k = divmod(number - self.remove_base, self.most)
+            t, f = divmod(rest, nf)
+            return f"remove own {self.figures[f]} #{k + 1} from the board (an attack on {self.tracks[t]})"
+        if number >= self.catapult_base:
+            return f"the \"?\" catapult goes on {self.tracks[number - self.catapult_base]}"
+        if number >= self.outpost_base:
+            t, pool = divmod(number - self.outpost_base, 2)
+            return f"a follower on the {self.tracks[t]} outpost's {'pool' if pool else 'row'}"
         if number >= self.ransom_base:
             holder, f = divmod(number - self.ransom_base, nf)
             return f"ransom own {self.figures[f]} from seat {holder}"

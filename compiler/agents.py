@@ -164,6 +164,10 @@ class GreedyAgent:
                 else:
                     g = game.clone()
                     g.apply_action(a)
+                    if fig:  # an outpost's extra figure may be offered first: pass, so the turn's scoring shows
+                        nxt = g.legal_actions()
+                        if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
+                            g.apply_action(("pass",))
                     after = g.returns()
                     gain = after[me] - before[me]
                     if others:

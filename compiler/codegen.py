@@ -107,6 +107,7 @@ class CodeGenerator:
         self._figure_options()
         self._figure_options_at()
         self._prisoners()
+        self._outposts()
         w("")
         w("# generated line -> the rule-file line it came from")
         w(f"SOURCE_MAP = {dict(self.source_map)!r}")
@@ -529,6 +530,51 @@ class CodeGenerator:
             self.function(when)
         self.comment("the ransom: (figures that may be ransomed, price, condition, clause, condition text)")
         w(f"RANSOM = ({_names(figs)}, {price.name}, {when.name if when else None}, {clause!r}, {src!r})", span)
+
+
+    def _outposts(self) -> None:
+        """The outposts, the extra figures put on them and what happens on them (Siege and Defense)."""
+        s = self.spec
+        w = self.writeline
+        w("")
+        self.comment("outposts: (name, kinds whose figures go to its row, row size per number of players, pool,")
+        self.comment("catapults its slot holds, clauses (the row, the slots))")
+        w("TRACKS = (")
+        self.indent()
+        for name, kinds, rows, pool, cap, clauses, span in s.tracks:
+            w(f"({name!r}, {_names(kinds)}, {rows!r}, {pool!r}, {cap!r}, {clauses!r}),", span)
+        self.outdent()
+        w(")")
+        self.comment("optional extra figures: (figures put, on kinds (None: any), figure from supply, row|pool, clause)")
+        w("OUTPOST_PUTS = (")
+        self.indent()
+        for figs, kinds, fig, slot, clause, span in s.outpost_puts:
+            w(f"({_names(figs)}, {_names(kinds) if kinds is not None else None}, {fig.name}, {slot!r}, {clause!r}),", span)
+        self.outdent()
+        w(")")
+        for _, _, acts, _, _ in s.track_rules:
+            for a in acts:
+                if a[0] == "score":
+                    self.function(a[1])
+                elif a[0] == "remove" and a[3] is not None:
+                    self.function(a[3])
+        self.comment("what happens on the outposts: (event, outposts, actions, clause)")
+        w("TRACK_RULES = (")
+        self.indent()
+        for event, idx, acts, clause, span in s.track_rules:
+            out = []
+            for a in acts:
+                if a[0] == "score":
+                    out.append(f"('score', {a[1].name})")
+                elif a[0] == "return":
+                    out.append(f"('return', {_names(a[1])})")
+                elif a[0] == "remove":
+                    out.append(f"('remove', {a[1]!r}, {_names(a[2])}, {a[3].name if a[3] else None})")
+                else:
+                    out.append(repr(a))
+            w(f"({event!r}, {idx!r}, {_tuple(out)}, {clause!r}),", span)
+        self.outdent()
+        w(")")
 
 
 @dataclass

@@ -220,6 +220,14 @@ class EngineSpec:
     awards_most: list[tuple[int, Func, str, str]] = field(default_factory=list)
     exchange: tuple[str, A.Span] | None = None  # (clause, span)
     ransom: tuple[tuple[Const, ...], Func, Func | None, str, str, A.Span] | None = None  # figures, price, when, clause, src
+    # outposts (Siege and Defense): (name, kinds, row size per players, pool, catapult capacity,
+    # clauses (row, slots), span)
+    tracks: list[tuple] = field(default_factory=list)
+    # `on put FIGS of KINDS { may put FIGURE on row|pool }`: (figs, kinds or None, figure, slot, clause, span)
+    outpost_puts: list[tuple] = field(default_factory=list)
+    # `on full|overflow|end|draw of TRACKS { ... }`: (event, track indices, actions, clause, span);
+    # an action is ("score", Func) | ("return", figs) | ("catapult",) | ("remove", n, figs, Func | None) | ("put",)
+    track_rules: list[tuple] = field(default_factory=list)
 
 
 _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES", "TILE_IDS", "TILE_CLAUSES",
@@ -229,7 +237,8 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "RECALLS", "RECALL_CLAUSE", "STATES_EACH", "AWARDS_MOST", "START_MORE", "START_LINKS", "START_BORDERS",
              "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
              "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "FIG_MASKS",
-             "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS"}
+             "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
+             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -392,6 +401,7 @@ class Lowering:
             **self._placement(),
             **self._rules(),
             **self._prisoners(),
+            **self._outposts(),
             marks=list(self.mark.values()),
         )
 
@@ -765,6 +775,56 @@ class Lowering:
                     _src(pm.when) if pm.when is not None else "true", _first(pm.when_cites, _first(pm.cites))))
         return dict(anywhere=anywhere, anywhere_kind_clause=kind_clause, captures=captures, exchange=ex,
                     ransom=ransom, fig_allows=allows)
+
+    def track_scope(self) -> Scope:
+        """Names of a rule on outpost t, read for player p: `own` is p's figures there."""
+        return self._common(Scope(names={"own": "g.own(t, p)"}))
+
+    def _outposts(self) -> dict:
+        """The outposts (Siege and Defense): tracks, extra figures put on them, their events."""
+        rs = self.rs
+        fig, kind = self.fig, self.kind
+        order = list(rs.tracks)
+        tracks = []
+        for name, tr in rs.tracks.items():
+            first = _first(tr.cites)
+            tracks.append((name, tuple(sorted((kind[k] for k in tr.kinds), key=lambda c: c.value)),
+                           rs.track_rows(name), tr.pool, tr.catapult,
+                           (_first(tr.row_cites, first), _first(tr.slot_cites, first)), tr.span))
+
+        def figs(names):
+            return tuple(sorted((fig[f] for f in names if f in fig), key=lambda c: c.value))
+
+        puts = []
+        for op in rs.outpost_puts:
+            kinds = tuple(sorted((kind[k] for k in op.kinds), key=lambda c: c.value)) if op.kinds else None
+            puts.append((figs(op.figures), kinds, fig[op.figure], op.slot, _first(op.cites), op.span))
+        rules = []
+        n = 0
+        for on in rs.track_ons:
+            acts = []
+            for a in on.actions:
+                match a:
+                    case A.ScoreEach(value=v):
+                        acts.append(("score", self.func(f"track_score_{n}", "g, t, p", on,
+                                                        f"on {on.event} ... {{ score each {_src(v)} }}", v, self.track_scope())))
+                        n += 1
+                    case A.ReturnFrom(figures=fs):
+                        acts.append(("return", figs(fs)))
+                    case A.RemoveCatapult():
+                        acts.append(("catapult",))
+                    case A.RemoveFigures(count=c, figures=fs, where=w):
+                        fn = None
+                        if w is not None:
+                            fn = self.func(f"track_remove_{n}", "g, t, p", on,
+                                           f"on {on.event} ... {{ remove {c} of ... where {_src(w)} }}", w, self.track_scope())
+                            n += 1
+                        acts.append(("remove", c, figs(fs), fn))
+                    case A.PutCatapult():
+                        acts.append(("put",))
+            rules.append((on.event, tuple(order.index(t) for t in on.tracks if t in order), tuple(acts),
+                          _first(on.cites), on.span))
+        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules)
 
     def _ons(self) -> dict:
         places, completes = [], []

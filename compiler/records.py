@@ -74,6 +74,17 @@ SCHEMA: dict = {
                     "type": "object", "required": ["figure", "from"], "additionalProperties": False,
                     "properties": {"figure": _NAME, "from": _NAME},
                 }},
+                # Siege and Defense (docs/records.md): the drawn tile's catapults, an attack's removals
+                # (both before the tile is placed), the extra figure on an outpost (after the figure)
+                "catapult": {"type": "array", "maxItems": 8, "items": _NAME},
+                "remove": {"type": "array", "maxItems": 6, "items": {
+                    "type": "object", "required": ["player", "figure", "at", "on"], "additionalProperties": False,
+                    "properties": {"player": _NAME, "figure": _NAME, "at": _CELL, "on": _NAME},
+                }},
+                "outpost": {
+                    "type": "object", "required": ["name", "slot"], "additionalProperties": False,
+                    "properties": {"name": _NAME, "slot": {"enum": ["row", "pool"]}},
+                },
                 "recall": {"oneOf": [
                     _CELL,
                     {"type": "object", "required": ["at"], "additionalProperties": False,

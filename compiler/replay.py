@@ -136,6 +136,10 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
     name = t["tile"]
     _ransoms(g, R, t.get("ransom"), i)  # at any time in one's own turn: before the tile (TOWER-RANSOM-1)
     g.force_tile(name)
+    if R.TRACKS:  # the tile's siege symbols, before it is placed (SIEGE-ADVANCE-1, SIEGE-ATTACK-1)
+        _siege_draw(g, R, t, i)
+    elif "catapult" in t or "remove" in t or "outpost" in t:
+        _illegal(g, "these rules have no outposts (`track`)", R.CLAUSE_FOLLOW)
     if t.get("discard"):
         g.apply_action(("discard",))
         return
@@ -206,16 +210,116 @@ def _apply_turn(g, R, t: dict, i: int) -> None:
         fig = opts[0]
     cap = t.get("capture")
     g.keep_capture = cap is not None
+    post = t.get("outpost")
+    if R.TRACKS:
+        g.keep_outpost = post is not None
     try:
         g.apply_action(((x, y), rot, fig))
+        if R.TRACKS:
+            _outpost(g, R, post, i)
     finally:
         g.keep_capture = False
+        if R.TRACKS:
+            g.keep_outpost = False
     if g.pending is not None:  # the floor just built allows a capture: the record's, or none
         g.apply_action(_capture_action(g, R, cap, i) if cap is not None else ("pass",))
     elif cap is not None:
         clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
         _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
                  clause)
+
+
+def _siege_draw(g, R, t: dict, i: int) -> None:
+    """Play the drawn tile's siege symbols: a named symbol's catapult goes where it says (a record's
+    `catapult` may repeat it, but never name another outpost); a "?" takes the record's choice;
+    an attack's removals come from the record's `remove`, in turn (docs/records.md)."""
+    syms = list(getattr(R.TILES[g.drawn], "symbols", ()))
+    draw_clause = next((r[3] for r in R.TRACK_RULES if r[0] == "draw"), R.CLAUSE_FOLLOW)
+    chosen = t.get("catapult")
+    if chosen is not None:
+        if not isinstance(chosen, list) or not all(isinstance(c, str) for c in chosen):
+            raise RecordError(f"turn {i}: `catapult` must be a list of outpost names, one per siege symbol")
+        if len(chosen) != len(syms):
+            _illegal(g, f"tile {t['tile']} shows {len(syms)} siege symbol{'s' if len(syms) != 1 else ''}, "
+                        f"but `catapult` names {len(chosen)} outpost{'s' if len(chosen) != 1 else ''}", draw_clause)
+        for s, c in zip(syms, chosen):
+            if g.track_index(c) is None:
+                raise RecordError(f"turn {i}: `catapult`: no outpost {c!r}")
+            if s != "any" and c != s:
+                _illegal(g, f"tile {t['tile']} shows the {s} symbol: its catapult goes on the {s} outpost, not on "
+                            f"the {c} outpost (only a \"?\" lets the player choose)", draw_clause)
+    picks = [c for s, c in zip(syms, chosen or [None] * len(syms)) if s == "any"]
+    removals = list(t.get("remove") or [])
+    g.last_attack = None
+    g.deciding()  # plays the symbols up to the first decision
+    while g.sdec is not None and g.sdec[0] in ("catapult", "remove"):
+        d = g.sdec
+        if d[0] == "catapult":
+            pick = picks.pop(0) if picks else None
+            if pick is None:
+                _illegal(g, f"tile {t['tile']} shows a \"?\": the record must say which outpost its catapult goes "
+                            f"on (`catapult`)", d[2])
+            g.apply_action(("catapult", g.track_index(pick)))
+            continue
+        _, p, tr, figs, clause = d
+        oname = R.TRACKS[tr][0]
+        if not removals:
+            _illegal(g, f"the {oname} outpost is attacked: {g.names[p]} has no follower there and must remove one "
+                        f"of their figures from the board (`remove`)", clause)
+        g.apply_action(_removal(g, R, removals.pop(0), p, tr, clause, i))
+    if removals:
+        item = removals[0]
+        who = item.get("player") if isinstance(item, dict) else None
+        last = getattr(g, "last_attack", None)
+        if last is not None and who in g.names and last[1][g.names.index(who)] > 0:
+            _illegal(g, f"{who} had a follower on the {R.TRACKS[last[0]][0]} outpost, so {who} removes nothing",
+                     last[2])
+        clause = last[2] if last is not None else next((r[3] for r in R.TRACK_RULES if r[0] == "overflow"), draw_clause)
+        _illegal(g, f"no attack asks {who} to remove a figure now", clause)
+
+
+def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
+    """The action for one entry of a record's `remove`: {"player", "figure", "at", "on"}."""
+    try:
+        who, fname, at, where = item["player"], item["figure"], item["at"], item["on"]
+        cx, cy = (int(v) for v in at)
+    except (KeyError, TypeError, ValueError):
+        raise RecordError(f"turn {i}: `remove` must be a list of {{\"player\": NAME, \"figure\": NAME, "
+                          "\"at\": [x, y], \"on\": PLACE}") from None
+    if who not in g.names:
+        raise RecordError(f"turn {i}: `remove`: no player {who!r}")
+    q = g.names.index(who)
+    oname = R.TRACKS[tr][0]
+    if q != p:
+        if g.own(tr, q) > 0:
+            _illegal(g, f"{who} has a follower on the {oname} outpost, so {who} removes nothing", clause)
+        _illegal(g, f"{g.names[p]} removes first (clockwise from the active player), not {who}", clause)
+    gi = g.figure_index(fname)
+    tile = g.board.get((cx, cy))
+    fi = tile[0].feature_at(where, R.FIG_KINDS[gi]) if gi is not None and tile is not None and isinstance(where, str) else None
+    if fi is None:
+        _illegal(g, f"{who} has no {fname} on {where} at [{cx},{cy}] to remove", clause)
+    return ("remove", tr, gi, tile[1] + fi)
+
+
+def _outpost(g, R, post, i: int) -> None:
+    """The record's `outpost` ({"name", "slot"}) after the turn's figure, or a pass."""
+    open_ = g.sdec is not None and g.sdec[0] == "outpost"
+    if post is None:
+        if open_:
+            g.apply_action(("pass",))
+        return
+    try:
+        name, slot = post["name"], post["slot"]
+    except (KeyError, TypeError):
+        raise RecordError(f"turn {i}: `outpost` must be {{\"name\": OUTPOST, \"slot\": \"row\" or \"pool\"}}") from None
+    t = g.track_index(name)
+    if t is None:
+        raise RecordError(f"turn {i}: `outpost`: no outpost {name!r}")
+    if not open_:
+        first = R.OUTPOST_PUTS[0][4] if R.OUTPOST_PUTS else R.CLAUSE_FOLLOW
+        _illegal(g, f"this turn put no figure that lets one go on an outpost", first)
+    g.apply_action(("outpost", t, slot))
 
 
 def _ransoms(g, R, items, i: int) -> None:
@@ -325,11 +429,12 @@ def answer_of(g) -> dict:
     events = []
     for ev in g.events:
         if ev["kind"] == "score":
-            events.append({k: ev[k] for k in ("turn", "kind", "feature", "when", "tiles", "points", "clause") if k in ev})
+            events.append({k: ev[k] for k in ("turn", "kind", "feature", "outpost", "when", "tiles", "points", "clause")
+                           if k in ev})
         elif ev["kind"] == "award":
             events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
                            "points": ev["points"], "clause": ev["clause"]})
-        elif ev["kind"] in ("capture", "exchange", "ransom"):
+        elif ev["kind"] in ("capture", "exchange", "ransom", "outpost", "catapult", "attack", "counterattack", "remove"):
             events.append(dict(ev))
     out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
@@ -339,6 +444,8 @@ def answer_of(g) -> dict:
     }
     if g.R.CAPTURES:
         out["prisoners"] = g.prisoners_by_name()
+    if g.R.TRACKS:
+        out["outposts"] = g.outposts_by_name()
     return out
 
 

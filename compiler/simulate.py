@@ -73,10 +73,21 @@ def _recorder(turns: list):
     """A `before(g, action)` that writes the record's turns: a ransom goes into the next turn, a
     capture into the turn that built the floor, a pass (no capture) nowhere (docs/records.md)."""
     ransoms = []
+    siege = {}  # a draw's catapult choices and removals, written into the turn that places its tile
 
     def before(g, a):
-        nonlocal ransoms
-        if a[0] == "ransom":
+        nonlocal ransoms, siege
+        if a[0] == "catapult":
+            syms = list(g.R.TILES[g.drawn].symbols)
+            chosen = siege.setdefault("catapult", [s if s != "any" else None for s in syms])
+            chosen[chosen.index(None)] = g.R.TRACKS[a[1]][0]
+        elif a[0] == "remove":
+            x, y = g.seg_cell[a[3]]
+            siege.setdefault("remove", []).append({"player": g.names[g.current_player()], "figure": g.figure_name(a[2]),
+                                                   "at": [x, y], "on": g._seg_place(a[3])})
+        elif a[0] == "outpost":
+            turns[-1]["outpost"] = {"name": g.R.TRACKS[a[1]][0], "slot": a[2]}
+        elif a[0] == "ransom":
             ransoms.append({"figure": g.figure_name(a[2]), "from": g.names[a[1]]})
         elif a[0] == "capture":
             turns[-1]["capture"] = capture_record(g, a)
@@ -84,6 +95,9 @@ def _recorder(turns: list):
             t = record_turn(g, a)
             if ransoms:
                 t["ransom"], ransoms = ransoms, []
+            if siege:
+                t.update(siege)
+                siege = {}
             turns.append(t)
     return before
 
@@ -156,6 +170,10 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
+        if eng.rules.TRACKS:  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
+            rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
+                            attacks=sum(ev["kind"] == "attack" for ev in g.events),
+                            removals=sum(ev["kind"] == "remove" for ev in g.events))
         if record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
                          gseed, rec)
@@ -382,6 +400,10 @@ class Summary:
     def mean_ransoms(self) -> float:
         return sum(r.get("ransoms", 0) for r in self.rows) / max(self.games, 1)
 
+    def mean_of(self, key: str) -> float:
+        """The mean per game of a per-game count (`counterattacks`, `attacks`, `removals`)."""
+        return sum(r.get(key, 0) for r in self.rows) / max(self.games, 1)
+
     def to_dict(self, per_game: bool = True) -> dict:
         n = self.games
         by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
@@ -409,6 +431,9 @@ class Summary:
             "mean_captures": self.mean_captures,
             "mean_ransoms": self.mean_ransoms,
         }
+        if self.rows and "attacks" in self.rows[0]:  # rules with outposts (Siege and Defense)
+            doc.update(mean_counterattacks=self.mean_of("counterattacks"), mean_attacks=self.mean_of("attacks"),
+                       mean_removals=self.mean_of("removals"))
         if per_game:
             doc["per_game"] = self.rows
         return doc

@@ -414,6 +414,90 @@ class RansomDecl:
 
 
 @dataclass(frozen=True)
+class TrackDecl:
+    """`track NAME for KINDS row N pool catapult C`: an outpost (Siege and Defense)."""
+
+    name: str
+    kinds: tuple[str, ...]  # a figure put on one of these kinds may bring a figure to the row
+    row: int  # the row's size, when it is a number
+    row_expr: "Expr | None"  # the row's size, when it depends on `players`
+    pool: bool  # a follower-shaped slot that holds any number
+    catapult: int  # how many catapults the catapult slot holds
+    cites: tuple[Cite, ...] = ()  # all of them, in order
+    span: Span = _span()
+    row_cites: tuple[Cite, ...] = ()  # the row
+    slot_cites: tuple[Cite, ...] = ()  # the pool and the catapult slot
+
+
+@dataclass(frozen=True)
+class OnPutDecl:
+    """`on put FIGS [of KINDS] { may put FIGURE on row|pool }`: an optional extra figure on an outpost."""
+
+    figures: tuple[str, ...]  # the figures whose putting allows it
+    kinds: tuple[str, ...]  # ... on features of these kinds (() = any)
+    figure: str  # the figure that goes to the outpost, from supply
+    slot: str  # row | pool
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+    action_span: Span = _span()  # `may put FIGURE on row|pool`
+
+
+@dataclass(frozen=True)
+class ScoreEach:
+    """`score each EXPR`: every player scores EXPR, read with `own` = their figures on the outpost."""
+
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ReturnFrom:
+    """`return FIGS from outpost`: those figures on the outpost go back to their owners' supply."""
+
+    figures: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RemoveCatapult:
+    """`remove catapult from outpost`: the outpost's catapults go back to the stock."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RemoveFigures:
+    """`remove N of FIGS where C`: each player for whom C holds, clockwise from the current one,
+    removes N of their FIGS standing on a feature of the outpost's kinds, choosing which."""
+
+    count: int
+    figures: tuple[str, ...]
+    where: "Expr | None" = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PutCatapult:
+    """`put catapult on symbols`: a catapult on the outpost each printed symbol names."""
+
+    span: Span = _span()
+
+
+TrackAction = Union[ScoreEach, ReturnFrom, RemoveCatapult, RemoveFigures, PutCatapult]
+
+
+@dataclass(frozen=True)
+class OnTrackDecl:
+    """`on full|overflow|end of TRACKS { ... }` and `on draw { put catapult on symbols }`."""
+
+    event: str  # full | overflow | end | draw
+    tracks: tuple[str, ...]  # () for draw
+    actions: tuple[TrackAction, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class PermitDecl:
     """`allow FIGURE on KINDS when C` / `forbid FIGURE on KINDS when C`: a placement option of an
     existing figure, added or taken away without restating its `figure` statement."""
@@ -497,7 +581,8 @@ class WithDecl:
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
-    StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, InvariantDecl,
+    StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, TrackDecl,
+    OnPutDecl, OnTrackDecl, InvariantDecl,
     ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
 ]
 

@@ -32,6 +32,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("figures", "int", FEATURE, "figures of any player standing on the feature"),
     Quantity("completed_cities", "int", FEATURE, "completed cities that the field borders"),
     Quantity("points", "int", frozenset({"ransom"}), "the score of the player paying a ransom", 0),
+    Quantity("own", "int", frozenset({"track"}),
+             "figures of the player being scored (or asked to remove one) standing on the outpost, row and pool", 0),
     Quantity("players", "int", EVERYWHERE | SETUP, "number of players in the game", 2, 6),
     Quantity("current", "int", EVERYWHERE, "seat of the player whose turn it is (0 = first)", 0, 5),
 ]}

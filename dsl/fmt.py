@@ -174,6 +174,16 @@ def _action(a: A.Action) -> str:
         case A.SetAction(name=n, value=v, seat=seat):
             whose = f" of {_sub(seat, _ATOM)}" if seat is not None else ""
             return f"set {n}{whose} = {format_expr(v)}"
+        case A.ScoreEach(value=v):
+            return f"score each {format_expr(v)}"
+        case A.ReturnFrom(figures=figs):
+            return f"return {', '.join(figs)} from outpost"
+        case A.RemoveCatapult():
+            return "remove catapult from outpost"
+        case A.RemoveFigures(count=n, figures=figs, where=w):
+            return _join(f"remove {n} of {', '.join(figs)}", f"where {format_expr(w)}" if w is not None else None)
+        case A.PutCatapult():
+            return "put catapult on symbols"
     raise TypeError(f"not an action: {a!r}")
 
 
@@ -331,6 +341,20 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.OnDecl(event=ev, of=of, where=where):
             return _Block(_Line(_join(f"on {ev}", f"of {of}" if of is not None else None,
                                       f"where {format_expr(where)}" if where is not None else None), c), s)
+        case A.OnPutDecl(figures=figs, kinds=kinds):
+            return _Block(_Line(_join(f"on put {', '.join(figs)}", f"of {', '.join(kinds)}" if kinds else None), c), s)
+        case A.OnTrackDecl(event=ev, tracks=tracks):
+            return _Block(_Line(_join(f"on {ev}", f"of {', '.join(tracks)}" if tracks else None), c), s)
+        case A.TrackDecl(name=n, kinds=kinds, row=row, row_expr=rx, pool=pool, catapult=cap):
+            rc, sc = _cites(s.row_cites), _cites(s.slot_cites)
+            if not (rc or sc):
+                sc = c  # built without parts (a synthetic node): cites go last
+            size = str(row) if rx is None else f"({format_expr(rx)})"
+            head = _join(f"track {n} for {', '.join(kinds)} row {size}", rc or None)
+            slots = ("pool " if pool else "") + f"catapult {cap}"
+            if len(_join(head, slots, sc)) <= WRAP_AT:
+                return _Line(_join(head, slots), sc)
+            return [head, INDENT * 2 + _join(slots, sc)]
         case A.AwardDecl(state=st, value=v, most=most):
             return _Line(f"award {'most ' if most else ''}{st} at end = {format_expr(v)}", c)
         case A.PermitDecl(mode=m, figure=f, on=on, when=when):
@@ -375,7 +399,7 @@ def _aligns(r: object) -> bool:
     """Does this statement join the citation column of its neighbours?  One-line
     statements and the heads of `on` blocks do; tiles, examples and wrapped lines
     end the run."""
-    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, A.OnDecl))
+    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, (A.OnDecl, A.OnPutDecl, A.OnTrackDecl)))
 
 
 # -------------------------------------------------------------------- comments
@@ -514,9 +538,12 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
             vu.block = True
             vu.children = [_unit(src, f.span) for f in v.features]
             u.children.append(vu)
-    elif isinstance(d, A.OnDecl):
+    elif isinstance(d, (A.OnDecl, A.OnTrackDecl)):
         u.block = True
         u.children = [_unit(src, a.span) for a in d.actions]
+    elif isinstance(d, A.OnPutDecl):
+        u.block = True
+        u.children = [_unit(src, d.action_span)]
     elif isinstance(d, A.WithDecl):
         u.block = True
         u.children = [_statement_unit(item, src, fields) for item in d.items]
@@ -665,9 +692,11 @@ class _Printer:
                     self.line_unit(depth, next(kids), "symbols " + " ".join(symbols))
                 for v in variants:
                     self.variant(depth, next(kids), v)
-            case A.OnDecl(actions=actions):
+            case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions):
                 for a in actions:
                     self.line_unit(depth, next(kids), _action(a))
+            case A.OnPutDecl(figure=f, slot=slot):
+                self.line_unit(depth, next(kids), f"may put {f} on {slot}")
             case A.ExampleDecl(fields=fields):
                 self.fields(depth, list(zip(u.children, fields)))
 

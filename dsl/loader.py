@@ -373,6 +373,18 @@ class Builder:
                 rs.exchange = item
             case A.RansomDecl():
                 rs.ransom = item
+            case A.TrackDecl():
+                if item.name in rs.tracks and not override:
+                    self.err(item.span, f"track `{item.name}` is already defined at {rs.tracks[item.name].span}", "duplicate")
+                rs.tracks[item.name] = item
+            case A.OnPutDecl():
+                if override:
+                    rs.outpost_puts = [o for o in rs.outpost_puts if override_key(o) != key]
+                rs.outpost_puts.append(item)
+            case A.OnTrackDecl():
+                if override:
+                    rs.track_ons = [o for o in rs.track_ons if override_key(o) != key]
+                rs.track_ons.append(item)
             case A.InvariantDecl():
                 rs.invariants.append(item)
             case A.ClauseDecl():
@@ -639,8 +651,71 @@ class Builder:
             self.expr(rs.ransom.price, {"game", "ransom"}, "int")
             if rs.ransom.when is not None:
                 self.expr(rs.ransom.when, {"game", "ransom"}, "bool")
+        self._check_tracks()
         if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= MOST_PLAYERS):
             self.err(rs.players.span, f"players must be a range within 1..{MOST_PLAYERS}", "range")
+
+    def _check_tracks(self) -> None:
+        """The outposts (Siege and Defense): tracks, the extra figures put on them, their events."""
+        rs = self.rs
+        for tr in rs.tracks.values():
+            if tr.name in rs.features or tr.name in rs.figures:
+                self.err(tr.span, f"track `{tr.name}` is named like a feature kind or figure; give it a name of its own", "duplicate")
+            for k in tr.kinds:
+                self._kind(k, tr.span)
+            if tr.row_expr is not None:
+                before = len(self.diags)
+                if self.expr(tr.row_expr, {"setup"}, "int") == "int" and len(self.diags) == before:
+                    for n, c in rs.track_rows(tr.name).items():
+                        if c < 1:
+                            self.err(tr.row_expr.span, f"track `{tr.name}`: the row has {c} slots for {n} players; "
+                                                       "a row has at least 1", "range")
+                            break
+            elif tr.row < 1:
+                self.err(tr.span, f"track `{tr.name}`: a row has at least 1 slot", "range")
+        owner: dict[str, str] = {}
+        for tr in rs.tracks.values():
+            for k in tr.kinds:
+                if k in owner:
+                    self.err(tr.span, f"track `{tr.name}`: a figure on a {k} already goes to the row of `{owner[k]}`; "
+                                      "a kind belongs to one outpost", "duplicate")
+                owner.setdefault(k, tr.name)
+        for op in rs.outpost_puts:
+            self._listed_figures("on put", op.figures, op.span)
+            for k in op.kinds:
+                self._kind(k, op.span)
+            if op.figure not in rs.figures:
+                self.err(op.span, f"`may put {op.figure}`: no figure `{op.figure}`{did_you_mean(op.figure, rs.figures)}", "unknown-name")
+            if not rs.tracks:
+                self.err(op.span, "`may put ... on row/pool` without a `track`: there is no outpost to put it on", "unknown-name")
+            elif op.slot == "row":
+                for k in op.kinds or tuple(rs.features):
+                    if k in rs.features and k not in owner:
+                        self.err(op.span, f"`may put {op.figure} on row`: no track's row is for `{k}` "
+                                          f"(`track NAME for {k} ...`)", "unknown-name")
+                        break
+            elif not any(t.pool for t in rs.tracks.values()):
+                self.err(op.span, "`may put ... on pool`: no track has a pool (`track ... pool catapult N`)", "unknown-name")
+        for on in rs.track_ons:
+            for t in on.tracks:
+                if t not in rs.tracks:
+                    self.err(on.span, f"`on {on.event} of {t}`: no track `{t}`{did_you_mean(t, rs.tracks)}", "unknown-name")
+            for act in on.actions:
+                if isinstance(act, A.ScoreEach):
+                    self.expr(act.value, {"game", "track"}, "int")
+                elif isinstance(act, A.ReturnFrom):
+                    self._listed_figures("return ... from outpost", act.figures, act.span)
+                elif isinstance(act, A.RemoveFigures):
+                    self._listed_figures("remove", act.figures, act.span)
+                    if on.event != "overflow":
+                        self.err(act.span, f"`remove N of ...` asks players to choose, which only an attack "
+                                           f"(`on overflow`) may; not `on {on.event}`", "unsupported")
+                    if act.count != 1:
+                        self.err(act.span, "`remove 1 of ...`: removing more than 1 is not supported yet", "unsupported")
+                    if act.where is not None:
+                        self.expr(act.where, {"game", "track"}, "bool")
+            if on.event == "draw" and not rs.tracks:
+                self.err(on.span, "`on draw { put catapult on symbols }` without a `track`: no outpost to put it on", "unknown-name")
 
     def _copies_taken(self, names: set[str]) -> None:
         """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""

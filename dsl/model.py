@@ -82,6 +82,10 @@ class RuleSet:
     captures: dict[str, A.CaptureDecl] = field(default_factory=dict)  # by the figure whose putting allows it
     exchange: A.ExchangeDecl | None = None
     ransom: A.RansomDecl | None = None
+    # outposts (Siege and Defense): the tracks, the extra figures put on them, what happens on them
+    tracks: dict[str, A.TrackDecl] = field(default_factory=dict)
+    outpost_puts: list[A.OnPutDecl] = field(default_factory=list)
+    track_ons: list[A.OnTrackDecl] = field(default_factory=list)
     awards: dict[str, A.AwardDecl] = field(default_factory=dict)
     recalls: dict[str, A.RecallDecl] = field(default_factory=dict)
     players: A.Players | None = None
@@ -145,6 +149,14 @@ class RuleSet:
             return {n: fig.count for n in range(lo, hi + 1)}
         return {n: int(evaluate(fig.count_expr, {"players": n})) for n in range(lo, hi + 1)}
 
+    def track_rows(self, name: str) -> dict[int, int]:
+        """How many slots the row of track `name` has, for every number of players the rules allow."""
+        tr = self.tracks[name]
+        lo, hi = self.player_range()
+        if tr.row_expr is None:
+            return {n: tr.row for n in range(lo, hi + 1)}
+        return {n: int(evaluate(tr.row_expr, {"players": n})) for n in range(lo, hi + 1)}
+
     def mark_names(self) -> list[str]:
         """Every mark some tile prints (`marks NAME`), sorted: what `marks(NAME)` may ask for."""
         return sorted({m for t in self.tiles for f in t.features for m, _ in f.decl.marks})
@@ -157,7 +169,7 @@ class RuleSet:
         """What a printed symbol may name besides `any`, or None while these rules declare
         nothing a symbol names (then any identifier is accepted).  The Siege's tracks (the
         outposts) extend this: a symbol names a declared track."""
-        return None
+        return set(self.tracks) if self.tracks else None
 
     def tile_types(self, name: str) -> list[TileType]:
         return [t for t in self.tiles if t.name == name]
@@ -187,6 +199,12 @@ def override_key(decl: object) -> tuple | None:
             return ("on", e, o, tuple(x.clause for x in c))
         case A.AwardDecl(state=s):
             return ("award", s)
+        case A.TrackDecl(name=n):
+            return ("track", n)
+        case A.OnPutDecl(figures=f, kinds=k, cites=c):
+            return ("on", "put", f, k, tuple(x.clause for x in c))
+        case A.OnTrackDecl(event=e, tracks=t, cites=c):
+            return ("on", e, t, tuple(x.clause for x in c))
         case A.RecallDecl(figure=f):
             return ("recall", f)
         case A.StateDecl(name=n):
@@ -210,6 +228,9 @@ def describe_key(key: tuple) -> str:
         return f"score {rest[0]} {rest[1]}" + (f" by {rest[2]}" if len(rest) > 2 else "")
     if head in ("allow", "forbid"):
         return f"{head} {rest[0]}" + (f" [{', '.join(rest[1])}]" if rest[1] else "")
+    if head == "on" and rest[0] == "put":
+        return f"on put {', '.join(rest[1])}" + (f" of {', '.join(rest[2])}" if rest[2] else "")
     if head == "on":
-        return f"on {rest[0]}" + (f" of {rest[1]}" if rest[1] else "")
+        of = ", ".join(rest[1]) if isinstance(rest[1], tuple) else rest[1]
+        return f"on {rest[0]}" + (f" of {of}" if of else "")
     return " ".join([head, *[str(r) for r in rest if r is not None]])

@@ -498,6 +498,68 @@ class _Build(Transformer):
         rest, cites = self._split(children)
         return A.RansomDecl(rest[0], rest[1], rest[2] if len(rest) > 2 else None, cites, self._span(meta))
 
+    # -- outposts (Siege and Defense) --------------------------------------
+    def track_pool(self, children):
+        return True
+
+    def put_slot(self, children):
+        return str(children[0])
+
+    def track_event(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def track_decl(self, meta, children):
+        # children: NAME name_list COUNT [cites] [pool] INT [cites]
+        name, kinds, count, row_c, pool, cap, cap_c = (list(children) + [None] * 7)[:7]
+        row_c, cap_c = tuple(row_c or ()), tuple(cap_c or ())
+        row_expr = None if isinstance(count, Token) else count
+        return A.TrackDecl(str(name), kinds, 0 if row_expr is not None else int(count), row_expr, bool(pool),
+                           int(cap), row_c + cap_c, self._span(meta), row_c, cap_c)
+
+    @v_args(meta=True)
+    def may_put(self, meta, children):
+        return (str(children[0]), children[1], self._span(meta))
+
+    @v_args(meta=True)
+    def put_catapult(self, meta, children):
+        return A.PutCatapult(self._span(meta))
+
+    @v_args(meta=True)
+    def on_put_decl(self, meta, children):
+        figs, kinds, *rest = children
+        fig, slot, aspan = rest[-1]
+        cites = rest[0] if len(rest) > 1 else None
+        return A.OnPutDecl(figs, kinds or (), fig, slot, cites or (), self._span(meta), aspan)
+
+    @v_args(meta=True)
+    def on_track_decl(self, meta, children):
+        event, tracks, *rest = children
+        cites = rest.pop(0) if rest and isinstance(rest[0], tuple) else ()
+        return A.OnTrackDecl(event, tracks, tuple(a for a in rest if a is not None), cites or (), self._span(meta))
+
+    @v_args(meta=True)
+    def on_draw_decl(self, meta, children):
+        cites = children[0] if isinstance(children[0], tuple) else ()
+        return A.OnTrackDecl("draw", (), (children[-1],), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def score_each(self, meta, children):
+        return A.ScoreEach(children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def return_from(self, meta, children):
+        return A.ReturnFrom(children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def remove_catapult(self, meta, children):
+        return A.RemoveCatapult(self._span(meta))
+
+    @v_args(meta=True)
+    def remove_figures(self, meta, children):
+        n, figs, where = (list(children) + [None] * 3)[:3]
+        return A.RemoveFigures(int(n), figs, where, self._span(meta))
+
     @v_args(meta=True)
     def set_action(self, meta, children):
         return A.SetAction(str(children[0]), children[2], self._span(meta), children[1])

@@ -135,7 +135,7 @@ def _writable(path) -> bool:
 
 ENGINE_GAMES = 500  # `tessera verify`'s engine check: games in all, split over the rule sets (docs/verifier.md)
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower",
-                  "base+river+abbot+king_robber+barn+tower"]
+                  "base+river+abbot+king_robber+barn+tower+siege"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:

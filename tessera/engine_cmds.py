@@ -338,6 +338,10 @@ def _print_summary(summ, seconds: float) -> None:
     if summ.mean_captures or summ.mean_ransoms:  # the Tower
         out.print(f"mean captures per game: {summ.mean_captures:.2f}; mean ransoms per game: {summ.mean_ransoms:.2f}",
                   markup=False)
+    if summ.rows and "attacks" in summ.rows[0]:  # rules with outposts (Siege and Defense)
+        out.print(f"outposts, mean per game: counterattacks {summ.mean_of('counterattacks'):.2f} (rows filled during "
+                  f"play; those at the end are not counted); attacks {summ.mean_of('attacks'):.2f}; removals "
+                  f"{summ.mean_of('removals'):.2f}", markup=False)
 
 
 def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:

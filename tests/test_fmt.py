@@ -125,6 +125,18 @@ score field join barn = completed_cities
 score field end by barn = 4 * completed_cities [BARN-END-1]
 forbid follower on field when count(barn) > 0 [BARN-FOLLOW-1]
 allow follower on tower, field
+track knights for city row (if players == 3 or players >= 5 then 5 else 4) [SIEGE-OUTPOST-4] pool catapult 1 [SIEGE-OUTPOST-1]
+track monks for cloister, garden row 4 catapult 2
+on put follower, abbot of city, cloister [SIEGE-OUTPOST-2] { may put follower on row }
+on put follower { may put follower on pool }
+on full of knights, monks [SIEGE-COUNTER-1] {
+  score each 3 * own
+  return follower from outpost
+  remove catapult from outpost
+}
+on overflow of knights { remove 1 of follower, abbot where own == 0 remove 1 of follower }
+on end of knights { }
+on draw [SIEGE-ADVANCE-1] { put catapult on symbols }
 invariant nonneg: (if true then 1 else 2) >= 0 or false and true
 example e1 [BASE-CITY-2] {
   tiles = 3
@@ -144,6 +156,9 @@ override award king at end = 1
 override recall abbot = 2
 override capture 1 of follower in line within 1 after put floor
 override ransom follower = 2
+override track knights for city row 3 catapult 1
+override on full of knights [SIEGE-COUNTER-1] { }
+override on put follower of field [SIEGE-OUTPOST-3] { may put follower on pool }
 override state king = 0
 override players 1..6
 override return follower when scored
@@ -213,7 +228,7 @@ def test_snippets_cover_every_statement_kind() -> None:
     overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
-                          A.CaptureDecl, A.RansomDecl, A.PermitDecl}
+                          A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl}
 
 
 def test_everything_layout() -> None:

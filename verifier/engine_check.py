@@ -235,8 +235,8 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             """Compare at the moments that matter and a sample of the rest; a mismatch ends the game."""
             nonlocal turn, checked
             turn += 1
-            if g.pending is not None:
-                return False  # mid-turn: the tile is down, the capture choice and scoring still to come
+            if g.pending is not None or getattr(g, "sdec", None) is not None:
+                return False  # mid-turn: a capture, an outpost or an attack's choice still to come
             if every > 1:
                 due = turn % every == 0
             else:
@@ -331,9 +331,10 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         for gi, fig in enumerate(g.R.FIGURES):
             fname, count = fig.name, fig.count_for(g.nplayers)
             held = g.held_count(p, gi)  # prisoners held by other players (the Tower)
-            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0) + held
+            outposts = g.on_outposts(p, gi)  # on the outposts (Siege and Defense)
+            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0) + held + outposts
             if have != count:
-                problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board + held as prisoners), "
+                problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board + outposts + held as prisoners), "
                                 f"the rules give {count}")
     return problems
 

@@ -30,6 +30,12 @@ A rule file carries `example NAME [CLAUSE] { key = value … }` blocks.  Keys:
   turns = "left straight left", legal = true|false
                           (when = place) a sequence of river tiles and whether the
                           placement rules allow it
+  outpost = monks, when = full|overflow|end
+                          an outpost's scoring (Siege and Defense): the `score each` actions of
+                          the `on full|overflow|end of …` rules naming that outpost, read for
+                          each player with `own` = their `followers` there (z3), then asked of
+                          the compiled engine (those followers in the outpost's pool, the event
+                          fired), which must give the same points
   capture = FIGURE, height = N, expect = TILES | true|false, target = "dx dy", gaps = "dx dy, ..."
                           a capture's range, played by the compiled engine: a tower of
                           N FIGUREs (the figure a `capture` rule follows) on an all-field
@@ -66,7 +72,7 @@ from .solver import find, nearest, prove
 from .source import where
 
 RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conflict", "formula", "expect", "marks",
-            "turns", "legal", "skip", "ref", "source", "capture", "height", "target", "gaps"}
+            "turns", "legal", "skip", "ref", "source", "capture", "height", "target", "gaps", "outpost"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
 
@@ -281,6 +287,72 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
     return prob
 
 
+def _outpost_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
+    """An outpost's scoring: each player scores the rules' `score each` for `own` = their followers there."""
+    name, when = str(ex.get("outpost")), str(ex.get("when", ""))
+    if name not in rs.tracks:
+        return f"`outpost = {name}` is not a track of these rules"
+    exprs = [a.value for on in rs.track_ons if on.event == when and name in on.tracks
+             for a in on.actions if isinstance(a, A.ScoreEach)]
+    if not exprs:
+        return f"these rules have no `on {when} of {name} {{ score each … }}`"
+    followers = _mapping(ex.get("followers", ()))
+    printed = _mapping(ex.get("points"))
+    if not followers or printed is None:
+        return "give `followers = {player: count, …}` and `points = {player: points, …}`"
+    prob = Problem(printed=dict(printed))
+    for p in printed:
+        v = z3.Int(f"followers.{p}")
+        prob.inputs[f"followers.{p}"] = (v, followers.get(p, 0))
+        prob.domain += [f.term for f in Domain(rs).quantity("own", v, None, None)]  # own >= 0
+        env = Env(tag=f".{p}", domain=Domain(rs))
+        env.names["own"] = v
+        try:
+            prob.computed[p] = z3.Sum([encode(e, env) for e in exprs]) if len(exprs) > 1 else encode(exprs[0], env)
+        except EncodeError as err:
+            return str(err)
+        prob.domain += [f.term for f in env.facts]
+        for q, t in env.names.items():
+            if q != "own" and isinstance(ex.get(q), int):
+                prob.inputs[f"{q}.{p}"] = (t, ex.get(q))  # type: ignore[assignment]
+    return prob
+
+
+def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
+    """The same outpost example asked of the compiled engine (runtime/outposts.py): a game with one
+    seat per player the example names, their followers in the outpost's pool, then the rules of
+    `when` on that outpost (for `overflow`: a catapult comes to its full slot).  The points each
+    seat scored, by the example's names."""
+    from compiler.build import load_engine
+
+    name, when = str(ex.get("outpost")), str(ex.get("when", ""))
+    followers = _mapping(ex.get("followers", ())) or {}
+    names = list(_mapping(ex.get("points")) or {})
+    lo, hi = rs.player_range()
+    if not lo <= len(names) <= hi:
+        return f"the engine plays {lo} to {hi} players, and the example names {len(names)}"
+    eng = _ENGINES.get(id(rs))
+    if eng is None or eng[0] is not rs:
+        _ENGINES.clear()  # one rule set at a time: examples are checked set by set
+        _ENGINES[id(rs)] = eng = (rs, load_engine(rs))
+    g = eng[1].new_game(players=len(names), seed=0, names=names)
+    t = g.track_index(name)
+    fig = g.figure_index("follower")
+    if t is None or fig is None:
+        return f"the engine has no outpost `{name}` or no follower"
+    for p, who in enumerate(names):
+        g.supply[p][fig] += followers.get(who, 0)
+        g.tpool[t].extend([(p, fig)] * followers.get(who, 0))
+    before = list(g.scores)
+    if when == "overflow":
+        g.tcat[t] = g.R.TRACKS[t][4]
+        g.sq = [("sym", t, "")]
+        g._srun()
+    else:
+        g._run_rules(when, t)
+    return {who: g.scores[p] - before[p] for p, who in enumerate(names)}
+
+
 def _reads(e: A.Expr, name: str) -> bool:
     from compiler.pyexpr import free_names
     return name in free_names(e)
@@ -486,6 +558,9 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
     if ex.get("formula") is not None:
         return None
+    if ex.get("outpost") is not None:
+        spans = [sp for k, sp in rs.overrides.items() if k[:2] == ("on", when) and str(ex.get("outpost")) in k[2]]
+        return spans[0] if spans else None
     if when == "place":
         keys = [k for k in rs.overrides if k[:3] == ("on", "place", kind)]
     elif when == "recall":
@@ -521,10 +596,24 @@ def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         return _place_example(rs, ex)
     if ex.get("capture") is not None:
         return _capture_example(rs, ex)
-    prob = _formula_problem(ex) if ex.get("formula") is not None else _rule_problem(rs, ex)
+    if ex.get("formula") is not None:
+        prob = _formula_problem(ex)
+    elif ex.get("outpost") is not None:
+        prob = _outpost_problem(rs, ex)
+    else:
+        prob = _rule_problem(rs, ex)
     if isinstance(prob, str):
         return ExampleResult(ex, "invalid", prob)
     res = solve(ex, prob)
+    if ex.get("outpost") is not None and res.status == "ok":
+        got = _outpost_engine(rs, ex)
+        printed = _mapping(ex.get("points")) or {}
+        if isinstance(got, str):
+            return ExampleResult(ex, "invalid", got)
+        if got != printed:
+            return ExampleResult(ex, "inconsistent", f"the rules agree, but the compiled engine gives {_pts(got)}, "
+                                                     f"not {_pts(printed)}", [], _pts(printed), _pts(got))
+        res.message += " (and the compiled engine gives the same)"
     if ex.get("formula") is not None and res.status in ("ok", "inferred"):
         res.message += f" (the rulebook's formula `{ex.get('formula')}`; the language has no rule for it yet)"
     return res

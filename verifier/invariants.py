@@ -54,9 +54,13 @@ class State:
     # (owner, figure): how many of the owner's figures other players hold as prisoners (the Tower);
     # the constant 0 in rules without captures
     held: dict[tuple[int, str], z3.ArithRef] = field(default_factory=dict)
+    # (owner, figure): how many of the owner's figures stand on outposts (Siege and Defense), all
+    # outposts together; the constant 0 in rules without tracks
+    outpost: dict[tuple[int, str], z3.ArithRef] = field(default_factory=dict)
 
     def copy(self) -> "State":
-        return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st), dict(self.held))
+        return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st), dict(self.held),
+                     dict(self.outpost))
 
 
 @dataclass
@@ -88,6 +92,7 @@ class Game:
             {k: z3.Int(k) for s, sd in rs.states.items()
              for k in ([seat_key(s, p) for p in range(seats)] if sd.each else [s])},
             {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures else z3.IntVal(0)) for p in range(seats) for f in figs},
+            {(p, f): (z3.Int(f"outpost[{p}].{f}") if rs.tracks else z3.IntVal(0)) for p in range(seats) for f in figs},
         )
         return cls(rs, seats, n, c, before, facts, dom)
 
@@ -155,19 +160,26 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
     for name, fig in rs.figures.items():
         def conserved(g: Game, s: State, name=name):
             count = figure_count(g, name)
-            return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] + s.held[(p, name)] == count)
+            return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] + s.held[(p, name)]
+                                      + s.outpost[(p, name)] == count)
                            for p in seats])
         shown = fig.count if fig.count_expr is None else f"({format_expr(fig.count_expr)})"
-        if rs.captures:
-            title = f"each player's {name}s are conserved: supply + board + held as prisoners == {shown}"
-            clauses = (cites(fig) or ("BASE-COMP-2",)) + tuple(c.clause for c in rs.captures[next(iter(rs.captures))].cites)
+        if rs.captures or rs.tracks:
+            parts = ["supply", "board"] + (["outposts"] if rs.tracks else []) + (["held as prisoners"] if rs.captures else [])
+            title = f"each player's {name}s are conserved: {' + '.join(parts)} == {shown}"
+            clauses = (cites(fig) or ("BASE-COMP-2",))
+            if rs.captures:
+                clauses += tuple(c.clause for c in rs.captures[next(iter(rs.captures))].cites)
+            if rs.tracks:
+                clauses += tuple(dict.fromkeys(c.clause for t in rs.tracks.values() for c in t.cites))
         else:
             title = f"each player's {name}s are conserved: supply + board == {shown} (no prisoners or outposts in these rules)"
             clauses = cites(fig) or ("BASE-COMP-2",)
         out.append(Invariant(f"conserved-{name}", title, clauses, where(fig.span), "state", conserved, fig.span))
 
     def nonneg_figs(g: Game, s: State):
-        return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0, s.held[(p, f)] >= 0))
+        return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0, s.held[(p, f)] >= 0,
+                                                         s.outpost[(p, f)] >= 0))
                        for p in seats for f in rs.figures])
     out.append(Invariant("supply-nonnegative", "no supply goes negative (nor a count of figures on the board)",
                          ("BASE-FOLLOW-3",), "builtin", "state", nonneg_figs))
@@ -294,6 +306,10 @@ def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
                 show[f"held[{p}].{fig}"] = s.held[(p, fig)]
                 show[f"held'[{p}].{fig}"] = t.held[(p, fig)]
                 inputs.append(s.held[(p, fig)])
+            if g.rs.tracks:
+                show[f"outpost[{p}].{fig}"] = s.outpost[(p, fig)]
+                show[f"outpost'[{p}].{fig}"] = t.outpost[(p, fig)]
+                inputs.append(s.outpost[(p, fig)])
     for k, v in s.st.items():
         show[k] = v
         show[k + "'"] = t.st[k]
@@ -516,7 +532,7 @@ def initial_step(g: Game) -> Step:
     for name, fig in rs.figures.items():
         for p in range(g.seats):
             facts.append(Fact(z3.And(s.supply[(p, name)] == figure_count(g, name), s.board[(p, name)] == 0,
-                                     s.held[(p, name)] == 0), where(fig.span),
+                                     s.held[(p, name)] == 0, s.outpost[(p, name)] == 0), where(fig.span),
                               f"{line_text(fig.span)}   (all in supply at the start)"))
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
@@ -553,6 +569,97 @@ def all_steps(g: Game) -> list[Step]:
     out.extend(capture_steps(g))
     if rs.ransom is not None:
         out.extend(ransom_steps(g))
+    out.extend(outpost_steps(g))
+    return out
+
+
+def outpost_steps(g: Game) -> list[Step]:
+    """The outposts (Siege and Defense).  `on put ... { may put F on row|pool }`: the current seat
+    moves one F from supply to an outpost.  `on full|overflow|end of T { ... }`: one step per
+    rule and outpost, its actions in order -- `score each E` (every seat scores E, `own` being its
+    figures on the outpost), `remove 1 of FIGS where C` (a seat for which C holds may take one of
+    its FIGS off the board, back to supply), `return FIGS from outpost` (back to supply)."""
+    rs = g.rs
+    out: list[Step] = []
+    c, seats = g.current, range(g.seats)
+    for op in rs.outpost_puts:
+        if op.figure not in rs.figures:
+            continue
+        text, at = line_text(op.span), where(op.span)
+        facts = list(g.facts) + [Fact(z3.Or([z3.And(c == p, g.before.supply[(p, op.figure)] >= 1) for p in seats]),
+                                      "engine", f"the {op.figure} comes from the acting seat's supply")]
+        after = g.before.copy()
+        changes = {}
+        for p in seats:
+            changes[("supply", p, op.figure)] = z3.If(c == p, -1, 0)
+            changes[("outpost", p, op.figure)] = z3.If(c == p, 1, 0)
+        _moves(g, after, "outpost", changes, at, f"{text}   (one {op.figure} from supply to the outpost's {op.slot})",
+               facts)
+        show, inputs = _display(g, after)
+        out.append(Step(f"put {_a(op.figure)} on an outpost's {op.slot}", at, text, cites(op), facts, after, {}, show,
+                        inputs, op.span))
+    for on in rs.track_ons:
+        if on.event == "draw" or not on.tracks:
+            continue  # a catapult moves no figure and no point
+        text, at = line_text(on.span), where(on.span)
+        facts = list(g.facts)
+        # x[(p, f)]: seat p's f figures on this outpost, among its figures on all outposts
+        x = {}
+        for p in seats:
+            for f in rs.figures:
+                v = z3.Int(f"on_outpost[{p}].{f}")
+                x[(p, f)] = v
+                facts.append(Fact(z3.And(v >= 0, v <= g.before.outpost[(p, f)], z3.Implies(p >= g.players, v == 0)),
+                                  "builtin", f"seat {p}'s {f}s on this outpost are among its {f}s on outposts"))
+        own = [z3.Sum([x[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
+        for p in seats:
+            facts.extend(g.domain.quantity("own", own[p], None, None))  # the domain's facts of `own`
+        after = g.before.copy()
+        gains = [z3.IntVal(0) for _ in seats]
+        changes: dict = {}
+        created: dict = {}
+        for k, act in enumerate(on.actions):
+            if isinstance(act, A.ScoreEach):
+                for p in seats:
+                    env = g.env(f".{p}")
+                    env.names["own"] = own[p]
+                    pts = z3.Int(f"points[{p}]#{k}")
+                    facts.append(Fact(pts == encode(act.value, env), at, f"{line_text(act.span)}   (seat {p})"))
+                    _domain(rs, None, env, facts)
+                    created[f"points[{p}]"] = pts
+                    gains[p] = gains[p] + z3.If(p < g.players, pts, 0)
+            elif isinstance(act, A.RemoveFigures):
+                for p in seats:
+                    env = g.env(f".{p}")
+                    env.names["own"] = own[p]
+                    cond = encode(act.where, env) if act.where is not None else z3.BoolVal(True)
+                    _domain(rs, None, env, facts)
+                    rm = []
+                    for f in act.figures:
+                        if f not in rs.figures:
+                            continue
+                        r = z3.Int(f"removed[{p}].{f}#{k}")
+                        rm.append(r)
+                        facts.append(Fact(z3.And(r >= 0, r <= g.before.board[(p, f)] + changes.get(("board", p, f), 0)),
+                                          "engine", f"seat {p} removes only {f}s it has on the board"))
+                        changes = _sum_changes(changes, {("board", p, f): -r, ("supply", p, f): r})
+                    if rm:
+                        facts.append(Fact(z3.Sum(rm) <= z3.If(z3.And(cond, p < g.players), act.count, 0), at,
+                                          f"{line_text(act.span)}   (seat {p}: at most {act.count}, only where it holds)"))
+            elif isinstance(act, A.ReturnFrom):
+                for p in seats:
+                    for f in act.figures:
+                        if f in rs.figures:
+                            changes = _sum_changes(changes, {("outpost", p, f): -x[(p, f)], ("supply", p, f): x[(p, f)]})
+        _fresh_scores(g, after, gains, at, f"{text}   (every seat scores)", facts)
+        _moves(g, after, on.event, changes, at, f"{text}   (figures move)", facts)
+        # the outposts a rule names differ only in their names here: one step stands for them all
+        show, inputs = _display(g, after, created)
+        for (p, f), v in x.items():
+            show[f"on_outpost[{p}].{f}"] = v
+            inputs.append(v)
+        out.append(Step(f"on {on.event} of {', '.join(on.tracks)}", at, text, cites(on), facts, after, {}, show, inputs,
+                        on.span))
     return out
 
 

@@ -33,6 +33,7 @@ class Bag:
 
     def _draw(self):
         self.drawn = None
+        self._advanced = False  # its siege symbols are still to be played (outposts.py)
         for d in self.decks:
             if d:
                 self.drawn = d.pop()
@@ -54,9 +55,16 @@ class Bag:
         """The name of tile type `tid` (default: the drawn tile)."""
         return self.R.TILES[self.drawn if tid is None else tid].name
 
+    def _played_symbols(self):
+        """A drawn tile whose siege symbols were already played cannot be swapped for another."""
+        if self._siege and self._advanced and self.drawn is not None and self.R.TILES[self.drawn].symbols:
+            raise IllegalAction("the drawn tile's siege symbols were already played: name the tile before "
+                                "asking about the turn", self.R.CLAUSE_BAG)
+
     def force_tile(self, name):
         """Replays name the drawn tile: take that tile from the current deck instead."""
         R = self.R
+        self._played_symbols()
         if self.drawn is not None:
             self._deck_of(self.drawn).append(self.drawn)
         deck = next((d for d in self.decks if d), None)
@@ -88,6 +96,7 @@ class Bag:
         """Make tile type `tid` the drawn tile (from the deck being drawn)."""
         if self.drawn == tid:
             return
+        self._played_symbols()
         if self.drawn is not None:
             self._deck_of(self.drawn).append(self.drawn)
         deck = next((d for d in self.decks if d), None)

@@ -17,6 +17,7 @@ from .errors import IllegalAction
 from .figures import Figures
 from .lookahead import Lookahead
 from .placement import Placement
+from .outposts import Outposts
 from .prisoners import Prisoners
 from .records import Records
 from .scoring import Scoring
@@ -27,7 +28,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records, Lookahead):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -42,6 +43,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         self.scores = [0] * players
         self._init_figures(players)
         self._init_prisoners(players)
+        self._init_outposts(players)
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -82,7 +84,13 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
 
     # ------------------------------------------------------------ the state, as OpenSpiel asks
     def current_player(self):
-        return -4 if self.ended else self.current
+        if self.ended:
+            return -4
+        if self._siege:  # an attack's removal may be another player's decision (SIEGE-ATTACK-1)
+            d = self.deciding()
+            if d is not None:
+                return d
+        return self.current
 
     def is_terminal(self):
         return self.ended
@@ -103,6 +111,10 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         then each recall."""
         if self.ended:
             return []
+        if self._siege:  # the drawn tile's catapults first, then any decision they open
+            self._siege_ready()
+            if self.sdec is not None:
+                return self.siege_options()
         if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1)
             return self.capture_options() + [("pass",)]
         if self.drawn is None:
@@ -187,6 +199,14 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
+        if self._siege:
+            if action[0] != "ransom":
+                self._siege_ready()
+            if self.sdec is not None:
+                self._siege_apply(tuple(action))
+                return
+            if action[0] in ("catapult", "remove", "outpost"):
+                raise IllegalAction(f"no {action[0]} decision is open now", R.TRACK_RULES[0][3] if R.TRACK_RULES else "")
         if self.pending is not None:
             if action[0] == "pass":
                 self.history.append((None, action))
@@ -263,6 +283,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
                     self.corner_at[(p, fig[0], seg)] = (cell, fig[2])
                     self.on_corners += 1
                 put = (gi, seg)
+                if R.OUTPOST_PUTS and self._outpost_pending(p, gi, seg, cell, touched, put):
+                    return  # the same player may now put one more figure on an outpost, or pass
                 if self._capture_pending(p, gi, seg, cell, touched):
                     self._put_after = put
                     return  # the same player now chooses a capture, or none
@@ -276,6 +298,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         _, cell, touched = self.pending[:3]
         put, self._put_after = self._put_after, None
         self.pending = None
+        if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
+            self._counterattacks()
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
@@ -307,6 +331,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Scoring, Records,
         d["_ready"] = (None, {})
         d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
+        if self._siege:
+            d["trow"] = [x[:] for x in self.trow]
+            d["tpool"] = [x[:] for x in self.tpool]
+            d["tcat"] = self.tcat[:]
+            d["sq"] = self.sq[:]
+            d["filled"] = self.filled[:]
         return g
 
 

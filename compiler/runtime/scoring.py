@@ -124,6 +124,8 @@ class Scoring:
     def _final(self):
         R = self.R
         self.ended = True
+        if R.TRACKS:  # every outpost counterattacks before final scoring (SIEGE-END-1)
+            self._final_outposts()
         roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
         roots.sort(key=self._canon)
         for r in roots:

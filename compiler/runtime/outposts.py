@@ -1,0 +1,359 @@
+"""Outposts (Siege and Defense): tracks of figures beside the board, catapults, attacks.
+
+Everything particular comes from the rules' tables: the outposts (TRACKS: which kinds
+send figures to a row, the row's size per number of players, a pool, how many catapults
+the catapult slot holds), the optional extra figures (OUTPOST_PUTS) and what happens on
+an outpost (TRACK_RULES: `full`, `overflow`, `end`, `draw`, each a list of actions).
+
+Decisions of their own, each a legal action of the player who decides:
+- ("catapult", t): a drawn tile's "?" symbol puts its catapult on outpost t (the
+  current player chooses);
+- ("remove", t, figure, segment): an attack on outpost t makes a player take one of
+  their figures off the board; several players decide in turn, clockwise from the
+  current player, and `current_player()` names the one deciding;
+- ("outpost", t, "row" | "pool") or ("pass",): right after a figure is put, the same
+  player may put one more figure from supply on an outpost.
+
+The drawn tile's symbols are played lazily, the first time the turn is asked about
+(`current_player`, `legal_actions`, `apply_action`), so a replay can name the tile
+first (`force_tile`).
+"""
+from __future__ import annotations
+
+from .errors import IllegalAction
+
+
+class Outposts:
+    """Mixin of Game.  Owns: trow, tpool, tcat, tsize, sdec, sq."""
+
+    def _init_outposts(self, players):
+        R = self.R
+        self._siege = bool(R.TRACKS)  # read on the hot paths instead of the rules' table
+        self.tsize = [rows.get(players, 0) for _, _, rows, _, _, _ in R.TRACKS]
+        self.trow = [[] for _ in R.TRACKS]  # (player, figure) in slot order
+        self.tpool = [[] for _ in R.TRACKS]
+        self.tcat = [0 for _ in R.TRACKS]
+        self.sdec = None  # the open decision: ("catapult", p) | ("remove", p, t, figs, clause) | ("outpost", p, options)
+        self.sq = []  # work still to do for this draw: ("sym", t) | ("act", rule, t, k) | ("rm", t, figs, players, clause)
+        self._advanced = True  # the drawn tile's symbols were played (set False by each draw)
+        self._cont = None  # the placement an outpost decision interrupts: (p, figure, segment, cell, touched, put)
+        # A replay that names an outpost keeps the decision open even with nothing free, so the
+        # refusal can say why (a full row, an empty supply); play moves straight on instead.
+        self.keep_outpost = False
+        self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
+        self.filled = []  # outposts whose row's last free slot was filled this turn (SIEGE-COUNTER-1)
+        self._draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]
+
+    # ------------------------------------------------------------ views
+    def own(self, t, p):
+        """Player p's figures on outpost t, row and pool (`own`)."""
+        return sum(1 for q, _ in self.trow[t] if q == p) + sum(1 for q, _ in self.tpool[t] if q == p)
+
+    def track_index(self, name):
+        for t, tr in enumerate(self.R.TRACKS):
+            if tr[0] == name:
+                return t
+        return None
+
+    def outposts_by_name(self):
+        """{outpost: {"row": [names], "pool": [names], "catapults": n, "slots": row size}}."""
+        out = {}
+        for t, tr in enumerate(self.R.TRACKS):
+            out[tr[0]] = {"row": [self.names[p] for p, _ in self.trow[t]],
+                          "pool": [self.names[p] for p, _ in self.tpool[t]],
+                          "catapults": self.tcat[t], "slots": self.tsize[t]}
+        return out
+
+    def on_outposts(self, p, gi):
+        """How many of player p's figures gi stand on outposts."""
+        return sum(1 for t in range(len(self.trow)) for q, f in self.trow[t] + self.tpool[t] if q == p and f == gi)
+
+    def deciding(self):
+        """The seat that decides now (a removal may be another player's), or None if no siege decision is open."""
+        self._siege_ready()
+        return None if self.sdec is None else self.sdec[1]
+
+    # ------------------------------------------------------------ draw: advance and attack
+    def _siege_ready(self):
+        """Play the drawn tile's siege symbols once, before it is placed (SIEGE-ADVANCE-1)."""
+        if self._advanced or self.ended or self.drawn is None:
+            return
+        self._advanced = True
+        if not self._draw_rules:
+            return
+        syms = self.R.TILES[self.drawn].symbols
+        for rule in self._draw_rules:
+            for act in rule[2]:
+                if act[0] == "put":
+                    for s in syms:
+                        self.sq.append(("sym", -1 if s == "any" else self.track_index(s), rule[3]))
+        self._srun()
+
+    def _srun(self):
+        """Do the queued work until it is done or a player must decide."""
+        R = self.R
+        while self.sq and self.sdec is None:
+            item = self.sq[0]
+            if item[0] == "sym":
+                self.sq.pop(0)
+                t, clause = item[1], item[2]
+                if t is None:
+                    continue  # a symbol no outpost answers to
+                if t < 0:  # "?": the current player chooses the outpost
+                    self.sdec = ("catapult", self.current, clause)
+                    return
+                self._catapult(t, clause)
+            elif item[0] == "act":
+                self.sq.pop(0)
+                _, ri, t, k = item
+                acts = R.TRACK_RULES[ri][2]
+                if k + 1 < len(acts):
+                    self.sq.insert(0, ("act", ri, t, k + 1))
+                self._act(ri, t, acts[k])
+            else:  # ("rm", t, figs, players, clause): the next player who must remove decides
+                _, t, figs, players, clause = item
+                while players and not self.removal_options(players[0], t, figs):
+                    players = players[1:]
+                if not players:
+                    self.sq.pop(0)
+                    continue
+                self.sq[0] = ("rm", t, figs, players, clause)
+                self.sdec = ("remove", players[0], t, figs, clause)
+                return
+
+    def _catapult(self, t, clause):
+        """A catapult comes to outpost t: into its slot, or, the slot being full, an attack."""
+        R = self.R
+        name = R.TRACKS[t][0]
+        if self.tcat[t] < R.TRACKS[t][4]:
+            self.tcat[t] += 1
+            self.events.append({"turn": self.turn, "kind": "catapult", "player": self.names[self.current],
+                                "outpost": name, "clause": clause})
+            return
+        rules = [ri for ri, r in enumerate(R.TRACK_RULES) if r[0] == "overflow" and t in r[1]]
+        self.last_attack = (t, [self.own(t, p) for p in range(self.nplayers)],
+                            R.TRACK_RULES[rules[0]][3] if rules else clause)
+        self.events.append({"turn": self.turn, "kind": "attack", "player": self.names[self.current], "outpost": name,
+                            "clause": R.TRACK_RULES[rules[0]][3] if rules else clause})
+        self.sq[0:0] = [("act", ri, t, 0) for ri in rules if R.TRACK_RULES[ri][2]]
+
+    def _act(self, ri, t, act):
+        """One action of a rule on outpost t."""
+        R = self.R
+        event, _, _, clause = R.TRACK_RULES[ri]
+        name = R.TRACKS[t][0]
+        if act[0] == "score":
+            points = {}
+            for p in range(self.nplayers):
+                pts = act[1](self, t, p)
+                if pts:
+                    self.scores[p] += pts
+                    points[self.names[p]] = pts
+            if points:
+                self.events.append({"turn": self.turn, "kind": "score", "feature": "outpost", "outpost": name,
+                                    "when": event, "points": points, "clause": clause})
+        elif act[0] == "return":
+            figs = act[1]
+            for lst in (self.trow[t], self.tpool[t]):
+                keep = []
+                for p, gi in lst:
+                    if gi in figs:
+                        self.supply[p][gi] += 1
+                    else:
+                        keep.append((p, gi))
+                lst[:] = keep
+        elif act[0] == "catapult":
+            self.tcat[t] = 0
+        elif act[0] == "remove":
+            _, _, figs, cond = act
+            order = [(self.current + k) % self.nplayers for k in range(self.nplayers)]
+            players = tuple(p for p in order if cond is None or cond(self, t, p))
+            self.sq.insert(0, ("rm", t, figs, players, clause))
+
+    def removal_options(self, p, t, figs):
+        """("remove", t, figure, segment) for each of p's figures of `figs` standing on a feature
+        of the kinds outpost t is for."""
+        kinds = self.R.TRACKS[t][1]
+        out = []
+        for r, entries in enumerate(self.figs):
+            if not entries:
+                continue
+            for q, gi, seg in entries:
+                if q == p and gi in figs and self.seg_kind[seg] in kinds:
+                    out.append(("remove", t, gi, seg))
+        out.sort(key=lambda a: (self.seg_cell[a[3]], a[3], a[2]))
+        return out
+
+    # ------------------------------------------------------------ the extra figure
+    def _outpost_options(self, p, gi, seg):
+        """("outpost", t, slot) for every place the figure just put lets p add a figure to."""
+        R = self.R
+        kind = self.seg_kind[seg]
+        out = []
+        for figs, kinds, extra, slot, clause in R.OUTPOST_PUTS:
+            if gi not in figs or (kinds is not None and kind not in kinds) or self.supply[p][extra] <= 0:
+                continue
+            for t, tr in enumerate(R.TRACKS):
+                if slot == "row":
+                    if kind in tr[1] and len(self.trow[t]) < self.tsize[t]:
+                        out.append(("outpost", t, "row"))
+                elif tr[3]:
+                    out.append(("outpost", t, "pool"))
+        return sorted(set(out))
+
+    def _outpost_pending(self, p, gi, seg, cell, touched, put):
+        """After p put figure gi on segment seg: open the extra-figure decision if there is a choice."""
+        opts = self._outpost_options(p, gi, seg)
+        if not opts:
+            kind = self.seg_kind[seg]
+            if not (self.keep_outpost and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
+                return False
+        self._cont = (p, gi, seg, cell, touched, put)
+        self.sdec = ("outpost", p, opts)
+        return True
+
+    def outpost_refusal(self, action):
+        """Why ("outpost", t, slot) is not allowed now: (message, clause)."""
+        R = self.R
+        first = R.OUTPOST_PUTS[0][4] if R.OUTPOST_PUTS else ""
+        if self.sdec is None or self.sdec[0] != "outpost":
+            return ("no figure may go on an outpost now: this turn put no figure that allows one", first)
+        p, gi, seg = self._cont[:3]
+        _, t, slot = action
+        if not (isinstance(t, int) and 0 <= t < len(R.TRACKS)) or slot not in ("row", "pool"):
+            return ("no such outpost", first)
+        tr = R.TRACKS[t]
+        kind = self.seg_kind[seg]
+        rules = [r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1])]
+        same = [r for r in rules if r[3] == slot]
+        if not same:
+            clause = rules[0][4] if rules else first
+            return (f"{'an' if self.figure_name(gi)[:1] in 'aeiou' else 'a'} {self.figure_name(gi)} on "
+                    f"{'an' if R.KINDS[kind].name[:1] in 'aeiou' else 'a'} {R.KINDS[kind].name} lets no figure go "
+                    f"to an outpost's {slot}", clause)
+        clause = same[0][4]
+        if self.supply[p][same[0][2]] <= 0:
+            return (f"no {self.figure_name(same[0][2])} left in supply", clause)
+        if slot == "pool" and not tr[3]:
+            return (f"the {tr[0]} outpost has no pool", tr[5][1])
+        if slot == "row":
+            if kind not in tr[1]:
+                return (f"a figure on {'an' if R.KINDS[kind].name[:1] in 'aeiou' else 'a'} {R.KINDS[kind].name} "
+                        f"brings a figure to the row of the outpost for it, not to the {tr[0]} outpost", clause)
+            if len(self.trow[t]) >= self.tsize[t]:
+                return (f"the {tr[0]} row is full ({self.tsize[t]} slots with {self.nplayers} players)", tr[5][0])
+        return None
+
+    def _put_outpost(self, action):
+        R = self.R
+        p, gi, seg = self._cont[:3]
+        _, t, slot = action
+        kind = self.seg_kind[seg]
+        rule = next(r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1]) and r[3] == slot)
+        extra = rule[2]
+        self.supply[p][extra] -= 1
+        (self.trow if slot == "row" else self.tpool)[t].append((p, extra))
+        if slot == "row" and len(self.trow[t]) >= self.tsize[t]:
+            self.filled.append(t)
+        self.events.append({"turn": self.turn, "kind": "outpost", "player": self.names[p], "figure": self.figure_name(extra),
+                            "outpost": R.TRACKS[t][0], "slot": slot, "clause": rule[4]})
+
+    # ------------------------------------------------------------ decisions as actions
+    def siege_options(self):
+        d = self.sdec
+        if d is None:
+            return []
+        if d[0] == "catapult":
+            return [("catapult", t) for t in range(len(self.R.TRACKS))]
+        if d[0] == "remove":
+            return self.removal_options(d[1], d[2], d[3])
+        return list(d[2]) + [("pass",)]
+
+    def siege_refusal(self, action):
+        """None if `action` answers the open decision, else (message, clause)."""
+        d = self.sdec
+        if not isinstance(action, tuple) or not action:
+            return ("not an action", "")
+        if d[0] == "outpost":
+            if action == ("pass",):
+                return None
+            if action[0] != "outpost" or len(action) != 3:
+                return (f"{self.names[d[1]]} first says whether a figure goes on an outpost (or passes)",
+                        self.R.OUTPOST_PUTS[0][4])
+            return self.outpost_refusal(action)
+        if d[0] == "catapult":
+            if action[0] != "catapult" or len(action) != 2:
+                return ("the drawn tile shows a \"?\": its player first chooses the outpost its catapult goes to", d[2])
+            if not (isinstance(action[1], int) and 0 <= action[1] < len(self.R.TRACKS)):
+                return ("no such outpost", d[2])
+            return None
+        _, p, t, figs, clause = d
+        name = self.R.TRACKS[t][0]
+        if action[0] != "remove" or len(action) != 4:
+            return (f"the {name} outpost is attacked: {self.names[p]} first removes a figure from the board", clause)
+        if action in self.removal_options(p, t, figs):
+            return None
+        return (f"{self.names[p]} has no such figure on the board to remove for the {name} outpost", clause)
+
+    def _siege_apply(self, action):
+        d = self.sdec
+        why = self.siege_refusal(action)
+        if why is not None:
+            raise IllegalAction(*why)
+        self.history.append((None, tuple(action)))
+        if d[0] == "catapult":
+            self.sdec = None
+            self._catapult(action[1], d[2])
+            self._srun()
+            return
+        if d[0] == "remove":
+            _, p, t, figs, clause = d
+            _, _, gi, seg = action
+            r = self.find(seg)
+            self.figs[r] = self._remove_fig(r, p, gi, seg)
+            self.recallable.pop(seg, None)
+            self.supply[p][gi] += 1
+            x, y = self.seg_cell[seg]
+            self.events.append({"turn": self.turn, "kind": "remove", "player": self.names[p],
+                                "figure": self.figure_name(gi), "at": [x, y], "on": self._seg_place(seg),
+                                "outpost": self.R.TRACKS[t][0], "clause": clause})
+            item = self.sq[0]
+            self.sq[0] = item[:3] + (item[3][1:],) + item[4:]
+            self.sdec = None
+            self._srun()
+            return
+        # the extra figure, or none; then the placement goes on (a capture, then scoring)
+        if action[0] == "outpost":
+            self._put_outpost(action)
+        self.sdec = None
+        p, gi, seg, cell, touched, put = self._cont
+        self._cont = None
+        if self._capture_pending(p, gi, seg, cell, touched):
+            self._put_after = put
+            return
+        self.pending = (p, cell, touched)
+        self._put_after = put
+        self._end_turn()
+
+    # ------------------------------------------------------------ scoring step and the end
+    def _counterattacks(self):
+        """Rows filled this turn counterattack, in the scoring step before features score (SIEGE-COUNTER-1)."""
+        filled, self.filled = self.filled, []
+        for t in filled:
+            self._run_rules("full", t)
+
+    def _final_outposts(self):
+        """At the end, before final scoring, every outpost a rule names counterattacks (SIEGE-END-1)."""
+        for t in range(len(self.R.TRACKS)):
+            self._run_rules("end", t)
+
+    def _run_rules(self, event, t):
+        R = self.R
+        rules = [ri for ri, r in enumerate(R.TRACK_RULES) if r[0] == event and t in r[1]]
+        if not rules:
+            return
+        self.events.append({"turn": self.turn, "kind": "counterattack", "outpost": R.TRACKS[t][0], "when": event,
+                            "clause": R.TRACK_RULES[rules[0]][3]})
+        saved, self.sq = self.sq, [("act", ri, t, 0) for ri in rules if R.TRACK_RULES[ri][2]]
+        self._srun()
+        self.sq = saved
