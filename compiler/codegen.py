@@ -358,34 +358,12 @@ class CodeGenerator:
                 w("continue")
                 self.outdent()
             self._roots_and_figures(s.need_roots, s.need_figures, "sides")
-            for c in side:
-                g = c.figure.name
-                self.comment(f"{where(c.span)}: {c.header}", c.span)
-                cond = "" if c.cond == "True" else f" and ({c.cond})"
-                w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
-                self.indent()
-                w(f"out.append(({g}, fi))")
-                self.outdent()
+            self._side_options(side, lambda c: c.cond)
             self.outdent()
             if corner:
                 self.outdent()
-        for c in corner:
-            g = c.figure.name
-            self.comment(f"{where(c.span)}: {c.header}", c.span)
-            w(f"if sup[{g}] > 0:", c.span)
-            self.indent()
-            w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{g}]):")
-            self.indent()
-            self._roots_and_figures(bool(c.used & _ROOT_NAMES), "figures" in c.used)
-            w(f"if {c.cond}:")
-            self.indent()
-            w(f"out.append(({g}, fi, corner))")
-            self.outdent()
-            self.outdent()
-            self.outdent()
-        w("return out")
-        self.outdent()
-        self._figure_forbidden()
+        self._corner_options(corner, lambda c: c.cond,
+                             lambda c: self._roots_and_figures(bool(c.used & _ROOT_NAMES), "figures" in c.used))
 
     def _figure_options_masked(self, side, corner) -> None:
         """figure_options when every condition asks only whether the features fi would join hold
@@ -403,17 +381,28 @@ class CodeGenerator:
                 self.indent()
             w("for fi, gis, _, fmask in o.figfeats:")
             self.indent()
-            for c in side:
-                g = c.figure.name
-                self.comment(f"{where(c.span)}: {c.header}", c.span)
-                cond = "" if c.mask_cond == "True" else f" and ({c.mask_cond})"
-                w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
-                self.indent()
-                w(f"out.append(({g}, fi))")
-                self.outdent()
+            self._side_options(side, lambda c: c.mask_cond)
             self.outdent()
             if corner:
                 self.outdent()
+        self._corner_options(corner, lambda c: c.mask_cond, lambda c: w("fmask = o.fmasks[fi]"))
+
+    def _side_options(self, side, cond_of) -> None:
+        """Inside the loop over the tile's features: each figure that may stand on feature fi."""
+        w = self.writeline
+        for c in side:
+            g = c.figure.name
+            self.comment(f"{where(c.span)}: {c.header}", c.span)
+            cond = "" if cond_of(c) == "True" else f" and ({cond_of(c)})"
+            w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
+            self.indent()
+            w(f"out.append(({g}, fi))")
+            self.outdent()
+
+    def _corner_options(self, corner, cond_of, prelude) -> None:
+        """Each `at corner` figure's corners (after `prelude` reads what its condition needs), then
+        the end of figure_options and figure_forbidden, the same for masks and for roots."""
+        w = self.writeline
         for c in corner:
             g = c.figure.name
             self.comment(f"{where(c.span)}: {c.header}", c.span)
@@ -421,8 +410,8 @@ class CodeGenerator:
             self.indent()
             w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{g}]):")
             self.indent()
-            w("fmask = o.fmasks[fi]")
-            w(f"if {c.mask_cond}:")
+            prelude(c)
+            w(f"if {cond_of(c)}:")
             self.indent()
             w(f"out.append(({g}, fi, corner))")
             self.outdent()
