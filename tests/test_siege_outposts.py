@@ -6,11 +6,9 @@ from the engine.  The row size is the rule file's stated assumption (4 plain slo
 and a dark "5+").  The tiles with siege symbols in tests/records/siege/siege_tiles.tess (st.K:
 knights, st.M: monks, st.Q: "?", st.TK: travellers then knights) stand in for the expansion's.
 
-Geometry: the records lay their tiles beside the start.  With the Siege's start landscape (the
-fortress on cells [0..5, 0..1], field all along its north side) a tile at [x,-1] meets the
-fortress's field: tests/records/siege/fortress/.  With the base start tile D at [0,0] (city N,
-road W-E, field S; rules/siege.tess before it lays the fortress) a tile at [x,1] meets D's field:
-tests/records/siege/.  Both sets hold the same scenarios and the same expected numbers.
+Geometry: the records (tests/records/siege/fortress/) lay their tiles beside the Siege's start
+landscape (the fortress on cells [0..5, 0..1], field all along its north side): a tile at
+[x,-1] meets the fortress's field.
 """
 from __future__ import annotations
 
@@ -36,10 +34,14 @@ def _rules(*names):
     return rs
 
 
-FORTRESS = any(t.name == "siege.fortress" for t in _rules("base", "siege").tiles)
-PLAYED = RECORDS / "fortress" if FORTRESS else RECORDS  # the records for the start rules/siege.tess lays
-Y = -1 if FORTRESS else 1  # the row of cells beside the start, on its field side
-CITY_ROT, CITY_SIDE = (0, "N") if FORTRESS else (180, "S")  # tile E, its city facing away from the start
+PLAYED = RECORDS / "fortress"  # the records, laid beside the landscape rules/siege.tess starts with
+Y = -1  # the row of cells beside the start, on its field side
+CITY_ROT, CITY_SIDE = 0, "N"  # tile E, its city facing away from the start
+
+
+def test_the_records_geometry_is_the_siege_start():
+    """SIEGE-SETUP-1: rules/siege.tess lays the fortress, which the records' geometry assumes."""
+    assert any(t.name == "siege.fortress" for t in _rules("base", "siege").tiles)
 
 
 def _replay(name):
@@ -87,8 +89,7 @@ RECORD_CASES = {
 
 
 def test_every_siege_record_has_a_case():
-    assert {p.name for p in RECORDS.glob("*.json")} == set(RECORD_CASES)
-    assert {p.name for p in (RECORDS / "fortress").glob("*.json")} == set(RECORD_CASES)
+    assert {p.name for p in PLAYED.glob("*.json")} == set(RECORD_CASES)
 
 
 @pytest.mark.parametrize("name", sorted(RECORD_CASES))
