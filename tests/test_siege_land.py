@@ -284,3 +284,16 @@ def test_every_move_around_the_landscape_has_a_number():
         a = rng.choice(g.legal_actions())
         assert codec.decode(g, codec.encode(g, a)) == a
         g.apply_action(a)
+
+
+def test_engine_check_judges_a_barn_at_the_fortress_by_the_cells_own_places():
+    """BARN-PLACE-1 with SIEGE-PLACE-1: a barn where a fortress cell meets three land tiles stands on the
+    field along the fortress's side.  The rebuild holds a fortress cell's pieces under the cell's own
+    place names, so the independent check must read them there (it once called such barns illegal:
+    in random game seed 4 of every module together a barn goes to the fortress's SW corner)."""
+    from verifier.engine_check import check_engine
+
+    rs = require_rule_set(["base", "river", "abbot", "king_robber", "barn", "tower", "siege"])
+    mismatches, checked = check_engine(rs, 1, players=2, seed=4, every=200)
+    assert checked >= 1
+    assert mismatches == [], [str(m) for m in mismatches]

@@ -321,7 +321,8 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         return problems
     if len(engine) != len(comps):
         problems.append(f"engine holds {len(engine)} features, rebuild finds {len(comps)}")
-    problems.extend(_corner_problems(rs, g, bg.board, comps, index, root_places))
+    comp_kinds = [bg.g.nodes[next(iter(c))]["kind"] for c in comps]
+    problems.extend(_corner_problems(rs, g, bg.board, comps, index, root_places, comp_kinds))
     # figures are conserved: supply + board == the rules' count, per player and figure
     on_board: dict[tuple, int] = {}
     for f in engine:
@@ -339,7 +340,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
     return problems
 
 
-def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places) -> list[str]:
+def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places, comp_kinds) -> list[str]:
     """Figures on corners (the barn): the four cells meeting at the corner are placed, each tile
     has the figure's kind on both half-sides beside that corner (from the rule file's features,
     rotated), those four pieces are one feature of the rebuild, and the engine's feature holding
@@ -356,6 +357,17 @@ def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places) -> 
                 out.append(f"{where}: [{c[0]},{c[1]}] is empty, but four tiles must meet there")
                 break
             tid, rot = board[c]
+            if rs.tiles[tid].cells is not None:
+                # a cell of a tile covering several cells (laid at rotation 0): the rebuild holds its
+                # pieces under the cell's own place names (dsl.multicell.locate), so ask the graph
+                halves = CORNER_HALVES[theirs]
+                found = {index.get((c, h)) for h in halves}
+                if None in found or len(found) != 1 or comp_kinds[next(iter(found))] not in kinds:
+                    out.append(f"{where}: tile {rs.tiles[tid].name} has no {'/'.join(sorted(kinds))} "
+                               f"on both of {', '.join(halves)} of its cell [{c[0]},{c[1]}]")
+                    break
+                nodes.append((c, halves[0]))
+                continue
             local = [unrotate(h, rot) for h in CORNER_HALVES[theirs]]
             fi = corner_feature(rs.tiles[tid].features, unrotate(theirs, rot), kinds)
             if fi is None:
