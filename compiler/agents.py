@@ -3,7 +3,7 @@
 Every agent is written against the engine's public game API only --
 `legal_actions()`, `apply_action(a)`, `clone()`, `current_player()`,
 `is_terminal()`, `returns()`, `finish()`, `shuffle_bag(rng)` and
-`scores_may_change(action, cache)` -- so it plays
+`score_classes(actions)` -- so it plays
 any compiled rule set, expansions and house rules included, and works the same
 with an engine package written by `tessera compile` (see docs/engine.md).
 
@@ -88,46 +88,19 @@ def _places_figure(action) -> bool:
     return len(action) == 3 and isinstance(action[0], tuple) and action[2] is not None and action[2][0] != "recall"
 
 
-def _same_placements(game):
-    """For the drawn tile: rotation -> (the first rotation that lays the same features on the same places,
-    local feature index -> that rotation's index).  A symmetric tile lists the same placement once per such
-    rotation; its outcomes are the same, so one trial serves them all."""
-    canon = {}
-    firsts = []
-    for rot in (0, 90, 180, 270):
-        o = game.orientation(rot)
-        layout = {(k, frozenset(ps)): i for i, (k, ps) in enumerate(zip(o.kinds, o.places))}
-        for first_rot, first in firsts:
-            if first.keys() == layout.keys():
-                canon[rot] = (first_rot, [first[key] for key in layout])
-                break
-        else:
-            firsts.append((rot, layout))
-            canon[rot] = (rot, list(range(len(layout))))
-    return canon
-
-
 class GreedyAgent:
     """The best immediate change of own score minus the best opponent's change.
 
-    An action is tried on a clone of the game only when it may change a score:
-    the engine's `scores_may_change` (runtime/lookahead.py) says which tile
-    placements certainly leave every score as it is -- no figure near and none
-    put, or nothing completed -- and their change is 0 without trying them.  A
-    symmetric tile's rotations that lay the same features on the same places
-    are tried once.  Neither shortcut changes the choice."""
+    An action is tried on a clone of the game only when it may change a score,
+    and only once for all the actions that change the scores alike: the
+    engine's `score_classes(actions)` (runtime/lookahead.py) gives each action
+    None when it certainly leaves every score as it is -- a tile placement with
+    no figure near and none put, or one that completes nothing -- and
+    otherwise a key shared by actions whose changes are equal (a placement
+    without a figure and the same placement with a figure on a feature it does
+    not complete).  Neither shortcut changes the choice."""
 
     name = "greedy"
-
-    def __init__(self) -> None:
-        self._layouts: dict = {}  # a tile type's orientations (the same objects all game) -> _same_placements
-
-    def _same(self, game):
-        key = tuple(game.orientation(r) for r in (0, 90, 180, 270))
-        same = self._layouts.get(key)
-        if same is None:
-            same = self._layouts[key] = _same_placements(game)
-        return same
 
     def choose(self, game, actions):
         if len(actions) == 1:
@@ -135,46 +108,25 @@ class GreedyAgent:
         me = game.current_player()
         before = game.returns()
         others = [p for p in range(len(before)) if p != me]
-        same = self._same(game) if len(actions[0]) == 3 and isinstance(actions[0][0], tuple) else {}
-        cache = {}  # what the engine found out about this state's placements (scores_may_change)
-        tried = {}  # the same placement (cell, first rotation, figure) -> gain
-        may_change = game.scores_may_change
+        tried = {}  # key -> gain
         best, best_key = actions[0], None
-        for a in actions:
-            key = None
-            if len(a) == 3 and type(a[0]) is tuple:  # a tile placement
-                cell, rot, f = a
-                if f is None:
-                    fig = False
-                    key = (cell, same[rot][0], None)
-                else:
-                    fig = f[0] != "recall"
-                    if f[0] != "at" and fig:  # a figure on the tile itself (f[2:]: a corner, in the board frame)
-                        first, fmap = same[rot]
-                        key = (cell, first, (f[0], fmap[f[1]], *f[2:]))
-                    elif not fig:
-                        key = (cell, same[rot][0], f)
-                gain = tried.get(key) if key is not None else None
+        for a, key in zip(actions, game.score_classes(actions)):
+            if key is None:
+                gain = 0
             else:
-                fig = False
-                gain = None
-            if gain is None:
-                if not may_change(a, cache):
-                    gain = 0
-                else:
+                gain = tried.get(key)
+                if gain is None:
                     g = game.clone()
                     g.apply_action(a)
-                    if fig:  # an outpost's extra figure may be offered first: pass, so the turn's scoring shows
-                        nxt = g.legal_actions()
-                        if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
-                            g.apply_action(("pass",))
+                    nxt = g.legal_actions() if _places_figure(a) else None
+                    if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
+                        g.apply_action(("pass",))  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
                     after = g.returns()
                     gain = after[me] - before[me]
                     if others:
                         gain -= max(after[p] - before[p] for p in others)
-                if key is not None:
                     tried[key] = gain
-            k = (gain, fig)
+            k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = a, k
         return best

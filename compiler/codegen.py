@@ -205,6 +205,14 @@ class CodeGenerator:
         for _, f in s.complete:
             self.function(f)
         w(f"COMPLETE = {{{', '.join(f'{k.name}: {f.name}' for k, f in s.complete)}}}")
+        w("# how a placement completes features, read without placing the tile (runtime/lookahead.py):")
+        w("# (kinds complete when closed: `open == 0`, {centre kind: (N, `neighbours == N`?)}), or None")
+        if s.quick_complete is None:
+            w("QUICK_COMPLETE = None")
+        else:
+            closed, surround = s.quick_complete
+            w(f"QUICK_COMPLETE = (frozenset({_tuple([k.name for k in closed])}), "
+              f"{{{', '.join(f'{k.name}: ({n!r}, {exact!r})' for k, (n, exact) in surround.items())}}})")
         w("")
         for table in (s.score_complete, s.score_end):
             for _, f, _ in table:

@@ -213,6 +213,10 @@ class EngineSpec:
     # the start landscape beyond its anchor (X12): cells laid (tile, x, y, rotation), then the pieces
     # of one feature of a tile covering several cells to link, and its borders across cells
     start_more: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # how a tile placement completes features, read without placing the tile (runtime/lookahead.py),
+    # when every `complete` condition is `open == 0` or, on a centre kind, `neighbours == N` /
+    # `neighbours >= N`: (kinds that close, {centre kind: (N, exact)}); None: place it to know
+    quick_complete: tuple | None = None
     start_links: list[tuple] = field(default_factory=list)
     start_borders: list[tuple] = field(default_factory=list)
     states_each: list[int] = field(default_factory=list)  # states kept per player (`state NAME of each player`)
@@ -596,10 +600,42 @@ class Lowering:
             moments[when].append((self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         return dict(
             score_put=moments["put"], score_join=moments["join"],
-            complete=complete, score_complete=tables["complete"], score_end=tables["end"], score_by=by,
+            complete=complete, quick_complete=self._quick_complete(), score_complete=tables["complete"], score_end=tables["end"], score_by=by,
             owners_most=ow is None or ow.mode == "most", owners_span=ow.span if ow else None,
             awards=awards, awards_most=awards_most, recalls=recalls, **self._figure_conds(), **self._ons(),
         )
+
+    def _quick_complete(self) -> tuple | None:
+        """(kinds complete when closed, {centre kind: (N, exact)}) when every `complete` condition is
+        one the lookahead can decide from the board without placing the tile: `open == 0` (a
+        placement closes a feature exactly when its open edges and those of the features it joins
+        all meet), or, on a kind lying at the tile's centre, `neighbours == N` or `neighbours >= N`
+        (a placement adds one neighbour to each centre around it).  None: some condition reads
+        anything else, so the lookahead places the tile and asks the condition itself."""
+        rs = self.rs
+        closed, surround = [], {}
+
+        def parts(e):
+            match e:
+                case A.BinOp(op=op, left=A.Var(name=n), right=A.IntLit(value=v)):
+                    return op, n, int(v)
+                case A.BinOp(op=op, left=A.IntLit(value=v), right=A.Var(name=n)):
+                    flipped = {"==": "==", "<=": ">="}.get(op)
+                    return (flipped, n, int(v)) if flipped else None
+            return None
+
+        for kind in sorted(rs.complete):
+            form = parts(rs.complete[kind].when)
+            if form is None:
+                return None
+            op, name, value = form
+            if name == "open" and op == "==" and value == 0:
+                closed.append(self.kind[kind])
+            elif name == "neighbours" and op in ("==", ">=") and rs.features[kind].centre:
+                surround[self.kind[kind]] = (value, op == "==")
+            else:
+                return None
+        return closed, surround
 
     def _kinds(self, names) -> str:
         return "(" + ", ".join(self.kind[k].name for k in sorted(names, key=lambda k: self.kind[k].value)) + ",)"

@@ -77,6 +77,61 @@ def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
     assert quiet > tried // 4  # most moves are quiet: the shortcut is worth having
 
 
+@pytest.mark.parametrize("names", SETS, ids=["+".join(s) for s in SETS])
+def test_equal_score_classes_change_the_scores_alike(names):
+    """`score_classes`: None only for a move that leaves every score as it is; moves with one key change
+    every score by the same amounts (the figure on a feature the tile does not complete is not scored
+    this turn); and asking changes nothing."""
+    twins = 0
+    for g, acts in _positions(names):
+        before = _state(g)
+        keys = g.score_classes(acts)
+        assert len(keys) == len(acts)
+        seen = {}
+        for a, k in zip(acts, keys):
+            h = g.clone()
+            h.apply_action(a)
+            if k is None:
+                assert h.returns() == g.returns(), (names, g.turn, a)
+            elif k in seen:
+                twins += 1
+                assert h.returns() == seen[k], (names, g.turn, a, k)
+            else:
+                seen[k] = h.returns()
+        assert _state(g) == before, (names, g.turn)
+    if g.R.QUICK_COMPLETE is not None and not (g.R.SCORE_PUT or g.R.CAPTURES or g.R.OUTPOST_PUTS or g.R.SCORE_JOIN):
+        assert twins > 0  # some moves are tried once for two: the shortcut is used
+
+
+@pytest.mark.parametrize("names", SETS, ids=["+".join(s) for s in SETS])
+def test_completion_read_from_the_board_is_what_placing_the_tile_finds(names):
+    """BASE-ROAD-1, BASE-CITY-1, BASE-CLOISTER-1: where the rules' `complete` conditions are `open == 0`
+    and `neighbours == 8` (QUICK_COMPLETE), the lookahead reads from the board which features a
+    placement completes; it must say what placing the tile and asking the conditions says, feature by
+    feature."""
+    checked = completed = 0
+    quick = None
+    for g, acts in _positions(names, games=2):
+        quick = g.R.QUICK_COMPLETE is not None and not g.track_joins
+        if not quick or not isinstance(acts[0][0], tuple) or g.pending is not None:
+            continue
+        for cell, rot in {(a[0], a[1]) for a in acts if len(a) == 3 and isinstance(a[0], tuple)}:
+            any_, local = g._completion(cell, rot)
+            assert any_ == g.completes(cell, rot), (names, g.turn, cell, rot)
+            h = g.clone()
+            h.apply_action((cell, rot, None))
+            base = h.board[cell][1]
+            o = g.orientation(rot)
+            done = {i for i in range(len(o.kinds)) if h.done[h.find(base + i)]}
+            assert local == done, (names, g.turn, cell, rot)
+            checked += 1
+            completed += any_
+    if names in (["base"], ["base", "river"], ["base", "abbot"]):
+        assert quick  # these rules' conditions are all read from the board
+    if quick:
+        assert checked > 100 and completed > 0
+
+
 def _brute_greedy(g, acts):
     """The greedy choice by trying every action: best own change minus the best opponent's, figure first on ties."""
     me = g.current_player()
@@ -93,7 +148,10 @@ def _brute_greedy(g, acts):
     return best
 
 
-@pytest.mark.parametrize("names", [["base"], ["base", "barn"], ["base", "tower"]], ids=["base", "barn", "tower"])
+GREEDY_SETS = [["base"], ["base", "barn"], ["base", "tower"], ["rules/variants/big_cities.tess"], ["base", "king_robber"]]
+
+
+@pytest.mark.parametrize("names", GREEDY_SETS, ids=["base", "barn", "tower", "big_cities", "king_robber"])
 def test_greedy_chooses_what_trying_every_move_chooses(names):
     """BARN-SCORE-1: a barn scores as it is put, with nothing completed: the greedy agent tries it."""
     agent = GreedyAgent()
@@ -106,4 +164,25 @@ def test_greedy_chooses_what_trying_every_move_chooses(names):
             break
         mine = agent.choose(g, acts)
         assert mine == _brute_greedy(g, acts), (names, g.turn)
+        g.apply_action(mine)
+
+
+def test_a_condition_the_board_cannot_answer_places_the_tile(tmp_path):
+    """A house rule whose road completes only when closed *and* 3 tiles long (`tiles` is not read from
+    the board's edges): the lookahead places the tile to know, and the greedy player still chooses
+    what trying every move chooses."""
+    f = tmp_path / "long_roads.tess"
+    f.write_text('module long_roads "Long roads"\nextends base\n'
+                 'override complete road when open == 0 and tiles >= 3 [BASE-ROAD-1]\n', encoding="utf-8")
+    eng = load_engine(require_rule_set([str(f)]))
+    g = eng.new_game(2, 5)
+    assert g.R.QUICK_COMPLETE is None
+    assert load_engine(require_rule_set(["base"])).new_game(2, 5).R.QUICK_COMPLETE is not None
+    agent = GreedyAgent()
+    while not g.ended:
+        acts = g.legal_actions()
+        if not acts:
+            break
+        mine = agent.choose(g, acts)
+        assert mine == _brute_greedy(g, acts), g.turn
         g.apply_action(mine)

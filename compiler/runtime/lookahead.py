@@ -11,9 +11,63 @@ from __future__ import annotations
 
 from .geometry import AROUND, DX, DY, OPP
 
+_CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
+
+
+def _closing(o, closed):
+    spec = _CLOSING.get(o)
+    if spec is None:
+        spec = _CLOSING[o] = tuple((i, o.nopen[i], o.sidefeat[i]) for i, k in enumerate(o.kinds) if k in closed)
+    return spec
+
 
 class Lookahead:
     """Mixin of Game.  Owns nothing: `completes` changes the board and puts it back."""
+
+    def score_classes(self, actions):
+        """For the actions `legal_actions` listed now, one entry each: None when applying it certainly
+        leaves every score as it is (as `scores_may_change` says), else a key; actions with equal keys
+        change every score alike, so a player that tries moves need try only one of each key.
+
+        Equal keys: a tile placement with no figure and the same placement with a figure on a
+        feature it does not complete, when the rules read without placing the tile how it completes
+        (QUICK_COMPLETE) and putting a figure starts nothing of its own (no `score ... put`, no
+        capture, no outpost, no `score ... join`): the figure then stands on a feature that is not
+        scored this turn.  Every other action is its own key."""
+        if self.pending is not None or not any(self.decks) or not actions or len(actions[0]) != 3 \
+                or not isinstance(actions[0][0], tuple):
+            return list(actions)  # captures, passes, decisions, the discard; or the last tile
+        R = self.R
+        twins = R.QUICK_COMPLETE is not None and not (R.SCORE_PUT or R.CAPTURES or R.OUTPOST_PUTS or R.SCORE_JOIN)
+        put_figs = {g for _, g in R.SCORE_PUT}
+        near = {}
+        done = {}
+        out = []
+        for a in actions:
+            if len(a) != 3 or not isinstance(a[0], tuple):
+                out.append(a)  # a ransom
+                continue
+            cell, rot, fig = a
+            if fig is not None and (fig[0] in ("recall", "at") or fig[0] in put_figs):
+                out.append(a)
+                continue
+            if fig is None:
+                n = near.get(cell)
+                if n is None:
+                    n = near[cell] = self._figures_near(cell)
+                if not n:
+                    out.append(None)
+                    continue
+            c = done.get((cell, rot))
+            if c is None:
+                c = done[(cell, rot)] = self._completion(cell, rot)
+            if not c[0]:
+                out.append(None)
+            elif fig is None or (twins and len(fig) == 2 and fig[1] not in c[1]):
+                out.append((cell, rot))
+            else:
+                out.append(a)
+        return out
 
     def scores_may_change(self, action, cache=None):
         """False only when applying `action` (one `legal_actions` listed now) certainly leaves every
@@ -33,7 +87,7 @@ class Lookahead:
             if R.SCORE_PUT and any(g == fig[0] for _, g in R.SCORE_PUT):
                 return True
         if cache is None:
-            return (fig is not None or self._figures_near(cell)) and self.completes(cell, rot)
+            return (fig is not None or self._figures_near(cell)) and self._completion(cell, rot)[0]
         if fig is None:
             near = cache.get(cell)
             if near is None:
@@ -42,7 +96,7 @@ class Lookahead:
                 return False
         done = cache.get((cell, rot))
         if done is None:
-            done = cache[(cell, rot)] = self.completes(cell, rot)
+            done = cache[(cell, rot)] = self._completion(cell, rot)[0]
         return done
 
     def _figures_near(self, cell):
@@ -66,6 +120,75 @@ class Lookahead:
                     if figs[find(base + i)]:
                         return True
         return False
+
+    def _completion(self, cell, rot):
+        """(whether placing the drawn tile at `cell` turned `rot` would complete a feature or join
+        figures a `join` rule scores, the tile's local features that would complete -- or None when
+        not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`."""
+        quick = self.R.QUICK_COMPLETE
+        if quick is None or self.track_joins:
+            return self.completes(cell, rot), None
+        closed, surround = quick
+        o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+        x, y = cell
+        board = self.board
+        parent = self.parent
+        find = self.find
+        open_ = self.open
+        done = self.done
+        local = set()
+        spec = _closing(o, closed)
+        if spec:
+            nbs = [board.get((x + DX[d], y + DY[d])) for d in range(4)]
+            groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
+            for i, nopen, sides in spec:
+                roots = set()
+                shut = True
+                left = nopen
+                for d, k in sides:
+                    nb = nbs[d]
+                    if nb is None:
+                        shut = False
+                        continue
+                    no, nbase = nb
+                    b = no.parts[OPP[d]][k]
+                    if b < 0:
+                        continue
+                    s = parent[nbase + b]
+                    roots.add(s if parent[s] == s else find(s))
+                    left -= 2  # each edge that meets one takes two open edges away
+                g = [{i}, roots, shut, left]
+                for h in [h for h in groups if h[1] & roots]:  # features joined through a placed feature
+                    groups.remove(h)
+                    g = [g[0] | h[0], g[1] | h[1], g[2] and h[2], g[3] + h[3]]
+                    roots = g[1]
+                groups.append(g)
+            for feats, roots, shut, left in groups:
+                if shut and left + sum(open_[r] for r in roots) == 0 and not any(done[r] for r in roots):
+                    local |= feats
+        if surround:
+            seg_kind = self.seg_kind
+            for i in o.centre:
+                need = surround.get(o.kinds[i])
+                if need is not None:
+                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in board)
+                    if n == need[0] if need[1] else n >= need[0]:
+                        local.add(i)
+            if not local:
+                seg_cell = self.seg_cell
+                for dx, dy in AROUND:
+                    nb = board.get((x + dx, y + dy))
+                    if nb is not None:
+                        no, nbase = nb
+                        for i in no.centre:
+                            r = find(nbase + i)
+                            need = surround.get(seg_kind[r])
+                            if need is not None and not done[r]:
+                                sx, sy = seg_cell[r]
+                                n = self.neighbours(r) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
+                                if n == need[0] if need[1] else n >= need[0]:
+                                    return True, local
+        return bool(local), local
 
     def completes(self, cell, rot):
         """Whether placing the drawn tile at `cell` turned `rot` degrees (no figure) would complete a
