@@ -111,6 +111,7 @@ class GreedyAgent:
         tried = {}  # key -> gain
         best, best_key = actions[0], None
         for a, key in zip(actions, game.score_classes(actions)):
+            fig = _places_figure(a)
             if key is None:
                 gain = 0
             else:
@@ -118,15 +119,16 @@ class GreedyAgent:
                 if gain is None:
                     g = game.clone()
                     g.apply_action(a)
-                    nxt = g.legal_actions() if _places_figure(a) else None
-                    if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
-                        g.apply_action(("pass",))  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
+                    if fig and g.current_player() == me and not g.is_terminal():  # the same player decides again
+                        nxt = g.legal_actions()
+                        if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
+                            g.apply_action(("pass",))  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
                     after = g.returns()
                     gain = after[me] - before[me]
                     if others:
                         gain -= max(after[p] - before[p] for p in others)
                     tried[key] = gain
-            k = (gain, _places_figure(a))
+            k = (gain, fig)
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = a, k
         return best
