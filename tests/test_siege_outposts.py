@@ -221,6 +221,40 @@ def test_state_round_trip_keeps_the_outposts():
     assert h.scores == g.scores and h.outposts_by_name() == g.outposts_by_name() and h.supply == g.supply
 
 
+def test_SIEGE_ADVANCE_1_a_tile_named_after_the_draw_was_asked_about_puts_its_own_catapult():
+    # OpenSpiel's chance node names the tile after the engine drew one of its own: siege.E shows the
+    # knights symbol, so "після того, як ви взяли плитку з 1 або 2 символами облоги" a catapult goes
+    # on the knights outpost, even though the tile drawn first (a base tile, no symbol) was asked about
+    g = engine_for(["base", "siege"], []).new_game(players=2, seed=0)
+    assert g.tile_name() == "U"  # base U: no siege symbol, so asking about the turn plays nothing
+    assert g.current_player() == 0 and g.outposts_by_name()["knights"]["catapults"] == 0
+    g.force_tile("siege.E")
+    assert g.current_player() == 0 and g.outposts_by_name()["knights"]["catapults"] == 1
+
+
+def test_state_round_trip_of_named_tiles_keeps_the_siege_decisions():
+    # tessera-state/1 replays from the seed; a "?" catapult decided for a named tile (not the seed's
+    # own draw) names its tile, so the replay decides it for the same tile (SIEGE-ADVANCE-1)
+    eng = engine_for(["base", "siege"], [])
+    g = eng.new_game(players=2, seed=0)
+    g.force_tile("siege.H")  # "?": the current player chooses the outpost
+    g.apply_action(("catapult", 1))
+    mid = type(g).from_json(eng.rules, g.to_json())  # the tile not placed yet
+    assert mid.tile_name() == "siege.H" and mid.outposts_by_name() == g.outposts_by_name()
+    assert mid.legal_actions() == g.legal_actions()
+    place = g.legal_actions()[0]
+    for h in (g, mid):
+        h.apply_action(place)
+        h.force_tile("siege.E")  # knights: a catapult by itself
+        h.current_player()
+    end = type(g).from_json(eng.rules, g.to_json())  # moves only: the drawn tile is named again
+    end.force_tile("siege.E")
+    end.current_player()
+    assert g.outposts_by_name()["travellers"]["catapults"] == 1 and g.outposts_by_name()["knights"]["catapults"] == 1
+    for h in (mid, end):
+        assert h.outposts_by_name() == g.outposts_by_name() and h.scores == g.scores and h.tile_name() == "siege.E"
+
+
 # -- simulate: the summary counts; records replay to the same game -----------------------------------
 COMBOS = [["base", "siege"], ["base", "river", "siege"],
           ["base", "river", "abbot", "barn", "tower", "king_robber", "siege"]]

@@ -91,6 +91,7 @@ class Bag:
         pick = (body or cands)[0]
         deck.remove(pick)
         self.drawn = pick
+        self._advanced = False  # the tile named now plays its own siege symbols (the one put back had none)
 
     def force_tile_id(self, tid):
         """Make tile type `tid` the drawn tile (from the deck being drawn)."""
@@ -104,6 +105,7 @@ class Bag:
             raise IllegalAction(f"tile {self.R.TILES[tid].name}: not in the deck being drawn now", self.R.CLAUSE_BAG)
         deck.remove(tid)
         self.drawn = tid
+        self._advanced = False  # the tile named now plays its own siege symbols (the one put back had none)
 
     def _deck_of(self, tid):
         for d, ids in zip(self.decks, self.R.DECKS):

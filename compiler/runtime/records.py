@@ -12,9 +12,16 @@ class Records:
     def to_json(self):
         """A state as JSON: its seed, seats and the moves that led to it (replayed by from_json)."""
         hist = []
-        for tid, a in self.history:
+        for i, (tid, a) in enumerate(self.history):
             if tid is None:  # a capture, a pass or a ransom: no tile drawn for it
-                hist.append({"act": list(a)})
+                h = {"act": list(a)}
+                if a[0] in ("catapult", "remove"):
+                    # decided for the drawn tile before it is placed (its siege symbols): name it, so a
+                    # game whose tiles were chosen (force_tile, OpenSpiel's chance nodes) replays too
+                    drawn = next((t for t, _ in self.history[i + 1:] if t is not None), self.drawn)
+                    if drawn is not None:
+                        h["id"] = drawn
+                hist.append(h)
                 continue
             name = self.R.TILES[tid].name
             if a[0] == "discard":
@@ -34,6 +41,8 @@ class Records:
         g = cls(rules, len(data["players"]), data["seed"], data["players"])
         for h in data["history"]:
             if "act" in h:
+                if "id" in h:  # the tile whose siege symbols this decision answers
+                    g.force_tile_id(h["id"])
                 g.apply_action(tuple(h["act"]))
                 continue
             g.force_tile_id(h["id"])
