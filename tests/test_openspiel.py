@@ -1,16 +1,26 @@
 """tessera.adapters.openspiel: OpenSpiel's own consistency checks for Python games
 (random simulation with clone and serialization round-trips), the tile draw as a
-chance node with the rulebook's odds, and OpenSpiel's MCTS bot playing whole games."""
+chance node with the rulebook's odds, Siege's decisions by players whose turn it is
+not, and OpenSpiel's MCTS bot playing whole games."""
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pyspiel
 import pytest
 
+from compiler.actions import ActionCodec, legal_actions
+from compiler.replay import engine_for
 from tessera.adapters import openspiel as O
 
+ALL = "base+river+abbot+king_robber+barn+tower+siege+refcard"
 
-@pytest.mark.parametrize("rules", ["base", "base+river+abbot", "base+tower"])
+
+@pytest.mark.parametrize("rules", ["base", "base+river+abbot", "base+tower", "base+siege",
+                                   # every module: a smaller numbering and window (1.9M actions instead of
+                                   # 20.6M; random games reach 27 cells from the start at most) keep it quick
+                                   f"{ALL},radius=40,view=12"])
 def test_openspiel_random_sim_test(rules):
     game = pyspiel.load_game(f"tessera(rules={rules},players=2)")
     # OpenSpiel's checks: legal-action masks, clone == original, serialize/deserialize,
@@ -102,3 +112,46 @@ def test_returns_are_zero_sum_shares_of_the_win():
     k = scores.count(top)
     assert state.returns() == [(3 - k) / k if s == top else -1.0 for s in scores]
     assert sum(state.returns()) == 0
+
+
+def direct_siege_game(seed: int):
+    """A 2-player base+siege game played on the engine itself (its own draws, uniformly random
+    legal tuples): the game and, per move, (the drawn tile, the move's number, who decides, whose turn)."""
+    eng = engine_for(["base", "siege"], [])
+    codec = ActionCodec(eng)
+    g = eng.new_game(players=2, seed=seed)
+    rng = random.Random(seed)
+    moves = []
+    while not g.is_terminal() and (acts := legal_actions(g)):
+        a = rng.choice(acts)
+        moves.append((g.drawn, codec.encode(g, a), g.current_player(), g.current))
+        g.apply_action(a)
+    return g, moves
+
+
+def test_a_siege_game_through_openspiel_ends_with_the_engines_scores():
+    # SIEGE-ATTACK-1: an attacked outpost's removals are decided "по черзі за годинниковою стрілкою,
+    # починаючи з активного гравця" -- OpenSpiel's current player is the one who removes, not the
+    # player whose turn it is; the catapults a drawn tile brings (SIEGE-ADVANCE-1) come after the
+    # chance node that draws it
+    g, moves = direct_siege_game(1)  # not the adapter's seed 0: its chance nodes name tiles the engine did not draw
+    assert any(decides != turn for _, _, decides, turn in moves)  # removals by the other player happen
+    state = O.load("base+siege", view=12).new_initial_state()
+    i = 0
+    while not state.is_terminal():
+        state.observation_tensor(0)  # seen at chance nodes too: it must not play a tile not yet drawn
+        if state.is_chance_node():
+            tile = moves[i][0]
+            assert dict(state.chance_outcomes()).get(tile, 0) > 0
+            state.apply_action(tile)
+            continue
+        _, number, decides, _ = moves[i]
+        assert state.current_player() == decides, i
+        assert number in state.legal_actions()
+        state.apply_action(number)
+        i += 1
+    assert i == len(moves)
+    assert state.engine_game().scores == g.scores
+    assert state.engine_game().outposts_by_name() == g.outposts_by_name()
+    top = max(g.scores)
+    assert state.returns() == [(2 - g.scores.count(top)) / g.scores.count(top) if s == top else -1.0 for s in g.scores]

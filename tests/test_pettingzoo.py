@@ -1,7 +1,10 @@
 """tessera.adapters.pettingzoo: PettingZoo's own API and seed tests, for the base
-game and for base + river + abbot, and a whole game whose rewards add up to the scores."""
+game, base + river + abbot, the Tower, Siege and every module, a whole game whose
+rewards add up to the scores, and a Siege game whose removals are the right agent's."""
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -9,9 +12,11 @@ import pytest
 
 from pettingzoo.test import api_test, seed_test
 
+from compiler.actions import ActionCodec, legal_actions
 from tessera.adapters.pettingzoo import env
 
-RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"]]
+RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"], ["base", "siege"]]
+ALL = ["base", "river", "abbot", "king_robber", "barn", "tower", "siege", "refcard"]
 # PettingZoo's own classic games with action masks get these warnings too (a dict observation)
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
               pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
@@ -22,7 +27,14 @@ def test_pettingzoo_api_test(rules):
     api_test(env(rules=rules), num_cycles=100)  # play_test runs a whole game (about 72 moves) inside
 
 
-@pytest.mark.parametrize("rules", RULE_SETS[:2], ids=lambda r: "+".join(r))  # the Tower's 5.8M-action mask is slow here
+def test_pettingzoo_api_test_every_module():
+    # a smaller numbering and window (1.9M actions instead of 20.6M; random games reach 27 cells from
+    # the start at most) keep it quick
+    api_test(env(rules=ALL, radius=40, view=12), num_cycles=100)
+
+
+@pytest.mark.parametrize("rules", [RULE_SETS[0], RULE_SETS[1], RULE_SETS[3]],  # the Tower's 5.8M-action mask is slow here
+                         ids=lambda r: "+".join(r))
 def test_pettingzoo_seed_test(rules):
     seed_test(lambda: env(rules=rules), num_cycles=10)
 
@@ -76,3 +88,37 @@ def test_a_small_view_keeps_the_api_and_shrinks_the_observation():
     assert small.observer.dict["board"].shape == (planes, 25, 25)
     assert small.observation_space("player_0")["observation"].shape[0] < full.observation_space("player_0")["observation"].shape[0]
     api_test(small, num_cycles=100)
+
+
+def test_a_siege_game_through_pettingzoo_ends_with_the_engines_scores():
+    # SIEGE-ATTACK-1: the players with no follower on an attacked outpost remove a figure "по черзі за
+    # годинниковою стрілкою, починаючи з активного гравця": agent_selection names the one removing,
+    # who need not be the player whose turn it is; an agent's rewards add up to its final score
+    e = env(rules=["base", "siege"], view=12)
+    e.reset(seed=2)
+    engine_seed = json.loads(e.game.to_json())["seed"]  # tessera-state/1: the bag's order
+    g = e.engine.new_game(players=2, seed=engine_seed)
+    codec = ActionCodec(e.engine)
+    rng = random.Random(0)
+    moves = []  # played on the engine itself first: (number, who decides, whose turn)
+    while not g.is_terminal() and (acts := legal_actions(g)):
+        a = rng.choice(acts)
+        moves.append((codec.encode(g, a), g.current_player(), g.current))
+        g.apply_action(a)
+    assert any(decides != turn for _, decides, turn in moves)  # removals by the other player happen
+    total = {a: 0.0 for a in e.possible_agents}
+    i = 0
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        total[agent] += reward
+        if terminated:
+            e.step(None)
+            continue
+        number, decides, _ = moves[i]
+        assert agent == f"player_{decides}", i
+        assert obs["action_mask"][number] == 1
+        e.step(number)
+        i += 1
+    assert i == len(moves)
+    assert e.game.scores == g.scores and e.game.outposts_by_name() == g.outposts_by_name()
+    assert total == {f"player_{p}": float(s) for p, s in enumerate(g.scores)}

@@ -27,6 +27,15 @@ class Observer:
       scores   per player
       turn     one-hot of whose turn it is (observer first)
       bag      tiles left / tiles at the start
+
+    Only in rule sets that have them, after those (so other rule sets keep their shapes):
+      prisoners  (holder, owner, figure) with captures (the Tower): how many of the owner's
+                 figures the holder holds (`prisoners_by_name()`), both observer first
+      outposts   (outpost, 2, player) with outposts (Siege and Defense), outposts in the
+                 action numbering's order (`codec.tracks`): how many figures each player
+                 has in the outpost's row (0) and pool (1) (`outposts_by_name()`)
+      catapults  (outpost, 2): catapults in the outpost's catapult slot, free slots left
+                 in its row
     """
 
     def __init__(self, codec, players: int, view: int | None = None):
@@ -41,6 +50,13 @@ class Observer:
         self.planes = 1 + 5 * len(self.kinds) + 1 + players * nf
         shapes = [("board", (self.planes, w, w)), ("tile", (len(self.tile_names),)), ("supply", (players, nf)),
                   ("scores", (players,)), ("turn", (players,)), ("bag", (1,))]
+        # the Tower's prisoners and Siege's outposts: views of their own, last, only where the rules have them
+        self.prisoners = bool(R.CAPTURES)
+        self.tracks = list(codec.tracks)
+        if self.prisoners:
+            shapes.append(("prisoners", (players, players, nf)))
+        if self.tracks:
+            shapes += [("outposts", (len(self.tracks), 2, players)), ("catapults", (len(self.tracks), 2))]
         size = sum(int(np.prod(s)) for _, s in shapes)
         self.tensor = np.zeros(size, np.float32)
         self.high = np.ones(size, np.float32)
@@ -53,6 +69,14 @@ class Observer:
                 self.high[at:at + n] = SCORE_HIGH
             elif name == "board":
                 self.high[at + (self.planes - players * nf) * w * w:at + n] = max(codec.supply)
+            elif name == "prisoners":  # no more of a figure can be held than a player has
+                self.high[at:at + n] = np.tile(np.array(codec.supply, np.float32), players * players)
+            elif name == "outposts":
+                self.high[at:at + n] = max(codec.supply)
+            elif name == "catapults":  # rules.TRACKS (runtime/outposts.py): a row's size by players, the
+                high = self.high[at:at + n].reshape(shape)  # catapult slot's capacity (an attack empties it)
+                for t, (_, _, rows, _, cats, _) in enumerate(R.TRACKS):
+                    high[t] = (max(1, cats), max(1, rows.get(players, 0)))
             at += n
 
     def set_from(self, g, player: int, drawn: bool = True) -> np.ndarray:
@@ -89,6 +113,22 @@ class Observer:
         for p, s in enumerate(g.scores):
             d["scores"][seat[g.names[p]]] = s
         if not g.is_terminal():
-            d["turn"][(g.current_player() - player) % P] = 1
+            # before the tile is drawn (a chance node) the player whose turn it is: asking
+            # current_player() would play the siege symbols of a tile not yet chosen
+            d["turn"][((g.current_player() if drawn else g.current) - player) % P] = 1
         d["bag"][0] = g.tiles_left() / max(1, self.codec.tiles)
+        if self.prisoners:
+            pris = d["prisoners"]
+            for holder, owners in g.prisoners_by_name().items():
+                for owner, figs in owners.items():
+                    for fig, n in figs.items():
+                        pris[seat[holder], seat[owner], fig_of[fig]] = n
+        if self.tracks:
+            outs, cats = d["outposts"], d["catapults"]
+            for name, o in g.outposts_by_name().items():
+                t = self.tracks.index(name)
+                for slot, names in enumerate((o["row"], o["pool"])):
+                    for who in names:
+                        outs[t, slot, seat[who]] += 1
+                cats[t] = (o["catapults"], o["slots"] - len(o["row"]))
         return self.tensor
