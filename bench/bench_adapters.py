@@ -1,11 +1,15 @@
 """Benchmark: random 2-player games played through each layer a researcher may use.
 
     python bench/bench_adapters.py --via engine|codec|pettingzoo|openspiel [--games 20] [--rules base]
+                                   [--radius N] [--view N]
 
 engine: `legal_actions()` + `apply_action()`; codec: the same through the stable
 numbers (`ActionCodec.legal`); pettingzoo: the AEC environment, observation and
 action mask every step; openspiel: the pyspiel game, chance nodes included.
-Every layer picks uniformly among the legal moves.  Compare two by timing them in turn,
+Every layer picks uniformly among the legal moves.  `--rules base+siege` plays Siege and
+Defense (catapults, attacks and their removals by other players, the extra figure);
+`--radius` and `--view` shrink the action numbering and the board window of the
+adapters (0, the default: the full ones of docs/engine.md).  Compare two by timing them in turn,
 several runs each (e.g. `/usr/bin/time -v python bench/bench_adapters.py --via codec`), and
 quote the median ratio of the paired runs.
 """
@@ -25,6 +29,8 @@ def main() -> None:
     ap.add_argument("--via", choices=["engine", "codec", "pettingzoo", "openspiel"], default="engine")
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--rules", default="base", help="modules joined by +")
+    ap.add_argument("--radius", type=int, default=0, help="the action numbering's radius (0: every move)")
+    ap.add_argument("--view", type=int, default=0, help="the observation's board window (0: the radius)")
     args = ap.parse_args()
     rules = args.rules.split("+")
     t0 = time.perf_counter()
@@ -34,7 +40,7 @@ def main() -> None:
         from compiler.replay import engine_for
 
         eng = engine_for(rules, [])
-        codec = ActionCodec(eng)
+        codec = ActionCodec(eng, args.radius or None)
         for seed in range(args.games):
             g, rng = eng.new_game(2, seed), random.Random(seed)
             while not g.is_terminal():
@@ -49,7 +55,7 @@ def main() -> None:
 
         from tessera.adapters.pettingzoo import env
 
-        e, rng = env(rules=rules), np.random.default_rng(0)
+        e, rng = env(rules=rules, radius=args.radius or None, view=args.view or None), np.random.default_rng(0)
         for seed in range(args.games):
             e.reset(seed=seed)
             for agent in e.agent_iter():
@@ -61,7 +67,7 @@ def main() -> None:
 
         from tessera.adapters import openspiel as O
 
-        game, rng = O.load(args.rules), np.random.RandomState(0)
+        game, rng = O.load(args.rules, radius=args.radius, view=args.view), np.random.RandomState(0)
         for _ in range(args.games):
             s = game.new_initial_state()
             while not s.is_terminal():
