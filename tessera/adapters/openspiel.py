@@ -7,6 +7,9 @@
 - players move in turn (`current_player()`); before each move a chance node draws
   the tile: its outcomes are tile numbers (`engine.rules.TILES` order) with the odds
   of the bag as it is (a deck's `last` tiles only when nothing else is left in it);
+  the catapults a Siege tile brings follow from the tile, not from chance, and
+  during an attack the current player is whoever must remove a figure, clockwise
+  from the active player (the engine's `current_player()`);
 - actions are the stable numbers of `compiler.actions.ActionCodec`; legal-action
   masks follow from them (`num_distinct_actions() == codec.size`);
 - the observation tensor is `tessera.adapters.observation.Observer`'s;
@@ -185,7 +188,8 @@ class TesseraState(pyspiel.State):
         g.apply_action(a)
         self._e.legal = None
         # a new tile is drawn only when the turn passes on: not after a ransom, nor while the same
-        # player still chooses a capture (the Tower)
+        # player still chooses a capture (the Tower), nor after a "?" catapult, a removal or the
+        # extra figure on an outpost (Siege)
         self._chance = not g.is_terminal() and g.turn != turn
 
     def _action_to_string(self, player, action):
