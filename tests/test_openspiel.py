@@ -155,3 +155,30 @@ def test_a_siege_game_through_openspiel_ends_with_the_engines_scores():
     assert state.engine_game().outposts_by_name() == g.outposts_by_name()
     top = max(g.scores)
     assert state.returns() == [(2 - g.scores.count(top)) / g.scores.count(top) if s == top else -1.0 for s in g.scores]
+
+
+def test_siege_draws_bring_their_catapults_after_the_chance_node():
+    game = O.load("base+siege")
+    R = game.engine.rules  # tile numbers are the order of rules.TILES
+    state = game.new_initial_state()
+    odds = _odds_by_name(state)
+    # BASE-COMP-1: 72 tiles, the start tile replaced by the fortress landscape (SIEGE-SETUP-1): 71;
+    # SIEGE-COMP-1: 18 land tiles, 17 of them with siege symbols and the river tile, which stays in
+    # the box without the River (the rule file's stated assumption): 71 + 17 = 88 in the bag
+    assert sum(odds.values()) == pytest.approx(1.0) and odds["V"] == pytest.approx(9 / 88)
+    with_symbols = sum(p for name, p in odds.items() if R.TILES[R.TILE_IDS[name][0]].symbols)
+    assert with_symbols == pytest.approx(17 / 88)
+    # SIEGE-ADVANCE-1: drawing a tile with the knights symbol puts a catapult on the knights outpost
+    # before the tile is placed; it is no chance outcome of its own (the active player places next)
+    knights = state.clone()
+    knights.apply_action(R.TILE_IDS["siege.E"][0])
+    assert knights.current_player() == 0 and not knights.is_chance_node()
+    assert knights.engine_game().outposts_by_name()["knights"]["catapults"] == 1
+    # a "?" (siege.H): the active player chooses the outpost, one move for each of the three
+    question = state.clone()
+    question.apply_action(R.TILE_IDS["siege.H"][0])
+    assert question.current_player() == 0
+    assert [question.action_to_string(0, a) for a in question.legal_actions()] == [
+        f'the "?" catapult goes on {name}' for name in ("knights", "travellers", "monks")]
+    question.apply_action(question.legal_actions()[2])
+    assert question.engine_game().outposts_by_name()["monks"]["catapults"] == 1 and not question.is_chance_node()
