@@ -25,7 +25,9 @@ class Observer:
       tile     one-hot of the drawn tile's name (all zeros when none is drawn)
       supply   per player and figure: figures left / figures at the start
       scores   per player
-      turn     one-hot of whose turn it is (observer first)
+      turn     one-hot of who moves now, `current_player()` (observer first): during an
+               attack the player removing a figure; before the tile is drawn the
+               player whose turn comes
       bag      tiles left / tiles at the start
 
     Only in rule sets that have them, after those (so other rule sets keep their shapes):
