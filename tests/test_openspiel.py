@@ -182,3 +182,32 @@ def test_siege_draws_bring_their_catapults_after_the_chance_node():
         f'the "?" catapult goes on {name}' for name in ("knights", "travellers", "monks")]
     question.apply_action(question.legal_actions()[2])
     assert question.engine_game().outposts_by_name()["monks"]["catapults"] == 1 and not question.is_chance_node()
+
+
+def test_a_state_saved_while_the_other_player_removes_plays_on_identically():
+    # SIEGE-ATTACK-1: saved (OpenSpiel's serialize: the engine's tessera-state/1 and the drawn tile)
+    # and cloned while the player whose turn it is not must remove a figure
+    _, moves = direct_siege_game(1)
+    game = O.load("base+siege", view=12)
+    state = game.new_initial_state()
+    i = 0
+    while True:
+        if state.is_chance_node():
+            state.apply_action(moves[i][0])
+            continue
+        if moves[i][2] != moves[i][3]:
+            break
+        state.apply_action(moves[i][1])
+        i += 1
+    copy, clone = game.deserialize_state(state.serialize()), state.clone()
+    for s in (copy, clone):
+        assert s.current_player() == state.current_player() == moves[i][2]
+        assert s.legal_actions() == state.legal_actions() and str(s) == str(state)
+        assert "remove own follower" in s.action_to_string(s.current_player(), s.legal_actions()[0])
+    for s in (state, copy, clone):
+        for _, number, _, _ in moves[i:i + 3]:
+            if s.is_chance_node():
+                break
+            s.apply_action(number)
+    assert str(copy) == str(state) == str(clone)
+    assert copy.engine_game().scores == state.engine_game().scores
