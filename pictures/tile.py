@@ -219,8 +219,11 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
         g.append(_feature(region_path(rr, fill=fill, stroke=style.stroke[f.kind], stroke_width=width),
                           f, "area", bad, done))
     lines = [f for f in features if cat.get(f.kind) == "line"]
+    # A junction (the base game's crossroads, BASE-ROAD-1) is where two or more lines end.
+    # One line reaching three or four sides ends nowhere on the tile (SIEGE-TILE-1 (a): the
+    # road "splits into 4 directions"): its arms meet and go on, with no junction drawn.
     dead_ends = sum(1 for f in lines if len([p for p in f.places if p in SIDE_MID]) == 1)
-    junction = dead_ends >= 2 or any(len([p for p in f.places if p in SIDE_MID]) >= 3 for f in lines)
+    junction = dead_ends >= 2
     has_centre = any(cat.get(f.kind) == "centre" for f in features)
     for f in sorted(lines, key=lambda f: f.crosses):
         sides = [p for p in f.places if p in SIDE_MID]
