@@ -335,3 +335,34 @@ def test_verify_svg_draws_the_best_river_laying_when_the_tiles_cannot_make_one_r
         [(n, f"{x},{y}", r) for n, x, y, r in said]
     assert len(groups(root, "stuck")) >= 1
     assert "then lake cannot continue" in next(e.text for e in root.iter(f"{SVG}text") if e.get("class") == "headline")
+
+
+# ------------------------------------------------------------------ tiles covering several cells
+def test_the_fortress_is_drawn_whole_from_its_numbered_places(tmp_path):
+    """siege.fortress `cells 3x2` (rules/siege.tess, assume fortress_drawing): one picture of 3 x 2
+    tile boxes, one drawn feature per declared feature, its place labels the numbered names."""
+    rs = require_rule_set(["base", "siege"])
+    [t] = rs.tile_types("siege.fortress")
+    res, out = draw(tmp_path, "base", "siege", "--places", "--tile", "siege.fortress")
+    assert res.exit_code == 0, res.output
+    cell = tile_cell(svg(out), "siege.fortress")
+    [ground] = [e for e in cell.iter(f"{SVG}rect") if e.get("class") == "tile-ground"]
+    assert (float(ground.get("width")), float(ground.get("height"))) == (300, 200)
+    assert Counter(g.get("data-kind") for g in features_of(cell)) == Counter(f.kind for f in t.features)
+    labels = Counter(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "place")
+    assert labels == Counter(p for f in t.features for p in f.places)
+    assert {"N1w", "E2", "W1", "C6"} <= set(labels)
+    caption = next(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "caption")
+    assert caption == "siege.fortress  ×2, 3x2 cells"
+
+
+def test_one_road_to_four_sides_has_no_junction_but_four_roads_do(tmp_path):
+    """SIEGE-TILE-1 (a): no road ends on siege.crossroads; the base crossroads X has four roads
+    ending at a junction (BASE-ROAD-1)."""
+    res, out = draw(tmp_path, "base", "siege", "--tile", "siege.crossroads", "--tile", "X")
+    assert res.exit_code == 0, res.output
+    root = svg(out)
+    junctions = lambda name: [e for e in tile_cell(root, name).iter() if e.get("class") == "junction"]  # noqa: E731
+    assert len(junctions("X")) == 1 and junctions("siege.crossroads") == []
+    roads = lambda name: [g for g in features_of(tile_cell(root, name)) if g.get("data-kind") == "road"]  # noqa: E731
+    assert len(roads("X")) == 4 and len(roads("siege.crossroads")) == 1
