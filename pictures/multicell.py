@@ -229,10 +229,12 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
                               centre_at=(x, y)))
     for f in features:
         sides = [p for p in f.places if (box.locate(p) or (0, ""))[1] in INWARD]
-        if f.shields and sides:
-            ax, ay = box.at(sides[0], FIGURE_AT)
+        if f.shields and sides:  # in the area, beside where a figure on it stands, within the tile
+            spots = [box.at(p, FIGURE_AT) for p in sides]
+            ax, ay = sum(x for x, _ in spots) / len(spots), sum(y for _, y in spots) / len(spots)
             for k in range(f.shields):
-                g.append(_shield(ax + 14 + 14 * k, ay - 4))
+                x = min(max(ax + 14 * (k + 1), 8), box.W - 8 - 14 * (f.shields - 1 - k))
+                g.append(_shield(x, min(max(ay - 4, 8), box.H - 9)))
     for i in range(1, w):  # the cells the tile covers
         g.append(dw.Line(i * SIZE, 0, i * SIZE, box.H, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
                          stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
