@@ -200,11 +200,20 @@ def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_i
 def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_they_stand(tmp_path):
     """The start landscape (SIEGE-SETUP-1, rules/siege.tess): the two fortress tiles side by side, 3x2
     cells each, the source at the west river end and the lake at the east one; a farmer on the tile
-    north of the fortress's NW cell (tests/records/siege/fortress/farmer_to_travellers_pool.json)."""
+    north of the fortress's NW cell (tests/records/siege/fortress/farmer_to_travellers_pool.json).
+    Then `tessera simulate --rules base,siege --record DIR -n 1` and `tessera draw` of the record:
+    every figure is drawn inside the picture of the cell it stands on, the fortress cells included."""
     rec = ROOT / "tests" / "records" / "siege" / "fortress" / "farmer_to_travellers_pool.json"
     out = tmp_path / "board.svg"
     _ok(runner.invoke(app, ["draw", str(rec), "-o", str(out)]))
-    with chromium_page(width=1400, height=900) as page:
+    _ok(runner.invoke(app, ["simulate", "-n", "1", "-j", "1", "--seed", "3", "--rules", "base,siege", "--record",
+                            str(tmp_path / "rec"), "--json"]))
+    [record] = sorted((tmp_path / "rec").glob("*.json"))
+    game = json.loads(record.read_text())
+    (tmp_path / "first30.json").write_text(json.dumps(dict(game, turns=game["turns"][:30], end="none")))
+    sim = tmp_path / "sim.svg"  # the first 30 turns only: a board replays every prefix
+    _ok(runner.invoke(app, ["draw", str(tmp_path / "first30.json"), "-o", str(sim)]))
+    with chromium_page(width=2400, height=2400) as page:
         page.goto(out.as_uri())
         cell = lambda c: page.locator(f'g.placed[data-cell="{c}"] rect.tile-ground').bounding_box()  # noqa: E731
         forts = page.locator("g.placed.multicell")
@@ -227,33 +236,28 @@ def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_the
         assert farmer.get_attribute("data-place") in ("Wn", "Nw", "Ne", "En")
         fb = farmer.bounding_box()
         assert _inside(fb, u) and not _overlap(fb, a)
-        assert not page.errors
-
-
-def test_figures_stand_on_their_cells_on_a_simulated_siege_board(tmp_path):
-    """`tessera simulate --rules base,siege --record DIR -n 1`, then `tessera draw` the record: every
-    figure is drawn inside the picture of the cell it stands on, the fortress cells included."""
-    _ok(runner.invoke(app, ["simulate", "-n", "1", "--seed", "3", "--rules", "base,siege", "--record",
-                            str(tmp_path / "rec"), "--json"]))
-    [record] = sorted((tmp_path / "rec").glob("*.json"))
-    out = tmp_path / "board.svg"
-    _ok(runner.invoke(app, ["draw", str(record), "--turn", "30", "-o", str(out)]))
-    with chromium_page(width=2400, height=2400) as page:
-        page.goto(out.as_uri())
+        # a simulated game: every figure is drawn inside the picture of the cell it stands on
+        page.goto(sim.as_uri())
+        seen = page.evaluate("""() => {
+          const box = e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+          return {
+            tiles: Array.from(document.querySelectorAll('g.placed')).map(g => [g.dataset.cell, g.dataset.cells || '1x1',
+                                                                               box(g.querySelector('rect.tile-ground'))]),
+            figures: Array.from(document.querySelectorAll('g.figure')).map(f => [f.dataset.cell, f.dataset.place, box(f)]),
+          };
+        }""")
         boxes = {}
-        for g in page.locator("g.placed").all():
-            x, y = map(int, g.get_attribute("data-cell").split(","))
-            box = g.locator("rect.tile-ground").bounding_box()
-            w, h = map(int, (g.get_attribute("data-cells") or "1x1").split("x"))
+        for at, cells, box in seen["tiles"]:
+            x, y = map(int, at.split(","))
+            w, h = map(int, cells.split("x"))
             for i in range(w):
                 for j in range(h):
                     boxes[(x + i, y + j)] = {"x": box["x"] + i * box["width"] / w, "y": box["y"] + j * box["height"] / h,
                                              "width": box["width"] / w, "height": box["height"] / h}
-        assert page.locator("g.placed.multicell").count() == 2
+        assert sum(1 for _, cells, _ in seen["tiles"] if cells == "3x2") == 2
         assert sum(1 for c in boxes if 0 <= c[0] <= 5 and 0 <= c[1] <= 1) == 12
-        figures = page.locator("g.figure").all()
-        assert figures
-        for f in figures:
-            c = tuple(map(int, f.get_attribute("data-cell").split(",")))
-            assert _inside(f.bounding_box(), boxes[c], slack=3), (c, f.get_attribute("data-place"))
+        assert seen["figures"]
+        for at, place, fb in seen["figures"]:
+            c = tuple(map(int, at.split(",")))
+            assert _inside(fb, boxes[c], slack=3), (c, place)
         assert not page.errors
