@@ -80,6 +80,24 @@ RECORD_CASES = {
     "farmer_to_travellers_pool.json": ({"red": 0, "blue": 0},
                                        {"knights": EMPTY, "travellers": ([], ["red"], 0), "monks": EMPTY},
                                        {"red": 7, "blue": 9}),
+    # SIEGE-END-1 (004 p. 5): "на всіх 3 аванпостах розігрують 3 фінальні контратаки ... по 3 очки за
+    # підданця": red 1 follower on knights (3), blue 1 on monks (3); each is a counterattack, so the
+    # catapults the two tiles brought (knights, monks) are removed too (SIEGE-COUNTER-1).  Then the
+    # normal final scoring: red's knight, a 1-tile city, 1 (BASE-END-2); blue's monk at [1,-1]:
+    # 1 + st.K + 3 fortress cells = 5 (SIEGE-PLACE-1).  The figures on the board stay there.
+    "end_counterattacks.json": ({"red": 3 + 1, "blue": 3 + 5},
+                                {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 8, "blue": 8}),
+    # SIEGE-END-1 with the Barn: "При підрахунку очок за селян фортецю вважають завершеним містом".
+    # Blue's barn on the corner where [2,-1], [3,-1] and both fortress tiles meet: red's farmer on
+    # that field scores at once "as in final scoring" (BARN-SCORE-1): 3 x (0 cities + the fortress)
+    # = 3, and goes home; at the end the barn scores 4 x (0 + 1) = 4 (BARN-END-1).
+    "barn_put_at_the_fortress.json": ({"red": 3, "blue": 4},
+                                      {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
+    # ... and BARN-SCORE-2: the barn on the fields south of the roads of [2,-1] [3,-1], red's farmer
+    # on the field north of them; tile A at [4,-1] (its road ends at the cloister) joins the two:
+    # red scores 1 x (0 cities + the fortress) = 1 and the farmer goes home.
+    "barn_join_at_the_fortress.json": ({"red": 1, "blue": 0},
+                                       {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
     # refusals, each with its clause
     "catapult_against_symbol.json": ("SIEGE-ADVANCE-1", 0),  # st.M shows monks; the record says knights
     "removal_by_a_defender.json": ("SIEGE-ATTACK-1", 3),  # blue had a follower on the monks outpost
