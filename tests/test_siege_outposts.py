@@ -393,3 +393,28 @@ def test_the_engine_check_holds_with_attacks_and_removals():
 
     mismatches, checked = check_engine(_rules("base", "abbot", TILES), 2, players=3, seed=3)
     assert checked > 100 and not mismatches, mismatches[:3]
+
+
+def test_SIEGE_COUNTER_1_scores_before_the_features_of_the_same_turn():
+    """"Контратаку розігрують під час кроку 3 ... перед звичайним підрахунком очок" (SIEGE-COUNTER-1),
+    and SIEGE-OUTPOST-2 holds for a knight whose city the same tile completes.  Two players, rows of
+    4 (the stated assumption): red and blue put three knights with a row follower each; blue lays a
+    city cap at [2,-1] with no figure; red caps it from [2,-2], puts the knight there and the 4th row
+    follower: the knights counterattack first (red 3 x 3 = 9, blue 1 x 3 = 3), then the 2-tile city
+    scores 2 x 2 = 4 for red (BASE-CITY-2), whose knight goes home.  Supply: red 9 - 2 knights
+    still standing = 7, blue 9 - 1 = 8."""
+    def E(x, y=-1, rot=0, on="N", fig=True):
+        t = {"tile": "E", "at": [x, y], "rotation": rot}
+        if fig:
+            t.update(place={"figure": "follower", "on": on}, outpost={"name": "knights", "slot": "row"})
+        return t
+
+    res = replay({"format": "tessera-game/1", "rules": ["base", "siege"], "players": ["red", "blue"],
+                  "turns": [E(0), E(1), E(-1), E(2, fig=False), E(2, -2, 180, "S")], "end": "none"})
+    assert res.error is None, res.error
+    last = [(e["kind"], e.get("feature"), e.get("points")) for e in res.answer["events"] if e["turn"] == 4]
+    assert last == [("outpost", None, None), ("counterattack", None, None),
+                    ("score", "outpost", {"red": 9, "blue": 3}), ("score", "city", {"red": 4})]
+    assert res.answer["scores"] == {"red": 13, "blue": 3}
+    assert {p: s["follower"] for p, s in res.answer["supply"].items()} == {"red": 7, "blue": 8}
+    assert res.answer["outposts"]["knights"]["row"] == []
