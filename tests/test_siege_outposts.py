@@ -418,3 +418,16 @@ def test_SIEGE_COUNTER_1_scores_before_the_features_of_the_same_turn():
     assert res.answer["scores"] == {"red": 13, "blue": 3}
     assert {p: s["follower"] for p, s in res.answer["supply"].items()} == {"red": 7, "blue": 8}
     assert res.answer["outposts"]["knights"]["row"] == []
+
+
+def test_SIEGE_ADVANCE_1_a_drawn_tile_brings_its_catapult_even_if_it_is_then_discarded():
+    """"Після того як ви візьмете плитку з 1 або 2 символами облоги ... Перед викладанням своєї
+    плитки ... ви повинні розмістити 1 катапульту" (the assumption `advance_before_discard`):
+    the four-way road (all sides road, the travellers' symbol) fits nowhere beside the start
+    landscape, whose open sides are all field; its catapult still comes, then it is discarded."""
+    g = engine_for(["base", "siege"], []).new_game(players=2, seed=1)
+    g.force_tile("siege.crossroads")
+    assert g.legal_actions() == [("discard",)]
+    assert g.outposts_by_name()["travellers"]["catapults"] == 1
+    g.apply_action(("discard",))
+    assert [e["kind"] for e in g.events] == ["catapult", "discard"] and g.current == 0
