@@ -80,6 +80,12 @@ RECORD_CASES = {
     "farmer_to_travellers_pool.json": ({"red": 0, "blue": 0},
                                        {"knights": EMPTY, "travellers": ([], ["red"], 0), "monks": EMPTY},
                                        {"red": 7, "blue": 9}),
+    # EX-SIEGE-OUTPOST-3b (004 p. 4): "Там уже є підданці, тому ви кладете свого підданця на них":
+    # red's farmer (the fortress's field) and blue's (the field north of the roads) each bring a
+    # follower to the monks' follower slot, where blue's stands on red's; no row slot is taken.
+    "farmers_stack_in_the_monks_pool.json": ({"red": 0, "blue": 0},
+                                             {"knights": EMPTY, "travellers": EMPTY, "monks": ([], ["red", "blue"], 0)},
+                                             {"red": 7, "blue": 7}),
     # SIEGE-END-1 (004 p. 5): "на всіх 3 аванпостах розігрують 3 фінальні контратаки ... по 3 очки за
     # підданця": red 1 follower on knights (3), blue 1 on monks (3); each is a counterattack, so the
     # catapults the two tiles brought (knights, monks) are removed too (SIEGE-COUNTER-1).  Then the
