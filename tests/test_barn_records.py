@@ -71,6 +71,19 @@ CASES: dict[str, Expect] = {
         scores={"red": 9, "blue": 9},
         events=[(7, "field", "put", {"red": 9, "blue": 9}, "BARN-SCORE-1")],
         supply={"red": {"follower": 7, "barn": 1}, "blue": {"follower": 7, "barn": 0}}),
+    # BARN-SCORE-1 with a city closed by the barn's own tile: "the farmers on this field score
+    # at once, as in final scoring: 3 per completed city". The tile is placed before the barn
+    # (BASE-TURN-1), so a city it closes is completed when the barn is put.
+    # t0 red E 180 [0,1], a farmer on its field (D's south field); t1 blue U [1,0]; t2 red E 0
+    # [0,2] closes city 1 (E + E); t3 blue E 0 [1,2]; t4 red E 180 [1,1] closes city 2 (E [1,1]
+    # + E [1,2]), its field joins E [0,1]'s, and red's barn goes on its NW corner (D SE, U [1,0]
+    # SW, E [0,1] NE, E [1,1] NW: all field). The field borders cities 1 and 2, both completed:
+    # red, the only farmer, scores 3 * 2 = 6 (not 3) and the farmer goes home.
+    "put_counts_city_closed_this_turn.json": Expect(
+        "BARN-SCORE-1", "a city closed by the barn's own tile counts: 3 * 2 = 6",
+        scores={"red": 6, "blue": 0},
+        events=[(4, "field", "put", {"red": 6}, "BARN-SCORE-1")],
+        supply={"red": {"follower": 7, "barn": 0}, "blue": {"follower": 7, "barn": 1}}),
     # BARN-PLACE-1: the barn goes where FOUR tiles meet. A 90 [1,0], then E 180 [0,1] with
     # the barn on its NE corner: D (SE), A (SW) and E (NE) are there, [1,1] is empty.
     "three_tiles.json": Expect(

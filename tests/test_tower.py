@@ -424,6 +424,17 @@ RECORD_CASES = {
     "barn_on_tower.json": ("TOWER-FIGURES-1", 1),
     "capture_barn_refused.json": ("TOWER-FIGURES-1", 8),
     "capture_floor_refused.json": ("TOWER-FIGURES-1", 2),
+    # red's robber on A [0,1]'s road; blue's tower.D at [0,2] (rot 90: roads N and W, each ending at
+    # the foundation) closes that road (2 tiles) and its first floor captures the robber 1 tile N.
+    # The capture is "at once" (TOWER-CAPTURE-1), scoring is at the end of the turn (BASE-SCORE-2):
+    # the road is complete with nobody on it, so red does not get 2.
+    "capture_before_scoring.json": ("TOWER-CAPTURE-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    # blue holds red's abbot and red's monk; red captures blue's monk: they swap, and red picks the
+    # abbot to come back ("вы можете выбрать, на какого из них обменять своего пленника").
+    "exchange_choice.json": ("TOWER-SWAP-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
+    # (a tower is not a feature that scores, TOWER-TOP-1).
+    "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
 }
 
 
@@ -451,6 +462,41 @@ def test_tower_record(name):
     assert ans["scores"] == scores
     assert ans["prisoners"] == prisoners
     assert (ans["supply"]["red"]["follower"], ans["supply"]["blue"]["follower"]) == (red, blue)
+
+
+def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
+    """tests/records/tower/exchange_choice.json: blue holds red's abbot (t1) and red's monk (t3);
+    red's third floor on blue's tower captures blue's monk 2 tiles S (t6, height 3) and asks for the
+    abbot back. Red: abbot 1 (back), follower 6 (the monk stays with blue), floor 10 - 1; blue:
+    follower 7 (its monk came back), floor 10 - 2."""
+    import json
+
+    from compiler.replay import load_record
+
+    r = replay(load_record(REPO / "tests" / "records" / "tower" / "exchange_choice.json"))
+    assert r.error is None, r.error
+    assert r.answer["supply"] == {"red": {"follower": 6, "abbot": 1, "floor": 9},
+                                  "blue": {"follower": 7, "abbot": 1, "floor": 8}}
+    assert r.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
+    (ex,) = [e for e in r.answer["events"] if e["kind"] == "exchange"]
+    assert (ex["turn"], ex["player"], ex["victim"], ex["figure"], ex["back"]) == (6, "red", "blue", "follower", "abbot")
+    # the other choice: with "back": "follower" the monk comes back and the abbot stays a prisoner
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "exchange_choice.json").read_text())
+    rec["turns"][-1]["capture"]["back"] = "follower"
+    r2 = replay(rec)
+    assert r2.error is None, r2.error
+    assert r2.answer["prisoners"] == {"blue": {"red": {"abbot": 1}}}
+    assert r2.answer["supply"]["red"] == {"follower": 7, "abbot": 0, "floor": 9}
+
+
+def test_TOWER_CAPTURE_1_the_capture_comes_before_the_turns_scoring():
+    """tests/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
+    from compiler.replay import load_record
+
+    r = replay(load_record(REPO / "tests" / "records" / "tower" / "capture_before_scoring.json"))
+    assert r.error is None, r.error
+    assert [e["kind"] for e in r.answer["events"]] == ["capture"]
+    assert r.answer["scores"] == {"red": 0, "blue": 0}
 
 
 # -- simulate: random games of the Tower alone and with every bundled module ----------------------
