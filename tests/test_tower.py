@@ -435,6 +435,10 @@ RECORD_CASES = {
     # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
     # (a tower is not a feature that scores, TOWER-TOP-1).
     "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    # EX-TOWER-CAPTURE-2b, 4 players: the record takes black's monk 2 tiles away (the text's "tile 9");
+    # test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates tries the other three and the diagonal.
+    "ex_capture_2b_four_candidates.json": ("TOWER-CAPTURE-2", {"red": 0, "blue": 0, "green": 0, "black": 0},
+                                           {"red": {"black": {"follower": 1}}}, (6, 5)),
 }
 
 
@@ -462,6 +466,32 @@ def test_tower_record(name):
     assert ans["scores"] == scores
     assert ans["prisoners"] == prisoners
     assert (ans["supply"]["red"]["follower"], ans["supply"]["blue"]["follower"]) == (red, blue)
+
+
+@pytest.mark.parametrize("victim,at,held", [
+    ("black", [0, 3], {"red": {"black": {"follower": 1}}}),  # 2 tiles S, the text's "tile 9"
+    ("blue", [0, 2], {"red": {"blue": {"follower": 1}}}),  # 1 tile S, "tile 6"
+    ("green", [1, 1], {"red": {"green": {"follower": 1}}}),  # 1 tile E, "tile 1"
+    ("red", [-1, 1], {}),  # your own, 1 tile W, "tile 8": back to your supply
+    ("blue", [1, 2], "TOWER-CAPTURE-2"),  # blue's other monk, diagonal: not one of the four
+])
+def test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates(victim, at, held):
+    """EX-TOWER-CAPTURE-2b (003 p. 3): "Вы строите второй ярус башни и теперь можете взять в плен одного
+    из четырёх подданных": blue's, green's, your own and black's, 2 tiles away. The layout of the lost
+    picture is rebuilt in tests/records/tower/ex_capture_2b_four_candidates.json (4 players; you are
+    red, your tower at [0,1]); blue has a fifth monk on the diagonal [1,2], which is out of range."""
+    import json
+
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "ex_capture_2b_four_candidates.json").read_text())
+    rec["turns"][-1]["capture"] = {"figure": "follower", "of": victim, "at": at, "on": "C"}
+    r = replay(rec)
+    if isinstance(held, str):
+        assert r.error is not None and r.error["clause"] == held and r.error["turn"] == 8
+        return
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == held
+    # 4 players: 7 floors each (TOWER-COMP-1); you built 2
+    assert r.answer["supply"]["red"] == {"follower": 7 if victim == "red" else 6, "floor": 5}
 
 
 def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
