@@ -96,6 +96,18 @@ CASES: dict[str, Expect] = {
         events=[(3, "field", "put", {"red": 3}, {"BARN-SCORE-1", "SIEGE-END-1"}),
                 (4, "field", "end", {"blue": 4}, {"BARN-END-1", "SIEGE-END-1"})],
         supply={"red": {"follower": 9, "barn": 1}, "blue": {"follower": 9, "barn": 0}}),
+    # BARN-SCORE-2 with Siege: t0-t3 as in put_by_the_fortress but no farmer (blue's barn, nothing
+    # scores). t4 red U [1,-3] (road W-E): its south field joins the barn's, red's farmer goes on
+    # its north field (no barn there). t5 blue A 90 [2,-3] ends the road at its cloister; its field
+    # runs round and joins U's north and south fields and B [2,-2]'s: red's farmer joins the barn's
+    # field, which borders the fortress and no completed city: 1 * (0 + 1) = 1, the farmer goes
+    # home. At the end blue's barn: 4 * (0 + 1) = 4.
+    "join_by_the_fortress.json": Expect(
+        "BARN-SCORE-2", "with Siege, a farmed field joined to a barn's: the fortress counts, 1",
+        scores={"red": 1, "blue": 4},
+        events=[(5, "field", "join", {"red": 1}, {"BARN-SCORE-2", "SIEGE-END-1"}),
+                (6, "field", "end", {"blue": 4}, {"BARN-END-1", "SIEGE-END-1"})],
+        supply={"red": {"follower": 9, "barn": 1}, "blue": {"follower": 9, "barn": 0}}),
     # BARN-PLACE-1: the barn goes where FOUR tiles meet. A 90 [1,0], then E 180 [0,1] with
     # the barn on its NE corner: D (SE), A (SW) and E (NE) are there, [1,1] is empty.
     "three_tiles.json": Expect(
