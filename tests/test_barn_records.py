@@ -35,7 +35,7 @@ import pytest
 
 from dataclasses import dataclass
 
-from compiler.replay import load_record, replay
+from compiler.replay import engine_for, load_record, replay
 
 RECORDS = Path(__file__).parent / "records" / "barn"
 
@@ -376,3 +376,88 @@ def test_allow_adds_a_placement_option_without_restating_the_figure(tmp_path):
     assert res.error is None, res.error
     (garden,) = [f for f in res.game.features() if f["kind"] == "garden"]
     assert garden["figures"] == [("red", "follower")]
+
+
+# == the Barn's scorings against an independent reading, over whole random games =============
+def _owners(farmers):
+    """The field's owners by the base rule: the players with the most farmers on it."""
+    from collections import Counter
+
+    c = Counter(farmers)
+    top = max(c.values(), default=0)
+    return sorted(p for p, n in c.items() if n == top)
+
+
+def _independent_barn(rules, seed):
+    """BARN-SCORE-1, BARN-SCORE-2 and BARN-END-1 read from the text alone, on the networkx rebuild of
+    the board (verifier.engine_check.BoardGraph, from the rule files' tiles, never the engine's
+    union-find): a barn put on a field with farmers gives the field's owners 3 per completed city
+    bordering it; a tile that joins farmers to a barn's field gives the joined field's owners 1 per
+    completed city; at the end each barn gives its owner 4 per completed city bordering its field.
+    Where the farmers stand is read from the engine before each move (`verifier.engine_check`
+    compares each engine feature, its figure count included, with the rebuild). Returns (what the
+    text gives, what the engine did)."""
+    import random
+    from collections import Counter
+
+    from dsl.loader import require_rule_set
+    from dsl.places import CORNER_HALVES
+    from verifier.engine_check import BoardGraph, _sync
+
+    g = engine_for(rules, []).new_game(2, seed)
+    bg = BoardGraph(require_rule_set(rules), {})
+    _sync(bg, g)
+    barn = g.figure_index("barn")
+    rng = random.Random(seed)
+    barns, want, got = [], [], []
+
+    def state():
+        comps = bg.components()
+        index = {n: i for i, c in enumerate(comps) for n in c}
+
+        def kind(c):
+            return bg.g.nodes[next(iter(c))]["kind"]
+
+        def cities(c):
+            return sum(1 for b in bg.borders(c, index) if kind(comps[b]) == "city" and bg.open_edges(comps[b]) == 0)
+        return [c for c in comps if kind(c) == "field"], cities
+
+    while not g.ended:
+        a = rng.choice(g.legal_actions())
+        mover, turn = g.names[g.current], g.turn
+        farmers = [(p, (cell, place)) for f in g.features() if f["kind"] == "field"
+                   for p, fig, cell, place in f["figure_places"] if fig == "follower"]
+        seen = len(g.events)
+        g.apply_action(a)
+        _sync(bg, g)
+        put = None
+        if isinstance(a[0], tuple) and a[2] is not None and a[2][0] == barn:
+            put = (a[0], CORNER_HALVES[a[2][2]][0])  # the barn joins the field on its corner
+            barns.append((mover, put))
+        fields, cities = state()
+        for c in fields:
+            on = [p for p, n in farmers if n in c]
+            if not on or not cities(c):
+                continue
+            if put is not None and put in c:
+                want.append((turn, "put", {p: 3 * cities(c) for p in _owners(on)}))
+            elif any(n in c for _, n in barns):
+                want.append((turn, "join", {p: cities(c) for p in _owners(on)}))
+        got.extend((turn, e["when"], e["points"]) for e in g.events[seen:]
+                   if e.get("when") in ("put", "join") and e["points"])
+    fields, cities = state()
+    end_want, end_got = Counter(), Counter()
+    for p, n in barns:
+        end_want[p] += 4 * cities(next(c for c in fields if n in c))
+    for e in g.events:
+        if e.get("when") == "end" and e.get("clause") == "BARN-END-1":
+            end_got.update(e["points"])
+    return (sorted(want), +end_want), (sorted(got), +end_got)
+
+
+# seeds whose games have barn scorings: 7 two puts, 10 a join, 24 a put and a join
+@pytest.mark.parametrize("seed", [7, 10, 24])
+def test_barn_scorings_match_an_independent_reading_over_random_games(seed):
+    text, engine = _independent_barn(["base", "barn"], seed)
+    assert text[0] and text[1], "no barn scoring in this game: pick another seed"
+    assert engine == text
