@@ -784,3 +784,75 @@ def test_a_forbid_takes_anywhere_options_away_too(tmp_path):
     r = _play(two + [_t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))], rules=rules)
     assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "LOW-1"
     assert "forbid floor on tower when count(floor) >= 2" in r.error["message"]
+
+
+# -- captures, exchanges and ransoms against an independent reading, over whole random games -----
+def _independent_tower(rules, seed, players):
+    """At every capture decision, the figures the text lets the builder take (TOWER-CAPTURE-1, -2,
+    TOWER-FIGURES-1: every follower or abbot on the tower's tile or up to its height away in a
+    straight line, the height counted from the floors the game's moves built there) against the
+    engine's options; after every move, who holds whose figures (a capture of another's figure is
+    kept, or swapped at once for one the victim holds of the capturer's, TOWER-SWAP-1; a ransom frees
+    it) against the engine's; every ransom moves exactly 3 points from the payer to the holder and
+    leaves the payer at 0 or more (TOWER-RANSOM-1). Returns (problems, decisions, captures, swaps)."""
+    import random
+    from collections import Counter
+
+    g = engine_for(rules, []).new_game(players, seed)
+    floor = g.figure_index("floor")
+    capturable = {g.figure_index(n) for n in ("follower", "abbot")} - {None}
+    height, rng = Counter(), random.Random(seed)
+    held = [[[] for _ in range(players)] for _ in range(players)]  # held[h][p]: p's figures that h holds
+    tower, problems, decisions, captures, swaps = None, [], 0, 0, 0
+    while not g.ended:
+        acts = g.legal_actions()
+        if g.pending is not None:
+            h = height[tower]
+            want = Counter((p, fig, cell) for f in g.features() for p, fig, cell, _ in f["figure_places"]
+                           if g.figure_index(fig) in capturable
+                           and ((cell[0] == tower[0] and abs(cell[1] - tower[1]) <= h)
+                                or (cell[1] == tower[1] and abs(cell[0] - tower[0]) <= h)))
+            got = Counter((g.names[q], g.figure_name(fg), g.seg_cell[seg])
+                          for q, fg, seg in {a[1:4] for a in acts if a[0] == "capture"})
+            if want != got:
+                problems.append(("range", g.turn, tower, h, dict(want), dict(got)))
+            decisions += 1
+        a = rng.choice(acts)
+        me, before = g.current, list(g.scores)
+        if isinstance(a[0], tuple) and a[2] is not None:
+            if a[2][0] == "at" and a[2][1] == floor:  # a floor on another tile's tower
+                tower = a[2][2]
+                height[tower] += 1
+            elif a[2][0] == floor:  # a floor on the new tile's foundation
+                tower = a[0]
+                height[tower] += 1
+        elif a[0] == "capture":
+            captures += 1
+            _, q, fg, _, back = a
+            if q != me and held[q][me]:
+                held[q][me].remove(back)
+                swaps += 1
+            elif q != me:
+                held[me][q].append(fg)
+        elif a[0] == "ransom":
+            held[a[1]][me].remove(a[2])
+        g.apply_action(a)
+        if a[0] == "ransom":
+            moved = [g.scores[i] - before[i] for i in range(players)]
+            if moved != [-3 if i == me else 3 if i == a[1] else 0 for i in range(players)] or g.scores[me] < 0:
+                problems.append(("ransom", g.turn, moved))
+        if [[sorted(x) for x in row] for row in held] != [[sorted(x) for x in row] for row in g.held]:
+            problems.append(("held", g.turn, held, g.held))
+            held = [[list(x) for x in row] for row in g.held]
+    return problems, decisions, captures, swaps
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_captures_exchanges_and_ransoms_match_an_independent_reading_over_random_games(players):
+    totals = [0, 0, 0]
+    for seed in range(4):
+        problems, *counts = _independent_tower(["base", "abbot", "tower"], seed, players)
+        assert problems == [], problems[:3]
+        totals = [t + c for t, c in zip(totals, counts)]
+    decisions, captures, swaps = totals
+    assert decisions > 20 and captures > 10 and swaps > 0, totals
