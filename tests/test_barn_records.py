@@ -35,7 +35,7 @@ import pytest
 
 from dataclasses import dataclass
 
-from compiler.replay import load_record, replay
+from compiler.replay import engine_for, load_record, replay
 
 RECORDS = Path(__file__).parent / "records" / "barn"
 
@@ -71,6 +71,43 @@ CASES: dict[str, Expect] = {
         scores={"red": 9, "blue": 9},
         events=[(7, "field", "put", {"red": 9, "blue": 9}, "BARN-SCORE-1")],
         supply={"red": {"follower": 7, "barn": 1}, "blue": {"follower": 7, "barn": 0}}),
+    # BARN-SCORE-1 with a city closed by the barn's own tile: "the farmers on this field score
+    # at once, as in final scoring: 3 per completed city". The tile is placed before the barn
+    # (BASE-TURN-1), so a city it closes is completed when the barn is put.
+    # t0 red E 180 [0,1], a farmer on its field (D's south field); t1 blue U [1,0]; t2 red E 0
+    # [0,2] closes city 1 (E + E); t3 blue E 0 [1,2]; t4 red E 180 [1,1] closes city 2 (E [1,1]
+    # + E [1,2]), its field joins E [0,1]'s, and red's barn goes on its NW corner (D SE, U [1,0]
+    # SW, E [0,1] NE, E [1,1] NW: all field). The field borders cities 1 and 2, both completed:
+    # red, the only farmer, scores 3 * 2 = 6 (not 3) and the farmer goes home.
+    "put_counts_city_closed_this_turn.json": Expect(
+        "BARN-SCORE-1", "a city closed by the barn's own tile counts: 3 * 2 = 6",
+        scores={"red": 6, "blue": 0},
+        events=[(4, "field", "put", {"red": 6}, "BARN-SCORE-1")],
+        supply={"red": {"follower": 7, "barn": 0}, "blue": {"follower": 7, "barn": 1}}),
+    # BARN-SCORE-1 with Siege and Defense: the barn's farmers score "as in final scoring", and in
+    # final scoring "the fortress counts as a completed city for farmers" (SIEGE-END-1). t0 red B
+    # [1,-1] with a farmer, on the field along the fortress's north side; t1 blue B [2,-1]; t2 red
+    # B [1,-2]; t3 blue B [2,-2], blue's barn on its SW corner (B [1,-2] SE, B [1,-1] NE, B [2,-1]
+    # NW: all field). No city is completed, the fortress borders the field: red 3 * (0 + 1) = 3,
+    # the farmer goes home (9 followers with Siege's 2 extra). At the end blue's barn: 4 * (0 + 1).
+    "put_by_the_fortress.json": Expect(
+        "BARN-SCORE-1", "with Siege, a barn's farmers count the fortress as a completed city: 3",
+        scores={"red": 3, "blue": 4},
+        events=[(3, "field", "put", {"red": 3}, "BARN-SCORE-1"),
+                (4, "field", "end", {"blue": 4}, {"BARN-END-1", "SIEGE-END-1"})],
+        supply={"red": {"follower": 9, "barn": 1}, "blue": {"follower": 9, "barn": 0}}),
+    # BARN-SCORE-2 with Siege: t0-t3 as in put_by_the_fortress but no farmer (blue's barn, nothing
+    # scores). t4 red U [1,-3] (road W-E): its south field joins the barn's, red's farmer goes on
+    # its north field (no barn there). t5 blue A 90 [2,-3] ends the road at its cloister; its field
+    # runs round and joins U's north and south fields and B [2,-2]'s: red's farmer joins the barn's
+    # field, which borders the fortress and no completed city: 1 * (0 + 1) = 1, the farmer goes
+    # home. At the end blue's barn: 4 * (0 + 1) = 4.
+    "join_by_the_fortress.json": Expect(
+        "BARN-SCORE-2", "with Siege, a farmed field joined to a barn's: the fortress counts, 1",
+        scores={"red": 1, "blue": 4},
+        events=[(5, "field", "join", {"red": 1}, "BARN-SCORE-2"),
+                (6, "field", "end", {"blue": 4}, {"BARN-END-1", "SIEGE-END-1"})],
+        supply={"red": {"follower": 9, "barn": 1}, "blue": {"follower": 9, "barn": 0}}),
     # BARN-PLACE-1: the barn goes where FOUR tiles meet. A 90 [1,0], then E 180 [0,1] with
     # the barn on its NE corner: D (SE), A (SW) and E (NE) are there, [1,1] is empty.
     "three_tiles.json": Expect(
@@ -152,7 +189,7 @@ def test_barn_record(rel):
     assert res.error is None, f"{rel}: {exp.doc}: {res.error}"
     ans = res.answer
     assert ans["scores"] == exp.scores, f"{exp.clause}: {exp.doc}: {ans}"
-    got = sorted(ans["events"], key=_event_key)
+    got = sorted((e for e in ans["events"] if e["kind"] == "score"), key=_event_key)  # not Siege's counterattacks
     want = sorted(exp.events, key=lambda e: (e[0], e[1], e[2], tuple(sorted(e[3].items()))))
     assert [_event_key(e) for e in got] == [(t, f, w, tuple(sorted(p.items()))) for t, f, w, p, _ in want], ans["events"]
     for ev, (*_, clause) in zip(got, want):
@@ -339,3 +376,88 @@ def test_allow_adds_a_placement_option_without_restating_the_figure(tmp_path):
     assert res.error is None, res.error
     (garden,) = [f for f in res.game.features() if f["kind"] == "garden"]
     assert garden["figures"] == [("red", "follower")]
+
+
+# == the Barn's scorings against an independent reading, over whole random games =============
+def _owners(farmers):
+    """The field's owners by the base rule: the players with the most farmers on it."""
+    from collections import Counter
+
+    c = Counter(farmers)
+    top = max(c.values(), default=0)
+    return sorted(p for p, n in c.items() if n == top)
+
+
+def _independent_barn(rules, seed):
+    """BARN-SCORE-1, BARN-SCORE-2 and BARN-END-1 read from the text alone, on the networkx rebuild of
+    the board (verifier.engine_check.BoardGraph, from the rule files' tiles, never the engine's
+    union-find): a barn put on a field with farmers gives the field's owners 3 per completed city
+    bordering it; a tile that joins farmers to a barn's field gives the joined field's owners 1 per
+    completed city; at the end each barn gives its owner 4 per completed city bordering its field.
+    Where the farmers stand is read from the engine before each move (`verifier.engine_check`
+    compares each engine feature, its figure count included, with the rebuild). Returns (what the
+    text gives, what the engine did)."""
+    import random
+    from collections import Counter
+
+    from dsl.loader import require_rule_set
+    from dsl.places import CORNER_HALVES
+    from verifier.engine_check import BoardGraph, _sync
+
+    g = engine_for(rules, []).new_game(2, seed)
+    bg = BoardGraph(require_rule_set(rules), {})
+    _sync(bg, g)
+    barn = g.figure_index("barn")
+    rng = random.Random(seed)
+    barns, want, got = [], [], []
+
+    def state():
+        comps = bg.components()
+        index = {n: i for i, c in enumerate(comps) for n in c}
+
+        def kind(c):
+            return bg.g.nodes[next(iter(c))]["kind"]
+
+        def cities(c):
+            return sum(1 for b in bg.borders(c, index) if kind(comps[b]) == "city" and bg.open_edges(comps[b]) == 0)
+        return [c for c in comps if kind(c) == "field"], cities
+
+    while not g.ended:
+        a = rng.choice(g.legal_actions())
+        mover, turn = g.names[g.current], g.turn
+        farmers = [(p, (cell, place)) for f in g.features() if f["kind"] == "field"
+                   for p, fig, cell, place in f["figure_places"] if fig == "follower"]
+        seen = len(g.events)
+        g.apply_action(a)
+        _sync(bg, g)
+        put = None
+        if isinstance(a[0], tuple) and a[2] is not None and a[2][0] == barn:
+            put = (a[0], CORNER_HALVES[a[2][2]][0])  # the barn joins the field on its corner
+            barns.append((mover, put))
+        fields, cities = state()
+        for c in fields:
+            on = [p for p, n in farmers if n in c]
+            if not on or not cities(c):
+                continue
+            if put is not None and put in c:
+                want.append((turn, "put", {p: 3 * cities(c) for p in _owners(on)}))
+            elif any(n in c for _, n in barns):
+                want.append((turn, "join", {p: cities(c) for p in _owners(on)}))
+        got.extend((turn, e["when"], e["points"]) for e in g.events[seen:]
+                   if e.get("when") in ("put", "join") and e["points"])
+    fields, cities = state()
+    end_want, end_got = Counter(), Counter()
+    for p, n in barns:
+        end_want[p] += 4 * cities(next(c for c in fields if n in c))
+    for e in g.events:
+        if e.get("when") == "end" and e.get("clause") == "BARN-END-1":
+            end_got.update(e["points"])
+    return (sorted(want), +end_want), (sorted(got), +end_got)
+
+
+# seeds whose games have barn scorings: 7 two puts, 10 a join, 24 a put and a join
+@pytest.mark.parametrize("seed", [7, 10, 24])
+def test_barn_scorings_match_an_independent_reading_over_random_games(seed):
+    text, engine = _independent_barn(["base", "barn"], seed)
+    assert text[0] and text[1], "no barn scoring in this game: pick another seed"
+    assert engine == text

@@ -391,3 +391,60 @@ def test_simulate_and_replay_on_the_command_line(tmp_path):
         assert out.returncode == 0, out.stdout + out.stderr
         g, _ = play_one(eng, 2, load_record(f)["seed"])
         assert json.loads(out.stdout)["scores"] == {g.names[p]: g.scores[p] for p in range(2)}
+
+
+# == King & Robber against an independent reading, over whole random games ==================
+def _independent_king_robber(rules, seed):
+    """KING-1 / ROBBER-1 read from the text alone, on the networkx rebuild of the board
+    (verifier.engine_check.BoardGraph, built from the rule files' tiles, never the engine's
+    union-find): a city (road) is complete when no edge of it is open; the first completed one
+    goes to whoever placed the tile, then one with strictly more distinct tiles than every one
+    completed before; at the end the holder scores 1 per completed city (road) on the map.
+    Returns (end awards, transfers) as the text gives them and as the engine played them."""
+    import random
+
+    from dsl.loader import require_rule_set
+    from verifier.engine_check import BoardGraph, _sync
+
+    rs = require_rule_set(rules)
+    g = engine_for(rules, []).new_game(2, seed)
+    bg = BoardGraph(rs, {})
+    _sync(bg, g)
+    rng = random.Random(seed)
+    seen: set = set()
+
+    def complete(kind):
+        return [c for c in bg.components() if bg.g.nodes[next(iter(c))]["kind"] == kind and bg.open_edges(c) == 0]
+
+    def newly_complete():
+        new = [(kind, len({cell for cell, _ in c})) for kind in ("city", "road") for c in complete(kind) if c not in seen]
+        seen.update(c for kind in ("city", "road") for c in complete(kind))
+        return sorted(new, key=lambda k: k[1])
+
+    newly_complete()  # the start landscape completes nothing, but keep it out of the count
+    holder, best, transfers = {}, {"city": 0, "road": 0}, []
+    while not g.ended:
+        acts = g.legal_actions()
+        mover, turn = g.current, g.turn
+        g.apply_action(rng.choice(acts))
+        _sync(bg, g)
+        for kind, size in newly_complete():
+            if size > best[kind]:  # "превосходящий размерами": strictly larger; a tie keeps it
+                best[kind], holder[kind] = size, mover
+                transfers.append((turn, kind, mover, size))
+    want = {award: (g.names[holder[kind]], len(complete(kind)))
+            for award, kind in (("king", "city"), ("robber", "road")) if kind in holder}
+    got = {e["award"]: next(iter(e["points"].items())) for e in g.events if e.get("award") in ("king", "robber")}
+    engine_transfers = sorted(
+        (e["turn"], kind, e["set"][award], e["set"][award + suffix])
+        for e in g.events if e["kind"] == "state"
+        for award, kind, suffix in (("king", "city", "_city"), ("robber", "road", "_road")) if award in e["set"])
+    return (want, sorted(transfers)), (got, engine_transfers)
+
+
+@pytest.mark.parametrize("rules,seed", [(["base", "king_robber"], s) for s in range(3)]
+                         + [(["base", "river", "abbot", "king_robber", "barn", "tower"], s) for s in range(2)])
+def test_KING_1_ROBBER_1_match_an_independent_reading_over_random_games(rules, seed):
+    text, engine = _independent_king_robber(rules, seed)
+    assert text[0], "the game completed no city and no road: pick another seed"
+    assert engine == text

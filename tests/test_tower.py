@@ -424,6 +424,21 @@ RECORD_CASES = {
     "barn_on_tower.json": ("TOWER-FIGURES-1", 1),
     "capture_barn_refused.json": ("TOWER-FIGURES-1", 8),
     "capture_floor_refused.json": ("TOWER-FIGURES-1", 2),
+    # red's robber on A [0,1]'s road; blue's tower.D at [0,2] (rot 90: roads N and W, each ending at
+    # the foundation) closes that road (2 tiles) and its first floor captures the robber 1 tile N.
+    # The capture is "at once" (TOWER-CAPTURE-1), scoring is at the end of the turn (BASE-SCORE-2):
+    # the road is complete with nobody on it, so red does not get 2.
+    "capture_before_scoring.json": ("TOWER-CAPTURE-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    # blue holds red's abbot and red's monk; red captures blue's monk: they swap, and red picks the
+    # abbot to come back ("вы можете выбрать, на какого из них обменять своего пленника").
+    "exchange_choice.json": ("TOWER-SWAP-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
+    # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
+    # (a tower is not a feature that scores, TOWER-TOP-1).
+    "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    # EX-TOWER-CAPTURE-2b, 4 players: the record takes black's monk 2 tiles away (the text's "tile 9");
+    # test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates tries the other three and the diagonal.
+    "ex_capture_2b_four_candidates.json": ("TOWER-CAPTURE-2", {"red": 0, "blue": 0, "green": 0, "black": 0},
+                                           {"red": {"black": {"follower": 1}}}, (6, 5)),
 }
 
 
@@ -451,6 +466,67 @@ def test_tower_record(name):
     assert ans["scores"] == scores
     assert ans["prisoners"] == prisoners
     assert (ans["supply"]["red"]["follower"], ans["supply"]["blue"]["follower"]) == (red, blue)
+
+
+@pytest.mark.parametrize("victim,at,held", [
+    ("black", [0, 3], {"red": {"black": {"follower": 1}}}),  # 2 tiles S, the text's "tile 9"
+    ("blue", [0, 2], {"red": {"blue": {"follower": 1}}}),  # 1 tile S, "tile 6"
+    ("green", [1, 1], {"red": {"green": {"follower": 1}}}),  # 1 tile E, "tile 1"
+    ("red", [-1, 1], {}),  # your own, 1 tile W, "tile 8": back to your supply
+    ("blue", [1, 2], "TOWER-CAPTURE-2"),  # blue's other monk, diagonal: not one of the four
+])
+def test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates(victim, at, held):
+    """EX-TOWER-CAPTURE-2b (003 p. 3): "Вы строите второй ярус башни и теперь можете взять в плен одного
+    из четырёх подданных": blue's, green's, your own and black's, 2 tiles away. The layout of the lost
+    picture is rebuilt in tests/records/tower/ex_capture_2b_four_candidates.json (4 players; you are
+    red, your tower at [0,1]); blue has a fifth monk on the diagonal [1,2], which is out of range."""
+    import json
+
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "ex_capture_2b_four_candidates.json").read_text())
+    rec["turns"][-1]["capture"] = {"figure": "follower", "of": victim, "at": at, "on": "C"}
+    r = replay(rec)
+    if isinstance(held, str):
+        assert r.error is not None and r.error["clause"] == held and r.error["turn"] == 8
+        return
+    assert r.error is None, r.error
+    assert r.answer["prisoners"] == held
+    # 4 players: 7 floors each (TOWER-COMP-1); you built 2
+    assert r.answer["supply"]["red"] == {"follower": 7 if victim == "red" else 6, "floor": 5}
+
+
+def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
+    """tests/records/tower/exchange_choice.json: blue holds red's abbot (t1) and red's monk (t3);
+    red's third floor on blue's tower captures blue's monk 2 tiles S (t6, height 3) and asks for the
+    abbot back. Red: abbot 1 (back), follower 6 (the monk stays with blue), floor 10 - 1; blue:
+    follower 7 (its monk came back), floor 10 - 2."""
+    import json
+
+    from compiler.replay import load_record
+
+    r = replay(load_record(REPO / "tests" / "records" / "tower" / "exchange_choice.json"))
+    assert r.error is None, r.error
+    assert r.answer["supply"] == {"red": {"follower": 6, "abbot": 1, "floor": 9},
+                                  "blue": {"follower": 7, "abbot": 1, "floor": 8}}
+    assert r.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
+    (ex,) = [e for e in r.answer["events"] if e["kind"] == "exchange"]
+    assert (ex["turn"], ex["player"], ex["victim"], ex["figure"], ex["back"]) == (6, "red", "blue", "follower", "abbot")
+    # the other choice: with "back": "follower" the monk comes back and the abbot stays a prisoner
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "exchange_choice.json").read_text())
+    rec["turns"][-1]["capture"]["back"] = "follower"
+    r2 = replay(rec)
+    assert r2.error is None, r2.error
+    assert r2.answer["prisoners"] == {"blue": {"red": {"abbot": 1}}}
+    assert r2.answer["supply"]["red"] == {"follower": 7, "abbot": 0, "floor": 9}
+
+
+def test_TOWER_CAPTURE_1_the_capture_comes_before_the_turns_scoring():
+    """tests/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
+    from compiler.replay import load_record
+
+    r = replay(load_record(REPO / "tests" / "records" / "tower" / "capture_before_scoring.json"))
+    assert r.error is None, r.error
+    assert [e["kind"] for e in r.answer["events"]] == ["capture"]
+    assert r.answer["scores"] == {"red": 0, "blue": 0}
 
 
 # -- simulate: random games of the Tower alone and with every bundled module ----------------------
@@ -708,3 +784,75 @@ def test_a_forbid_takes_anywhere_options_away_too(tmp_path):
     r = _play(two + [_t("B", 0, 3, place=dict(FLOOR, at=[0, 1]))], rules=rules)
     assert r.error is not None and r.error["turn"] == 2 and r.error["clause"] == "LOW-1"
     assert "forbid floor on tower when count(floor) >= 2" in r.error["message"]
+
+
+# -- captures, exchanges and ransoms against an independent reading, over whole random games -----
+def _independent_tower(rules, seed, players):
+    """At every capture decision, the figures the text lets the builder take (TOWER-CAPTURE-1, -2,
+    TOWER-FIGURES-1: every follower or abbot on the tower's tile or up to its height away in a
+    straight line, the height counted from the floors the game's moves built there) against the
+    engine's options; after every move, who holds whose figures (a capture of another's figure is
+    kept, or swapped at once for one the victim holds of the capturer's, TOWER-SWAP-1; a ransom frees
+    it) against the engine's; every ransom moves exactly 3 points from the payer to the holder and
+    leaves the payer at 0 or more (TOWER-RANSOM-1). Returns (problems, decisions, captures, swaps)."""
+    import random
+    from collections import Counter
+
+    g = engine_for(rules, []).new_game(players, seed)
+    floor = g.figure_index("floor")
+    capturable = {g.figure_index(n) for n in ("follower", "abbot")} - {None}
+    height, rng = Counter(), random.Random(seed)
+    held = [[[] for _ in range(players)] for _ in range(players)]  # held[h][p]: p's figures that h holds
+    tower, problems, decisions, captures, swaps = None, [], 0, 0, 0
+    while not g.ended:
+        acts = g.legal_actions()
+        if g.pending is not None:
+            h = height[tower]
+            want = Counter((p, fig, cell) for f in g.features() for p, fig, cell, _ in f["figure_places"]
+                           if g.figure_index(fig) in capturable
+                           and ((cell[0] == tower[0] and abs(cell[1] - tower[1]) <= h)
+                                or (cell[1] == tower[1] and abs(cell[0] - tower[0]) <= h)))
+            got = Counter((g.names[q], g.figure_name(fg), g.seg_cell[seg])
+                          for q, fg, seg in {a[1:4] for a in acts if a[0] == "capture"})
+            if want != got:
+                problems.append(("range", g.turn, tower, h, dict(want), dict(got)))
+            decisions += 1
+        a = rng.choice(acts)
+        me, before = g.current, list(g.scores)
+        if isinstance(a[0], tuple) and a[2] is not None:
+            if a[2][0] == "at" and a[2][1] == floor:  # a floor on another tile's tower
+                tower = a[2][2]
+                height[tower] += 1
+            elif a[2][0] == floor:  # a floor on the new tile's foundation
+                tower = a[0]
+                height[tower] += 1
+        elif a[0] == "capture":
+            captures += 1
+            _, q, fg, _, back = a
+            if q != me and held[q][me]:
+                held[q][me].remove(back)
+                swaps += 1
+            elif q != me:
+                held[me][q].append(fg)
+        elif a[0] == "ransom":
+            held[a[1]][me].remove(a[2])
+        g.apply_action(a)
+        if a[0] == "ransom":
+            moved = [g.scores[i] - before[i] for i in range(players)]
+            if moved != [-3 if i == me else 3 if i == a[1] else 0 for i in range(players)] or g.scores[me] < 0:
+                problems.append(("ransom", g.turn, moved))
+        if [[sorted(x) for x in row] for row in held] != [[sorted(x) for x in row] for row in g.held]:
+            problems.append(("held", g.turn, held, g.held))
+            held = [[list(x) for x in row] for row in g.held]
+    return problems, decisions, captures, swaps
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_captures_exchanges_and_ransoms_match_an_independent_reading_over_random_games(players):
+    totals = [0, 0, 0]
+    for seed in range(4):
+        problems, *counts = _independent_tower(["base", "abbot", "tower"], seed, players)
+        assert problems == [], problems[:3]
+        totals = [t + c for t, c in zip(totals, counts)]
+    decisions, captures, swaps = totals
+    assert decisions > 20 and captures > 10 and swaps > 0, totals
