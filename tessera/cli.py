@@ -164,7 +164,7 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
                    "default: base, base+river, base+abbot, base+king_robber, base+barn, base+tower, "
-                   "base+river+abbot+king_robber+barn+tower"),
+                   "base+river+abbot+king_robber+barn+tower+siege"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "

@@ -172,3 +172,18 @@ override on place of river where false [SIEGE-SETUP-1] {}
     hit = rep.counterexamples["never runs into itself"]
     assert hit.step == 3 and [p.turn for p in hit.placed[1:3]] == [-1, -1] and hit.cell == (5, 0)
     assert "taken by the start landscape (siege.fortress)" in "\n".join(hit.lines())
+
+
+def test_the_first_curve_rule_is_not_what_keeps_the_siege_river_apart(tmp_path):
+    """RIVER-PLACE-2 alone, without the Siege's first curve (SIEGE-SETUP-1), still proves the theorem
+    from the landscape: a first left curve turns north beside the fortress (x = 6), never onto it,
+    and the next curve must turn right (docs/verifier.md says so)."""
+    p = tmp_path / "no_first_curve.tess"
+    p.write_text("""module no_first_curve "Siege with the River, any first curve"
+requires river
+requires siege
+override on place of river where false [SIEGE-SETUP-1] {}
+""", encoding="utf-8")
+    rep = check_river(rules("base", str(p)))
+    assert [r.cites[0].clause for r in rep.deck.rules if r.where != A.BoolLit(False)] == ["RIVER-PLACE-2"]
+    assert rep.ok, "\n".join(rep.lines())
