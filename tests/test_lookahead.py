@@ -107,12 +107,12 @@ def test_equal_score_classes_change_the_scores_alike(names):
 def test_completion_read_from_the_board_is_what_placing_the_tile_finds(names):
     """BASE-ROAD-1, BASE-CITY-1, BASE-CLOISTER-1: where the rules' `complete` conditions are `open == 0`
     and `neighbours == 8` (QUICK_COMPLETE), the lookahead reads from the board which features a
-    placement completes; it must say what placing the tile and asking the conditions says, feature by
-    feature."""
+    placement completes, and (BARN-SCORE-2) whether it joins fields with farmers and a barn; it must
+    say what placing the tile and asking the conditions says, feature by feature."""
     checked = completed = 0
     quick = None
     for g, acts in _positions(names, games=2):
-        quick = g.R.QUICK_COMPLETE is not None and not g.track_joins
+        quick = g.R.QUICK_COMPLETE is not None
         if not quick or not isinstance(acts[0][0], tuple) or g.pending is not None:
             continue
         for cell, rot in {(a[0], a[1]) for a in acts if len(a) == 3 and isinstance(a[0], tuple)}:
@@ -126,8 +126,8 @@ def test_completion_read_from_the_board_is_what_placing_the_tile_finds(names):
             assert local == done, (names, g.turn, cell, rot)
             checked += 1
             completed += any_
-    if names in (["base"], ["base", "river"], ["base", "abbot"]):
-        assert quick  # these rules' conditions are all read from the board
+    if names in (["base"], ["base", "river"], ["base", "abbot"], ["base", "barn"]):
+        assert quick  # these rules' conditions are all read from the board (the barn's joins too)
     if quick:
         assert checked > 100 and completed > 0
 

@@ -322,6 +322,15 @@ def test_z3_proves_the_builtin_invariants_over_the_outpost_steps_and_refutes_neg
     refuted = {(c.invariant.id, c.rule) for c in bad if c.result.refuted}
     assert refuted == {("score-nonnegative", "on full of knights, travellers, monks"),
                        ("score-never-decreases", "on full of knights, travellers, monks")}
+    # the counterexample names only the seats it has: "involves" lines for seats nobody sits in are left out
+    from verifier.invariants import _detail
+
+    for c in bad:
+        if c.result.refuted:
+            n = c.result.model["players"]
+            lines = _detail(c)
+            seats = {int(x.split("(seat ")[1].split(")")[0].split(":")[0]) for x in lines if "(seat " in x}
+            assert seats and max(seats) < n, lines
 
 
 def test_the_worked_examples_agree_with_the_rules():

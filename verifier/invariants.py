@@ -624,7 +624,7 @@ def outpost_steps(g: Game) -> list[Step]:
                     env = g.env(f".{p}")
                     env.names["own"] = own[p]
                     pts = z3.Int(f"points[{p}]#{k}")
-                    facts.append(Fact(pts == encode(act.value, env), at, f"{line_text(act.span)}   (seat {p})"))
+                    facts.append(Fact(pts == encode(act.value, env), at, f"{line_text(act.span)}   (seat {p})", seat=p))
                     _domain(rs, None, env, facts)
                     created[f"points[{p}]"] = pts
                     gains[p] = gains[p] + z3.If(p < g.players, pts, 0)
@@ -645,7 +645,8 @@ def outpost_steps(g: Game) -> list[Step]:
                         changes = _sum_changes(changes, {("board", p, f): -r, ("supply", p, f): r})
                     if rm:
                         facts.append(Fact(z3.Sum(rm) <= z3.If(z3.And(cond, p < g.players), act.count, 0), at,
-                                          f"{line_text(act.span)}   (seat {p}: at most {act.count}, only where it holds)"))
+                                          f"{line_text(act.span)}   (seat {p}: at most {act.count}, only where it holds)",
+                                          seat=p))
             elif isinstance(act, A.ReturnFrom):
                 for p in seats:
                     for f in act.figures:
@@ -902,8 +903,11 @@ def _detail(c: Check) -> list[str]:
     if r.refuted:
         out = ["counterexample: " + "; ".join(format_model(r.model))]
         seen = []
+        players = r.model.get("players")
         for f in r.used:
             d = f"{f.where}: {f.text}"
+            if f.seat is not None and isinstance(players, int) and f.seat >= players:
+                continue  # a seat nobody sits in, in this counterexample
             if f.where != "builtin" and d not in seen:
                 seen.append(d)
         return out + [f"involves {d}" for d in seen]

@@ -95,6 +95,7 @@ class Fact:
     where: str  # "rules/base.tess:170" or "builtin"
     text: str  # the rule-file line or a description
     assumed: bool = False  # an induction hypothesis: used in proofs, left out of "lines involved"
+    seat: int | None = None  # a fact about one seat: left out of a counterexample with fewer players
 
     def describe(self) -> str:
         return f"{self.where}: {self.text}"

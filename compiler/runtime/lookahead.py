@@ -126,7 +126,7 @@ class Lookahead:
         figures a `join` rule scores, the tile's local features that would complete -- or None when
         not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`."""
         quick = self.R.QUICK_COMPLETE
-        if quick is None or self.track_joins:
+        if quick is None:
             return self.completes(cell, rot), None
         closed, surround = quick
         o = self.R.ORIENT[self.drawn][rot // 90 % 4]
@@ -188,7 +188,35 @@ class Lookahead:
                                 n = self.neighbours(r) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
                                 if n == need[0] if need[1] else n >= need[0]:
                                     return True, local
-        return bool(local), local
+        return bool(local) or (self.track_joins and self._joins_figures(o, cell)), local
+
+    def _joins_figures(self, o, cell):
+        """Whether placing o at `cell` would merge two placed features that both hold figures (what a
+        `score ... join` rule scores): some feature of the tile, alone or with others of the tile
+        through a placed feature, meets two placed features with figures."""
+        x, y = cell
+        board = self.board
+        parent = self.parent
+        find = self.find
+        figs = self.figs
+        groups = []  # roots with figures, per group of the tile's features joined through placed ones
+        for sides in o.sidefeat:
+            roots = set()
+            for d, k in sides:
+                nb = board.get((x + DX[d], y + DY[d]))
+                if nb is not None:
+                    no, nbase = nb
+                    b = no.parts[OPP[d]][k]
+                    if b >= 0:
+                        s = parent[nbase + b]
+                        roots.add(s if parent[s] == s else find(s))
+            if not roots:
+                continue
+            for h in [h for h in groups if h & roots]:
+                groups.remove(h)
+                roots = roots | h
+            groups.append(roots)
+        return any(sum(1 for r in g if figs[r]) >= 2 for g in groups)
 
     def completes(self, cell, rot):
         """Whether placing the drawn tile at `cell` turned `rot` degrees (no figure) would complete a
