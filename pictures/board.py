@@ -51,6 +51,11 @@ class Placed:
     tile: TileType
     rotation: int
     step: int  # the step it appears at
+    whole: TileType | None = None  # a cell of a tile covering several cells: that tile (drawn whole once)
+    anchor: tuple[int, int] | None = None  # and the cell its NW cell lies on
+
+    def is_anchor(self) -> bool:
+        return self.whole is None or self.cell == self.anchor
 
 
 @dataclass
@@ -175,9 +180,9 @@ def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
             if t.cells is None:
                 tl.tiles.setdefault(at, Placed(at, t, rot, 0))
                 continue
-            for (i, j), pt in part_types(t):  # a tile covering several cells: one picture per cell
-                c = (sp.x + i, sp.y + j)
-                tl.tiles[c] = Placed(c, pt, 0, 0)
+            for (i, j), pt in part_types(t):  # a tile covering several cells: each cell is on the board,
+                c = (sp.x + i, sp.y + j)     # and the tile is drawn whole from its NW cell
+                tl.tiles[c] = Placed(c, pt, 0, 0, whole=t, anchor=at)
     for s in tl.steps[1:]:
         e = s.entry or {}
         if e.get("discard") or "at" not in e:
@@ -202,6 +207,11 @@ def _spans(tl: Timeline) -> None:
                     p = tl.tiles.get(tuple(cell))
                     if p is None:
                         continue
+                    if p.whole is not None:  # a feature of a tile covering several cells, by its numbered places
+                        i = _whole_feature(p, place)
+                        if i is not None:
+                            tl.done_from.setdefault((p.anchor, i), s.index)
+                        continue
                     for tf in p.tile.features:
                         if tf.places and rotate(tf.places[0], p.rotation) == place:
                             tl.done_from.setdefault((p.cell, tf.index), s.index)
@@ -211,6 +221,18 @@ def _spans(tl: Timeline) -> None:
             if key not in now:
                 tl.figure_spans.append((key, open_.pop(key), s.index))
     tl.figure_spans.extend((key, start, None) for key, start in open_.items())
+
+
+def _whole_feature(p: Placed, place: str) -> int | None:
+    """The declared feature of a tile covering several cells that lies on `place` of cell p.cell."""
+    from dsl.multicell import locate
+
+    w, h = p.whole.cells
+    at = (p.cell[0] - p.anchor[0], p.cell[1] - p.anchor[1])
+    for tf in p.whole.features:
+        if any(locate(q, w, h) == (at, place) for q in tf.places):
+            return tf.index
+    return None
 
 
 def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) -> dw.Group:
@@ -247,15 +269,26 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         return MARGIN + (cell[0] - x0) * SIZE, MARGIN + (cell[1] - y0) * SIZE
 
     board = dw.Group(class_="board")
-    for p in sorted(shown, key=lambda p: p.step):
+    for p in sorted((p for p in shown if p.is_anchor()), key=lambda p: p.step):
         x, y = at(p.cell)
         done = {}
         for (cell, fi), k in tl.done_from.items():
             if cell == p.cell and (step is None or k <= step):
                 done[fi] = {"data_from": k} if step is None else {}
         attrs = {"data_from": p.step} if step is None else {}
+        cls = "placed" + (" last" if step is not None and p.step == step and step > 0 else "")
+        if p.whole is not None:  # a tile covering several cells: one picture across its cells
+            from .multicell import draw_multicell
+
+            w, h = p.whole.cells
+            grp = draw_multicell(p.whole, style, places=places, done=done, transform=f"translate({x},{y})",
+                                 class_=cls + " multicell", data_tile=attr(p.whole.id),
+                                 data_cell=f"{p.cell[0]},{p.cell[1]}", data_cells=f"{w}x{h}", data_rotation=0, **attrs)
+            grp.append(dw.Title(f"{p.whole.id} at [{p.cell[0]},{p.cell[1]}] covering {w}x{h} cells (step {p.step})"))
+            board.append(grp)
+            continue
         grp = draw_tile(drawn_features(p.tile, p.rotation), style, places=places, done=done, transform=f"translate({x},{y})",
-                        class_="placed" + (" last" if step is not None and p.step == step and step > 0 else ""),
+                        class_=cls,
                         data_tile=attr(p.tile.id), data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
         grp.append(dw.Title(f"{p.tile.id} at [{p.cell[0]},{p.cell[1]}] rotation {p.rotation} (step {p.step})"))
         board.append(grp)
@@ -285,7 +318,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         if step is None and k1 is not None:
             attrs["data_to"] = k1
         m = _meeple(x + fx, y + fy, colours.get(who, "#777777"), fig, fig == first_fig, data_player=attr(who), data_place=attr(place),
-                    **attrs)
+                    data_cell=f"{cell[0]},{cell[1]}", **attrs)
         m.append(dw.Title(f"{who}'s {fig} on {place} of [{cell[0]},{cell[1]}]"))
         figs.append(m)
     d.append(figs)

@@ -72,6 +72,7 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
     y = LEGEND
     col = 0
     module = None
+    wide = GAP  # the widest row of a tile covering several cells
     for t in tiles:
         if t.module != module and only is None:
             if col:
@@ -82,10 +83,19 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
         elif col == cols:
             y += cell_h
             col = 0
+        if t.cells is not None:  # a tile covering W x H cells: a row of its own, W x H tile boxes
+            if col:
+                y += cell_h
+            w, h = t.cells
+            layout.append((t, GAP, y + GAP / 2))
+            y += h * SIZE + CAPTION + GAP
+            wide = max(wide, w * SIZE + 2 * GAP)
+            col = 0
+            continue
         layout.append((t, GAP + col * cell_w, y + GAP / 2))
         col += 1
     lg, lw = legend(rs, style)
-    width = max(cols * cell_w + GAP, lw + 2 * GAP)
+    width = max(cols * cell_w + GAP, lw + 2 * GAP, wide)
     height = y + (cell_h if col else 0) + GAP
     d = dw.Drawing(width, height, font_family="sans-serif")
     d.append(dw.Rectangle(0, 0, width, height, fill="#ffffff"))
@@ -103,26 +113,25 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
                         data_tile=attr(t.id), data_name=attr(t.name), data_count=t.count, data_module=attr(t.module))
         cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.decl.edges_flat())}"
                              + "".join(f"\n{d.span}: {d.message} [{d.code}]" for d in probs)))
-        if t.cells is not None:  # a tile covering several cells: its cells, scaled to one tile's room
-            from dsl.multicell import part_types
+        tw, th = SIZE, SIZE  # the tile's picture
+        if t.cells is not None:  # a tile covering several cells: drawn whole, across its W x H tile boxes
+            from .multicell import draw_multicell
 
-            w, h = t.cells
-            k = 1 / max(w, h)
-            for (i, j), pt in part_types(t):
-                cell.append(draw_tile(drawn_features(pt), style, places=places,
-                                      transform=f"translate({i * SIZE * k},{j * SIZE * k}) scale({k})"))
+            tw, th = t.cells[0] * SIZE, t.cells[1] * SIZE
+            cell.append(draw_multicell(t, style, places=places, bad=bad_features(t, probs)))
         else:
             cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))
         label = t.name if t.variant is None else f"{t.name} + {t.variant}"
-        cell.append(dw.Text(f"{label}  ×{t.count}", 11, SIZE / 2, SIZE + 13, text_anchor="middle", fill="#222222",
+        size = f", {t.cells[0]}x{t.cells[1]} cells" if t.cells is not None else ""
+        cell.append(dw.Text(f"{label}  ×{t.count}{size}", 11, tw / 2, th + 13, text_anchor="middle", fill="#222222",
                             class_="caption"))
         if probs:
-            cell.append(dw.Rectangle(-3, -3, SIZE + 6, SIZE + 6, fill="none", stroke=PROBLEM, stroke_width=3,
+            cell.append(dw.Rectangle(-3, -3, tw + 6, th + 6, fill="none", stroke=PROBLEM, stroke_width=3,
                                      class_="problem-frame"))
-            cell.append(dw.Circle(SIZE, 0, 9, fill=PROBLEM, stroke="#ffffff", stroke_width=1.5))
-            cell.append(dw.Text("!", 13, SIZE, 5, text_anchor="middle", fill="#ffffff", font_weight="bold"))
+            cell.append(dw.Circle(tw, 0, 9, fill=PROBLEM, stroke="#ffffff", stroke_width=1.5))
+            cell.append(dw.Text("!", 13, tw, 5, text_anchor="middle", fill="#ffffff", font_weight="bold"))
             codes = sorted({d.code for d in probs})
-            cell.append(dw.Text(", ".join(codes), 9, SIZE / 2, SIZE + 25, text_anchor="middle", fill=PROBLEM,
+            cell.append(dw.Text(", ".join(codes), 9, tw / 2, th + 25, text_anchor="middle", fill=PROBLEM,
                                 class_="problem-text"))
         d.append(cell)
     return d

@@ -54,6 +54,7 @@ KNOWN = {
     "river": ("#4a90d9", "#2a5d99"),
     "cloister": ("#b5483b", "#6e2a22"),
     "garden": ("#2e7d32", "#1b4d1e"),
+    "fortress": ("#b8b1a3", "#4f4a42"),
 }
 FALLBACK = [("#9c6ade", "#5c3a8a"), ("#e07b39", "#8a4518"), ("#3bb3b5", "#1d6e70"),
             ("#d94a8c", "#852653"), ("#8d8d8d", "#4a4a4a"), ("#c2b72f", "#6e6817")]
@@ -118,8 +119,9 @@ def perimeter(t: float) -> tuple[float, float]:
     return (0.0, 400 - t)
 
 
-def runs(places: tuple[str, ...], spans: dict[str, tuple[int, int]]) -> list[tuple[int, int]]:
-    """The maximal runs of boundary a feature lies on (clockwise, possibly wrapping past 400)."""
+def runs(places: tuple[str, ...], spans: dict[str, tuple[int, int]], total: int = 400) -> list[tuple[int, int]]:
+    """The maximal runs of boundary a feature lies on (clockwise, possibly wrapping past
+    `total`, the boundary's length: 400 for one cell)."""
     ivs = sorted(spans[p] for p in places if p in spans)
     if not ivs:
         return []
@@ -129,9 +131,9 @@ def runs(places: tuple[str, ...], spans: dict[str, tuple[int, int]]) -> list[tup
             merged[-1][1] = max(merged[-1][1], b)
         else:
             merged.append([a, b])
-    if len(merged) > 1 and merged[-1][1] >= 400 and merged[0][0] <= 0:  # joined across the NW corner
+    if len(merged) > 1 and merged[-1][1] >= total and merged[0][0] <= 0:  # joined across the NW corner
         last = merged.pop()
-        merged[0] = [last[0], merged[0][1] + 400]
+        merged[0] = [last[0], merged[0][1] + total]
     return [(a, b) for a, b in merged]
 
 
@@ -219,8 +221,11 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
         g.append(_feature(region_path(rr, fill=fill, stroke=style.stroke[f.kind], stroke_width=width),
                           f, "area", bad, done))
     lines = [f for f in features if cat.get(f.kind) == "line"]
+    # A junction (the base game's crossroads, BASE-ROAD-1) is where two or more lines end.
+    # One line reaching three or four sides ends nowhere on the tile (SIEGE-TILE-1 (a): the
+    # road "splits into 4 directions"): its arms meet and go on, with no junction drawn.
     dead_ends = sum(1 for f in lines if len([p for p in f.places if p in SIDE_MID]) == 1)
-    junction = dead_ends >= 2 or any(len([p for p in f.places if p in SIDE_MID]) >= 3 for f in lines)
+    junction = dead_ends >= 2
     has_centre = any(cat.get(f.kind) == "centre" for f in features)
     for f in sorted(lines, key=lambda f: f.crosses):
         sides = [p for p in f.places if p in SIDE_MID]
@@ -282,10 +287,12 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     return g
 
 
-def _feature(el, f: Drawn, shape: str, bad, done) -> dw.Group:
+def _feature(el, f: Drawn, shape: str, bad, done, centre_at: tuple[float, float] = (MID, MID),
+             shade: dw.Path | None = None) -> dw.Group:
     """Wrap a feature's drawing with what tests and tooltips read: its kind and index,
     a shading over it if it is in `done` (index -> attributes of the shading), a
-    dashed red outline if it is in `bad`."""
+    dashed red outline if it is in `bad`.  A centre emblem is shaded by a disc at
+    `centre_at`, or over the outline `shade` (a walled area) if given."""
     g = dw.Group(class_=attr(f"feature {shape} kind-{f.kind}" + (" problem" if f.index in bad else "")),
                  data_kind=attr(f.kind), data_index=f.index)
     g.append(dw.Title(f"{f.kind} {' '.join(f.places)}" + (f", {f.shields} shield(s)" if f.shields else "")
@@ -293,10 +300,12 @@ def _feature(el, f: Drawn, shape: str, bad, done) -> dw.Group:
                       + (f", borders {len(f.borders)} feature(s)" if f.borders else "")))
     g.append(el)
     paths = [el] if isinstance(el, dw.Path) else [c for c in getattr(el, "children", []) if isinstance(c, dw.Path)]
+    if shade is not None:
+        paths = [shade]
     if f.index in done:
         extra = dict(done[f.index])
-        if shape == "centre" or not paths:
-            g.append(dw.Circle(MID, MID, 15, fill="url(#done)", class_="done-shade", **extra))
+        if (shape == "centre" and shade is None) or not paths:
+            g.append(dw.Circle(*centre_at, 15, fill="url(#done)", class_="done-shade", **extra))
         elif shape == "line":  # along the line itself
             g.append(dw.Path(d=paths[-1].args["d"], fill="none", stroke="url(#done)",
                              stroke_width=paths[-1].args.get("stroke-width", 8), class_="done-shade", **extra))

@@ -43,8 +43,10 @@ def draw(
     The sheet shows every tile type from the same geometry the compiler uses:
     each declared feature kind in its colour (legend on top), shields, crossings,
     the name and copy count; a tile whose topology check fails is framed in red
-    with the problem marked.  A record gives its board: tiles, figures in their
-    players' colours, completed features hatched, scores beside it.
+    with the problem marked.  A tile covering several cells (the Siege's
+    fortress) is drawn whole across its cells, its places numbered (N1w, E2,
+    C3 ...).  A record gives its board: tiles, figures in their players'
+    colours, completed features hatched, scores beside it.
     """
     from .app import missing_paths
     from .engine_cmds import _load, _split

@@ -335,3 +335,86 @@ def test_verify_svg_draws_the_best_river_laying_when_the_tiles_cannot_make_one_r
         [(n, f"{x},{y}", r) for n, x, y, r in said]
     assert len(groups(root, "stuck")) >= 1
     assert "then lake cannot continue" in next(e.text for e in root.iter(f"{SVG}text") if e.get("class") == "headline")
+
+
+# ------------------------------------------------------------------ tiles covering several cells
+def test_the_fortress_is_drawn_whole_from_its_numbered_places(tmp_path):
+    """siege.fortress `cells 3x2` (rules/siege.tess, assume fortress_drawing): one picture of 3 x 2
+    tile boxes, one drawn feature per declared feature, its place labels the numbered names."""
+    rs = require_rule_set(["base", "siege"])
+    [t] = rs.tile_types("siege.fortress")
+    res, out = draw(tmp_path, "base", "siege", "--places", "--tile", "siege.fortress")
+    assert res.exit_code == 0, res.output
+    cell = tile_cell(svg(out), "siege.fortress")
+    [ground] = [e for e in cell.iter(f"{SVG}rect") if e.get("class") == "tile-ground"]
+    assert (float(ground.get("width")), float(ground.get("height"))) == (300, 200)
+    assert Counter(g.get("data-kind") for g in features_of(cell)) == Counter(f.kind for f in t.features)
+    labels = Counter(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "place")
+    assert labels == Counter(p for f in t.features for p in f.places)
+    assert {"N1w", "E2", "W1", "C6"} <= set(labels)
+    caption = next(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "caption")
+    assert caption == "siege.fortress  ×2, 3x2 cells"
+
+
+def test_one_road_to_four_sides_has_no_junction_but_four_roads_do(tmp_path):
+    """SIEGE-TILE-1 (a): no road ends on siege.crossroads; the base crossroads X has four roads
+    ending at a junction (BASE-ROAD-1)."""
+    res, out = draw(tmp_path, "base", "siege", "--tile", "siege.crossroads", "--tile", "X")
+    assert res.exit_code == 0, res.output
+    root = svg(out)
+    junctions = lambda name: [e for e in tile_cell(root, name).iter() if e.get("class") == "junction"]  # noqa: E731
+    assert len(junctions("X")) == 1 and junctions("siege.crossroads") == []
+    roads = lambda name: [g for g in features_of(tile_cell(root, name)) if g.get("data-kind") == "road"]  # noqa: E731
+    assert len(roads("X")) == 4 and len(roads("siege.crossroads")) == 1
+
+
+BIG = """module big "tiles covering several cells"
+requires base
+tile big.square x1 cells 2x2 {
+  edges (C F) (F R) (R F) (F C)
+  city N1 W2 shields 2
+  road E2 S1
+  cloister C4
+  field N2w N2e E1n E1s E2n S1w -> N1
+  field E2s S1e
+  field S2e S2w W1s W1n -> N1
+}
+tile big.long x1 cells 3x1 {
+  edges (R F R) (C) (F F F) (R)
+  road W1 N1 N3
+  city E1 shields 1
+  field N1e N2w N2e N3w -> E1
+  field N3e -> E1
+  field S1e S1w S2e S2w S3e S3w W1s N1w
+  field W1n
+}
+override start D at 0 0 rotation 0, big.square at 1 0, big.long at -3 -1
+"""
+
+
+def test_any_tile_covering_several_cells_is_drawn_within_its_cells(tmp_path):
+    """A designer's own `cells WxH` tiles (language.md 2.6): every declared feature drawn once, in
+    its kind's colour, every shield and every drawn point inside the tile's W x H boxes."""
+    (tmp_path / "big.tess").write_text(BIG, encoding="utf-8")
+    rs = require_rule_set(["base", str(tmp_path / "big.tess")])
+    res, out = draw(tmp_path, "base", str(tmp_path / "big.tess"), "--places", "--tile", "big.square", "--tile", "big.long")
+    assert res.exit_code == 0, res.output
+    root = svg(out)
+    style = Style.of(rs)
+    for name, (w, h) in (("big.square", (2, 2)), ("big.long", (3, 1))):
+        [t] = rs.tile_types(name)
+        cell = tile_cell(root, name)
+        drawn = features_of(cell)
+        assert Counter(g.get("data-kind") for g in drawn) == Counter(f.kind for f in t.features), name
+        for g in drawn:
+            if style.category[g.get("data-kind")] != "half":
+                assert style.fill[g.get("data-kind")] in fills(g) | strokes(g), (name, g.get("data-kind"))
+            x0, x1, y0, y1 = _path_box(g)
+            assert 0 <= x0 and x1 <= 100 * w and 0 <= y0 and y1 <= 100 * h, (name, g.get("data-kind"), (x0, x1, y0, y1))
+        shields = groups(cell, "shield")
+        assert len(shields) == sum(f.shields for f in t.features)
+        for s in shields:
+            x0, x1, y0, y1 = _path_box(s)
+            assert 0 <= x0 and x1 <= 100 * w and 0 <= y0 and y1 <= 100 * h, (name, (x0, x1, y0, y1))
+        labels = Counter(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "place")
+        assert labels == Counter(p for f in t.features for p in f.places)
