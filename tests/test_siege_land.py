@@ -100,6 +100,46 @@ def test_a_first_river_curve_must_lead_away_from_the_fortress(rotation, legal):
         assert "away from the fortress" in res.error["message"]
 
 
+# SIEGE-TILE-1 in play.  A at [1,-1] turned 180 (road N, ending at its cloister) leads north from
+# the fortress's field; blue puts a follower on the special tile laid on it at [1,-2].
+ROAD_FROM_FORTRESS = {"tile": "A", "at": [1, -1], "rotation": 180}
+
+
+def test_SIEGE_TILE_1a_the_four_way_road_is_complete_only_when_every_end_is_closed():
+    """(a) "Жодна дорога не закінчується на цій плитці. Натомість дорога розділяється на 4 напрямки.
+    Щоб завершити цю дорогу, треба закрити всі відкриті кінці."  S is closed by A's cloister, N by
+    A at [1,-3], E by siege.A at [2,-2]: still open at W, so nothing scores; W's junction at [0,-2]
+    closes the last end: 5 tiles, 1 each (BASE-ROAD-2) = 5 for blue."""
+    turns = [ROAD_FROM_FORTRESS,
+             {"tile": "siege.crossroads", "at": [1, -2], "rotation": 0, "place": {"figure": "follower", "on": "N"}},
+             {"tile": "A", "at": [1, -3], "rotation": 0},
+             {"tile": "siege.A", "at": [2, -2], "rotation": 90},
+             {"tile": "W", "at": [0, -2], "rotation": 0}]
+    three_closed = _play(["base", "siege"], turns[:4], end="none")
+    assert three_closed.error is None and three_closed.answer["scores"] == {"red": 0, "blue": 0}
+    res = _play(["base", "siege"], turns, end="none")
+    assert res.error is None, res.error
+    (ev,) = [e for e in res.answer["events"] if e["kind"] == "score"]
+    assert (ev["feature"], ev["tiles"], ev["points"]) == ("road", 5, {"blue": 5})
+
+
+def test_SIEGE_TILE_1b_the_road_over_the_bridge_does_not_split_the_city():
+    """(b) "Дорога проходить через усе місто. Місто не розділене мостом."  Blue's knight on the
+    bridge tile's city (E and W sides); an E tile caps each side: one city of 3 tiles, no
+    shields, complete: 2 x 3 = 6 (BASE-CITY-2) -- two cities of 2 tiles would not be complete
+    until both are capped, and would score 4 each."""
+    turns = [ROAD_FROM_FORTRESS,
+             {"tile": "siege.bridge", "at": [1, -2], "rotation": 0, "place": {"figure": "follower", "on": "E"}},
+             {"tile": "E", "at": [2, -2], "rotation": 270},
+             {"tile": "E", "at": [0, -2], "rotation": 90}]
+    one_capped = _play(["base", "siege"], turns[:3], end="none")
+    assert one_capped.error is None and one_capped.answer["scores"] == {"red": 0, "blue": 0}
+    res = _play(["base", "siege"], turns, end="none")
+    assert res.error is None, res.error
+    (ev,) = [e for e in res.answer["events"] if e["kind"] == "score"]
+    assert (ev["feature"], ev["tiles"], ev["points"]) == ("city", 3, {"blue": 6})
+
+
 # -- the fortress on the board ------------------------------------------------------------
 def test_a_record_cannot_replace_the_landscape():
     """The landscape is the rule set's (SIEGE-SETUP-1): a record's `start` is refused, not half-laid."""

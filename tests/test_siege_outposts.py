@@ -80,6 +80,30 @@ RECORD_CASES = {
     "farmer_to_travellers_pool.json": ({"red": 0, "blue": 0},
                                        {"knights": EMPTY, "travellers": ([], ["red"], 0), "monks": EMPTY},
                                        {"red": 7, "blue": 9}),
+    # EX-SIEGE-OUTPOST-3b (004 p. 4): "Там уже є підданці, тому ви кладете свого підданця на них":
+    # red's farmer (the fortress's field) and blue's (the field north of the roads) each bring a
+    # follower to the monks' follower slot, where blue's stands on red's; no row slot is taken.
+    "farmers_stack_in_the_monks_pool.json": ({"red": 0, "blue": 0},
+                                             {"knights": EMPTY, "travellers": EMPTY, "monks": ([], ["red", "blue"], 0)},
+                                             {"red": 7, "blue": 7}),
+    # SIEGE-END-1 (004 p. 5): "на всіх 3 аванпостах розігрують 3 фінальні контратаки ... по 3 очки за
+    # підданця": red 1 follower on knights (3), blue 1 on monks (3); each is a counterattack, so the
+    # catapults the two tiles brought (knights, monks) are removed too (SIEGE-COUNTER-1).  Then the
+    # normal final scoring: red's knight, a 1-tile city, 1 (BASE-END-2); blue's monk at [1,-1]:
+    # 1 + st.K + 3 fortress cells = 5 (SIEGE-PLACE-1).  The figures on the board stay there.
+    "end_counterattacks.json": ({"red": 3 + 1, "blue": 3 + 5},
+                                {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 8, "blue": 8}),
+    # SIEGE-END-1 with the Barn: "При підрахунку очок за селян фортецю вважають завершеним містом".
+    # Blue's barn on the corner where [2,-1], [3,-1] and both fortress tiles meet: red's farmer on
+    # that field scores at once "as in final scoring" (BARN-SCORE-1): 3 x (0 cities + the fortress)
+    # = 3, and goes home; at the end the barn scores 4 x (0 + 1) = 4 (BARN-END-1).
+    "barn_put_at_the_fortress.json": ({"red": 3, "blue": 4},
+                                      {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
+    # ... and BARN-SCORE-2: the barn on the fields south of the roads of [2,-1] [3,-1], red's farmer
+    # on the field north of them; tile A at [4,-1] (its road ends at the cloister) joins the two:
+    # red scores 1 x (0 cities + the fortress) = 1 and the farmer goes home.
+    "barn_join_at_the_fortress.json": ({"red": 1, "blue": 0},
+                                       {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
     # refusals, each with its clause
     "catapult_against_symbol.json": ("SIEGE-ADVANCE-1", 0),  # st.M shows monks; the record says knights
     "removal_by_a_defender.json": ("SIEGE-ATTACK-1", 3),  # blue had a follower on the monks outpost
@@ -375,3 +399,41 @@ def test_the_engine_check_holds_with_attacks_and_removals():
 
     mismatches, checked = check_engine(_rules("base", "abbot", TILES), 2, players=3, seed=3)
     assert checked > 100 and not mismatches, mismatches[:3]
+
+
+def test_SIEGE_COUNTER_1_scores_before_the_features_of_the_same_turn():
+    """"Контратаку розігрують під час кроку 3 ... перед звичайним підрахунком очок" (SIEGE-COUNTER-1),
+    and SIEGE-OUTPOST-2 holds for a knight whose city the same tile completes.  Two players, rows of
+    4 (the stated assumption): red and blue put three knights with a row follower each; blue lays a
+    city cap at [2,-1] with no figure; red caps it from [2,-2], puts the knight there and the 4th row
+    follower: the knights counterattack first (red 3 x 3 = 9, blue 1 x 3 = 3), then the 2-tile city
+    scores 2 x 2 = 4 for red (BASE-CITY-2), whose knight goes home.  Supply: red 9 - 2 knights
+    still standing = 7, blue 9 - 1 = 8."""
+    def E(x, y=-1, rot=0, on="N", fig=True):
+        t = {"tile": "E", "at": [x, y], "rotation": rot}
+        if fig:
+            t.update(place={"figure": "follower", "on": on}, outpost={"name": "knights", "slot": "row"})
+        return t
+
+    res = replay({"format": "tessera-game/1", "rules": ["base", "siege"], "players": ["red", "blue"],
+                  "turns": [E(0), E(1), E(-1), E(2, fig=False), E(2, -2, 180, "S")], "end": "none"})
+    assert res.error is None, res.error
+    last = [(e["kind"], e.get("feature"), e.get("points")) for e in res.answer["events"] if e["turn"] == 4]
+    assert last == [("outpost", None, None), ("counterattack", None, None),
+                    ("score", "outpost", {"red": 9, "blue": 3}), ("score", "city", {"red": 4})]
+    assert res.answer["scores"] == {"red": 13, "blue": 3}
+    assert {p: s["follower"] for p, s in res.answer["supply"].items()} == {"red": 7, "blue": 8}
+    assert res.answer["outposts"]["knights"]["row"] == []
+
+
+def test_SIEGE_ADVANCE_1_a_drawn_tile_brings_its_catapult_even_if_it_is_then_discarded():
+    """"Після того як ви візьмете плитку з 1 або 2 символами облоги ... Перед викладанням своєї
+    плитки ... ви повинні розмістити 1 катапульту" (the assumption `advance_before_discard`):
+    the four-way road (all sides road, the travellers' symbol) fits nowhere beside the start
+    landscape, whose open sides are all field; its catapult still comes, then it is discarded."""
+    g = engine_for(["base", "siege"], []).new_game(players=2, seed=1)
+    g.force_tile("siege.crossroads")
+    assert g.legal_actions() == [("discard",)]
+    assert g.outposts_by_name()["travellers"]["catapults"] == 1
+    g.apply_action(("discard",))
+    assert [e["kind"] for e in g.events] == ["catapult", "discard"] and g.current == 0
