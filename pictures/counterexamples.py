@@ -36,7 +36,8 @@ def _rotation(rs: RuleSet, name: str, kind: str, sides: set[str]):
 def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Drawing:
     """One counterexample (verifier.river.Counterexample) as a board of river tiles."""
     style = Style.of(rs)
-    cells = [p.cell for p in ce.placed] + [ce.cell]
+    land = bool(getattr(ce, "landscape", False))  # the river leaves a start landscape (SIEGE-SETUP-1)
+    cells = [p.cell for p in ce.placed] + [ce.cell] + (list(ce.start) if land else [])
     x0, x1 = min(c[0] for c in cells), max(c[0] for c in cells)
     y0, y1 = min(c[1] for c in cells), max(c[1] for c in cells)
     lines = ce.lines()
@@ -48,6 +49,8 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
     d.append(dw.Text(lines[0], 12, MARGIN, 20, fill=PROBLEM, font_weight="bold", class_="headline"))
     d.append(dw.Text(title, 11, MARGIN, 36, fill="#444444"))
     taken = ce.prop == "runs into itself"
+    if land and rs.start is not None:
+        _landscape(d, rs, style, x0, y0, ce.source_cell)
     prev = None
     for p in ce.placed:
         x = MARGIN + (p.cell[0] - x0) * SIZE
@@ -73,7 +76,9 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
                              font_weight="bold"))
             d.append(g)
             continue
-        if t is not None:
+        if land and p.index == 0:
+            pass  # the start landscape's cell the river leaves from: drawn with the landscape
+        elif t is not None:
             g.append(draw_tile(drawn_features(t, rot), style))
         else:
             g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="#dddddd", stroke="#555555"))
@@ -84,14 +89,39 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
                          class_="flow"))
         g.append(dw.Path(fill="#0d2f5c").M(cx + 32 * dx, cy + 32 * dy)
                  .L(cx + 20 * dx - 7 * dy, cy + 20 * dy + 7 * dx).L(cx + 20 * dx + 7 * dy, cy + 20 * dy - 7 * dx).Z())
-        g.append(dw.Circle(14, 14, 10, fill="#ffffff", stroke="#0d2f5c"))
-        g.append(dw.Text("S" if p.index == 0 else str(p.index), 11, 14, 18, text_anchor="middle", fill="#0d2f5c",
-                         font_weight="bold", class_="index"))
+        if not (land and p.index == 0):
+            g.append(dw.Circle(14, 14, 10, fill="#ffffff", stroke="#0d2f5c"))
+            g.append(dw.Text("S" if p.index == 0 else str(p.index), 11, 14, 18, text_anchor="middle", fill="#0d2f5c",
+                             font_weight="bold", class_="index"))
         if last:
             g.append(dw.Rectangle(-1, -1, SIZE + 2, SIZE + 2, fill="none", stroke=PROBLEM, stroke_width=4, class_="wrong-frame"))
         d.append(g)
         prev = p.heading
     return d
+
+
+def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, source) -> None:
+    """The start landscape's tiles where the rule set lays them (a tile covering several cells whole),
+    the river's source marked S."""
+    from .multicell import draw_multicell
+
+    for sp in rs.start.places():
+        types = rs.tile_types(sp.tile)
+        if not types:
+            continue
+        t = types[0]
+        x = MARGIN + (sp.x - x0) * SIZE
+        y = HEAD + MARGIN + (sp.y - y0) * SIZE
+        attrs = dict(transform=f"translate({x},{y})", data_tile=attr(t.name), data_cell=f"{sp.x},{sp.y}")
+        if t.cells is not None:
+            g = draw_multicell(t, style, class_="start-landscape multicell", **attrs)
+        else:
+            g = draw_tile(drawn_features(t, sp.rotation), style, class_="start-landscape", data_rotation=sp.rotation, **attrs)
+        g.append(dw.Title(f"{t.name} at [{sp.x},{sp.y}] (the start landscape)"))
+        if (sp.x, sp.y) == source:
+            g.append(dw.Circle(14, 14, 10, fill="#ffffff", stroke="#0d2f5c"))
+            g.append(dw.Text("S", 11, 14, 18, text_anchor="middle", fill="#0d2f5c", font_weight="bold", class_="index"))
+        d.append(g)
 
 
 def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:

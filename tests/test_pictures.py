@@ -287,6 +287,31 @@ def test_verify_svg_draws_the_river_counterexamples(tmp_path):
         assert KNOWN["river"][0] in strokes(g), g.get("data-tile")
 
 
+def test_verify_svg_draws_the_siege_landscape_under_a_river_counterexample(tmp_path):
+    """SIEGE-SETUP-1 with the no-U-turn reading of RIVER-PLACE-2: the river runs into the fortress;
+    the SVG draws the start landscape where siege.tess lays it (the two fortress tiles whole, the
+    source), the river tiles at the printed cells, and the clash on a fortress cell."""
+    import re
+
+    res = runner.invoke(app, ["verify", f"base+river+siege+{ROOT / 'rules/variants/river_no_uturn.tess'}",
+                              "--only", "river", "--svg", str(tmp_path)])
+    assert res.exit_code == 1, res.output
+    path = tmp_path / "base+riverbed+river+siege+river_no_uturn.river.runs-into-itself.svg"
+    root = svg(path)
+    land = groups(root, "start-landscape")
+    assert sorted((g.get("data-tile"), g.get("data-cell")) for g in land) == [
+        ("river.source", "-1,1"), ("siege.fortress", "0,0"), ("siege.fortress", "3,0")]
+    assert all(g.get("data-cell") != "-1,1" or "S" in {t.text for t in g.iter(f"{SVG}text")} for g in land)
+    text = res.output.split("runs into itself: REFUTED")[1]
+    rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+\S+\s+\((-?\d+), (-?\d+)\)", text, re.M)
+    tiles = groups(root, "river-tile")
+    assert [(g.get("data-index"), g.get("data-tile"), g.get("data-cell")) for g in tiles] == \
+        [(i, t, f"{x},{y}") for i, t, x, y in rows]
+    (clash,) = [g for g in tiles if "wrong" in g.get("class").split()]
+    x, y = map(int, clash.get("data-cell").split(","))
+    assert 0 <= x < 6 and 0 <= y < 2 and (x, y) != (5, 1)  # a fortress cell, not where the river left it
+
+
 def _path_box(g: ET.Element) -> tuple[float, float, float, float]:
     import re
 

@@ -118,6 +118,43 @@ def test_the_river_is_laid_from_source_to_lake_with_alternating_curves():
     assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(cells, cells[1:]))
 
 
+def test_the_river_is_laid_on_from_where_it_leaves_the_siege_landscape():
+    """SIEGE-SETUP-1 with the River (rules/siege.tess's reading: the fortress's two 3 x 2 tiles at
+    [0, 0] and [3, 0], the river along their south row, the source at [-1, 1]): the river tiles
+    are laid from the fortress's open east end, [5, 1] flowing east, so the first goes to [6, 1];
+    the River's 12 tiles and the Siege river tile (SIEGE-COMP-1), none on the landscape."""
+    rs = rule_set("base", "river", "siege")
+    layer = RiverLayer(rs, "river", alternate=True)
+    res = layer.lay()
+    assert res.ok and res.total == 13 and len(res.laid) == 13, res
+    assert res.laid[0] == ("river.source", (-1, 1), 0) and res.laid[-1][0] == "river.lake"
+    assert "siege.fortress" not in {n for n, _, _ in res.laid} and "siege.river" in {n for n, _, _ in res.laid}
+    cells = [c for _, c, _ in res.laid[1:]]
+    assert cells[0] == (6, 1)
+    fortress = {(x, y) for x in range(6) for y in range(2)}
+    assert len(set(cells)) == 12 and not set(cells) & (fortress | {(-1, 1)})
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(cells, cells[1:]))
+    r = results("base", "river", "siege")["set-river"]
+    assert not r.skipped and r.passed and "SIEGE-SETUP-1" in r.clauses
+
+
+def test_a_landscape_that_closes_the_river_is_reported(tmp_path):
+    """SIEGE-SETUP-1 lays the lake at the start only without the River; a house rule that lays it
+    with the River too leaves the River's tiles no open end to continue."""
+    f = tmp_path / "closed.tess"
+    f.write_text("""module closed "the lake laid at the start with the River too"
+requires river
+requires siege
+override start siege.fortress at 0 0 rotation 0, siege.fortress at 3 0, river.source at -1 1,
+    river.lake at 6 1 [SIEGE-SETUP-1]
+""", encoding="utf-8")
+    r = results("base", str(f))["set-river"]
+    assert not r.passed
+    assert [d.message for d in r.diagnostics] == [
+        "the river tiles cannot be laid as one river: the river has no open end in the start landscape: "
+        "no river side of its tiles faces an empty cell, so no river tile can continue it"]
+
+
 # ------------------------------------------------------------- bad fixtures
 BAD = [
     ("crossing.tess", "tile-crossings", 8,

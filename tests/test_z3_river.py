@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dsl import ast as A
 from dsl.loader import require_rule_set
 from verifier.checks import load_checks, run_check
 from verifier.river import check_river, river_deck
@@ -93,3 +94,96 @@ def test_registry_check_fails_for_a_variant_and_passes_for_the_rules():
     res = run_check(check, rules(str(VARIANTS / "river_no_uturn.tess")))
     assert not res.passed
     assert "REFUTED" in res.diagnostics[0].message and "map (S source" in res.diagnostics[0].message
+
+
+# -- the river leaving a start landscape (SIEGE-SETUP-1) -----------------------------------
+# rules/siege.tess's reading: the two fortress tiles (3 x 2 cells each) at [0, 0] and [3, 0],
+# the river along their south row from W1 to E2 of each, the source at the west end [-1, 1].
+# So the river leaves the landscape at the second tile's E2, cell [5, 1], flowing east.
+SIEGE = ("base", "river", "siege")
+FORTRESS = {(x, y) for x in range(6) for y in range(2)}
+
+
+def test_the_river_leaves_the_siege_landscape_at_the_fortress_east_end():
+    """SIEGE-SETUP-1 with the River: the river continues from the fortress's open east end; the
+    deck is the River's 10 tiles and the Siege river tile (SIEGE-COMP-1: a straight, W E), the
+    lake last; the rules are RIVER-PLACE-2's and the Siege's first curve."""
+    d = river_deck(rules(*SIEGE))
+    assert d is not None and d.landscape
+    assert (d.source, d.source_cell) == ("river.source", (-1, 1))
+    assert (d.origin, d.origin_tile, d.heading) == ((5, 1), "siege.fortress", "E")
+    assert sorted(d.curves) == ["river.city_curve", "river.curve", "river.curve", "river.road_curve"]
+    assert len(d.straights) == 7 and "siege.river" in d.straights and d.lake == "river.lake"
+    assert {r.cites[0].clause for r in d.rules} == {"RIVER-PLACE-2", "SIEGE-SETUP-1"}
+    assert set(d.start) == FORTRESS | {(-1, 1)}
+
+
+def test_siege_with_the_river_proves_the_theorem_and_is_checked():
+    """RIVER-PLACE-2 from the Siege's landscape: the river never flows back, never runs into itself
+    or the fortress, and a drawn tile is never blocked (the first curve must turn right,
+    SIEGE-SETUP-1, and a right curve is always one way to lay it). `river` and `set-river` run."""
+    rs = rules(*SIEGE)
+    rep = check_river(rs)
+    assert rep.ok, "\n".join(rep.lines())
+    assert set(rep.results) == {"never flows back", "never runs into itself", "never blocked"}
+    assert "leaving the start landscape at [5, 1] (siege.fortress) flowing E" in rep.lines()[0]
+    checks = load_checks()
+    for name in ("river", "set-river"):
+        res = run_check(checks[name], rs)
+        assert not res.skipped and res.passed, (name, [d.message for d in res.diagnostics])
+
+
+def test_forbidding_only_an_immediate_u_turn_fails_from_the_landscape_too():
+    """RIVER-PLACE-2 read as "no two same-way curves in a row" (rules/variants/river_no_uturn.tess)
+    with the Siege: right, straight, right flows back (the first curve may not turn left,
+    SIEGE-SETUP-1); the shortest collision takes three curves one way, each after a straight, and
+    its 7th tile needs a fortress cell that is not where the river left it."""
+    rep = check_river(rules(*SIEGE, str(VARIANTS / "river_no_uturn.tess")))
+    back = rep.counterexamples["never flows back"]
+    assert back.step == 3 and [p.turn for p in back.placed[1:]] == [1, 0, 1]
+    assert back.placed[-1].heading == "W" and back.placed[0].cell == (5, 1)
+    hit = rep.counterexamples["never runs into itself"]
+    turns = [p.turn for p in hit.placed[1:hit.step]]
+    assert hit.step == 7 and len([t for t in turns if t]) == 3 and len({t for t in turns if t}) == 1
+    assert all(a == 0 or b == 0 for a, b in zip(turns, turns[1:]))  # never two curves in a row
+    assert hit.cell in FORTRESS - {(5, 1)}
+    text = "\n".join(rep.lines())
+    assert f"tile 7 would need cell {hit.cell}, taken by the start landscape (siege.fortress)" in text
+    assert "#: the start landscape" in text and rep.results["never blocked"].proved
+    res = run_check(load_checks()["river"], rules(*SIEGE, str(VARIANTS / "river_no_uturn.tess")))
+    assert not res.passed and "REFUTED" in res.diagnostics[0].message
+
+
+def test_without_any_curve_rule_the_river_runs_into_the_fortress(tmp_path):
+    """A house rule dropping RIVER-PLACE-2 and the Siege's first curve (SIEGE-SETUP-1): two left
+    curves flow back at once (east, north, west), and the third tile needs the fortress's cell
+    north of where the river left it, [5, 0]: the landscape's cells are taken too."""
+    p = tmp_path / "free_river.tess"
+    p.write_text("""module free_river "Siege with the River, no curve rule"
+requires river
+requires siege
+override on place of river where false [RIVER-PLACE-2] {}
+override on place of river where false [SIEGE-SETUP-1] {}
+""", encoding="utf-8")
+    rep = check_river(rules("base", str(p)))
+    assert rep.deck is not None and rep.deck.rules and all(r.where == A.BoolLit(False) for r in rep.deck.rules)
+    back = rep.counterexamples["never flows back"]
+    assert back.step == 2 and [p.turn for p in back.placed[1:]] == [-1, -1]
+    hit = rep.counterexamples["never runs into itself"]
+    assert hit.step == 3 and [p.turn for p in hit.placed[1:3]] == [-1, -1] and hit.cell == (5, 0)
+    assert "taken by the start landscape (siege.fortress)" in "\n".join(hit.lines())
+
+
+def test_the_first_curve_rule_is_not_what_keeps_the_siege_river_apart(tmp_path):
+    """RIVER-PLACE-2 alone, without the Siege's first curve (SIEGE-SETUP-1), still proves the theorem
+    from the landscape: a first left curve turns north beside the fortress (x = 6), never onto it,
+    and the next curve must turn right (docs/verifier.md says so)."""
+    p = tmp_path / "no_first_curve.tess"
+    p.write_text("""module no_first_curve "Siege with the River, any first curve"
+requires river
+requires siege
+override on place of river where false [SIEGE-SETUP-1] {}
+""", encoding="utf-8")
+    rep = check_river(rules("base", str(p)))
+    assert [r.cites[0].clause for r in rep.deck.rules if r.where != A.BoolLit(False)] == ["RIVER-PLACE-2"]
+    assert rep.ok, "\n".join(rep.lines())

@@ -1,4 +1,5 @@
-"""`tessera verify` with the z3 checks: exit codes, readable findings, speed.
+"""`tessera verify` with the z3 checks: exit codes and readable findings (its speed is a benchmark:
+`/usr/bin/time tessera verify --no-engine`, bench/README.md, never a timed unit test).
 
 The bundled rules verify clean (exit 0) while printing the two known misprints
 (BASE-CITY-2, BASE-END-2); a house rule that breaks an invariant (BASE-SCORE-3)
@@ -7,7 +8,6 @@ and the weakened rivers (RIVER-PLACE-2) exit 1 with their counterexamples.
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -15,37 +15,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def verify(*args: str) -> tuple[int, str, float]:
-    """Exit code, output and the CPU seconds the command used (not wall-clock time: other
-    jobs on a shared machine must not fail the 10 s budget)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def verify(*args: str) -> tuple[int, str]:
+    """Exit code and output of `tessera verify ARGS`."""
     p = subprocess.run([sys.executable, "-m", "tessera", "verify", *args], cwd=ROOT, capture_output=True,
                        text=True, env={**os.environ, "COLUMNS": "200"}, timeout=600)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.returncode, p.stdout + p.stderr, cpu
+    return p.returncode, p.stdout + p.stderr
 
 
 def test_bundled_rules_verify_clean_and_report_the_known_misprints():
-    rc, out, seconds = verify("--no-engine")  # the z3 and topology checks alone (the engine check: below)
+    rc, out = verify("--no-engine")  # the z3 and topology checks alone (the engine check: below)
     assert rc == 0, out
     assert "the known misprint of BASE-END-2" in out and "the known misprint of BASE-CITY-2" in out
     assert "nearest consistent inputs" in out
     assert "never runs into itself: proved" in out
-    assert seconds < 10, f"tessera verify took {seconds:.1f} s of CPU"
     assert "engine-features" not in out
 
 
 def test_rules_folder_leaves_variants_out():
     """The engine check runs by default (`--games 8` in all: one game per rule set of the folder)."""
-    rc, out, _ = verify("rules/", "--games", "8")
+    rc, out = verify("rules/", "--games", "8")
     assert rc == 0, out
     assert "besieged_cities" not in out and "river_no_uturn" not in out
     assert out.count("✓ engine-features") == out.count("✓ tile-edge-places") >= 6  # every rule set with tiles
 
 
 def test_a_variant_that_breaks_an_invariant_exits_1_with_a_counterexample():
-    rc, out, _ = verify("--no-engine", "rules/", "rules/variants/besieged_cities.tess")
+    rc, out = verify("--no-engine", "rules/", "rules/variants/besieged_cities.tess")
     assert rc == 1
     assert "besieged_cities.tess:12:10: error: invariant `score-never-decreases` [BASE-SCORE-3] fails" in out
     assert "counterexample: players=2" in out and "involves rules/variants/besieged_cities.tess:12" in out
@@ -53,7 +48,7 @@ def test_a_variant_that_breaks_an_invariant_exits_1_with_a_counterexample():
 
 def test_weakened_rivers_exit_1_with_a_map():
     for v in ("river_no_turn_rule", "river_no_uturn"):
-        rc, out, _ = verify("--no-engine", f"rules/variants/{v}.tess")
+        rc, out = verify("--no-engine", f"rules/variants/{v}.tess")
         assert rc == 1, out
         assert "never flows back: REFUTED" in out and "never runs into itself: REFUTED" in out
         assert "map (S source" in out

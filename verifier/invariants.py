@@ -772,9 +772,10 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
         formulas.append((f"recall {name}", rc.value, rc, None, False))
     for name, aw in rs.awards.items():
         formulas.append((f"award {name} at end", aw.value, aw, None, False))
+    dom = Domain(rs)  # one for all: what it knows of the tile set is worked out once
     for label, expr, decl, kind, complete in formulas:
         for q in SIZE_QUANTITIES + tuple(f"completed({k})" for k in rs.features):
-            env1 = Env(tag="", domain=Domain(rs), kind=kind)
+            env1 = Env(tag="", domain=dom, kind=kind)
             facts: list[Fact] = []
             try:
                 v1 = encode(expr, env1)

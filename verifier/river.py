@@ -7,7 +7,11 @@ Everything is read from the RuleSet:
   (the start tile is the source, the other end the lake, drawn last); two
   opposite sides: a straight; two other sides: a curve, which can be laid
   turning left or right (rotate it);
-- the source's flow: the side its river leaves by, turned by the start rotation;
+- the source's flow: the side its river leaves by, turned by the start rotation.  With a
+  start landscape of several tiles (SIEGE-SETUP-1) the river is continued where it leaves
+  the landscape: the one river side of a laid tile that faces an empty cell (the Siege's:
+  the fortress's east end), and the landscape's other cells are cells the river may not
+  run into;
 - the placement rule: every `on place of KIND` rule, encoded from its AST with
   `turn(KIND)` a symbolic per-step variable (-1 left, 0 straight, 1 right) and
   each state variable a symbolic sequence (its `state` initial value first).
@@ -18,8 +22,9 @@ The river is laid at the open end: tile i goes to the cell ahead of tile i-1,
 and its heading is the previous heading turned by turn(i).  Over every order of
 the deck and every choice of turns the rule allows, z3 proves (or refutes):
 
-- *never flows back*: no heading is opposite to the source's;
-- *never runs into itself*: the source, the tiles and the lake lie on distinct cells;
+- *never flows back*: no heading is opposite to the source's (where it leaves the start);
+- *never runs into itself*: the source, the tiles and the lake lie on distinct cells (and
+  off the start landscape's cells);
 - *never blocked*: whatever the rule remembers, each drawn tile can be laid
   (a curve one way or the other; a straight, and the lake, always).
 
@@ -28,6 +33,7 @@ A refutation comes with the shortest such sequence and a text map.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import z3
@@ -41,6 +47,7 @@ from dsl.diagnostics import Diagnostic
 from .checks import register
 from .domain import Domain
 from .encode import Env, encode
+from .river_layer import start_river
 from .solver import Fact, Result, Search, Verdict, find, prove
 from .source import cites, line_text, where
 
@@ -60,9 +67,17 @@ class RiverDeck:
     states: dict[str, A.StateDecl]
     domain: Domain = field(default_factory=lambda: Domain(None))
     players: z3.ArithRef = field(default_factory=lambda: z3.Int("players"))  # one number for the whole game
-    # the start is a landscape of several tiles (SIEGE-SETUP-1): the river leaves it somewhere
-    # else than the source, past other tiles, which the river theorem does not model (yet)
-    landscape: bool = False
+    # where the river leaves the start: the cell whose river side faces an empty cell, and its tile
+    # (the source's own cell, or in a start landscape (SIEGE-SETUP-1) another tile's: the fortress's)
+    origin: tuple[int, int] = (0, 0)
+    origin_tile: str = ""
+    start: dict[tuple[int, int], str] = field(default_factory=dict)  # every start cell -> its tile
+    source_cell: tuple[int, int] | None = None
+
+    @property
+    def landscape(self) -> bool:
+        """The start is a landscape of several tiles (SIEGE-SETUP-1)."""
+        return len(self.start) > 1
 
     @property
     def length(self) -> int:
@@ -74,13 +89,16 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
     if cont is None or cont.arg is None or rs.start is None:
         return None
     kind = cont.arg
+    # the source is the laid tile with one river side; the river goes on from the start's one open
+    # end: the source's own side, or in a start landscape (SIEGE-SETUP-1) wherever it leaves it
+    st = start_river(rs, kind)
+    if st is None or st.source is None or len(st.opens) != 1:
+        return None
+    (origin, heading), = st.opens
+    laid = Counter(n for n, _, _ in st.laid)
     ends: list[str] = []
     straights: list[str] = []
     curves: list[str] = []
-    source_side = None
-    # in a start landscape (SIEGE-SETUP-1) the source is the laid tile with one river side
-    laid = {sp.tile: sp for sp in rs.start.places()}
-    source = rs.start
     for tt in rs.tiles:
         if tt.cells is not None:
             continue  # a tile covering several cells lies in the start landscape, never in the river deck
@@ -88,21 +106,18 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
         if not feats:
             continue
         sides = [p for f in feats for p in f.places if p in SIDES]
+        copies = max(tt.count - laid[tt.name], 0)  # the copies the start lays are not drawn
         if len(sides) == 1:
             ends.append(tt.name)
-            if tt.name in laid and source_side is None:
-                source_side, source = sides[0], laid[tt.name]
         elif len(sides) == 2 and OPPOSITE[sides[0]] == sides[1]:
-            straights += [tt.name] * tt.count
+            straights += [tt.name] * copies
         elif len(sides) == 2:
-            curves += [tt.name] * tt.count
-    if source_side is None:
-        return None
-    lake = next((e for e in ends if e != source.tile and e not in laid), None)
-    heading = rotate(source_side, source.rotation)
+            curves += [tt.name] * copies
+    source = st.source[0]
+    lake = next((e for e in ends if e != source and e not in laid), None)
     rules = [on for on in rs.ons if on.event == "place" and on.of == kind]
-    return RiverDeck(kind, source.tile, lake, heading, straights, curves, rules, dict(rs.states), Domain(rs),
-                     landscape=bool(rs.start.more))
+    return RiverDeck(kind, source, lake, heading, straights, curves, rules, dict(rs.states), Domain(rs),
+                     origin=origin, origin_tile=st.cells[origin], start=dict(st.cells), source_cell=st.source[1])
 
 
 # ---------------------------------------------------------------- encoding
@@ -120,6 +135,9 @@ class Course:
     domain_facts: list[Fact] = field(default_factory=list)  # what the rule set says of players, seats, …
     state: list[dict[str, z3.ExprRef]] = field(default_factory=list)
     legal: list[z3.BoolRef] = field(default_factory=list)  # legal[i - 1]: tile i obeys the rule
+    # the start landscape's other cells the river could reach, relative to where it leaves the start
+    # (cell 0): the river may not run into them either
+    taken: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def cells(self) -> int:  # source + tiles + lake
@@ -143,11 +161,17 @@ def course(deck: RiverDeck) -> Course:
     n = deck.length
     t = [z3.IntVal(0)] + [z3.Int(f"turn{i}") for i in range(1, n + 1)] + [z3.IntVal(0)]  # the lake goes straight on
     h = [z3.BitVecVal(HEADINGS.index(deck.heading), 2)] + [z3.BitVec(f"heading{i}", 2) for i in range(1, n + 2)]
-    # cells as bit-vectors wide enough that no coordinate of an (n + 2)-cell river wraps around
+    # cells as bit-vectors wide enough that no coordinate of an (n + 2)-cell river wraps around;
+    # cell 0 is where the river leaves the start (the source's cell without a landscape)
     w = (n + 2).bit_length() + 2
     x = [z3.BitVecVal(0, w)] + [z3.BitVec(f"x{i}", w) for i in range(1, n + 2)]
     y = [z3.BitVecVal(0, w)] + [z3.BitVec(f"y{i}", w) for i in range(1, n + 2)]
     c = Course(deck, n, t, h, x, y)
+    # tile i lies i steps from cell 0 at most: a start cell farther away is never reached (and
+    # leaving it out keeps every coordinate within the bit-vectors)
+    ox, oy = deck.origin
+    c.taken = sorted((cx - ox, cy - oy) for cx, cy in deck.start
+                     if (cx, cy) != deck.origin and abs(cx - ox) + abs(cy - oy) <= n + 1)
     curve = [t[i] != 0 for i in range(1, n + 1)]
     c.facts.append(Fact(z3.And([z3.And(t[i] >= -1, t[i] <= 1) for i in range(1, n + 1)]), "builtin",
                         "each river tile goes straight (0) or turns left (-1) or right (1)"))
@@ -213,7 +237,12 @@ def flows_back(c: Course, i: int) -> z3.BoolRef:
 
 
 def collides(c: Course, i: int) -> z3.BoolRef:
-    return z3.Or([z3.And(c.x[i] == c.x[j], c.y[i] == c.y[j]) for j in range(i)]) if i else z3.BoolVal(False)
+    """Tile i lies on the cell of an earlier tile (the source's among them) or of the start landscape."""
+    if not i:
+        return z3.BoolVal(False)
+    w = c.x[0].size()
+    return z3.Or([z3.And(c.x[i] == c.x[j], c.y[i] == c.y[j]) for j in range(i)]
+                 + [z3.And(c.x[i] == z3.BitVecVal(dx, w), c.y[i] == z3.BitVecVal(dy, w)) for dx, dy in c.taken])
 
 
 # ------------------------------------------------------------------ results
@@ -231,14 +260,20 @@ class Placed:
 class Counterexample:
     prop: str  # "flows back" | "runs into itself"
     step: int
-    placed: list[Placed]
+    placed: list[Placed]  # placed[0]: the start's cell the river leaves from (the source's, or a landscape's)
     cell: tuple[int, int]  # where it happens
     players: int | None = None  # shown when the rule reads the number of players or the seat
+    start: dict[tuple[int, int], str] = field(default_factory=dict)  # the start's cells (a landscape's every cell)
+    source_cell: tuple[int, int] | None = None
+
+    @property
+    def landscape(self) -> bool:
+        return len(self.start) > 1
 
     def map(self) -> list[str]:
         cells = {p.cell: p for p in self.placed}
-        xs = [c[0] for c in cells] + [self.cell[0]]
-        ys = [c[1] for c in cells] + [self.cell[1]]
+        xs = [c[0] for c in cells] + [self.cell[0]] + [c[0] for c in self.start]
+        ys = [c[1] for c in cells] + [self.cell[1]] + [c[1] for c in self.start]
         out = []
         for yy in range(min(ys), max(ys) + 1):
             row = []
@@ -248,21 +283,29 @@ class Counterexample:
                     row.append("X")
                 elif (xx, yy) == self.cell and self.prop == "is blocked":
                     row.append("?")
-                elif p is None:
-                    row.append(".")
-                elif p.index == 0:
+                elif p is not None and p.index > 0:
+                    row.append("!" if (xx, yy) == self.cell else ARROW[p.heading])
+                elif (xx, yy) == self.source_cell or (p is not None and not self.landscape):
                     row.append("S")
-                elif (xx, yy) == self.cell:
-                    row.append("!")
+                elif (xx, yy) in self.start:
+                    row.append("#")
                 else:
-                    row.append(ARROW[p.heading])
+                    row.append(".")
             out.append(" ".join(row))
         return out
 
+    def legend(self, last: str) -> str:
+        return "  map (S source, " + ("#: the start landscape, " if self.landscape else "") + "arrows: the flow leaving each tile, " + last + "):"
+
     def lines(self) -> list[str]:
         if self.prop == "runs into itself":
-            owner = next(p for p in self.placed[:-1] if p.cell == self.cell)
-            what = f"tile {self.step} would need cell {self.cell}, taken by tile {owner.index} ({owner.tile})"
+            owner = next((p for p in self.placed[:-1] if p.cell == self.cell and (p.index or not self.landscape)), None)
+            taken = f"tile {owner.index} ({owner.tile})" if owner is not None \
+                else f"the start landscape ({self.start.get(self.cell, '?')})"
+            what = f"tile {self.step} would need cell {self.cell}, taken by {taken}"
+        elif self.landscape:
+            what = (f"tile {self.step} at {self.cell} turns the flow {self.placed[-1].heading}, against the "
+                    f"{self.placed[0].heading} it leaves the start landscape by")
         else:
             what = f"tile {self.step} at {self.cell} turns the flow {self.placed[-1].heading}, against the source's {self.placed[0].heading}"
         out = [f"counterexample: the river {self.prop}: {what}"]
@@ -271,15 +314,14 @@ class Counterexample:
         mem = any(p.remembers for p in self.placed)
         out.append("  #  tile                   turn      cell       heading" + ("  the rule remembers" if mem else ""))
         for p in self.placed:
-            turn = "source" if p.index == 0 else {-1: "left", 0: "straight", 1: "right"}[p.turn]
+            turn = ("start" if self.landscape else "source") if p.index == 0 else {-1: "left", 0: "straight", 1: "right"}[p.turn]
             if p.index == self.step and self.prop == "runs into itself":
                 out.append(f"  {p.index:<2} {p.tile:<22} {'-':<9} {str(p.cell):<10} (cell taken)")
             else:
                 out.append((f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading:<7}  {p.remembers}"
                             if mem else f"  {p.index:<2} {p.tile:<22} {turn:<9} {str(p.cell):<10} {p.heading}").rstrip())
-        out.append("  map (S source, arrows: the flow leaving each tile, "
-                   + ("X: the taken cell the next tile needs" if self.prop == "runs into itself"
-                      else "!: the tile flowing back") + "):")
+        out.append(self.legend("X: the taken cell the next tile needs" if self.prop == "runs into itself"
+                               else "!: the tile flowing back"))
         out += ["    " + r for r in self.map()]
         return out
 
@@ -302,7 +344,9 @@ class RiverReport:
         if self.deck is None:
             return ["river: no river in these rules (no `placement continues` with a start tile at its end)"]
         d = self.deck
-        out = [f"river theorem [RIVER-PLACE-2]: source {d.source} flowing {d.heading}, "
+        where_from = (f"source {d.source}, leaving the start landscape at [{d.origin[0]}, {d.origin[1]}] "
+                      f"({d.origin_tile}) flowing {d.heading}" if d.landscape else f"source {d.source} flowing {d.heading}")
+        out = [f"river theorem [RIVER-PLACE-2]: {where_from}, "
                f"{len(d.straights)} straights + {len(d.curves)} curves, lake {d.lake} last"]
         if self.rule_lines:
             out += [f"  rule: {r}" for r in self.rule_lines]
@@ -344,19 +388,20 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
         if s.status == "sat":
             m = s.model
             straights, curves = list(d.straights), list(d.curves)
-            placed = [Placed(0, d.source, 0, (0, 0), d.heading)]
+            ox, oy = d.origin
+            placed = [Placed(0, d.origin_tile or d.source, 0, d.origin, d.heading)]
             for i in range(1, k + 1):
                 if i == c.steps + 1:
                     name, t = d.lake or "lake", 0
                 else:
                     t = int(m[f"turn{i}"])
                     name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
-                placed.append(Placed(i, name, t, (int(m[f"x{i}"]), int(m[f"y{i}"])), HEADINGS[int(m[f"h{i}"])]))
+                placed.append(Placed(i, name, t, (ox + int(m[f"x{i}"]), oy + int(m[f"y{i}"])), HEADINGS[int(m[f"h{i}"])]))
             for p in placed:
                 p.remembers = ", ".join(f"{n[len(f'state{p.index}.'):]}={v}" for n, v in m.items()
                                         if n.startswith(f"state{p.index}."))
             verb = "flows back" if prop == "never flows back" else "runs into itself"
-            ce = Counterexample(verb, k, placed, placed[-1].cell)
+            ce = Counterexample(verb, k, placed, placed[-1].cell, start=dict(d.start), source_cell=d.source_cell)
             if _reads_players(d):
                 ce.players = int(m["players"])
             return ce
@@ -422,12 +467,13 @@ def _blocked_lines(c: Course, i: int, m: dict, options) -> tuple[list[str], A.On
     d = c.deck
     names = {-1: "left", 0: "straight", 1: "right"}
     straights, curves = list(d.straights), list(d.curves)
-    placed = [Placed(0, d.source, 0, (0, 0), d.heading)]
+    ox, oy = d.origin
+    placed = [Placed(0, d.origin_tile or d.source, 0, d.origin, d.heading)]
     for j in range(1, i):
         t = int(m[f"turn{j}"])
         name = (curves.pop(0) if curves else "curve") if t else (straights.pop(0) if straights else "straight")
-        placed.append(Placed(j, name, t, (int(m[f"x{j}"]), int(m[f"y{j}"])), HEADINGS[int(m[f"h{j + 1}"])]))
-    cell = (int(m[f"x{i}"]), int(m[f"y{i}"]))
+        placed.append(Placed(j, name, t, (ox + int(m[f"x{j}"]), oy + int(m[f"y{j}"])), HEADINGS[int(m[f"h{j + 1}"])]))
+    cell = (ox + int(m[f"x{i}"]), oy + int(m[f"y{i}"]))
     seq = ", ".join(names[p.turn] for p in placed[1:])
     if i == c.steps + 1:
         tile, tried = d.lake or "the lake", [0]
@@ -447,8 +493,8 @@ def _blocked_lines(c: Course, i: int, m: dict, options) -> tuple[list[str], A.On
         culprit = culprit or (refusing[-1] if refusing else None)
         why = "; ".join(f"{where(on.span)}: {line_text(on.span)}" for on in refusing) or "no rule"
         out.append(f"  laid {names[turn]}: refused by {why}")
-    ce = Counterexample("is blocked", i, placed, cell)
-    out.append("  map (S source, arrows: the flow leaving each tile, ?: the cell of the tile that cannot be laid):")
+    ce = Counterexample("is blocked", i, placed, cell, start=dict(d.start), source_cell=d.source_cell)
+    out.append(ce.legend("?: the cell of the tile that cannot be laid"))
     out += ["    " + r for r in ce.map()]
     return out, culprit
 
@@ -500,8 +546,7 @@ def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
 
 
 # --------------------------------------------------------------- registry
-@register("river", ["RIVER-PLACE-1", "RIVER-PLACE-2"],
-          applies=lambda rs: (d := river_deck(rs)) is not None and not d.landscape)
+@register("river", ["RIVER-PLACE-1", "RIVER-PLACE-2"], applies=lambda rs: river_deck(rs) is not None)
 def river(rs: RuleSet) -> list[Diagnostic]:
     """The river never flows back and never runs into itself (RIVER-PLACE-2, z3 over every deck order)."""
     rep = check_river(rs)

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from dsl import ast as A
+from dsl import multicell
 from dsl.diagnostics import Diagnostic
 from dsl.model import RuleSet, TileType
 from dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
@@ -26,6 +27,72 @@ from .tile_set import meets
 
 def _continues(rs: RuleSet) -> A.PlacementDecl | None:
     return next((p for p in rs.placement.values() if p.kind == "continues" and p.arg), None)
+
+
+Cell = tuple[int, int]
+
+
+@dataclass
+class StartRiver:
+    """The start as laid (one tile, or a landscape of several: SIEGE-SETUP-1), as the river sees it:
+    every cell it covers, the edge each covered cell shows on each side, its one-cell tiles, and
+    where the river leaves it: a river side of a laid tile that faces an empty cell."""
+
+    cells: dict[Cell, str]  # covered cell -> the tile covering it
+    shows: dict[tuple[Cell, str], str]  # (cell, side) -> the edge it shows (none between two parts of a tile)
+    laid: list[tuple[str, Cell, int]]  # the one-cell tiles laid: (name, cell, rotation)
+    opens: list[tuple[Cell, str]]  # (cell, side): the river's open ends, in the order the start lists its tiles
+    source: tuple[str, Cell, int] | None  # the first laid one-cell tile with a single river side
+
+    @property
+    def landscape(self) -> bool:
+        return len(self.cells) > 1
+
+
+def start_river(rs: RuleSet, kind: str) -> StartRiver | None:
+    """The start tile or landscape of `rs` and the open ends of its `kind` (a tile covering
+    several cells through dsl.multicell: its numbered sides on the cells they lie on)."""
+    if rs.start is None:
+        return None
+    first: dict[str, TileType] = {}
+    for t in rs.tiles:
+        first.setdefault(t.name, t)
+    cells: dict[Cell, str] = {}
+    shows: dict[tuple[Cell, str], str] = {}
+    laid: list[tuple[str, Cell, int]] = []
+    sides: list[tuple[Cell, str]] = []
+    source = None
+    for sp in rs.start.places():
+        t = first.get(sp.tile)
+        if t is None:
+            continue
+        if t.cells is None:
+            at = (sp.x, sp.y)
+            cells[at] = t.name
+            for side, code in zip(SIDES, t.edges):
+                shows[(at, rotate(side, sp.rotation))] = code
+            laid.append((t.name, at, sp.rotation))
+            own = [rotate(p, sp.rotation) for f in t.features if f.kind == kind for p in f.places if p in SIDES]
+            sides += [(at, s) for s in own]
+            if len(own) == 1 and source is None:
+                source = (t.name, at, sp.rotation)
+            continue
+        w, h = t.cells
+        for i in range(w):
+            for j in range(h):
+                cells[(sp.x + i, sp.y + j)] = t.name
+        for name, cell, local in multicell.perimeter(w, h):
+            side, k = name[0], int(name[1:])
+            shows[((sp.x + cell[0], sp.y + cell[1]), local)] = t.decl.edges["NESW".index(side)][k - 1]
+        for f in t.features:
+            if f.kind != kind:
+                continue
+            for p in f.places:
+                loc = multicell.locate(p, w, h)
+                if loc is not None and loc[1] in SIDES:
+                    sides.append(((sp.x + loc[0][0], sp.y + loc[0][1]), loc[1]))
+    opens = [(c, s) for c, s in dict.fromkeys(sides) if (c[0] + OFFSET[s][0], c[1] + OFFSET[s][1]) not in cells]
+    return StartRiver(cells, shows, laid, opens, source)
 
 
 @dataclass
@@ -50,10 +117,14 @@ class RiverLayer:
         self.types: dict[str, TileType] = {}
         counts: Counter = Counter()
         for t in rs.tiles:
-            if any(f.kind == kind and f.places for f in t.features):
+            # a tile covering several cells lies in the start landscape, never in the river deck
+            if t.cells is None and any(f.kind == kind and f.places for f in t.features):
                 self.types.setdefault(t.name, t)
                 counts[t.name] += t.count
         self.counts = counts
+        self.start = start_river(rs, kind)
+        # the river tiles the start lays (the source): laid already, so not in the deck
+        self.in_start: Counter = Counter(n for n, _, _ in (self.start.laid if self.start else []) if n in self.types)
         last = None
         for deck in rs.decks:
             if deck.last and deck.last in self.types:
@@ -72,18 +143,27 @@ class RiverLayer:
     def edge_at(self, name: str, rot: int, side: str) -> str:
         return self.types[name].edges[SIDES.index(unrotate(side, rot))]
 
+    def _origin(self) -> str:
+        """What the river starts from, in a sentence: the start tile, or the start landscape."""
+        st = self.start
+        return "the start landscape" if st is not None and st.landscape else (self.rs.start.tile if self.rs.start else "?")
+
     def precheck(self) -> list[str]:
         rs = self.rs
-        start = rs.start
-        if start is None:
+        start, st = rs.start, self.start
+        if start is None or st is None:
             return [f"the {self.kind} has no source: the rule set has no start tile"]
-        if start.tile not in self.types:
+        if not st.landscape and start.tile not in self.types:
             return [f"the {self.kind} has no source: the start tile {start.tile} has no {self.kind}"]
-        opens = sum(len(s) for s in self.river_sides(start.tile))
+        if st.landscape and not st.opens:
+            return [f"the {self.kind} has no open end in the start landscape: no {self.kind} side of its tiles "
+                    f"faces an empty cell, so no {self.kind} tile can continue it"]
+        opens = len(st.opens)
+        origin = self._origin()
         ends, forks = [], []
         for name in self.order:
             sides = sum(len(s) for s in self.river_sides(name))
-            copies = self.counts[name] - (1 if name == start.tile else 0)
+            copies = self.counts[name] - self.in_start[name]
             if copies <= 0:
                 continue
             if sides == 1:
@@ -97,9 +177,9 @@ class RiverLayer:
         if not ends:
             probs.append(f"the {self.kind} never ends: no {self.kind} tile but the source has a single {self.kind} side (a lake)")
         elif len(ends) > opens and not forks:
-            probs.append(f"the {self.kind} has {len(ends)} ends besides its source ({', '.join(ends)}), but one {self.kind} from {start.tile} ends {'once' if opens == 1 else f'{opens} times'}: it would end before every {self.kind} tile is laid")
+            probs.append(f"the {self.kind} has {len(ends)} ends besides its source ({', '.join(ends)}), but one {self.kind} from {origin} ends {'once' if opens == 1 else f'{opens} times'}: it would end before every {self.kind} tile is laid")
         elif len(ends) < opens and not forks:
-            probs.append(f"the {self.kind} from {start.tile} has {opens} open ends but only {len(ends)} tile{'s' if len(ends) != 1 else ''} to end them ({', '.join(ends)})")
+            probs.append(f"the {self.kind} from {origin} has {opens} open ends but only {len(ends)} tile{'s' if len(ends) != 1 else ''} to end them ({', '.join(ends)})")
         if self.last is not None and sum(len(s) for s in self.river_sides(self.last)) != 1:
             probs.append(f"{self.last} is laid last, but the {self.kind} does not end on it")
         return probs
@@ -110,21 +190,29 @@ class RiverLayer:
         total = sum(self.counts.values())
         if probs:
             return Laying(False, [], total, problems=probs)
-        start = rs.start
-        assert start is not None
-        board: dict[tuple[int, int], tuple[str, int]] = {(start.x, start.y): (start.tile, start.rotation)}
+        st = self.start
+        assert st is not None
+        # the start's cells (a landscape's every cell) show their own edges (StartRiver.shows)
+        board: dict[tuple[int, int], tuple[str, int]] = {c: ("", 0) for c in st.cells}
         remaining = Counter(self.counts)
-        remaining[start.tile] -= 1
-        opens = [((start.x, start.y), rotate(s, start.rotation)) for sides in self.river_sides(start.tile) for s in sides]
-        best: list = [[(start.tile, (start.x, start.y), start.rotation)]]
+        remaining.subtract(self.in_start)
+        opens = list(st.opens)
+        begun = [(n, c, r) for n, c, r in st.laid if n in self.types]  # the source
+        best: list = [list(begun)]
         self.nodes = 0
         memo: set = set()
-        laid = [(start.tile, (start.x, start.y), start.rotation)]
+        laid = list(begun)
+
+        # Curves that alternate never turn the river back, so it never meets its own tiles, nor a
+        # start cell behind where it leaves the start: then where it lies does not matter.
+        behind = len(st.opens) == 1 and all(
+            (c[0] - st.opens[0][0][0]) * OFFSET[st.opens[0][1]][0] + (c[1] - st.opens[0][0][1]) * OFFSET[st.opens[0][1]][1] <= 0
+            for c in st.cells)
 
         def key(opens, last_turn):
             rem = tuple(sorted((n, c) for n, c in remaining.items() if c))
             ends = tuple(sorted(self._open_code(board, c, s) for c, s in opens))
-            if self.alternate and len(opens) <= 1:
+            if self.alternate and len(opens) <= 1 and behind:
                 return (rem, ends, last_turn)
             return (rem, ends, last_turn, frozenset(board.items()), tuple(opens))
 
@@ -134,7 +222,7 @@ class RiverLayer:
                 nb = board.get((cell[0] + dx, cell[1] + dy))
                 if nb is None:
                     continue
-                if not meets(rs, self.edge_at(name, rot, side), self.edge_at(nb[0], nb[1], OPPOSITE[side])):
+                if not meets(rs, self.edge_at(name, rot, side), self._edge(board, (cell[0] + dx, cell[1] + dy), OPPOSITE[side])):
                     return False
             return True
 
@@ -201,9 +289,16 @@ class RiverLayer:
             return Laying(True, list(laid), total)
         return Laying(False, best[0], total, problems=None)
 
-    def _open_code(self, board, cell, side) -> str:
+    def _edge(self, board, cell, side) -> str:
+        """The edge a laid cell shows on `side`: a start cell's own, else its river tile's."""
+        st = self.start
+        if st is not None and cell in st.cells:
+            return st.shows.get((cell, side), "")
         name, rot = board[cell]
         return self.edge_at(name, rot, side)
+
+    def _open_code(self, board, cell, side) -> str:
+        return self._edge(board, cell, side)
 
 
 def _mentions_turn(e, kind: str) -> bool:
@@ -248,9 +343,9 @@ def lay_river(rs: RuleSet, kind: str) -> tuple[RiverLayer, Laying]:
     return layer, res
 
 
-# A start landscape of several tiles (SIEGE-SETUP-1) is not laid by this search (yet): skipped.
-@register("set-river", _river_clauses,
-          applies=lambda rs: _continues(rs) is not None and (rs.start is None or not rs.start.more))
+# With a start landscape of several tiles (SIEGE-SETUP-1) the river continues from where it
+# leaves the landscape (StartRiver.opens), past the landscape's cells.
+@register("set-river", _river_clauses, applies=lambda rs: _continues(rs) is not None)
 def check_river(rs: RuleSet) -> list[Diagnostic]:
     """The river tiles can be laid as one river from the source to the lake."""
     p = _continues(rs)
@@ -261,7 +356,7 @@ def check_river(rs: RuleSet) -> list[Diagnostic]:
     at = p.span
     if res.problems:
         return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg}: {msg}", "river") for msg in res.problems]
-    src = rs.start.tile if rs.start else "?"
+    src = layer._origin()
     end = f" to {layer.last}" if layer.last else ""
     steps = ", ".join(f"{n} at [{c[0]},{c[1]}] rotation {r}" for n, c, r in res.laid)
     left = Counter(layer.counts)

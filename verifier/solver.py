@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import z3
 
@@ -108,6 +108,8 @@ class Result:
     used: list[Fact] = field(default_factory=list)  # unsat core (proved) or facts involved (refuted)
     reason: str = ""  # why inconclusive
     seconds: float = 0.0
+    # a proof's minimal core, worked out when `used` is first read (see _used below)
+    minimal: Callable[[], list[Fact]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def proved(self) -> bool:
@@ -116,6 +118,21 @@ class Result:
     @property
     def refuted(self) -> bool:
         return self.verdict is Verdict.REFUTED
+
+
+def _get_used(r: Result) -> list[Fact]:
+    if r.minimal is not None:
+        r._used, r.minimal = r.minimal(), None
+    return r._used
+
+
+def _set_used(r: Result, facts: list[Fact]) -> None:
+    r._used = facts
+
+
+# A proof's minimal unsat core costs as much as the proof again, and no verdict and no printed
+# line needs it: it is worked out only when someone reads `Result.used` (an API user, a test).
+Result.used = property(_get_used, _set_used)  # type: ignore[assignment]
 
 
 def _solver(minimal_core: bool = False) -> z3.Solver:
@@ -193,7 +210,7 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
               minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> dict[str, Result]:
     """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim)."""
     out: dict[str, Result] = {}
-    s = _solver(minimal_core)
+    s = _solver()  # a minimal core is worked out apart, when read (Result.used)
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
@@ -207,7 +224,10 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         r = s.check()
         if r == z3.unsat:
             core = {str(c) for c in s.unsat_core()}
-            res = Result(Verdict.PROVED, used=[f for k, f in labels.items() if k in core])
+            used = [f for k, f in labels.items() if k in core]
+            res = Result(Verdict.PROVED, used=used)
+            if minimal_core:
+                res.minimal = lambda used=used, claim=claim: minimal_core_of(used, claim)
         elif r == z3.sat:
             model = s.model()
             if mins:
@@ -222,6 +242,22 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         res.seconds = time.perf_counter() - t0
         out[name] = res
     return out
+
+
+def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
+    """The facts a proof of `facts ⇒ claim` needs, none of them superfluous (z3's minimal unsat
+    core, asked of the core the proof found); that core itself if the limits are reached."""
+    s = _solver(minimal_core=True)
+    labels: dict[str, Fact] = {}
+    for i, f in enumerate(facts):
+        lab = z3.Bool(f"__fact{i}")
+        labels[str(lab)] = f
+        s.assert_and_track(f.term, lab)
+    s.add(z3.Not(claim))
+    if s.check() != z3.unsat:
+        return list(facts)
+    core = {str(c) for c in s.unsat_core()}
+    return [f for k, f in labels.items() if k in core]
 
 
 def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) -> z3.ModelRef | None:
