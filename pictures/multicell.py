@@ -24,7 +24,7 @@ from dsl.model import TileType
 from dsl.multicell import locate
 
 from .tile import (FIELD_SHADES, FIGURE_AT, HALF_SPAN, LABEL_AT, LINE_WIDTH, MID, SIDE_SPAN, SIZE, Drawn, Style,
-                   _centre_emblem, _feature, _lighter, _shield, attr, perimeter, runs)
+                   _centre_emblem, _feature, _lighter, _shield, attr, perimeter, places_layer, runs)
 
 INWARD = {"N": (0, 1), "E": (-1, 0), "S": (0, -1), "W": (1, 0)}
 DEPTH = MID  # how far into the tile an edge curve leaves a side: half a cell
@@ -242,8 +242,7 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
         g.append(dw.Line(0, j * SIZE, box.W, j * SIZE, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
                          stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
     if places:
-        lab = dw.Group(class_="places", font_size=8, font_family="sans-serif", text_anchor="middle",
-                       fill="#111111", stroke="#ffffff", stroke_width=2.2, paint_order="stroke")
+        lab = places_layer()
         by_index = {f.index: f for f in features}
         for f in features:
             for n, p in enumerate(f.places):

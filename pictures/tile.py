@@ -163,6 +163,12 @@ def _lighter(colour: str, t: float = 0.35) -> str:
     return "#%02x%02x%02x" % tuple(round(c + (255 - c) * t) for c in (r, g, b))
 
 
+def places_layer() -> dw.Group:
+    """The group the place names of `--places` are written into (one style for every tile)."""
+    return dw.Group(class_="places", font_size=8, font_family="sans-serif", text_anchor="middle",
+                    fill="#111111", stroke="#ffffff", stroke_width=2.2, paint_order="stroke")
+
+
 def _shield(x: float, y: float) -> dw.Group:
     g = dw.Group(class_="shield")
     g.append(dw.Path(fill=SHIELD[0], stroke=SHIELD[1], stroke_width=1.2)
@@ -269,8 +275,7 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
             for k in range(f.shields):
                 g.append(_shield(ax + 14 + 14 * k, ay - 4))
     if places:
-        lab = dw.Group(class_="places", font_size=8, font_family="sans-serif", text_anchor="middle",
-                       fill="#111111", stroke="#ffffff", stroke_width=2.2, paint_order="stroke")
+        lab = places_layer()
         by_index = {f.index: f for f in features}
         for f in features:
             for n, p in enumerate(f.places):
