@@ -105,10 +105,10 @@ class Fact:
 class Result:
     verdict: Verdict
     model: dict[str, int | bool] = field(default_factory=dict)
-    used: list[Fact] = field(default_factory=list)  # unsat core (proved) or facts involved (refuted)
+    used: list[Fact] = field(default_factory=list)  # unsat core as found (proved) or facts involved (refuted)
     reason: str = ""  # why inconclusive
     seconds: float = 0.0
-    # a proof's minimal core, worked out when `used` is first read (see _used below)
+    # how to work out a proof's minimal core: a second solve, done only when asked (minimal_core)
     minimal: Callable[[], list[Fact]] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -119,20 +119,13 @@ class Result:
     def refuted(self) -> bool:
         return self.verdict is Verdict.REFUTED
 
-
-def _get_used(r: Result) -> list[Fact]:
-    if r.minimal is not None:
-        r._used, r.minimal = r.minimal(), None
-    return r._used
-
-
-def _set_used(r: Result, facts: list[Fact]) -> None:
-    r._used = facts
-
-
-# A proof's minimal unsat core costs as much as the proof again, and no verdict and no printed
-# line needs it: it is worked out only when someone reads `Result.used` (an API user, a test).
-Result.used = property(_get_used, _set_used)  # type: ignore[assignment]
+    def minimal_core(self) -> list[Fact]:
+        """The facts a proof needs, none of them superfluous.  A minimal unsat core costs as much
+        as the proof again and no verdict or printed line needs it, so it is worked out here, on
+        the first call (it then replaces `used`), not at every proof."""
+        if self.minimal is not None:
+            self.used, self.minimal = self.minimal(), None
+        return self.used
 
 
 def _solver(minimal_core: bool = False) -> z3.Solver:
@@ -210,7 +203,7 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
               minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> dict[str, Result]:
     """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim)."""
     out: dict[str, Result] = {}
-    s = _solver()  # a minimal core is worked out apart, when read (Result.used)
+    s = _solver()  # a minimal core is worked out apart, when asked (Result.minimal_core)
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
