@@ -415,6 +415,7 @@ EXPR = st.recursive(
     _extend, max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(EXPR)
 def test_random_expressions_roundtrip(e) -> None:
@@ -490,6 +491,7 @@ STATEMENT = st.one_of(
 MODULE = st.builds(A.Module, NAMES, TITLE, st.lists(STATEMENT, max_size=6).map(tuple), CITES)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MODULE)
 def test_random_modules_roundtrip(mod: A.Module) -> None:
@@ -541,6 +543,7 @@ def sprinkle(text: str, picks: list[tuple[int, str, str]]) -> tuple[str, list[st
     return "".join(pieces), wanted
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MODULE, st.data())
 def test_random_modules_with_comments(mod: A.Module, data) -> None:
@@ -555,6 +558,7 @@ def test_random_modules_with_comments(mod: A.Module, data) -> None:
     assert comments(out) == wanted, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_rule_files_with_more_comments(path: Path) -> None:
     text = path.read_text(encoding="utf-8")

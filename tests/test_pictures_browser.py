@@ -4,6 +4,8 @@ Set TESSERA_SCREENSHOTS=docs to refresh the screenshot committed as docs/viewer.
 """
 from __future__ import annotations
 
+import pytest
+
 import io
 import json
 import os
@@ -27,6 +29,7 @@ def _ok(res):
     return res
 
 
+@pytest.mark.slow
 def test_viewer_steps_to_the_end_with_the_keyboard_and_shows_the_replayed_scores(tmp_path):
     """A simulated game (base + abbot, two players), opened from disk with no network."""
     _ok(runner.invoke(app, ["simulate", "--games", "1", "--players", "2", "--seed", "7", "--rules", "base,abbot",
@@ -80,6 +83,7 @@ def test_viewer_steps_to_the_end_with_the_keyboard_and_shows_the_replayed_scores
         shutil.copy(shot, Path(os.environ["TESSERA_SCREENSHOTS"]) / "viewer.png")
 
 
+@pytest.mark.slow
 def test_tile_sheet_in_the_browser_shows_every_tile(tmp_path):
     rs = require_rule_set(["base", "river", "abbot", "king_robber"])
     out = tmp_path / "tiles.svg"
@@ -147,6 +151,7 @@ def _overlap(a, b):
             and a["y"] < b["y"] + b["height"] - 1 and b["y"] < a["y"] + a["height"] - 1)
 
 
+@pytest.mark.slow
 def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_it(tmp_path):
     """rules/siege.tess `cells 3x2` and assume fortress_drawing: the fortress inside, the river along
     the south row from W1 to E2, a field north of it and one south.  siege.crossroads (SIEGE-TILE-1
@@ -198,6 +203,7 @@ def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_i
         assert not page.errors
 
 
+@pytest.mark.slow
 def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_they_stand(tmp_path):
     """The start landscape (SIEGE-SETUP-1, rules/siege.tess): the two fortress tiles side by side, 3x2
     cells each, the source at the west river end and the lake at the east one; a farmer on the tile

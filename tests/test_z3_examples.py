@@ -8,6 +8,8 @@ misprints (CONFLICT in CLAUSES.md: BASE-CITY-2's summary page, BASE-END-2's
 """
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +83,7 @@ def test_river_sequences_separate_the_readings():
     assert "river_no_uturn.tess" in weak["left_straight_left"].message
 
 
+@pytest.mark.slow
 def test_a_scoring_house_rule_turns_the_changed_example_into_a_note(monkeypatch):
     """BASE-CITY-2 under rules/variants/big_cities.tess (3 per tile): the rulebook's city of
     3 tiles and 1 shield (EX-BASE-CITY-2a, 8 points) is worth 3 * 3 + 2 * 1 = 11."""
@@ -150,6 +153,7 @@ def test_majority_and_ties_follow_the_owners_rule(tmp_path):
     assert check_examples(rs)[-1].status == "ok"
 
 
+@pytest.mark.slow
 def test_formula_examples_use_the_languages_expressions():
     """TOWER-CAPTURE-2: 1 + 4 * height; CARD-DEAL-1: 120 cards each time.  (SIEGE-COUNTER-1's 3 per
     follower is no longer a formula: rules/siege.tess states it, and its example reads that rule.)"""
