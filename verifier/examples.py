@@ -369,6 +369,11 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
         expr = mod.items[0].init  # type: ignore[union-attr]
     except ParseFailure as err:
         return f"`formula` does not parse: {err}"
+    from dsl.limits import check_module
+
+    over = check_module(mod)  # the limits of every rule file hold in a formula too (no 10**18 literal)
+    if over:
+        return f"`formula`: {over[0].message}"
     followers = _mapping(ex.get("followers"))
     printed_map = _mapping(ex.get("points"))
     single = ex.get("points") if printed_map is None else None
@@ -408,6 +413,11 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
     except (z3.Z3Exception, ValueError, TypeError, IndexError) as err:  # wrong type or arity in the formula
         return (f"`formula` `{text[:80]}` cannot be evaluated: a function with the wrong number of arguments, "
                 f"or a number where a condition belongs (or the reverse) ({str(err)[:120]})")
+    for p, v in prob.printed.items():  # a condition's example says true/false, a number's a number
+        is_cond = z3.is_bool(prob.computed[p])
+        if is_cond != isinstance(v, bool):
+            return (f"`formula` `{text[:80]}` is {'a condition (true or false)' if is_cond else 'a number'}, "
+                    f"but the example gives {'the number ' + str(v) if is_cond else str(v).lower()}")
     return prob
 
 
@@ -607,7 +617,7 @@ def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     # gone ("these rules have no ..."): a note at the house rule's line, not a failure
     gone = res.status == "invalid" and res.message.startswith("these rules have no")
     house = overridden_by(rs, ex) if gone or res.status in ("inconsistent", "conflict", "conflict-missing") else None
-    if house is None:
+    if house is None or house.file == ex.span.file:  # the house rule's own example states what it gives
         return res
     ref = res.ref
     if res.status == "conflict-missing":
