@@ -18,7 +18,9 @@ import functools
 from pathlib import Path
 
 from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from dsl.clauses import CLAUSES
@@ -33,11 +35,32 @@ SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity
             "note": T.DiagnosticSeverity.Information}
 
 
+class _Protocol(LanguageServerProtocol):
+    """A request whose parameters do not even deserialize (a negative position, a line past
+    2**31) gets an empty answer (`null`, valid for every request the server serves) instead of
+    none at all: an editor waiting on it would hang."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], result=None)
+            return _IGNORED
+
+
+class _Ignored:
+    jsonrpc = "none"  # handle_message leaves a message of another protocol version alone
+
+
+_IGNORED = _Ignored()
+
+
 class TesseraServer(LanguageServer):
     def __init__(self) -> None:
         from tessera import __version__
 
-        super().__init__("tessera", __version__)
+        super().__init__("tessera", __version__, protocol_cls=_Protocol)
         self.analyses: dict[str, tuple[str, Analysis]] = {}
 
     def text(self, uri: str) -> str | None:

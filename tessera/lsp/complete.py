@@ -145,7 +145,7 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
     if role == "module":
         for name in a.workspace.known_module_names():
             mod = a.module_of(name)
-            title = mod.title if mod is not None and mod.title else ""
+            title = mod.title if mod is not None and mod.title else _module_title(a, name)
             out.append(T.CompletionItem(name, kind=kinds["module"], detail="module", documentation=title or None))
         return out
     if role == "clause":
@@ -177,6 +177,26 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
         out.append(T.CompletionItem(name, kind=kinds.get(role, T.CompletionItemKind.Reference), detail=role,
                                     documentation=T.MarkupContent(T.MarkupKind.Markdown, doc) if doc else None))
     return out
+
+
+_TITLE = re.compile(r'^module\s+[A-Za-z_][A-Za-z0-9_]*\s+"((?:[^"\\\n]|\\.)*)"', re.M)
+
+
+def _module_title(a: Analysis, name: str) -> str:
+    """The title a module's file gives it (read from the file's head, not checked)."""
+    from pathlib import Path
+
+    from dsl.model import BUNDLED_RULES
+    from dsl.untrusted import FileReadError, read_text
+
+    for folder in [BUNDLED_RULES, *a.workspace.search]:
+        for cand in (Path(folder) / f"{name}.tess", Path(folder) / "variants" / f"{name}.tess"):
+            try:
+                m = _TITLE.search(read_text(cand, 1 << 20)[:8192])
+            except (FileReadError, OSError):
+                continue
+            return m.group(1) if m else ""
+    return ""
 
 
 def _typed(line: str) -> str:

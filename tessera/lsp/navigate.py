@@ -31,9 +31,11 @@ def _module_deps(occs) -> tuple[str | None, set[str]]:
     return own, {o.name for o in occs if o.role == "module" and not o.decl}
 
 
-def symbol_files(a: Analysis, texts: dict[str, str]) -> dict[str, list[N.Occurrence]]:
-    """Each file of the rule set (path -> its resolved names): the document, the modules it
-    reads, and the files beside it that read one of those (so a rename reaches them all).
+def symbol_files(a: Analysis, texts: dict[str, str], name: str | None = None,
+                 role: str | None = None) -> dict[str, list[N.Occurrence]]:
+    """The files a name of `role` reaches (path -> its resolved names): the files of the
+    document's rule set and the rule files beside it that read the module declaring it (so a
+    rename reaches them all, and never a file with a name of its own that happens to be equal).
     `texts`: open documents' texts by path (unsaved edits win over the disk)."""
     raw: dict[str, tuple] = {}
     for f in rule_set_files(a):
@@ -41,25 +43,34 @@ def symbol_files(a: Analysis, texts: dict[str, str]) -> dict[str, list[N.Occurre
         raw[f] = index_text(text)
     for f, text in texts.items():
         raw.setdefault(f, index_text(text))
+    raw[a.path] = index_text(a.text)
     owners = {_module_deps(o)[0]: f for f, o in raw.items() if _module_deps(o)[0]}
-    ours = {m.name for m in a.workspace.modules.values()}
+    ours = [m.name for m in a.workspace.modules.values()]
+    declaring = None
+    if name is not None:
+        for m in ours:  # the module of the document's rule set that declares it
+            f = owners.get(m)
+            if f is not None and any(o.decl and o.name == name and o.role == role for o in raw[f]):
+                declaring = m
+                break
+    if declaring is None:
+        declaring = _module_deps(raw[a.path])[0]
     keep = {}
     for f, occs in raw.items():
-        own, _ = _module_deps(occs)
-        seen, stack = set(), [own]
-        while stack:  # does this file read (transitively) a module of the document's rule set?
+        seen, stack = set(), [_module_deps(occs)[0]]
+        while stack:  # the modules this file reads, itself included
             m = stack.pop()
             if m in seen or m is None:
                 continue
             seen.add(m)
             if m in owners:
                 stack.extend(_module_deps(raw[owners[m]])[1])
-        if f == a.path or seen & ours:
+        if f == a.path or declaring in seen:
             keep[f] = occs
     declared = N.declared([list(o) for o in keep.values()])
-    for name, ds in a.decls.items():
+    for nm, ds in a.decls.items():
         for d in ds:
-            declared.setdefault({"feature": "kind"}.get(d.kind, d.kind), set()).add(name)
+            declared.setdefault({"feature": "kind"}.get(d.kind, d.kind), set()).add(nm)
     return {f: N.resolve(list(o), declared) for f, o in keep.items()}
 
 
@@ -73,7 +84,7 @@ def references(a: Analysis, pos: T.Position, texts: dict[str, str], include_decl
     if o is None or o.role not in REFERABLE:
         return []
     out = []
-    for f, occs in symbol_files(a, texts).items():
+    for f, occs in symbol_files(a, texts, o.name, o.role).items():
         for x in occs:
             if x.name == o.name and x.role == o.role and (include_decl or not x.decl):
                 out.append(T.Location(uri_of(f), occ_range(x)))
@@ -107,7 +118,7 @@ def rename(a: Analysis, pos: T.Position, new: str, texts: dict[str, str]) -> T.W
     if why:
         raise ValueError(why)
     changes: dict[str, list[T.TextEdit]] = {}
-    for f, occs in symbol_files(a, texts).items():
+    for f, occs in symbol_files(a, texts, o.name, o.role).items():
         edits = [T.TextEdit(occ_range(x), new) for x in occs if x.name == o.name and x.role == o.role]
         if edits:
             changes[uri_of(f)] = edits
