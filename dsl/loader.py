@@ -206,6 +206,7 @@ class Builder:
         self.diags: list[Diagnostic] = []
         self._seen: dict[tuple, A.Span] = {}
         self._tiles_seen: dict[str, A.TileDecl] = {}
+        self._unknown: dict[tuple[str, str], list[Diagnostic]] = {}  # (file, name) -> its unknown-name errors
         self._misread: set[int] = set()  # id() of tiles with a word read as a feature kind that was meant as a place
 
     def err(self, span: A.Span, msg: str, code: str, severity: str = "error", word: str | None = None,
@@ -214,7 +215,25 @@ class Builder:
         the name that is wrong, not the whole statement."""
         if word:
             span = narrow(span, word, self.sources, nth)
-        self.diags.append(Diagnostic(span, msg, code, severity))
+        d = Diagnostic(span, msg, code, severity)
+        if code == "unknown-name" and word:
+            self._unknown.setdefault((span.file, word), []).append(d)
+        self.diags.append(d)
+
+    def _one_per_unknown_name(self) -> None:
+        """A name misspelt where it is declared (`feature towers`) is unknown at every use: one
+        error, at its first use, that lists the other lines, instead of one per use."""
+        for (_, word), group in self._unknown.items():
+            if len({(d.span.line, d.span.column) for d in group}) < 2:
+                continue
+            group = sorted(group, key=lambda d: (d.span.line, d.span.column))
+            lines = sorted({d.span.line for d in group[1:]} - {group[0].span.line})
+            drop = {id(d) for d in group}
+            first = group[0]
+            shown = ", ".join(map(str, lines[:8])) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
+            also = f" (`{word}` is unknown on line{'s' if len(lines) != 1 else ''} {shown} too)" if lines else ""
+            self.diags = [d for d in self.diags if id(d) not in drop]
+            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity))
 
     def build(self) -> RuleSet:
         for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
@@ -233,6 +252,7 @@ class Builder:
             for wmod, w in later.pop(mod.name, []):  # as if written after both modules
                 self._apply_with(wmod, w)
         self._check()
+        self._one_per_unknown_name()
         self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs
 
@@ -478,6 +498,7 @@ class Builder:
         # Resolve `-> N` / `crosses N` references to the feature holding that place.
         owner: dict[str, int] = {}
         all_feats = list(t.features) + [f for f in feats if f not in t.features]
+        placeless = any(not f.places for f in all_feats)  # a feature written without its places
         for i, f in enumerate(all_feats):
             for p in f.places:
                 owner.setdefault(p, i)
@@ -486,8 +507,8 @@ class Builder:
             i = offset + j
             borders = []
             for ref in f.borders:
-                if ref not in owner and id(t) in self._misread:
-                    continue  # the place it names was misspelt: reported once
+                if ref not in owner and (id(t) in self._misread or placeless):
+                    continue  # the place it names was misspelt, or the feature on it lies nowhere: reported once
                 if ref not in owner:
                     self.err(f.span, f"`-> {ref}`: no feature of tile `{t.name}` lies on {ref}", "bad-border", word=ref)
                 else:
@@ -495,7 +516,7 @@ class Builder:
             crosses = None
             if f.crosses is not None:
                 if f.crosses not in owner:
-                    if id(t) not in self._misread:  # else: the place it names was misspelt, reported once
+                    if id(t) not in self._misread and not placeless:  # else: the place it names was misspelt, reported once
                         self.err(f.span, f"`crosses {f.crosses}`: no feature of tile `{t.name}` lies on {f.crosses}", "bad-border", word=f.crosses)
                 else:
                     crosses = owner[f.crosses]
@@ -808,16 +829,20 @@ class Builder:
         feats = list(t.features) + [f for v in t.variants for f in v.features]
         claimed: dict[str, A.TileFeature] = {}
         misplaced = False  # a feature on the wrong kind of place: its edge complaints would only repeat it
+        unknown: set[str] = set()  # places of a feature of a misspelt kind: the edges are not checked there
         for f in feats:
             if f.kind not in rs.features:
                 if len(f.kind) <= 3 and f.kind[:1] in "NESWC" and not f.places:
                     self.err(f.span, f"`{f.kind}` is not a place; places are {' '.join(SIDES)}, {' '.join(HALVES)}, C and the corners NW NE SE SW", "bad-place", word=f.kind)
                 else:
                     self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name", word=f.kind)
+                for p in f.places:
+                    unknown.update((p, *SIDE_HALVES.get(p, ())))
                 continue
             fd = rs.features[f.kind]
             if not f.places:
-                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place")
+                misplaced = True  # the edge it was meant to lie on would only repeat this
+                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place", word=f.kind)
             want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
             wrong = []
             for p in f.places:
@@ -866,6 +891,8 @@ class Builder:
                     want = {side: e.parts[0]}
                 for place, kind in want.items():
                     got = claimed.get(place)
+                    if place in unknown:
+                        continue  # the feature there has a misspelt kind: reported once
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:

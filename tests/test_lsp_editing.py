@@ -286,3 +286,31 @@ def test_the_server_answers_every_request(tmp_path):
         assert refs["result"] is None
     finally:
         assert raw.close() == 0
+
+
+def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
+    # `feature towers` for `feature tower` (TOWER-COMP-1): the kind is unknown at all 19 uses;
+    # one error at the first, and the preferred fix renames the declaration back
+    decl = _line_of(TOWER, "feature tower ")
+    lines = TOWER.split("\n")
+    lines[decl] = lines[decl].replace("feature tower", "feature towers")
+    broken = "\n".join(lines)
+    path = tmp_path / "tower.tess"
+    from dsl.names import occurrences, raw_tree
+
+    uses = sum(1 for o in occurrences(raw_tree(TOWER)) if (o.name, o.role, o.decl) == ("tower", "kind", False))
+
+    async def script(s):
+        diags = await s.open(path, broken)
+        acts = await s.client.text_document_code_action_async(T.CodeActionParams(
+            s.doc(path), diags[0].range, T.CodeActionContext(diagnostics=diags)))
+        (best,) = [a for a in acts if a.is_preferred]
+        fixed = apply_edits(broken, best.edit.changes[uri(path)])
+        return diags, acts, best, await s.change(path, fixed, 2), fixed
+
+    diags, acts, best, after, fixed = run(session(script))
+    (d,) = diags
+    assert d.code == "unknown-name" and _word(broken, d.range) == "tower" and "did you mean `towers`?" in d.message
+    assert best.title == f"Rename `towers` (line {decl + 1}) to `tower`"
+    assert f"Change all {uses} uses of `tower` to `towers`" in {a.title for a in acts}
+    assert after == [] and fixed == TOWER
