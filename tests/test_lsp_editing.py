@@ -85,6 +85,9 @@ def test_completion_knows_where_it_is(tmp_path):
         "clause": head + "feature lake [BASE-CI",
         "tile": head + "tile LK x1 {\n  edges F F F F\n  ",
         "start": head + "score road complete = tiles\n",
+        "allow": head + "allow ",
+        "box": head + "box ",
+        "broken_before": head + "score road end = 2 *\n\n# a statement left unfinished above\nfigure monk 1 per player on ",
     }
 
     async def script(s):
@@ -121,6 +124,10 @@ def test_completion_knows_where_it_is(tmp_path):
     # inside [ ]: the clause IDs that begin so, with their text
     assert [i.label for i in res["clause"]] == ["BASE-CITY-1", "BASE-CITY-2"]
     assert all(i.documentation for i in res["clause"])
+    # figures after `allow`, tiles after `box`; and kinds where one goes even with an unfinished statement above
+    assert [i.label for i in res["allow"]] == ["follower"]
+    assert {"A", "D", "X"} <= {i.label for i in res["box"]} and "city" not in {i.label for i in res["box"]}
+    assert [i.label for i in res["broken_before"]] == ["city", "cloister", "field", "garden", "road"]
     # where a statement starts: the statements' keywords, documented from language.md; no names
     start = {i.label: i for i in res["start"]}
     assert {"tile", "figure", "score", "override"} <= set(start) and "when" not in start and "city" not in start
@@ -261,8 +268,8 @@ def test_outline_and_semantic_tokens(tmp_path):
 
 
 def test_the_server_answers_every_request(tmp_path):
-    """Only opened documents are read; every request gets an answer, even one whose position no
-    typed client would send (a negative line: raw JSON-RPC)."""
+    """Only opened documents (and their rule sets' files) are read; every request gets an answer,
+    even one whose position no typed client would send (a negative line: raw JSON-RPC)."""
     opened, other = tmp_path / "tower.tess", tmp_path / "not_opened.tess"
     other.write_text(TOWER, encoding="utf-8")
     raw = Raw([str(TESSERA), "lsp"])
@@ -279,8 +286,10 @@ def test_the_server_answers_every_request(tmp_path):
 
         assert "floor" in ask("textDocument/hover", opened, floor, 8)["result"]["contents"]["value"]
         for method in ("textDocument/hover", "textDocument/completion", "textDocument/definition"):
-            assert ask(method, opened, -1, -5) == {"id": raw.n, "jsonrpc": "2.0", "result": None}
-            assert ask(method, opened, 2**31, 0)["result"] in (None, {"isIncomplete": False, "items": []})
+            assert ask(method, opened, -1, -5)["error"]["code"] == -32602  # Invalid Params, not silence
+            assert ask(method, opened, 2**31, 0)["error"]["code"] == -32602
+            past = ask(method, opened, 10**6, 10**6)  # past the end: the end (completion) or nothing there
+            assert "error" not in past and (past["result"] is None or method == "textDocument/completion")
             assert ask(method, other, floor, 8)["result"] in (None, {"isIncomplete": False, "items": []})
         refs = ask("textDocument/references", other, floor, 8, context={"includeDeclaration": True})
         assert refs["result"] is None

@@ -8,14 +8,16 @@
 - the outline (document symbols), semantic tokens, formatting (`tessera fmt`);
 - code actions: the diagnostics' "did you mean" as quick fixes, "declare this clause".
 
-Only documents the editor opened are answered, each of at most 1 MiB (the size limit of a
-rule file); a request about anything else, or at a position outside the text, gets an
-empty answer, never an error.
+Only documents the editor opened, and the rule files their rule sets read, are answered,
+each of at most 1 MiB (the size limit of a rule file): a request about anything else, or
+at a position outside the text, gets an empty answer; one whose parameters do not fit the
+protocol (a negative position) an Invalid Params error, never silence.
 """
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
@@ -24,7 +26,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from dsl.clauses import CLAUSES
-from dsl.untrusted import MAX_RULE_FILE
+from dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
 
 from . import actions, complete, langdoc, navigate, outline
 from .analysis import Analysis, Decl, name_range, occurrence_at, span_range, statement_head, word_at
@@ -36,24 +38,17 @@ SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity
 
 
 class _Protocol(LanguageServerProtocol):
-    """A request whose parameters do not even deserialize (a negative position, a line past
-    2**31) gets an empty answer (`null`, valid for every request the server serves) instead of
-    none at all: an editor waiting on it would hang."""
+    """A request whose parameters do not fit the protocol (a negative position, a line past
+    2**31) gets an error reply (Invalid Params); pygls only logged it, and the editor waited
+    for ever."""
 
     def structure_message(self, data):
         try:
             return super().structure_message(data)
-        except JsonRpcException:
-            if isinstance(data, dict) and "id" in data and "method" in data:
-                self._send_response(data["id"], result=None)
-            return _IGNORED
-
-
-class _Ignored:
-    jsonrpc = "none"  # handle_message leaves a message of another protocol version alone
-
-
-_IGNORED = _Ignored()
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+            raise
 
 
 class TesseraServer(LanguageServer):
@@ -64,14 +59,21 @@ class TesseraServer(LanguageServer):
         self.analyses: dict[str, tuple[str, Analysis]] = {}
 
     def text(self, uri: str) -> str | None:
-        """The text of an opened document of at most 1 MiB, else None (nothing else is read)."""
-        doc = self.workspace.text_documents.get(uri)
-        if doc is None:
+        """The text of an opened document, or of a rule file an opened document's rule set
+        reads; None for anything else (nothing else is read) and for a text over 1 MiB."""
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by the unquoted URI
+        if doc is not None:
+            return None if _too_big(doc.source) else doc.source
+        path = to_fs_path(uri)
+        if not path:
             return None
-        text = doc.source
-        if len(text.encode("utf-8", errors="replace")) > MAX_RULE_FILE:
-            return None
-        return text
+        for _, a in list(self.analyses.values()):
+            if any(m.file == path for m in a.workspace.modules.values()):  # a (bundled) module it read
+                try:
+                    return read_text(Path(path), MAX_RULE_FILE)  # a regular file of at most 1 MiB, as check reads
+                except FileReadError:
+                    return None
+        return None
 
     def analysis(self, uri: str) -> Analysis | None:
         text = self.text(uri)
@@ -87,22 +89,23 @@ class TesseraServer(LanguageServer):
     def open_texts(self) -> dict[str, str]:
         out = {}
         for uri in list(self.workspace.text_documents):
-            text = self.text(uri)
+            doc = self.workspace.text_documents[uri]
+            text = None if _too_big(doc.source) else doc.source
             path = to_fs_path(uri)
             if text is not None and path:
                 out[path] = text
         return out
 
     def publish(self, uri: str) -> None:
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.workspace.text_documents.get(unquote(uri))
         if doc is None:
             return
         a = self.analysis(uri)
         if a is None:
             diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
-                                  f"this file is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the size limit of a "
-                                  "rule file: it is not checked", severity=T.DiagnosticSeverity.Error, code="io",
-                                  source="tessera")]
+                                  f"this document is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the limit of a "
+                                  "rule file (`tessera check` refuses it too), so it is not checked",
+                                  severity=T.DiagnosticSeverity.Error, code="io", source="tessera")]
         else:
             diags = [T.Diagnostic(range=span_range(d.span), message=d.message, severity=SEVERITY.get(d.severity),
                                   code=d.code, source="tessera") for d in a.diagnostics]
@@ -120,6 +123,10 @@ class TesseraServer(LanguageServer):
             if len(modules) < len(decls):
                 decls = [d for d in decls if d.kind != "module"]
         return word, decls
+
+
+def _too_big(text: str) -> bool:
+    return len(text) > MAX_RULE_FILE or len(text.encode("utf-8", "surrogatepass")) > MAX_RULE_FILE
 
 
 server = TesseraServer()

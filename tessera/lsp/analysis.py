@@ -68,17 +68,12 @@ class Analysis:
         self.diagnostics = [d for d in diags if d.span.file == path]  # a required file's own problems show there
         if path not in {m.file for m in ws.modules.values()}:
             # a statement being typed does not parse yet: the names come from the text without it
-            blanked, bad = text, [d for d in self.diagnostics if d.code == "syntax"]
-            for _ in range(4):  # a few mistakes at once: blank each in turn
-                blanked = _without_broken_statement(blanked, [(d.span.line, d.span.column) for d in bad])
-                if blanked is None:
-                    break
-                diags2, ws2 = check_text(blanked, path)
+            blanked = _parsable(text)
+            if blanked is not None:
+                _, ws2 = check_text(blanked, path)
                 if path in {m.file for m in ws2.modules.values()}:
                     ws2.sources.add(path, text)
                     ws = ws2
-                    break
-                bad = [d for d in diags2 if d.code == "syntax" and d.span.file == path]
         self.workspace: Workspace = ws
         self.decls: dict[str, list[Decl]] = {}
         for m in ws.modules.values():
@@ -114,30 +109,54 @@ def _starts_statement(line: str) -> bool:
     return bool(line[:1]) and not line[:1].isspace() and not line.startswith(("#", "}"))
 
 
-def _without_broken_statement(text: str, bad: list[tuple[int, int]]) -> str | None:
-    """The text with the statement holding each syntax error blanked out (lines kept, so every
-    other name stays where it is), or None when there is nothing to blank.  An error at the
-    first word of a statement was caused by the one before (`score ... = 2 *` then `figure`)."""
+def _first_error_line(text: str) -> int | None:
+    from dsl.parser import ParseFailure, parse
+
+    try:
+        parse(text)
+    except ParseFailure as fail:
+        return min((d.span.line for d in fail.diagnostics), default=1) or 1
+    return None
+
+
+def _blank(lines: list[str], n: int) -> list[str]:
+    """The lines with the statement holding line `n` (1-based) blanked (the module line kept)."""
+    lines = list(lines)
+    start = min(n, len(lines)) - 1
+    while start > 0 and not _starts_statement(lines[start]):
+        start -= 1
+    if start == 0 and lines[0].startswith("module"):
+        start = 1
+    end = start + 1
+    while end < len(lines) and not _starts_statement(lines[end]):
+        end += 1
+    for i in range(start, end):
+        lines[i] = ""
+    return lines
+
+
+def _parsable(text: str, rounds: int = 6) -> str | None:
+    """The text with its broken statements blanked out, lines kept so every other name stays
+    where it is; None if that does not make it parse.  An error is blamed on the statement it
+    is in, or, when blanking that does not move the error on, on the statement before (`score
+    ... = 2 *` then `figure` on the next line)."""
     lines = text.split("\n")
-    bad = [(n, c) for n, c in bad if 1 <= n <= len(lines)]
-    if not bad:
-        return None
-    for n, col in bad:
-        if col <= 1 and _starts_statement(lines[n - 1]) and n > 1:
-            n -= 1
-            while n > 1 and not lines[n - 1].strip():
-                n -= 1
-        start = n - 1
-        while start > 0 and not _starts_statement(lines[start]):
-            start -= 1
-        if start == 0 and lines[0].startswith("module"):
-            start = 1 if n > 1 else 0
-        end = n
-        while end < len(lines) and not _starts_statement(lines[end]):
-            end += 1
-        for i in range(start, end):
-            lines[i] = ""
-    return "\n".join(lines)
+    for _ in range(rounds):
+        bad = _first_error_line("\n".join(lines))
+        if bad is None:
+            return "\n".join(lines)
+        own = _blank(lines, bad)
+        after = _first_error_line("\n".join(own))
+        if after is None or after > bad:
+            lines = own
+            continue
+        prev = bad - 1
+        while prev > 1 and not _starts_statement(lines[prev - 1]):
+            prev -= 1
+        if prev < 1 or prev == bad:
+            return None
+        lines = _blank(lines, prev)
+    return "\n".join(lines) if _first_error_line("\n".join(lines)) is None else None
 
 
 def file_text(path: str) -> str:
