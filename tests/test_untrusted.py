@@ -106,8 +106,8 @@ def test_form_feed_and_line_separator_in_a_comment_keep_the_quoted_line() -> Non
     got, text, _ = run("check", "rules/formfeed.tess")
     assert got == 1
     assert text.splitlines()[:3] == [
-        "rules/formfeed.tess:3:1: error: unknown module `bsae`; did you mean `base`?  [unknown-name]",
-        "    extends bsae", "    ^~~~~~~~~~~~"]
+        "rules/formfeed.tess:3:9: error: unknown module `bsae`; did you mean `base`?  [unknown-name]",
+        "    extends bsae", "            ^~~~"]
 
 
 def test_check_counts_each_file_once() -> None:
@@ -418,5 +418,5 @@ def test_a_file_name_cannot_fake_a_diagnostic_line(tmp_path: Path) -> None:
     (tmp_path / name).write_text("module x\nextends bsae\n")
     got, text, _ = run("check", name, cwd=tmp_path)
     assert got == 1
-    assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:1: error: "
+    assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:9: error: "
                                     "unknown module `bsae`; did you mean `base`?  [unknown-name]")
