@@ -572,7 +572,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
             return ExampleResult(ex, "invalid", f"the capture's range is {rng} tiles at height {height}: a test board "
                                                 f"wider than {MAX_REACH} tiles each way is not built")
         reach = rng + 1
-    reached = {g.seg_cell[a[3]] for a in g.capture_options()}
+    reached = {g.seg_cell[a.segment] for a in g.capture_options()}
     if target is not None:
         got: int | bool = (ox + target[0][0], oy + target[0][1]) in reached
         what = f"a {R.FIGURES[vgi].name} at {target[0][0]:+d} {target[0][1]:+d} from the tower" + \
