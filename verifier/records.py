@@ -14,12 +14,14 @@ rulebook's text (never read from the engine):
         "events": [[7, "field", "put", {"red": 9, "blue": 9}]],
         "supply": {"red": {"follower": 7, "barn": 1}},
         "prisoners": {"blue": {"red": {"follower": 1}}},
+        "outposts": {"monks": {"row": ["red"], "pool": [], "catapults": 0}},
         "winners": ["red", "blue"],
         "error": {"turn": 8, "clause": "BARN-FOLLOW-1", "words": ["follower", "field"]}}}
 
 `scores`, `prisoners` and `winners` are compared whole; `events` is every scoring event
 (turn, feature, when, points, and optionally the clause or a list of acceptable ones), in
-any order, and no other; `supply` the figures it names; `error` says the record's turn
+any order, and no other; `supply` the figures it names; `outposts` each outpost it names, with the
+keys it names (`row`, `pool`, `catapults`, `slots`); `error` says the record's turn
 `turn` is refused citing `clause` (or one of a list), with `words` in its message, and
 nothing before it; without `error` the record must replay to its end.  A key left out is
 not checked.
@@ -43,7 +45,7 @@ from .checks import register
 
 RECORDS = BUNDLED_RULES / "records"
 EXPECTED = "expected.json"
-KEYS = {"clause", "rulebook", "scores", "events", "supply", "prisoners", "winners", "error"}
+KEYS = {"clause", "rulebook", "scores", "events", "supply", "prisoners", "winners", "outposts", "error"}
 
 
 def _names(rules: tuple[str, ...]) -> frozenset[str] | None:
@@ -153,6 +155,11 @@ def compare(exp: dict, answer: dict, error: dict | None) -> list[str]:
                 bad.append(f"supply: {player} has {n} {fig} in the rulebook, {have} under the rules")
     if "winners" in exp and answer["winners"] != exp["winners"]:
         bad.append(f"winners: the rulebook gives {', '.join(exp['winners'])}, the rules give {', '.join(answer['winners'])}")
+    for post, want in (exp.get("outposts") or {}).items():
+        have = answer.get("outposts", {}).get(post, {})
+        for k, v in want.items():
+            if have.get(k) != v:
+                bad.append(f"outpost {post}: {k} {v} in the rulebook, {have.get(k)} under the rules")
     if "prisoners" in exp and answer.get("prisoners", {}) != exp["prisoners"]:
         bad.append(f"prisoners: the rulebook gives {exp['prisoners']}, the rules give {answer.get('prisoners', {})}")
     return bad
