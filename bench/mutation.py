@@ -373,6 +373,8 @@ def judge(mu: Mutant, pristine: Path, args) -> dict:
             return {"outcome": "rejected", "seconds": time.monotonic() - t0, "why": _failed_lines(out)}
         if rc != 0:
             return {"outcome": "error", "seconds": time.monotonic() - t0, "why": f"check: {rc}: {out[-600:]}"}
+        if args.check_only:
+            return {"outcome": "accepted", "seconds": time.monotonic() - t0, "why": ""}
         rc, out = run(verify_cmd(sets_for(mu.module, tree / "rules"), args), tree, args)
         secs = time.monotonic() - t0
         if rc == 1:
@@ -397,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", action="append", choices=KINDS, help="only this kind of mutation (repeatable)")
     ap.add_argument("--only", action="append", help="only the mutants whose id starts with this (repeatable)")
     ap.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
+    ap.add_argument("--check-only", action="store_true", help="run `tessera check` alone: which mutants it accepts")
     ap.add_argument("--no-engine", action="store_true", help="tessera verify --no-engine (no random games)")
     ap.add_argument("--games", type=int, default=500, help="engine-check games in all, per verify run (default 500)")
     ap.add_argument("--jobs", type=int, default=1, help="mutants run at once (each under nice)")
@@ -405,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-mb", type=int, default=4096, help="address space per command (default 4096 MB)")
     ap.add_argument("--json", type=Path, help="also write every result to this file")
     args = ap.parse_args(argv)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill PID: the temporary copies are still removed
 
     rules = REPO / "rules"
     modules = args.module or sorted({m for s in default_sets() for part in s.split("+") for m in closure(part, rules)})
@@ -453,13 +459,13 @@ def report(results: list[tuple[Mutant, dict]], args, mode: str) -> int:
     tot = {k: 0 for k in ("n", "rejected", "caught", "survived", "equivalent", "error")}
     for m in mods + ["ALL"]:
         rs = [r for mu, r in results if m == "ALL" or mu.module == m]
-        c = {k: sum(1 for r in rs if r["outcome"] == k) for k in ("rejected", "caught", "survived", "equivalent", "error")}
+        c = {k: sum(1 for r in rs if r["outcome"] == k) for k in ("rejected", "caught", "survived", "equivalent", "error", "accepted")}
         judged = c["caught"] + c["survived"]
         score = f"{c['caught']}/{judged} = {100 * c['caught'] / judged:.0f}%" if judged else "-"
         print(f"{m:<12} {len(rs):>7} {c['rejected']:>8} {c['caught']:>6} {c['survived']:>8} {c['equivalent']:>5} {c['error']:>5}  {score}")
-    surv = [(mu, r) for mu, r in results if r["outcome"] in ("survived", "equivalent", "error")]
+    surv = [(mu, r) for mu, r in results if r["outcome"] in ("survived", "equivalent", "error", "accepted")]
     if surv:
-        print("\nsurvivors (and errors):")
+        print("\nsurvivors (and errors; with --check-only, the mutants check accepts):")
         for mu, r in surv:
             extra = f"  ({r['why']})" if r["why"] else ""
             print(f"  {r['outcome']:<10} {mu.describe()}  [{mu.id}]{extra[:300]}")
