@@ -330,13 +330,13 @@ def _limits(cpu: int, mem_mb: int):
     return pre
 
 
-def make_tree(where: Path) -> Path:
+def make_tree(where: Path, repo: Path = REPO) -> Path:
     """A copy of the toolchain and the rules folder (compiled bytecode kept: same mtimes)."""
     tree = where / "tree"
     ign = shutil.ignore_patterns("*.egg-info", ".venv")
     for d in CODE:
-        shutil.copytree(REPO / d, tree / d, ignore=ign)
-    shutil.copytree(REPO / "rules", tree / "rules", ignore=ign)
+        shutil.copytree(repo / d, tree / d, ignore=ign)
+    shutil.copytree(repo / "rules", tree / "rules", ignore=ign)
     return tree
 
 
@@ -407,14 +407,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpu-limit", type=int, default=600, help="CPU seconds per command (default 600)")
     ap.add_argument("--memory-mb", type=int, default=4096, help="address space per command (default 4096 MB)")
     ap.add_argument("--json", type=Path, help="also write every result to this file")
+    ap.add_argument("--repo", type=Path, default=REPO, help="the checkout whose toolchain and rules are mutated and "
+                                                          "run (default: this one; another checkout, e.g. a `git "
+                                                          "worktree` of main, measures it with the same mutants)")
     args = ap.parse_args(argv)
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill PID: the temporary copies are still removed
 
-    rules = REPO / "rules"
+    rules = args.repo / "rules"
     modules = args.module or sorted({m for s in default_sets() for part in s.split("+") for m in closure(part, rules)})
-    by_module = all_mutants(modules)
+    by_module = all_mutants(modules, rules)
     if args.kind:
         by_module = {m: [mu for mu in ms if mu.kind in args.kind] for m, ms in by_module.items()}
     if args.only:
@@ -432,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(tempfile.mkdtemp(prefix="tessera-mutation-"))
     results: list[tuple[Mutant, dict]] = []
     try:
-        pristine = make_tree(base)
+        pristine = make_tree(base, args.repo)
         done = 0
 
         def one(mu: Mutant) -> tuple[Mutant, dict]:
