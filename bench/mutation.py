@@ -340,16 +340,28 @@ def make_tree(where: Path, repo: Path = REPO) -> Path:
     return tree
 
 
+RUNNING: set[subprocess.Popen] = set()  # the commands under way, ended with the campaign (SIGTERM)
+STOPPING: list[bool] = []  # set on SIGTERM: no command starts any more
+
+
 def run(cmd: list[str], tree: Path, args) -> tuple[int | str, str]:
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1", COLUMNS="200")
+    if STOPPING:
+        return "stopped", ""
+    p = subprocess.Popen([sys.executable, "-m", "tessera", *cmd], cwd=tree, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=_limits(args.cpu_limit, args.memory_mb))
+    RUNNING.add(p)
     try:
-        p = subprocess.run([sys.executable, "-m", "tessera", *cmd], cwd=tree, env=env, capture_output=True,
-                           text=True, timeout=args.timeout, preexec_fn=_limits(args.cpu_limit, args.memory_mb))
+        out, err = p.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
         return "timeout", ""
+    finally:
+        RUNNING.discard(p)
     if p.returncode < 0:  # killed by a signal: the CPU limit (SIGXCPU/SIGKILL) or memory
-        return f"signal {-p.returncode}", p.stdout[-2000:] + p.stderr[-2000:]
-    return p.returncode, p.stdout + p.stderr
+        return f"signal {-p.returncode}", out[-2000:] + err[-2000:]
+    return p.returncode, out + err
 
 
 def verify_cmd(sets: list[str], args) -> list[str]:
@@ -413,7 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import signal
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill PID: the temporary copies are still removed
+    def stop(*_):  # kill PID: its commands end too, and the temporary copies are removed
+        STOPPING.append(True)
+        for p in list(RUNNING):
+            p.kill()
+        sys.exit(143)
+
+    signal.signal(signal.SIGTERM, stop)
 
     rules = args.repo / "rules"
     modules = args.module or sorted({m for s in default_sets() for part in s.split("+") for m in closure(part, rules)})
