@@ -71,9 +71,11 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
     return out, search
 
 
-def replay(record: dict, base: Path | None = None) -> ReplayResult:
+def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     """Replay a record (validated against compiler.records.SCHEMA first); rule files it
-    names are found relative to `base`, the record's folder."""
+    names are found relative to `base`, the record's folder.  `engine`: an engine already
+    compiled from the record's rules (the verifier's `records` check replays with the
+    engine of the very rule set it verifies)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
     validate(record, "the record")
@@ -89,7 +91,7 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
     if not isinstance(turns, list):
         raise RecordError("`turns` must be a list")
     rules, search = _resolve_rules(record, base)
-    eng = engine_for(rules, search)
+    eng = engine if engine is not None else engine_for(rules, search)
     R = eng.rules
     start = None
     if "start" in record:
