@@ -1,0 +1,104 @@
+"""Rule files and records from strangers, round 3 (issue 28): each item's reproduction.
+
+Every command that could run away runs in a subprocess whose address space and CPU time
+are capped inside the test (`resource.setrlimit` before the command starts), so a
+regression ends in that subprocess as MemoryError or SIGXCPU, never takes the machine
+down, and fails the test by its exit code and message.  Nothing here reads a clock.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ADV = REPO / "tests" / "adversarial"
+MiB = 1 << 20
+
+
+def capped(*args: str, cwd: Path = ADV, mem: int = 1024 * MiB, cpu: int = 120, stdin: str | None = None,
+           extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    """`tessera ARGS` with at most `mem` bytes of address space and `cpu` seconds of CPU."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200", **(extra_env or {})}
+    res = subprocess.run([sys.executable, "-m", "tessera", *args], cwd=cwd, capture_output=True, text=True,
+                         preexec_fn=limit, env=env, input=stdin)
+    assert res.returncode >= 0, f"killed by signal {-res.returncode} (a resource cap): {res.stderr[-2000:]}"
+    assert "Traceback" not in res.stdout + res.stderr, res.stderr[-3000:]
+    assert "MemoryError" not in res.stdout + res.stderr, res.stderr[-3000:]
+    return res
+
+
+# ------------------------------------------------------------------ item 1: bounded values
+
+BOUND_WORDS = "BoundExceeded: state `s` would be 4294967296, beyond the bound of 1,000,000"
+
+
+def test_a_squaring_state_stops_simulate_at_its_rule_line() -> None:
+    """`state s = 2` with `on place of road { set s = s * s }`: the game stops at line 5 with the
+    bound, instead of squaring until memory runs out (MemoryError at 3 GB before)."""
+    res = capped("simulate", "--rules", "rules/square.tess", "--games", "1", "--seed", "1")
+    assert res.returncode == 1, res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "square.tess:5: error: this rule failed in game 0" in out
+    assert BOUND_WORDS in out
+
+
+def test_a_base_record_naming_the_squaring_rules_stops_replay_at_its_rule_line() -> None:
+    """A stranger's ordinary base-game record whose rules are square.tess (beside the record)."""
+    res = capped("replay", "records/square_game.json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "records/square.tess:5: error: this rule failed while turn" in out
+    assert BOUND_WORDS in out
+    res = capped("replay", "--json", "records/square_game.json")
+    assert res.returncode == 1
+    answer = json.loads(res.stdout)
+    assert "square.tess:5" in json.dumps(answer) and "BoundExceeded" in json.dumps(answer)
+
+
+def test_a_squaring_state_fails_the_engine_check_at_its_rule_line() -> None:
+    res = capped("verify", "--only", "engine", "--engine", "--games", "2", "rules/square.tess", mem=2048 * MiB)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "square.tess:5: error: this rule failed in game seed" in res.stdout + res.stderr
+    assert BOUND_WORDS in res.stdout + res.stderr
+
+
+def test_points_beyond_the_bound_stop_the_game(tmp_path: Path) -> None:
+    """A number a rule may write (1,000,000) times a quantity: one scoring beyond the bound."""
+    (tmp_path / "rich.tess").write_text("module rich\nextends base\n"
+                                        "override score road complete = 1000000 * tiles [BASE-ROAD-2]\n")
+    res = capped("simulate", "--rules", "rich.tess", "--games", "1", "--seed", "1", cwd=tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "rich.tess:3: error: this rule failed in game 0" in res.stdout + res.stderr
+    assert "BoundExceeded: points would be 2000000" in res.stdout + res.stderr
+
+
+def test_a_state_at_the_bound_is_kept(tmp_path: Path) -> None:
+    """The bound is inclusive: a state may hold 1,000,000 and -1,000,000 (BASE-SCORE-3: scores
+    themselves, the sums, have no upper limit)."""
+    (tmp_path / "edge.tess").write_text("module edge\nextends base\nstate hi = 1000000\nstate lo = -1000000\n"
+                                        "on place of road {\n  set hi = hi\n  set lo = -hi\n}\n")
+    res = capped("simulate", "--rules", "edge.tess", "--games", "1", "--seed", "1", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_check_sees_growth_and_huge_expressions() -> None:
+    res = capped("check", "rules/square.tess", "rules/doubling.tess", "rules/balanced_product.tess")
+    out = res.stdout
+    assert res.returncode == 1  # the balanced product is an error; growth only warns
+    assert "square.tess:5:3: warning: `set s` can be a product of states" in out
+    assert "doubling.tess:7:3: warning: `set s` can be more than one times a state" in out
+    assert "doubling.tess:8" not in out and "doubling.tess:9" not in out  # a counter, a max: no growth
+    assert "balanced_product.tess:3:32: error: this expression's value could have about 6,144 digits; " \
+           "the limit is 1,000" in out
+    res = capped("check", "rules/square.tess")
+    assert res.returncode == 0 and "[growth]" in res.stdout  # a warning alone: exit 0
