@@ -102,3 +102,38 @@ def test_check_sees_growth_and_huge_expressions() -> None:
            "the limit is 1,000" in out
     res = capped("check", "rules/square.tess")
     assert res.returncode == 0 and "[growth]" in res.stdout  # a warning alone: exit 0
+
+
+# ------------------------------------------------------------------ item 4: record limits first
+
+def _base_turns() -> list:
+    return json.loads((ADV / "records" / "square_game.json").read_text())["turns"]
+
+
+def test_a_record_of_300000_turns_is_refused_before_the_schema(tmp_path: Path) -> None:
+    """14 MB, 300,000 turns: refused for its length (the schema took 53 s of CPU to say so)."""
+    turns = _base_turns()
+    doc = {"format": "tessera-game/1", "rules": ["base"], "players": ["a", "b"],
+           "turns": (turns * (300_000 // len(turns) + 1))[:300_000]}
+    (tmp_path / "long.json").write_text(json.dumps(doc, separators=(",", ":")))
+    assert (tmp_path / "long.json").stat().st_size > 12 * MiB
+    res = capped("replay", "long.json", cwd=tmp_path, mem=768 * MiB, cpu=15)
+    assert res.returncode == 2
+    assert "long.json: turns: the list has 300,000 items (at most 10000)" in res.stderr
+
+
+def test_a_record_of_millions_of_objects_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    """15 MB of `{}`: five million objects took 4 GB (and a SystemError) before; now counted first."""
+    (tmp_path / "objects.json").write_text('{"players": ["a"], "turns": [' + ",".join(["{}"] * 5_000_000) + "]}")
+    res = capped("replay", "--json", "objects.json", cwd=tmp_path, mem=512 * MiB, cpu=15)
+    assert res.returncode == 2
+    assert "holds more than 880,064 lists and objects, the most a record of at most 10,000 turns holds" in res.stdout
+
+
+def test_brackets_and_escapes_inside_strings_do_not_count(tmp_path: Path) -> None:
+    """A player named with brackets, quotes and backslashes: its record replays as any other."""
+    doc = json.loads((ADV / "records" / "square_game.json").read_text())
+    doc["rules"], doc["players"] = ["base"], ['[[{"\\', "b]]}}"]
+    (tmp_path / "names.json").write_text(json.dumps(doc))
+    res = capped("replay", "names.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
