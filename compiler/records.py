@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
@@ -282,8 +283,6 @@ def _plain(err) -> str:
 def write_record(path: Path, doc: dict) -> None:
     """Write a record atomically (a temp file renamed into place): an interrupted
     `simulate --record` never leaves half a record behind."""
-    import tempfile
-
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -294,16 +293,39 @@ def write_record(path: Path, doc: dict) -> None:
         raise
 
 
-def rule_paths_for(record_dir: Path, specs: list[str]) -> list[str]:
-    """How a record written into `record_dir` names each rule: a module name as it is, a
-    rule file by its path relative to the record's folder (so the record replays from any
-    working folder, and moves with its rules)."""
+def rule_paths_for(record_dir: Path, specs: list[str], files: list[str] = ()) -> list[str]:
+    """How a record written into `record_dir` names each rule: a module name as it is, a rule
+    file by its name alone, copied beside the records with every other rule file the rule set
+    was read from (`files`, the bundled modules left out).  A record's rule files lie in its
+    folder (a replay refuses others), so the records replay from any working folder and move
+    with their rules.  RecordError if two different rule files share a name."""
     from dsl.loader import is_module_name
+    from dsl.untrusted import MAX_RULE_FILE
 
-    out = []
-    for s in specs:
-        if is_module_name(s):
-            out.append(s)
-        else:
-            out.append(Path(os.path.relpath(os.path.abspath(s), os.path.abspath(record_dir))).as_posix())
-    return out
+    copies: dict[str, bytes] = {}
+    for f in files:
+        src = Path(f)
+        try:
+            data = read_bytes(src, MAX_RULE_FILE)
+        except FileReadError as exc:
+            raise RecordError(f"{printable(f)}: {exc.message}") from None
+        if copies.get(src.name, data) != data:
+            raise RecordError(f"two different rule files are named {printable(src.name)}; the records keep their "
+                              f"rule files side by side, so give them different names")
+        copies[src.name] = data
+    for name, data in copies.items():
+        dest = record_dir / name
+        try:
+            if dest.is_file() and dest.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=record_dir)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, dest)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return [s if is_module_name(s) else Path(s).name for s in specs]

@@ -162,7 +162,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     except CompileError as ce:
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
-    if record is not None:  # rule files named relative to the records, so they replay from any folder
+    if record is not None:  # rule files copied beside the records, so they replay from any folder
         from compiler.records import rule_paths_for
 
         try:
@@ -172,7 +172,15 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
                                 f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
                       markup=False)
             raise typer.Exit(2)
-        kept = rule_paths_for(record, specs)
+        from dsl.loader import BUNDLED_RULES, _inside
+        from compiler.records import RecordError
+
+        try:  # the rule files read (but the bundled modules) go beside the records
+            kept = rule_paths_for(record, specs, [m.file for m in rs.modules if not _inside(Path(m.file), BUNDLED_RULES)])
+        except (RecordError, OSError) as exc:
+            err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
+                                f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
+            raise typer.Exit(2)
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
             "record": str(record) if record is not None else None, "record_rules": kept}, eng
 

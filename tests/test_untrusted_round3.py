@@ -137,3 +137,59 @@ def test_brackets_and_escapes_inside_strings_do_not_count(tmp_path: Path) -> Non
     (tmp_path / "names.json").write_text(json.dumps(doc))
     res = capped("replay", "names.json", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ------------------------------------------------------------------ item 5: a record's rule files
+
+def _record_naming(folder: Path, rule: str) -> Path:
+    doc = json.loads((ADV / "records" / "square_game.json").read_text())
+    doc["rules"] = [rule]
+    (folder / "game.json").write_text(json.dumps(doc))
+    return folder / "game.json"
+
+
+@pytest.mark.parametrize("command", [["replay"], ["view", "-o", "out.html"], ["draw", "-o", "out.svg"]])
+def test_a_symlinked_tess_leading_out_of_the_record_is_not_read(tmp_path: Path, command: list) -> None:
+    """`rules.tess -> /etc/passwd` shipped with a record: replay, view and draw printed its first line."""
+    (tmp_path / "rules.tess").symlink_to("/etc/passwd")
+    _record_naming(tmp_path, "rules.tess")
+    res = capped(command[0], "game.json", *command[1:], cwd=tmp_path)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "root:" not in res.stdout + res.stderr
+    assert "a record's rule files lie in the record's folder or below; this one leads outside it" in res.stdout + res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "rules.tess"]  # no page, no picture
+
+
+@pytest.mark.parametrize("rule", ["/etc/passwd.tess", "../house.tess", "sub/../../house.tess"])
+def test_a_record_naming_a_rule_file_outside_its_folder_is_refused(tmp_path: Path, rule: str) -> None:
+    (tmp_path / "house.tess").write_text("module house\nextends base\n")
+    (tmp_path / "rec").mkdir()
+    _record_naming(tmp_path / "rec", rule)
+    for command in (["replay"], ["view", "-o", "out.html"], ["draw", "-o", "out.svg"]):
+        res = capped(command[0], "game.json", *command[1:], cwd=tmp_path / "rec")
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert "is outside the record's folder" in res.stdout + res.stderr
+
+
+def test_a_module_the_record_extends_through_a_symlink_out_is_not_read(tmp_path: Path) -> None:
+    """`extends house` finds house.tess in the record's folder: a symlink out of it is refused too."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "house.tess").write_text("module house\nextends base\n")
+    (tmp_path / "rec").mkdir()
+    (tmp_path / "rec" / "house.tess").symlink_to(tmp_path / "outside" / "house.tess")
+    (tmp_path / "rec" / "mine.tess").write_text("module mine\nextends house\n")
+    _record_naming(tmp_path / "rec", "mine.tess")
+    res = capped("replay", "game.json", cwd=tmp_path / "rec")
+    assert res.returncode == 1 and "leads outside it" in res.stdout  # a rule set that does not load: its diagnostics
+    assert "house.tess:0:0: error: a record's rule files lie in the record's folder or below" in res.stdout
+
+
+def test_rule_files_in_the_records_folder_or_below_replay(tmp_path: Path) -> None:
+    """Below the folder, and a symlink that stays inside it, are the record's own."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "house.tess").write_text("module house\nextends base\n")
+    (tmp_path / "link.tess").symlink_to("rules/house.tess")
+    for rule in ("rules/house.tess", "link.tess"):
+        _record_naming(tmp_path, rule)
+        res = capped("replay", "game.json", cwd=tmp_path)
+        assert res.returncode == 0, res.stdout + res.stderr
