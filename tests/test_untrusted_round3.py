@@ -193,3 +193,58 @@ def test_rule_files_in_the_records_folder_or_below_replay(tmp_path: Path) -> Non
         _record_naming(tmp_path, rule)
         res = capped("replay", "game.json", cwd=tmp_path)
         assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ------------------------------------------------------------------ item 6: simulate --games 1000000000
+
+def _popen_capped(code: str, cwd: Path, mem: int) -> subprocess.Popen:
+    def limit() -> None:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background job ignores SIGINT
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CPU, (300, 300))
+
+    return subprocess.Popen([sys.executable, "-c", code], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=limit, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_a_billion_games_start_at_once_in_flat_memory_and_ctrl_c_summarises(tmp_path: Path) -> None:
+    """Under a 768 MiB cap (the run took 3 GB and 45 s before its first game): the first record
+    appears, Ctrl-C stops the run, the finished games are summarised and the exit is 130."""
+    import signal
+
+    proc = _popen_capped("import sys; sys.argv = ['tessera', 'simulate', '--games', '1000000000', '--jobs', '1', "
+                         "'--record', 'g', '--json']; from tessera.main import main; main()", tmp_path, 768 * MiB)
+    try:
+        import time
+
+        while proc.poll() is None and not (tmp_path / "g" / "game-000025.json").exists():  # the first chunk of 25 is in
+            time.sleep(0.05)  # waits for a file, asserts nothing about time
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate()
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-3000:]
+    assert "MemoryError" not in err and "Traceback" not in err
+    assert "interrupted; the summary is of the" in err and "of 1000000000 games finished" in err
+    assert json.loads(out)["games"] >= 25
+
+
+def test_ctrl_c_while_simulate_is_starting_exits_130_with_a_message(tmp_path: Path) -> None:
+    """Before any game, while the engine compiles: exit 130 and say so (it was silent).  The
+    process sends itself the Ctrl-C from inside the compile step, so the phase is certain."""
+    proc = _popen_capped(
+        "import os, signal, sys\n"
+        "import compiler.build as build\n"
+        "real = build.load_engine\n"
+        "def load(*args, **kw):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(*args, **kw)\n"
+        "build.load_engine = load\n"
+        "from tessera.main import main\n"
+        "sys.argv = ['tessera', 'simulate', '--games', '1000000000', '--jobs', '1']\n"
+        "main()\n", tmp_path, 768 * MiB)
+    out, err = proc.communicate()
+    assert proc.returncode == 130, err[-3000:]
+    assert err.strip().endswith("interrupted") and "Traceback" not in err
