@@ -248,3 +248,25 @@ def test_ctrl_c_while_simulate_is_starting_exits_130_with_a_message(tmp_path: Pa
     out, err = proc.communicate()
     assert proc.returncode == 130, err[-3000:]
     assert err.strip().endswith("interrupted") and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ item 7: whom a Dask run trusts
+
+def test_a_scheduler_on_another_machine_is_refused_without_the_flag(tmp_path: Path) -> None:
+    """It would receive the generated engine and send back pickles this process loads."""
+    for address in ("tcp://10.1.2.3:8786", "scheduler.example.org:8786", "tls://[2001:db8::1]:8786",
+                    "tcp://127.0.0.1.example.org:8786"):
+        res = capped("simulate", "--games", "1", "--backend", "dask", "--scheduler", address, cwd=tmp_path)
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert "is not on this machine" in res.stderr and "--trust-scheduler" in res.stderr
+
+
+def test_which_scheduler_addresses_are_this_machine() -> None:
+    from tessera.engine_cmds import loopback_address
+
+    for address in ("tcp://127.0.0.1:8786", "127.0.0.1:8786", "tcp://localhost:8786", "tcp://[::1]:8786",
+                    "inproc://10.0.0.1/1234/1", "tls://127.3.4.5:1"):
+        assert loopback_address(address), address
+    for address in ("tcp://10.1.2.3:8786", "example.org:8786", "tcp://[2001:db8::1]:8786", "tcp://:8786",
+                    "tcp://localhost.evil.org:8786", "tcp://0.0.0.0:8786", "tcp://[::1"):
+        assert not loopback_address(address), address
