@@ -12,14 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+
 from dsl import ast as A
 from dsl.clauses import CLAUSES
+from dsl.diagnostics import Diagnostic
 from dsl.loader import Workspace, check_text
+from dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
 
 WORD = re.compile(r"[A-Za-z0-9_.\-]+")
 GRAMMAR = Path(__file__).resolve().parent.parent / "dsl" / "grammar.lark"
@@ -51,9 +57,17 @@ def _declarations(mod: A.Module) -> list[Decl]:
 
 
 class Analysis:
-    """One check of a document's text: its diagnostics and every declaration it can see."""
+    """One check of a document's text: its diagnostics and every declaration it can see
+    (`text` None: a document the server may not read, which has neither)."""
 
-    def __init__(self, text: str, path: str):
+    def __init__(self, text: str | None, path: str):
+        if text is None or _too_big(text):
+            self.workspace = Workspace()
+            self.decls: dict[str, list[Decl]] = {}
+            self.diagnostics = [] if text is None else [Diagnostic(
+                A.Span(path, 1, 1), f"this document is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the limit of a "
+                                    f"rule file (`tessera check` refuses it too), so it is not checked", "io")]
+            return
         diags, ws = check_text(text, path)
         self.diagnostics = [d for d in diags if d.span.file == path]  # a required file's own problems show there
         self.workspace = ws
@@ -91,17 +105,58 @@ def _word_at(text: str, pos: T.Position) -> str | None:
     return None
 
 
+def _too_big(text: str) -> bool:
+    return len(text) > MAX_RULE_FILE or len(text.encode("utf-8", "surrogatepass")) > MAX_RULE_FILE
+
+
+class _AnswerEveryRequest(LanguageServerProtocol):
+    """A request whose parameters do not fit the protocol (a negative position) gets an error
+    reply; pygls only logged it, and the editor waited for ever."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+            raise
+
+
 class TesseraServer(LanguageServer):
+    """Reads only what it is given: the text of documents the editor opened (at most the size
+    of a rule file), and the rule files their analyses read through the loader's checks
+    (regular files of at most 1 MiB, found as `tessera check` finds them).  A request about any
+    other document (`file:///dev/zero`) gets an empty answer, never a read."""
+
     def __init__(self) -> None:
         from . import __version__
 
-        super().__init__("tessera", __version__)
+        super().__init__("tessera", __version__, protocol_cls=_AnswerEveryRequest)
         self.analyses: dict[str, Analysis] = {}
 
+    def text(self, uri: str) -> str | None:
+        """An opened document's text, or a rule file an analysis read; None for anything else."""
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by the unquoted URI
+        if doc is not None:
+            return doc.source  # the editor's text: pygls keeps it, nothing is read
+        path = to_fs_path(uri)
+        if not path:
+            return None
+        for a in list(self.analyses.values()):
+            known = a.workspace.sources.text(path)
+            if known is not None:
+                return known
+            if any(m.file == path for m in a.workspace.modules.values()):  # a (bundled) module it used
+                try:
+                    return read_text(Path(path), MAX_RULE_FILE)  # a regular file of at most 1 MiB, as check reads
+                except FileReadError:
+                    return None
+        return None
+
     def analyse(self, uri: str) -> Analysis:
-        doc = self.workspace.get_text_document(uri)
-        a = Analysis(doc.source, to_fs_path(uri) or uri)
-        self.analyses[uri] = a
+        a = Analysis(self.text(uri), to_fs_path(uri) or uri)
+        if unquote(uri) in self.workspace.text_documents:  # only opened documents are kept
+            self.analyses[uri] = a
         return a
 
     def publish(self, uri: str) -> None:
@@ -112,7 +167,9 @@ class TesseraServer(LanguageServer):
 
     def lookup(self, uri: str, pos: T.Position) -> tuple[str | None, list[Decl], Analysis]:
         a = self.analyses.get(uri) or self.analyse(uri)
-        text = self.workspace.get_text_document(uri).source
+        text = self.text(uri)
+        if text is None or _too_big(text):
+            return None, [], a
         word = _word_at(text, pos)
         decls = a.decls.get(word, []) if word else []
         # a module and a figure may share a name (abbot): `requires`/`extends`/`module` lines name modules
@@ -170,7 +227,9 @@ def _formatting(ls: TesseraServer, params: T.DocumentFormattingParams) -> list[T
     from dsl.fmt import comments, format_module
     from dsl.parser import ParseFailure, parse
 
-    old = ls.workspace.get_text_document(params.text_document.uri).source
+    old = ls.text(params.text_document.uri)
+    if old is None or _too_big(old):
+        return None
     try:
         mod = parse(old)
         new = format_module(mod, old)

@@ -270,3 +270,115 @@ def test_which_scheduler_addresses_are_this_machine() -> None:
     for address in ("tcp://10.1.2.3:8786", "example.org:8786", "tcp://[2001:db8::1]:8786", "tcp://:8786",
                     "tcp://localhost.evil.org:8786", "tcp://0.0.0.0:8786", "tcp://[::1"):
         assert not loopback_address(address), address
+
+
+# ------------------------------------------------------------------ item 3: the language server
+
+class _RawLsp:
+    """`tessera lsp` under a memory and CPU cap, spoken to in raw JSON-RPC (a negative position
+    cannot even be built with lsprotocol's types)."""
+
+    def __init__(self, mem: int = 768 * MiB) -> None:
+        def limit() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "tessera", "lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit, cwd="/",
+                                     env={**os.environ, "PYTHONPATH": str(REPO)})
+        self.buf = b""
+        self.seen: list[dict] = []
+
+    def send(self, msg: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def _more(self) -> None:
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+        assert chunk, f"the server ended (exit {self.proc.wait()}): a resource cap?"
+        self.buf += chunk
+
+    def read(self) -> dict:
+        while b"\r\n\r\n" not in self.buf:
+            self._more()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        n = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
+        while len(self.buf) < n:
+            self._more()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        self.seen.append(json.loads(body))
+        return self.seen[-1]
+
+    def until(self, pred) -> dict:
+        while True:
+            m = self.read()
+            if pred(m):
+                return m
+
+    def request(self, rid: int, method: str, params) -> dict:
+        self.send({"id": rid, "method": method, "params": params})
+        return self.until(lambda m: m.get("id") == rid and "method" not in m)
+
+    def open(self, uri: str, text: str) -> dict:
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "tessera", "version": 1, "text": text}}})
+        return self.until(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)
+
+    def close(self) -> None:
+        try:
+            self.request(999, "shutdown", None)
+            self.send({"method": "exit"})
+            self.proc.wait()
+        finally:
+            self.proc.kill()
+
+
+def _hover(uri: str, line: int, character: int) -> dict:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+
+
+def test_the_language_server_reads_only_what_it_is_given(tmp_path: Path) -> None:
+    """Hover on a never-opened /dev/zero read without end (MemoryError under a 1.5 GB cap)."""
+    lsp = _RawLsp()
+    try:
+        lsp.request(1, "initialize", {"processId": None, "capabilities": {}, "rootUri": None})
+        lsp.send({"method": "initialized", "params": {}})
+        mine = (tmp_path / "mine.tess").as_uri()
+        assert lsp.open(mine, "module mine\nextends base\n")["params"]["diagnostics"] == []
+        for uri in ("file:///dev/zero", "file:///etc/passwd", (tmp_path / "never_opened.tess").as_uri()):
+            (tmp_path / "never_opened.tess").write_text("module never_opened\nextends base\n")
+            assert lsp.request(2, "textDocument/hover", _hover(uri, 0, 0))["result"] is None
+            assert lsp.request(3, "textDocument/definition", _hover(uri, 0, 0))["result"] is None
+            assert lsp.request(4, "textDocument/formatting", {"textDocument": {"uri": uri},
+                                                              "options": {"tabSize": 2, "insertSpaces": True}})["result"] is None
+        # the rule set's own files: base.tess, which mine.tess extends, is answered for
+        base = (REPO / "rules" / "base.tess").as_uri()
+        line = next(i for i, t in enumerate((REPO / "rules" / "base.tess").read_text().splitlines()) if t.startswith("module"))
+        hover = lsp.request(5, "textDocument/hover", _hover(base, line, 8))["result"]
+        assert "module `base`" in hover["contents"]["value"]
+        assert "module `base`" in lsp.request(6, "textDocument/hover", _hover(mine, 1, 9))["result"]["contents"]["value"]
+    finally:
+        lsp.close()
+
+
+def test_the_language_server_answers_every_request_and_bounds_document_size(tmp_path: Path) -> None:
+    """A negative position got no reply at all; a 20 MB document was analysed (check refuses > 1 MiB)."""
+    lsp = _RawLsp()
+    try:
+        lsp.request(1, "initialize", {"processId": None, "capabilities": {}, "rootUri": None})
+        lsp.send({"method": "initialized", "params": {}})
+        mine = (tmp_path / "mine.tess").as_uri()
+        lsp.open(mine, "module mine\nextends base\n")
+        lsp.send({"id": 2, "method": "textDocument/hover", "params": _hover(mine, -1, -5)})
+        lsp.request(3, "textDocument/hover", _hover(mine, 1, 9))  # answered in order: 2 must be answered by now
+        reply = next(m for m in lsp.seen if m.get("id") == 2)
+        assert reply["error"]["code"] == -32602  # invalid params
+        big = (tmp_path / "big.tess").as_uri()
+        diags = lsp.open(big, "module big\nextends base\n" + "# a comment line\n" * 1_250_000)["params"]["diagnostics"]
+        assert [d["code"] for d in diags] == ["io"]
+        assert "larger than 1 MiB, the limit of a rule file" in diags[0]["message"]
+        assert lsp.request(4, "textDocument/hover", _hover(big, 0, 8))["result"] is None
+        assert lsp.request(5, "textDocument/completion", _hover(big, 0, 0))["result"] is not None
+    finally:
+        lsp.close()
