@@ -99,9 +99,11 @@ class CodeGenerator:
                "Do not edit: edit the rule files and compile again.  SOURCE_MAP, at the end,\n"
                "names the rule-file line each function came from.\n"))
         w("from .runtime.geometry import fit_tables, orientations")
+        w("from .runtime.moves import Put, PutCorner")
         w("from .runtime.ops import _beyond, _div, _mod, _of, _set_of")
         w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
+        w("_move = tuple.__new__  # builds a move of a known type without its constructor's checks (hot path)")
         w(f"MODULES = {s.modules!r}")
         w(f"PLAYERS = {s.players!r}", s.players_span)
         w("")
@@ -160,6 +162,8 @@ class CodeGenerator:
         w(f"RETURNS = frozenset({_names(s.returns)})")
         w(f"FIG_KINDS = {_tuple([_names(ks) for ks in s.fig_kinds])}  # per figure, every kind it may stand on")
         w(f"FIG_CORNER = frozenset({_names(s.fig_corner)})  # figures on corners (the barn): nobody's ownership")
+        w("# PUTS[figure][feature]: the move part `Put(figure, feature)`, made once (figure_options lists them)")
+        w("PUTS = tuple(tuple(Put(gi, fi) for fi in range(max(len(t.feats) for t in TILES))) for gi in range(len(FIGURES)))")
         w("")
         w("# every tile type at its four rotations; per tile type, a cell's edge code -> the orientations")
         w("# that fit it, each distinct placement once")
@@ -426,7 +430,7 @@ class CodeGenerator:
             cond = "" if cond_of(c) == "True" else f" and ({cond_of(c)})"
             w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
             self.indent()
-            w(f"out.append(({g}, fi))")
+            w(f"out.append(PUTS[{g}][fi])")
             self.outdent()
 
     def _corner_options(self, corner, cond_of, prelude) -> None:
@@ -443,7 +447,7 @@ class CodeGenerator:
             prelude(c)
             w(f"if {cond_of(c)}:")
             self.indent()
-            w(f"out.append(({g}, fi, corner))")
+            w(f"out.append(_move(PutCorner, ({g}, fi, corner)))")
             self.outdent()
             self.outdent()
             self.outdent()
