@@ -320,6 +320,8 @@ def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
     diags, acts, best, after, fixed = run(session(script))
     (d,) = diags
     assert d.code == "unknown-name" and _word(broken, d.range) == "tower" and "did you mean `towers`?" in d.message
+    assert len(d.related_information) == uses - 1  # the other uses, as related places
+    assert all(_word(broken, r.location.range) == "tower" for r in d.related_information)
     assert best.title == f"Rename `towers` (line {decl + 1}) to `tower`"
     assert f"Change all {uses} uses of `tower` to `towers`" in {a.title for a in acts}
     assert after == [] and fixed == TOWER

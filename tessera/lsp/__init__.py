@@ -108,7 +108,10 @@ class TesseraServer(LanguageServer):
                                   severity=T.DiagnosticSeverity.Error, code="io", source="tessera")]
         else:
             diags = [T.Diagnostic(range=span_range(d.span), message=d.message, severity=SEVERITY.get(d.severity),
-                                  code=d.code, source="tessera") for d in a.diagnostics]
+                                  code=d.code, source="tessera",
+                                  related_information=[T.DiagnosticRelatedInformation(
+                                      T.Location(navigate.uri_of(r.file), span_range(r)), "the same name here")
+                                      for r in d.related] or None) for d in a.diagnostics]
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))
 
     def lookup(self, a: Analysis, pos: T.Position) -> tuple[str | None, list[Decl]]:
