@@ -144,6 +144,8 @@ class CodeGenerator:
         w(f"RETURNS = frozenset({_names(s.returns)})")
         w(f"FIG_KINDS = {_tuple([_names(ks) for ks in s.fig_kinds])}  # per figure, every kind it may stand on")
         w(f"FIG_CORNER = frozenset({_names(s.fig_corner)})  # figures on corners (the barn): nobody's ownership")
+        w("# PUTS[figure][feature]: the move part `Put(figure, feature)`, made once (figure_options lists them)")
+        w("PUTS = tuple(tuple(Put(gi, fi) for fi in range(max(len(t.feats) for t in TILES))) for gi in range(len(FIGURES)))")
         w("")
         w("# every tile type at its four rotations; per tile type, a cell's edge code -> the orientations")
         w("# that fit it, each distinct placement once")
@@ -406,7 +408,7 @@ class CodeGenerator:
             cond = "" if cond_of(c) == "True" else f" and ({cond_of(c)})"
             w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
             self.indent()
-            w(f"out.append(_move(Put, ({g}, fi)))")
+            w(f"out.append(PUTS[{g}][fi])")
             self.outdent()
 
     def _corner_options(self, corner, cond_of, prelude) -> None:
