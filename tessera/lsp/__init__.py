@@ -118,9 +118,9 @@ class TesseraServer(LanguageServer):
         word = word_at(a.text, pos)
         decls = a.decls.get(word, []) if word else []
         o = occurrence_at(a.names(), pos)
-        if o is not None:  # the parser says what the word names (a module and a figure may share a name: abbot)
+        if o is not None and o.role != "name":  # the parser says what the word names (module and figure `abbot`, tile and place `C`)
             want = {"kind": "feature"}.get(o.role, o.role)
-            decls = [d for d in decls if d.kind == want] or ([] if o.role in ("quantity", "function") else decls)
+            decls = [d for d in decls if d.kind == want]
         else:
             modules = [d for d in decls if d.kind == "module"]
             if len(modules) < len(decls):
@@ -199,6 +199,8 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     if (o is None or o.role in ("quantity", "function", "name")) and word in langdoc.builtins() \
             and (word in QUANTITIES or word in FUNCTIONS):
         return _md(langdoc.builtins()[word])
+    if o is not None and o.role == "place" and word in langdoc.places():
+        return _md(langdoc.places()[word])
     if o is None and word in keywords():
         doc = langdoc.keyword(word, statement_head(a.text.split("\n"), params.position.line))
         return _md(doc) if doc else None
