@@ -302,10 +302,22 @@ from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simula
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 
 
+def _ctrl_c(exc: BaseException) -> bool:
+    """Whether `exc` came from a Ctrl-C (typer turns KeyboardInterrupt into a silent exit 130)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def main() -> None:
     try:
         app()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers
+            err.print("interrupted", markup=False)
         raise
     except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
         err.print("interrupted", markup=False)
