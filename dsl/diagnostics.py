@@ -5,7 +5,7 @@ Each diagnostic is printed with its source line and a caret under the column.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .ast import Span
@@ -18,6 +18,7 @@ class Diagnostic:
     message: str
     code: str
     severity: str = "error"  # error | warning | note
+    related: tuple[Span, ...] = field(default=(), compare=False)  # the other places of the same mistake
 
     def header(self) -> str:
         return f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
