@@ -79,9 +79,11 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
     return out, search, str(base) if base is not None else None
 
 
-def replay(record: dict, base: Path | None = None) -> ReplayResult:
+def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     """Replay a record (validated against compiler.records.SCHEMA first); rule files it
-    names are found relative to `base`, the record's folder."""
+    names are found relative to `base`, the record's folder.  `engine`: an engine already
+    compiled from the record's rules (the verifier's `records` check replays with the
+    engine of the very rule set it verifies)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
     validate(record, "the record")
@@ -97,7 +99,7 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
     if not isinstance(turns, list):
         raise RecordError("`turns` must be a list")
     rules, search, confine = _resolve_rules(record, base)
-    eng = engine_for(rules, search, confine)
+    eng = engine if engine is not None else engine_for(rules, search, confine)
     R = eng.rules
     start = None
     if "start" in record:

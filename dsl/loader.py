@@ -248,7 +248,8 @@ class Builder:
             shown = ", ".join(map(str, lines[:8])) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
             also = f" (`{word}` is unknown on line{'s' if len(lines) != 1 else ''} {shown} too)" if lines else ""
             self.diags = [d for d in self.diags if id(d) not in drop]
-            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity))
+            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity,
+                                         tuple(d.span for d in group[1:])))
 
     def build(self) -> RuleSet:
         for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
@@ -871,13 +872,13 @@ class Builder:
                 hint = "" if want != "side" or f.kind in half_kinds else \
                     f" (to draw a {f.kind} on half-sides, declare `feature {f.kind} halves`)"
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, "
-                                 f"not on {' '.join(wrong)}{hint}", "bad-place")
+                                 f"not on {' '.join(wrong)}{hint}", "bad-place", word=wrong[0])
             for p in f.places:
                 if p == CENTRE and p in claimed and claimed[p].kind != f.kind and fd.centre \
                         and rs.features[claimed[p].kind].centre:
                     continue  # two centre features side by side (a cloister and a tower foundation, 003)
                 if p in claimed:
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if fd.centre and not f.places:
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} must be placed at C", "bad-place")
@@ -911,11 +912,11 @@ class Builder:
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 # nothing else may claim the side or its halves
                 for place in (side, *SIDE_HALVES[side]):
                     if place not in want and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_multi_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
         """A tile covering W x H cells (X10): four edge groups, numbered places, features that
@@ -971,9 +972,9 @@ class Builder:
                 if pt != want_type:
                     misplaced = True
                     self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'centres' if want_type == 'centre' else want_type + 's'}, "
-                                     f"not on {p}", "bad-place")
+                                     f"not on {p}", "bad-place", word=p)
                 if p in claimed and not (fd.centre and rs.features[claimed[p].kind].centre and claimed[p].kind != f.kind):
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if f.shields < 0:
                 self.err(f.span, "shields cannot be negative", "range")
@@ -997,10 +998,10 @@ class Builder:
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 for place in (name, *halves):
                     if place not in need and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_start(self, names: set[str]) -> None:
         """The start landscape (X12): known tiles, turned by quarters, a tile covering several

@@ -180,6 +180,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
+        budget: Optional[int] = typer.Option(
+            None, "--budget", min=1, help="z3's resource budget per rule set (default 200000000): a count of "
+                                          "z3's own work over all its queries; once spent, the checks left "
+                                          "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(
             None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
                                            "timeout); a timeout can only make a check inconclusive, never "
@@ -198,7 +202,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.checks import run_checks
     from verifier.solver import set_limits
 
-    set_limits(rlimit, timeout)
+    set_limits(rlimit, timeout, budget)
     names = None
     if only:
         from verifier.checks import load_checks

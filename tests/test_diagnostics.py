@@ -51,9 +51,9 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '            ^',
     ),
     'bad-place.tess': (
-        'tests/fixtures/bad/bad-place.tess:8:3: error: tile `A`: a cloister lies on the centre C, not on NE  [bad-place]',
+        'tests/fixtures/bad/bad-place.tess:8:12: error: tile `A`: a cloister lies on the centre C, not on NE  [bad-place]',
         '      cloister NE',
-        '      ^~~~~~~~~~~',
+        '               ^~',
     ),
     'limit.tess': (
         'tests/fixtures/bad/limit.tess:4:1: error: the number 100000000 is larger than the limit of 1,000,000 for any number in a rule file  [limit]',
@@ -81,9 +81,9 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '            ^~~~',
     ),
     'edge-terrain.tess': (
-        'tests/fixtures/bad/edge-terrain.tess:8:3: error: tile `A`: its N edge is `C` (city), so N must be city, not field  [edge-terrain]',
+        'tests/fixtures/bad/edge-terrain.tess:8:9: error: tile `A`: its N edge is `C` (city), so N must be city, not field  [edge-terrain]',
         '      field N E S W',
-        '      ^~~~~~~~~~~~~',
+        '            ^',
     ),
     'encoding.tess': (
         'tests/fixtures/bad/encoding.tess:1:21: error: the file is not UTF-8 text: byte 0xe9 here is not UTF-8  [encoding]',
@@ -96,9 +96,9 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
     ),
     'place-overlap.tess': (
-        'tests/fixtures/bad/place-overlap.tess:7:3: error: tile `A`: place N belongs to two features (city and city)  [place-overlap]',
+        'tests/fixtures/bad/place-overlap.tess:7:8: error: tile `A`: place N belongs to two features (city and city)  [place-overlap]',
         '      city N E S W',
-        '      ^~~~~~~~~~~~',
+        '           ^',
     ),
     'range.tess': (
         'tests/fixtures/bad/range.tess:2:1: error: players must be a range within 1..6  [range]',

@@ -150,6 +150,7 @@ def test_hover_on_keywords_quantities_functions_from_the_language_reference(tmp_
             "within": await ask(T.HoverParams(s.doc(path), T.Position(within, lines[within].index("within") + 1))),
             "count": await ask(T.HoverParams(s.doc(path), T.Position(within, count_at + 1))),
             "floor": await ask(T.HoverParams(s.doc(path), T.Position(within, lines[within].index("floor") + 1))),
+            "place": await ask(T.HoverParams(s.doc(path), T.Position(_line_of(TOWER, "  tower C"), 8))),
             "shields": await ask(T.HoverParams(s.doc(tmp_path / "h.tess"), T.Position(2, len("override ") + shields_text.index("shields") + 1))),
         }
 
@@ -162,6 +163,8 @@ def test_hover_on_keywords_quantities_functions_from_the_language_reference(tmp_
     assert row.split("|")[2].strip() in res["count"].contents.value
     row = next(ln for ln in LANGUAGE.split("\n") if ln.startswith("| `shields`"))
     assert row.split("|")[2].strip() in res["shields"].contents.value
+    # a place (`C`, also a tile of base): its row of chapter 4, not the tile
+    assert "**C**: centre" in res["place"].contents.value and "tile `C`" not in res["place"].contents.value
     # a name: its declaration and its file
     assert "figure `floor`" in res["floor"].contents.value and "tower.tess" in res["floor"].contents.value
 
@@ -320,6 +323,8 @@ def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
     diags, acts, best, after, fixed = run(session(script))
     (d,) = diags
     assert d.code == "unknown-name" and _word(broken, d.range) == "tower" and "did you mean `towers`?" in d.message
+    assert len(d.related_information) == uses - 1  # the other uses, as related places
+    assert all(_word(broken, r.location.range) == "tower" for r in d.related_information)
     assert best.title == f"Rename `towers` (line {decl + 1}) to `tower`"
     assert f"Change all {uses} uses of `tower` to `towers`" in {a.title for a in acts}
     assert after == [] and fixed == TOWER

@@ -144,7 +144,11 @@ def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
 
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
-    """Run the registered checks (all, or those named) on one rule set."""
+    """Run the registered checks (all, or those named) on one rule set, within one z3 budget
+    (verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks left are inconclusive."""
+    from .solver import start_budget
+
+    start_budget()
     checks = load_checks()
     todo = [checks[n] for n in names] if names is not None else list(checks.values())
     return [run_check(c, rs) for c in todo]

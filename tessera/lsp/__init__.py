@@ -108,16 +108,19 @@ class TesseraServer(LanguageServer):
                                   severity=T.DiagnosticSeverity.Error, code="io", source="tessera")]
         else:
             diags = [T.Diagnostic(range=span_range(d.span), message=d.message, severity=SEVERITY.get(d.severity),
-                                  code=d.code, source="tessera") for d in a.diagnostics]
+                                  code=d.code, source="tessera",
+                                  related_information=[T.DiagnosticRelatedInformation(
+                                      T.Location(navigate.uri_of(r.file), span_range(r)), "the same name here")
+                                      for r in d.related] or None) for d in a.diagnostics]
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))
 
     def lookup(self, a: Analysis, pos: T.Position) -> tuple[str | None, list[Decl]]:
         word = word_at(a.text, pos)
         decls = a.decls.get(word, []) if word else []
         o = occurrence_at(a.names(), pos)
-        if o is not None:  # the parser says what the word names (a module and a figure may share a name: abbot)
+        if o is not None and o.role != "name":  # the parser says what the word names (module and figure `abbot`, tile and place `C`)
             want = {"kind": "feature"}.get(o.role, o.role)
-            decls = [d for d in decls if d.kind == want] or ([] if o.role in ("quantity", "function") else decls)
+            decls = [d for d in decls if d.kind == want]
         else:
             modules = [d for d in decls if d.kind == "module"]
             if len(modules) < len(decls):
@@ -196,6 +199,8 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     if (o is None or o.role in ("quantity", "function", "name")) and word in langdoc.builtins() \
             and (word in QUANTITIES or word in FUNCTIONS):
         return _md(langdoc.builtins()[word])
+    if o is not None and o.role == "place" and word in langdoc.places():
+        return _md(langdoc.places()[word])
     if o is None and word in keywords():
         doc = langdoc.keyword(word, statement_head(a.text.split("\n"), params.position.line))
         return _md(doc) if doc else None

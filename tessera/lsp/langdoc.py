@@ -104,6 +104,19 @@ def operators() -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def places() -> dict[str, str]:
+    """A place name (`N`, `Nw`, `NE`, `C`) -> its row of the table in chapter 4."""
+    m = re.search(r"^## 4\. .*?(?=^## 5)", _text(), flags=re.S | re.M)
+    out: dict[str, str] = {}
+    for line in (m.group(0) if m else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and "`" in cells[1]:
+            for name in re.findall(r"`([A-Za-z]+)`", cells[1]):
+                out[name] = f"**{name}**: {cells[0].lower()} ({cells[1]}): {cells[2]}\n\n*language.md 4*"
+    return out
+
+
 def keyword(word: str, head: str | None = None) -> str | None:
     """Markdown for a keyword: the section of the statement it is used in (`head`, the
     statement's first word) when that section's syntax has it, else its own section, else
