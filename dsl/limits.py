@@ -22,6 +22,7 @@ MAX_COPIES = 500  # of one tile (the base game's most common tile has 9)
 MAX_TILES = 2_000  # in a rule set (the base game and every expansion here: about 200)
 MAX_FIGURES = 100  # of one figure per player (the base game: 7 followers)
 MAX_NAME = 64
+MAX_CARDS = 2_000  # in a card game, and of a deal's cards or rounds (rulebook 001: 140 cards)
 MAX_CELLS = 64  # covered by one tile (`cells WxH`; the Siege's fortress pieces cover 6)
 
 _NAME_FIELDS = {"name", "kind", "tile", "code", "state", "figure", "fn", "of", "by", "before", "last"}
@@ -57,6 +58,10 @@ def check_module(mod: A.Module) -> list[Diagnostic]:
         if isinstance(node, (A.TileDecl, A.TileVariant)) and 0 <= node.count <= MAX_NUMBER and node.count > MAX_COPIES:
             what = f"tile `{node.name}`" if isinstance(node, A.TileDecl) else f"variant `{node.name}`"
             err(span, f"{what} has {node.count} copies; the limit is {MAX_COPIES} copies of one tile")
+        if isinstance(node, A.CardDecl) and MAX_COPIES < node.count <= MAX_NUMBER:
+            err(span, f"card `{node.kind}` has {node.count} copies; the limit is {MAX_COPIES} copies of one card")
+        if isinstance(node, A.DealRow) and max(node.cards, node.rounds) > MAX_CARDS:
+            err(span, f"a deal of {node.cards} cards for {node.rounds} rounds; the limit is {MAX_CARDS} of each")
         if isinstance(node, A.FigureDecl) and MAX_FIGURES < node.count <= MAX_NUMBER:
             err(span, f"figure `{node.name}`: {node.count} per player; the limit is {MAX_FIGURES}")
         for f in fields(node):
@@ -73,6 +78,11 @@ def check_module(mod: A.Module) -> list[Diagnostic]:
 
 def check_rule_set(rs) -> list[Diagnostic]:
     """Limits of a whole rule set (the tiles of all its modules together)."""
+    if rs.cards is not None:
+        n = rs.cards.count()
+        if n > MAX_CARDS:
+            return [Diagnostic(rs.cards.cards[0].span, f"these rules print {n:,} cards; the limit is {MAX_CARDS:,}", "limit")]
+        return []
     total = sum(t.count for t in rs.tiles)
     if total <= MAX_TILES or any(t.count > MAX_COPIES for t in rs.tiles):  # that tile is reported already
         return []
@@ -86,6 +96,13 @@ def playable(rs) -> list[Diagnostic]:
     where = rs.modules[-1].span if rs.modules else A.Span()
     names = " + ".join(rs.names)
     out = []
+    if rs.cards is not None:  # the card game (dsl/cards.py): enough cards for the layout and one deal
+        cg = rs.cards
+        need = (cg.layout.count if cg.layout else 0) + min((r.players * r.cards for r in cg.deal.rows), default=0)
+        if cg.in_play() < need:
+            out.append(Diagnostic(where, f"{names} has {cg.in_play()} cards in play, fewer than the layout and one "
+                                         f"deal take ({need})", "unplayable"))
+        return out
     if not any(t.count > 0 for t in rs.tiles):
         out.append(Diagnostic(where, f"{names} has no tiles to play with; `extends base` (or declare tiles)", "unplayable"))
     elif rs.start is None:
