@@ -78,6 +78,11 @@ def replay(record: dict, base: Path | None = None) -> ReplayResult:
     names are found relative to `base`, the record's folder."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    from .cardrecords import CARD_FORMAT, replay_cards
+
+    if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
+        validate(record, "the record")
+        return replay_cards(record, base)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:

@@ -356,7 +356,7 @@ class Game:
         pts = R.MISPLACED(self._q(seat, [], None))
         self.removed.append(card)
         self.scores[seat] += pts
-        self.events.append({"kind": "score", "feature": "misplaced", "when": "take", "round": self.round,
+        self.events.append({"kind": "score", "feature": "misplaced", "when": "take", "turn": self.turn, "round": self.round,
                             "cards": [card], "points": {self.names[seat]: pts}, "clause": R.CLAUSE_MISPLACED})
 
     def _q(self, seat, taken, owned_extra):
@@ -383,7 +383,7 @@ class Game:
             pts = fn(q)
             if pts:
                 self.scores[seat] += pts
-                self.events.append({"kind": "score", "feature": name, "when": "take", "round": self.round,
+                self.events.append({"kind": "score", "feature": name, "when": "take", "turn": self.turn, "round": self.round,
                                     "cards": list(taken), "points": {self.names[seat]: pts}, "clause": clause})
 
     def _after_round(self):
@@ -418,7 +418,7 @@ class Game:
                 pts = fn(q)
                 if pts:
                     self.scores[p] += pts
-                    self.events.append({"kind": "score", "feature": name, "when": "end", "round": self.round,
+                    self.events.append({"kind": "score", "feature": name, "when": "end", "turn": self.turn, "round": self.round,
                                         "points": {self.names[p]: pts}, "clause": sclause})
         top = max(self.scores)
         best = [p for p in range(self.n) if self.scores[p] == top]
