@@ -210,3 +210,48 @@ def test_card_expression_mistakes_are_diagnostics():
     assert any("`taken` takes a card kind, and `persons` is not one" in m for m in msgs)
     assert any("`best`" in m and "has no meaning" in m for m in msgs)
     assert any("`taken(...)` has no meaning in `tie`" in m for m in msgs)
+
+
+# -- the verifier (verifier/cards.py) ---------------------------------------------------------
+def _verify(rs, name):
+    from verifier.checks import load_checks, run_check
+
+    return run_check(load_checks()[name], rs)
+
+
+@pytest.mark.parametrize("check", ["card-deal", "card-conservation", "card-scores", "card-examples", "card-engine"])
+def test_the_rules_verify(check):
+    """CARD-DEAL-1, CARD-COMP-1, CARD-SCORE-1: every card check proves the bundled rules."""
+    res = _verify(require_rule_set(["card"]), check)
+    assert res.passed and not res.skipped, res.messages
+
+
+def test_verifier_refutes_a_bad_house_rule(tmp_path):
+    """A negative people score and a deal that leaves cards over are refuted, each with its game."""
+    f = tmp_path / "h.tess"
+    f.write_text("module h\nrequires card\n"
+                 "override score people on take = values(people) * taken(people) - 3\n"
+                 "override deal 2 players 6 cards 9 rounds, 3 players 5 cards 8 rounds, "
+                 "4 players 5 cards 6 rounds, 5 players 4 cards 6 rounds\n", encoding="utf-8")
+    rs = require_rule_set([str(f)])
+    deal = _verify(rs, "card-deal")
+    assert not deal.passed and "with 2 players the deal uses 108 cards, but the deck holds 120" in deal.messages[0]
+    scores = _verify(rs, "card-scores")
+    assert not scores.passed and "gives -3 points when taken(people) = 0" in scores.messages[0]
+
+
+def test_verifier_refutes_an_example_the_rules_break(tmp_path):
+    """EX-CARD-SCORE-1c: with another animal table the 14 of the rulebook no longer comes out."""
+    f = tmp_path / "h.tess"
+    f.write_text("module h\nrequires card\noverride table animal_points = 0, 3, 6, 9, 12, 15\n", encoding="utf-8")
+    res = _verify(require_rule_set([str(f)]), "card-examples")
+    assert not res.passed
+    assert any("four_sheep_and_joker" in m and "gives 15, the rulebook prints 14" in m for m in res.messages)
+
+
+def test_recount_of_claims_is_the_rulebook_s():
+    """CARD-TURN-1: a feudal takes the cards to its left up to the field or the previous feudal."""
+    from verifier.cards import recount_claims
+
+    rows = {"red": [["red.city", False], ("F", 0), ["red.animal", True], ["dragon", False], ("F", 1), ["red.city", False]]}
+    assert recount_claims(rows) == {0: [("red.city", "red")], 1: [("red.animal", "red"), ("dragon", "red")]}

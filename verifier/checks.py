@@ -143,8 +143,17 @@ def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
     return CheckResult(check.name, False, time.perf_counter() - t0, tuple(clauses), [], [msg], title=check.title)
 
 
+CARD_CHECKS = ("card-",)  # the card game's checks (verifier/cards.py); every other check is the tile game's
+
+
+def of_family(name: str, rs: RuleSet) -> bool:
+    """Is check `name` one of the rule set's game family (a card game runs the card checks only)?"""
+    return name.startswith(CARD_CHECKS) == (rs.cards is not None)
+
+
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
-    """Run the registered checks (all, or those named) on one rule set."""
+    """Run the registered checks (all, or those named) on one rule set, those of its game family."""
     checks = load_checks()
     todo = [checks[n] for n in names] if names is not None else list(checks.values())
+    todo = [c for c in todo if of_family(c.name, rs) or c.name.startswith("import-")]
     return [run_check(c, rs) for c in todo]
