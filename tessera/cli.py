@@ -138,7 +138,7 @@ ENGINE_GAMES = 500  # `tessera verify`'s engine check: games in all, split over 
 # which the all-modules set does not reach; `tessera verify --no-engine` stays within 10 s of CPU
 # (tests/test_z3_verify_cli.py; docs/verifier.md#speed)
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower", "base+siege",
-                  "base+river+abbot+king_robber+barn+tower+siege"]
+                  "base+river+abbot+king_robber+barn+tower+siege", "card"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
@@ -167,7 +167,7 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
                    "default: base, base+river, base+abbot, base+king_robber, base+barn, base+tower, base+siege, "
-                   "base+river+abbot+king_robber+barn+tower+siege"),
+                   "base+river+abbot+king_robber+barn+tower+siege, card (the card game)"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "

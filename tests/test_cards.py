@@ -255,3 +255,12 @@ def test_recount_of_claims_is_the_rulebook_s():
 
     rows = {"red": [["red.city", False], ("F", 0), ["red.animal", True], ["dragon", False], ("F", 1), ["red.city", False]]}
     assert recount_claims(rows) == {0: [("red.city", "red")], 1: [("red.animal", "red"), ("dragon", "red")]}
+
+
+def test_the_rulebook_s_examples_are_all_in_the_rule_file():
+    """EX-CARD-SCORE-1a-d (docs/rulebook-examples.md) are `example`s of rules/card.tess, so the
+    card-examples check holds the rules to them."""
+    rs = require_rule_set(["card"])
+    refs = {ex.get("ref") for ex in rs.examples}
+    assert {"EX-CARD-SCORE-1a", "EX-CARD-SCORE-1b", "EX-CARD-SCORE-1c", "EX-CARD-SCORE-1d"} <= refs
+    assert sum(1 for ex in rs.examples if ex.get("expect") == 120) == 4  # CARD-DEAL-1, each player count
