@@ -264,3 +264,12 @@ def test_the_rulebook_s_examples_are_all_in_the_rule_file():
     refs = {ex.get("ref") for ex in rs.examples}
     assert {"EX-CARD-SCORE-1a", "EX-CARD-SCORE-1b", "EX-CARD-SCORE-1c", "EX-CARD-SCORE-1d"} <= refs
     assert sum(1 for ex in rs.examples if ex.get("expect") == 120) == 4  # CARD-DEAL-1, each player count
+
+
+def test_docs_publish_the_card_record_schema():
+    from compiler.cardrecords import CARD_SCHEMA
+
+    doc = (REPO / "docs" / "records.md").read_text(encoding="utf-8")
+    part = doc.split("The schema (`compiler.cardrecords.CARD_SCHEMA`):", 1)[1]
+    block = part.split("```json", 1)[1].split("```", 1)[0]
+    assert json.loads(block) == json.loads(json.dumps(CARD_SCHEMA))
