@@ -86,7 +86,8 @@ class RandomAgent:
 
 
 def _places_figure(action) -> bool:
-    return len(action) == 3 and isinstance(action[0], tuple) and action[2] is not None and action[2][0] != "recall"
+    """Whether the move puts a figure with its tile (not a recall)."""
+    return action.KIND == "place" and action.figure is not None and action.figure.KIND != "recall"
 
 
 class GreedyAgent:
@@ -125,8 +126,8 @@ class GreedyAgent:
                     g.apply_action(a)
                     if fig and g.current_player() == me and not g.is_terminal():  # the same player decides again
                         nxt = g.legal_actions()
-                        if nxt and nxt[-1] == ("pass",) and nxt[0][0] == "outpost":
-                            g.apply_action(("pass",))  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
+                        if nxt and nxt[-1].KIND == "pass" and nxt[0].KIND == "outpost":
+                            g.apply_action(nxt[-1])  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
                     after = score(g)
                     gain = after[me] - before[me]
                     if others:

@@ -81,9 +81,11 @@ class CodeGenerator:
                "Do not edit: edit the rule files and compile again.  SOURCE_MAP, at the end,\n"
                "names the rule-file line each function came from.\n"))
         w("from .runtime.geometry import fit_tables, orientations")
+        w("from .runtime.moves import Put, PutCorner")
         w("from .runtime.ops import _div, _mod, _of, _set_of")
         w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
+        w("_move = tuple.__new__  # builds a move of a known type without its constructor's checks (hot path)")
         w(f"MODULES = {s.modules!r}")
         w(f"PLAYERS = {s.players!r}", s.players_span)
         w("")
@@ -404,7 +406,7 @@ class CodeGenerator:
             cond = "" if cond_of(c) == "True" else f" and ({cond_of(c)})"
             w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
             self.indent()
-            w(f"out.append(({g}, fi))")
+            w(f"out.append(_move(Put, ({g}, fi)))")
             self.outdent()
 
     def _corner_options(self, corner, cond_of, prelude) -> None:
@@ -421,7 +423,7 @@ class CodeGenerator:
             prelude(c)
             w(f"if {cond_of(c)}:")
             self.indent()
-            w(f"out.append(({g}, fi, corner))")
+            w(f"out.append(_move(PutCorner, ({g}, fi, corner)))")
             self.outdent()
             self.outdent()
             self.outdent()

@@ -27,6 +27,7 @@ from typing import Callable
 
 from . import stats
 from .agents import make_agent
+from .turns import Recorder
 
 AGENT_TAG = 0x6167656E  # "agen": keeps players' streams apart from bag seeds
 
@@ -55,7 +56,7 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     if cards:
         before = (lambda g_, a: turns.append(g_.record_of(a))) if turns is not None else None
     else:
-        before = _recorder(turns) if turns is not None else None
+        before = Recorder(turns) if turns is not None else None
     if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
         if cards:
             return eng.runtime.random_moves(g, seed, before=before), turns
@@ -73,69 +74,6 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
             before(g, a)
         g.apply_action(a)
     return g, turns
-
-
-def _recorder(turns: list):
-    """A `before(g, action)` that writes the record's turns: a ransom goes into the next turn, a
-    capture into the turn that built the floor, a pass (no capture) nowhere (docs/records.md)."""
-    ransoms = []
-    siege = {}  # a draw's catapult choices and removals, written into the turn that places its tile
-
-    def before(g, a):
-        nonlocal ransoms, siege
-        if a[0] == "catapult":
-            syms = list(g.R.TILES[g.drawn].symbols)
-            chosen = siege.setdefault("catapult", [s if s != "any" else None for s in syms])
-            chosen[chosen.index(None)] = g.R.TRACKS[a[1]][0]
-        elif a[0] == "remove":
-            x, y = g.seg_cell[a[3]]
-            siege.setdefault("remove", []).append({"player": g.names[g.current_player()], "figure": g.figure_name(a[2]),
-                                                   "at": [x, y], "on": g._seg_place(a[3])})
-        elif a[0] == "outpost":
-            turns[-1]["outpost"] = {"name": g.R.TRACKS[a[1]][0], "slot": a[2]}
-        elif a[0] == "ransom":
-            ransoms.append({"figure": g.figure_name(a[2]), "from": g.names[a[1]]})
-        elif a[0] == "capture":
-            turns[-1]["capture"] = capture_record(g, a)
-        elif a[0] != "pass":
-            t = record_turn(g, a)
-            if ransoms:
-                t["ransom"], ransoms = ransoms, []
-            if siege:
-                t.update(siege)
-                siege = {}
-            turns.append(t)
-    return before
-
-
-def capture_record(g, a) -> dict:
-    """The record's `capture` key for action a (docs/records.md)."""
-    _, q, gi, seg, back = a
-    x, y = g.seg_cell[seg]
-    out = {"figure": g.figure_name(gi), "of": g.names[q], "at": [x, y], "on": g._seg_place(seg)}
-    if back is not None:
-        out["back"] = g.figure_name(back)
-    return out
-
-
-def record_turn(g, a) -> dict:
-    name = g.tile_name()
-    if a[0] == "discard":
-        return {"tile": name, "discard": True}
-    cell, rot, fig = a
-    t = {"tile": name, "at": [cell[0], cell[1]], "rotation": rot}
-    if fig is not None:
-        if fig[0] == "recall":
-            t["recall"] = {"figure": g.figure_name(fig[1]), "at": [fig[2][0], fig[2][1]]}
-        elif fig[0] == "at":  # on a feature of another placed tile (`anywhere`)
-            t["place"] = {"figure": g.figure_name(fig[1]), "on": g._seg_place(fig[3]), "at": [fig[2][0], fig[2][1]]}
-        else:
-            gi, fi = fig[:2]
-            if len(fig) > 2:  # a figure on a corner (the barn)
-                t["place"] = {"figure": g.figure_name(gi), "corner": fig[2]}
-            else:
-                t["place"] = {"figure": g.figure_name(gi), "on": g.orientation(rot).places[fi][0]}
-    return t
 
 
 # ------------------------------------------------------------------ one chunk of games (any worker)

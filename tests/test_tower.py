@@ -590,7 +590,7 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
     import random
 
     from compiler.actions import ActionCodec
-    from compiler.simulate import _recorder
+    from compiler.turns import Recorder
 
     eng = engine_for(["base", "tower"], [])
     codec = ActionCodec(eng)
@@ -599,7 +599,7 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
         g = eng.new_game(players, seed)
         rng = random.Random(seed)
         turns: list = []
-        before = _recorder(turns)
+        before = Recorder(turns)
         while not g.is_terminal():
             legal = codec.legal(g)
             if not legal:

@@ -64,7 +64,7 @@ class State:
 
 
 @dataclass
-class Game:
+class SymGame:
     """The symbolic frame shared by a step: seats, the acting seat, the state before."""
 
     rs: RuleSet
@@ -78,7 +78,7 @@ class Game:
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
-    def make(cls, rs: RuleSet) -> "Game":
+    def make(cls, rs: RuleSet) -> "SymGame":
         dom = Domain(rs)
         _, seats, _, _ = dom.players_range()
         n = z3.Int("players")
@@ -106,7 +106,7 @@ class Game:
 
 
 @dataclass
-class Step:
+class RuleStep:
     """One rule as a transition."""
 
     rule: str  # "score city complete"
@@ -135,7 +135,7 @@ class Invariant:
 
 
 @dataclass
-class Check:
+class InvariantCheck:
     invariant: Invariant
     rule: str
     where: str
@@ -144,7 +144,7 @@ class Check:
     span: A.Span | None = None
 
 
-def figure_count(g: Game, name: str) -> z3.ArithRef:
+def figure_count(g: SymGame, name: str) -> z3.ArithRef:
     """How many of figure `name` each player has: its number, or its count expression over
     `players` (TOWER-COMP-1) read for the symbolic number of players."""
     fig = g.rs.figures[name]
@@ -153,12 +153,12 @@ def figure_count(g: Game, name: str) -> z3.ArithRef:
     return encode(fig.count_expr, g.env(""))
 
 
-def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
+def builtin_invariants(rs: RuleSet, game: SymGame) -> list[Invariant]:
     out: list[Invariant] = []
     n = game.players
     seats = range(game.seats)
     for name, fig in rs.figures.items():
-        def conserved(g: Game, s: State, name=name):
+        def conserved(g: SymGame, s: State, name=name):
             count = figure_count(g, name)
             return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] + s.held[(p, name)]
                                       + s.outpost[(p, name)] == count)
@@ -177,18 +177,18 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
             clauses = cites(fig) or ("BASE-COMP-2",)
         out.append(Invariant(f"conserved-{name}", title, clauses, where(fig.span), "state", conserved, fig.span))
 
-    def nonneg_figs(g: Game, s: State):
+    def nonneg_figs(g: SymGame, s: State):
         return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0, s.held[(p, f)] >= 0,
                                                          s.outpost[(p, f)] >= 0))
                        for p in seats for f in rs.figures])
     out.append(Invariant("supply-nonnegative", "no supply goes negative (nor a count of figures on the board)",
                          ("BASE-FOLLOW-3",), "builtin", "state", nonneg_figs))
 
-    def nonneg_score(g: Game, s: State):
+    def nonneg_score(g: SymGame, s: State):
         return z3.And([z3.Implies(p < g.players, s.score[p] >= 0) for p in seats])
     out.append(Invariant("score-nonnegative", "no score goes below 0", ("BASE-SCORE-3",), "builtin", "state", nonneg_score))
 
-    def monotone(g: Game, s: State, t: State):
+    def monotone(g: SymGame, s: State, t: State):
         return z3.And([z3.Implies(p < g.players, t.score[p] >= s.score[p]) for p in seats])
     if rs.ransom is not None:  # a ransom moves points between players: every other rule only adds
         out.append(Invariant("score-never-decreases", "only a ransom lowers a score (every other rule only adds points)",
@@ -201,14 +201,14 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
         if aw.most:
             continue  # it names no seat: every seat with the most scores (award_most_step)
 
-        def seat(g: Game, s: State, sname=sname):
+        def seat(g: SymGame, s: State, sname=sname):
             return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
         out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
                              cites(aw), where(aw.span), "state", seat, aw.span))
     for name in rs.corner_figures():
         fig = rs.figures[name]
 
-        def stays(g: Game, s: State, t: State, name=name):
+        def stays(g: SymGame, s: State, t: State, name=name):
             return z3.And([z3.Implies(p < g.players, t.board[(p, name)] >= s.board[(p, name)]) for p in seats])
         out.append(Invariant(f"stays-{name}", f"a {name} once put stays on the board to the end (never returned)",
                              cites(fig), where(fig.span), "step", stays, fig.span))
@@ -224,14 +224,14 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
 def declared_invariants(rs: RuleSet) -> list[Invariant]:
     out = []
     for inv in rs.invariants:
-        def pred(g: Game, s: State, inv=inv):
+        def pred(g: SymGame, s: State, inv=inv):
             return encode(inv.test, g.env("", s))
         out.append(Invariant(inv.name, line_text(inv.span) or inv.name, cites(inv), where(inv.span), "state", pred, inv.span))
     return out
 
 
 # --------------------------------------------------------------------- steps
-def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
+def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
     """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
     env = g.env(tag, kind=kind)
     env.completing = completing
@@ -274,7 +274,7 @@ def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
                 line_text(cd.span) + ("" if done else "   (does not hold: the feature is incomplete)"))
 
 
-def _display(g: Game, after: State, created: dict | None = None, points=None) -> tuple[dict, list]:
+def _display(g: SymGame, after: State, created: dict | None = None, points=None) -> tuple[dict, list]:
     """What a counterexample shows of a step (state before and after, the rule's inputs, its points),
     and the numbers minimized to make it small."""
     show: dict[str, z3.ExprRef] = {}
@@ -288,7 +288,7 @@ def _display(g: Game, after: State, created: dict | None = None, points=None) ->
     return show, inputs
 
 
-def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
+def _show_state(g: SymGame, s: State, t: State, show: dict, inputs: list) -> None:
     show["players"] = g.players
     show["current"] = g.current
     inputs += [g.players, g.current]
@@ -316,14 +316,14 @@ def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
         inputs.append(v)
 
 
-def _fresh_scores(g: Game, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
+def _fresh_scores(g: SymGame, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
     for p in range(g.seats):
         v = z3.Int(f"score'[{p}]")
         facts.append(Fact(v == g.before.score[p] + gains[p], why, text))
         after.score[p] = v
 
 
-def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
+def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
     rs = g.rs
     kind = decl.kind
     facts = list(g.facts)
@@ -392,11 +392,11 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
     label = f"score {kind} {decl.when}" + (f" {trig}" if trig else "")
-    return Step(label, where(decl.span), line_text(decl.span), cites(decl),
+    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl),
                 facts, after, claims, show, inputs, decl.span)
 
 
-def place_step(g: Game, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> Step:
+def place_step(g: SymGame, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> RuleStep:
     facts = list(g.facts)
     env = g.env("")
     env.names["figures"] = env.var("figures", 0, None, "builtin", "figures on the feature >= 0")
@@ -429,10 +429,10 @@ def place_step(g: Game, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None
         after.supply[(p, name)], after.board[(p, name)] = s2, b2
     show, inputs = _display(g, after, env.created)
     label = f"place a {name}" + (f" on {', '.join(allow.on)} (allow)" if allow else "")
-    return Step(label, where(decl.span), line_text(decl.span), cites(decl), facts, after, {}, show, inputs, decl.span)
+    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl), facts, after, {}, show, inputs, decl.span)
 
 
-def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
+def recall_steps(g: SymGame, name: str, rc: A.RecallDecl) -> list[RuleStep]:
     rs = g.rs
     out = []
     fig = rs.figures.get(name)
@@ -458,12 +458,12 @@ def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
                               where(rc.span), f"the recalled {name} goes back to supply"))
             after.supply[(p, name)], after.board[(p, name)] = s2, b2
         show, inputs = _display(g, after, env.created, pts)
-        out.append(Step(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
+        out.append(RuleStep(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
                         facts, after, {}, show, inputs, rc.span))
     return out
 
 
-def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+def award_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
     facts = list(g.facts)
     env = g.env("")
     pts = z3.Int("points")
@@ -474,10 +474,10 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
     _fresh_scores(g, after, [z3.If(z3.And(h == p, p < g.players), pts, 0) for p in range(g.seats)], "engine",
                   f"the seat held in `{sname}` (if it is a seat) scores the points", facts)
     show, inputs = _display(g, after, env.created, pts)
-    return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
+    return RuleStep(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
 
 
-def award_most_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+def award_most_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
     """`award most S at end = E`: every seat in the game whose value of S is the highest,
     when that is above 0, scores E (a tie: each of them)."""
     facts = list(g.facts)
@@ -496,11 +496,11 @@ def award_most_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
                   f"every seat with the most `{sname}` (above 0) scores the points", facts)
     show, inputs = _display(g, after, env.created, pts)
     show[f"most({sname})"] = top
-    return Step(f"award most {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show,
+    return RuleStep(f"award most {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show,
                 inputs, aw.span)
 
 
-def on_step(g: Game, on: A.OnDecl) -> Step:
+def on_step(g: SymGame, on: A.OnDecl) -> RuleStep:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
         env, _ = _feature_env(g, on.of, "", facts, completing=True)
@@ -521,10 +521,10 @@ def on_step(g: Game, on: A.OnDecl) -> Step:
             facts.append(Fact(nv == v, w, f"{text}   (sets `{k}`)"))
             after.st[k] = nv
     show, inputs = _display(g, after, env.created)
-    return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
+    return RuleStep(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
 
 
-def initial_step(g: Game) -> Step:
+def initial_step(g: SymGame) -> RuleStep:
     rs = g.rs
     facts = list(g.facts)
     env = g.env("")
@@ -544,12 +544,12 @@ def initial_step(g: Game) -> Step:
     show: dict[str, z3.ExprRef] = {}
     inputs: list[z3.ArithRef] = []
     _show_state(g, s, s, show, inputs)
-    return Step("initial state", "builtin", "", (), facts, s, {}, show, inputs)
+    return RuleStep("initial state", "builtin", "", (), facts, s, {}, show, inputs)
 
 
-def all_steps(g: Game) -> list[Step]:
+def all_steps(g: SymGame) -> list[RuleStep]:
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     for name, fig in rs.figures.items():
         out.append(place_step(g, name, fig))
     for pm in rs.permits:
@@ -573,14 +573,14 @@ def all_steps(g: Game) -> list[Step]:
     return out
 
 
-def outpost_steps(g: Game) -> list[Step]:
+def outpost_steps(g: SymGame) -> list[RuleStep]:
     """The outposts (Siege and Defense).  `on put ... { may put F on row|pool }`: the current seat
     moves one F from supply to an outpost.  `on full|overflow|end of T { ... }`: one step per
     rule and outpost, its actions in order -- `score each E` (every seat scores E, `own` being its
     figures on the outpost), `remove 1 of FIGS where C` (a seat for which C holds may take one of
     its FIGS off the board, back to supply), `return FIGS from outpost` (back to supply)."""
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     for op in rs.outpost_puts:
         if op.figure not in rs.figures:
@@ -596,7 +596,7 @@ def outpost_steps(g: Game) -> list[Step]:
         _moves(g, after, "outpost", changes, at, f"{text}   (one {op.figure} from supply to the outpost's {op.slot})",
                facts)
         show, inputs = _display(g, after)
-        out.append(Step(f"put {_a(op.figure)} on an outpost's {op.slot}", at, text, cites(op), facts, after, {}, show,
+        out.append(RuleStep(f"put {_a(op.figure)} on an outpost's {op.slot}", at, text, cites(op), facts, after, {}, show,
                         inputs, op.span))
     for on in rs.track_ons:
         if on.event == "draw" or not on.tracks:
@@ -659,12 +659,12 @@ def outpost_steps(g: Game) -> list[Step]:
         for (p, f), v in x.items():
             show[f"on_outpost[{p}].{f}"] = v
             inputs.append(v)
-        out.append(Step(f"on {on.event} of {', '.join(on.tracks)}", at, text, cites(on), facts, after, {}, show, inputs,
+        out.append(RuleStep(f"on {on.event} of {', '.join(on.tracks)}", at, text, cites(on), facts, after, {}, show, inputs,
                         on.span))
     return out
 
 
-def _moves(g: Game, after: State, label: str, changes: dict, why: str, text: str, facts: list[Fact]) -> None:
+def _moves(g: SymGame, after: State, label: str, changes: dict, why: str, text: str, facts: list[Fact]) -> None:
     """Fresh after-variables for the (part, seat, figure) entries changed by `changes`: part is
     supply | board | held, each change a z3 term added to the before-value."""
     for (part, p, name), delta in changes.items():
@@ -674,12 +674,12 @@ def _moves(g: Game, after: State, label: str, changes: dict, why: str, text: str
         getattr(after, part)[(p, name)] = v
 
 
-def capture_steps(g: Game) -> list[Step]:
+def capture_steps(g: SymGame) -> list[RuleStep]:
     """A capture (TOWER-CAPTURE-1): the current player takes a figure of seat v off the board.  Own:
     back to supply.  Another's: held as a prisoner, or, with `exchange prisoners`, swapped at once
     for one of the capturer's that v holds (TOWER-SWAP-1)."""
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     for cap in rs.captures.values():
         text, at = line_text(cap.span), where(cap.span)
@@ -711,7 +711,7 @@ def capture_steps(g: Game) -> list[Step]:
                 _moves(g, after, label, changes, "engine", f"capture ({label})", facts)
                 show, inputs = _display(g, after)
                 show["victim"] = v
-                out.append(Step(f"capture {_a(name)} ({label})", at, text, cites(cap), facts, after, {}, show, inputs, cap.span))
+                out.append(RuleStep(f"capture {_a(name)} ({label})", at, text, cites(cap), facts, after, {}, show, inputs, cap.span))
     return out
 
 
@@ -726,12 +726,12 @@ def _sum_changes(a: dict, b: dict) -> dict:
     return out
 
 
-def ransom_steps(g: Game) -> list[Step]:
+def ransom_steps(g: SymGame) -> list[RuleStep]:
     """A ransom (TOWER-RANSOM-1): the current player pays seat h the price and takes back an own
     figure h holds, if the rule's condition holds (`points`: the payer's score)."""
     rs = g.rs
     rn = rs.ransom
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     text, at = line_text(rn.span), where(rn.span)
     for name in [f for f in rn.figures if f in rs.figures]:
@@ -757,14 +757,14 @@ def ransom_steps(g: Game) -> list[Step]:
                       f"{text}   (the payer pays the holder)", facts)
         show, inputs = _display(g, after, env.created, price)
         show["holder"] = h
-        out.append(Step(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
+        out.append(RuleStep(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
     return out
 
 
 # ------------------------------------------------------------------- checks
-def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
+def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
     """Each scoring formula is monotone in every size quantity it reads."""
-    out: list[Check] = []
+    out: list[InvariantCheck] = []
     formulas: list[tuple[str, A.Expr, object, str | None, bool]] = []
     for d in rs.all_scores():
         formulas.append((f"score {d.kind} {d.when}" + (f" by {d.by}" if d.by else ""), d.value, d, d.kind, d.when == "complete"))
@@ -809,21 +809,21 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
             show[f"{q}'"] = q2
             show["points"], show["points'"] = pts1, pts2
             res = prove(pts2 >= pts1, facts, show, minimize=[t for t in show.values() if z3.is_int_value(t) is False])
-            out.append(Check(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
+            out.append(InvariantCheck(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
     return out
 
 
-def check_invariants(rs: RuleSet) -> list[Check]:
-    g = Game.make(rs)
+def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
+    g = SymGame.make(rs)
     invs = builtin_invariants(rs, g) + declared_invariants(rs)
     state_invs = [i for i in invs if i.kind == "state"]
     pre = [Fact(i.pred(g, g.before), i.where, f"before the step: {i.title}", assumed=True) for i in state_invs]
-    out: list[Check] = []
+    out: list[InvariantCheck] = []
     init = initial_step(g)
     for inv in state_invs:
         claim = inv.pred(g, init.after)
         res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
-        out.append(Check(inv, "initial state", "builtin", "", res))
+        out.append(InvariantCheck(inv, "initial state", "builtin", "", res))
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
@@ -833,7 +833,7 @@ def check_invariants(rs: RuleSet) -> list[Check]:
                 if z3.eq(z3.simplify(claim), z3.simplify(inv.pred(g, g.before))):
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
-                    out.append(Check(inv, step.rule, step.where, step.text, res, step.span))
+                    out.append(InvariantCheck(inv, step.rule, step.where, step.text, res, step.span))
                     continue
             elif inv.kind == "step":
                 if step.transfer and inv.id == "score-never-decreases":
@@ -847,7 +847,7 @@ def check_invariants(rs: RuleSet) -> list[Check]:
         results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
-            out.append(Check(byid[iid], step.rule, step.where, step.text, res, step.span))
+            out.append(InvariantCheck(byid[iid], step.rule, step.where, step.text, res, step.span))
     for inv in invs:
         if inv.kind == "formula":
             out.extend(_formula_checks(rs, inv))
@@ -891,7 +891,7 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
     return lines
 
 
-def summarize(checks: list[Check]) -> dict[str, int]:
+def summarize(checks: list[InvariantCheck]) -> dict[str, int]:
     out = {"proved": 0, "refuted": 0, "inconclusive": 0}
     for c in checks:
         out[str(c.result.verdict)] += 1
@@ -899,7 +899,7 @@ def summarize(checks: list[Check]) -> dict[str, int]:
 
 
 # --------------------------------------------------------------- registry
-def _detail(c: Check) -> list[str]:
+def _detail(c: InvariantCheck) -> list[str]:
     r = c.result
     if r.refuted:
         out = ["counterexample: " + "; ".join(format_model(r.model))]
@@ -915,7 +915,7 @@ def _detail(c: Check) -> list[str]:
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
-def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagnostic]:
+def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for c in checks:
         if c.result.proved:
@@ -926,7 +926,7 @@ def diagnostics(rs: RuleSet, checks: list[Check], seconds: float) -> list[Diagno
                 f"{c.invariant.title}")
         out.append(Diagnostic(span, "\n    ".join([head] + _detail(c)), "invariant"))
     n = summarize(checks)
-    order: dict[str, list[Check]] = {}
+    order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "

@@ -6,7 +6,7 @@ scorings (`SCORES_TAKE`, `SCORES_END`, `MISPLACED`), `END_WHEN` and `TIE`.  This
 knows only the shape of the game of rulebook 001: coloured rows, hands, claims to the
 left of a figure, rounds.
 
-Moves (typed tuples, `legal_actions()`):
+Moves (typed tuples of `moves.py`, `legal_actions()`; a written tuple is accepted too):
 
     ("lay", row)           the dealer puts the set-up joker waiting to be laid into `row`
     ("play", card, row)    the current player plays `card` from their hand to the end of `row`
@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 
 from .errors import IllegalAction
+from .moves import Claim, Discard, Keep, Lay, Play, as_move
 
 NAMES = ("red", "blue", "green", "yellow", "black")
 
@@ -189,18 +190,18 @@ class Game:
         if self.ended:
             return []
         if self.phase == "layout":
-            return [("lay", row) for row in R.COLOURS]
+            return [Lay(row) for row in R.COLOURS]
         if self.phase == "keep":
             _, card = self.pending[0]
-            return [("keep", card), ("discard", card)]
+            return [Keep(card), Discard(card)]
         p = self.current
         acts = []
         for card in sorted(set(self.hands[p]), key=self.hands[p].index):
             for row in R.COLOURS:
                 if self._may_play(card, row):
-                    acts.append(("play", card, row))
+                    acts.append(Play(card, row))
         if self.feudals[p] < R.FEUDALS:
-            acts.extend(("claim", row) for row in R.COLOURS)
+            acts.extend(Claim(row) for row in R.COLOURS)
         return acts
 
     def _face_down_next(self, row):
@@ -213,7 +214,10 @@ class Game:
         R = self.R
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
-        kind = a[0] if isinstance(a, tuple) and a else None
+        move = as_move(a)
+        if move is None:
+            raise IllegalAction(f"not a move of the card game: {a!r}", R.CLAUSE_TURN)
+        a, kind = move, move.KIND
         if self.phase == "layout":
             if kind != "lay" or a[1] not in self.rows:
                 raise IllegalAction(f"the set-up joker {self.pending[0]} waits for the dealer to choose its row",
