@@ -140,8 +140,9 @@ def test_first_card_of_each_row_goes_face_down(eng):
     while g.phase == "layout":
         g.apply_action(g.legal_actions()[0])
     card = next(c for c in g.hands[g.current] if eng.rules.CARD[c][1] not in (None, "red"))
+    mover = g.current
     g.apply_action(("play", card, "red"))
-    assert g.rows["red"][-1] == [card, True]
+    assert g.rows["red"][-1] == [card, True, mover]
     colour = eng.rules.CARD[card][1]
     plays = [a for a in g.legal_actions() if a[0] == "play" and a[2] == "red"]
     assert all(eng.rules.CARD[a[1]][1] in (None, "red") for a in plays)

@@ -368,7 +368,7 @@ def card_engine(rs: RuleSet):
                 out.append(f"  {here}: the engine counts {g.locations()}, the recount {mine} [CARD-COMP-1]")
             if a[0] in ("play", "claim") and (g.round != rnd or g.ended or g.phase == "keep"):
                 if a[0] == "play":  # the rows as this move left them, before the round was resolved
-                    rows[a[2]].append([a[1], False])
+                    rows[a[2]].append([a[1], False, mover])
                 else:
                     rows[a[1]].append(("F", mover))
                 claims, kept = recount_claims(rows), []

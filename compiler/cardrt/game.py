@@ -93,7 +93,7 @@ class Game:
             order += rest
         self.deck = order[::-1]  # the top card last: drawn by pop()
         self.drawn = list(order)  # the deck as dealt, top first (a record's "deck")
-        self.rows = {c: [] for c in R.COLOURS}  # entries: [card, face_down] or ("F", seat)
+        self.rows = {c: [] for c in R.COLOURS}  # entries: [card, face_down, who played it] or ("F", seat)
         self.hands = [[] for _ in range(players)]
         self.piles = [[] for _ in range(players)]
         self.chests = [[] for _ in range(players)]
@@ -119,7 +119,7 @@ class Game:
             if colour is None:
                 self.pending.append(c)
             else:
-                self.rows[colour].append([c, False])
+                self.rows[colour].append([c, False, None])
         if not self.pending:
             self._start_round()
 
@@ -222,7 +222,7 @@ class Game:
             if kind != "lay" or a[1] not in self.rows:
                 raise IllegalAction(f"the set-up joker {self.pending[0]} waits for the dealer to choose its row",
                                     R.CLAUSE_LAYOUT)
-            self.rows[a[1]].append([self.pending.pop(0), False])
+            self.rows[a[1]].append([self.pending.pop(0), False, None])
             self.turn += 1
             if not self.pending:
                 self._start_round()
@@ -252,7 +252,7 @@ class Game:
                                     f"row, not the {row} row", R.CLAUSE_TURN)
             face_down = self._face_down_next(row)
             self.hands[p].remove(card)
-            self.rows[row].append([card, face_down])
+            self.rows[row].append([card, face_down, p])
             self.started.add(row)
         elif kind == "claim":
             row = a[1]
@@ -313,7 +313,7 @@ class Game:
             seg = []
             for e in entries:
                 if isinstance(e, tuple):
-                    claims.setdefault(e[1], []).extend((c, row, fd) for c, fd in seg)
+                    claims.setdefault(e[1], []).extend((c, row, fd) for c, fd, _ in seg)
                     seg = []
                 else:
                     seg.append(e)
@@ -476,12 +476,13 @@ class Game:
 
     def view(self, seat=None):
         """What a player sees (seat None: everything): the rows with their feudals (a face-down
-        card is "?"), the scores, each pile, each chest's size (its cards lie face down), the
+        card is "?", except to the player who laid it), the scores, each pile, each chest's size (its cards lie face down), the
         player's own hand and only the size of the others'."""
         rows = {}
         for r, v in self.rows.items():
             rows[r] = [("feudal:" + self.names[e[1]]) if isinstance(e, tuple) else
-                       ("?" if e[1] and seat is not None else e[0] + (" (face down)" if e[1] else "")) for e in v]
+                       ("?" if e[1] and seat is not None and e[2] != seat else e[0] + (" (face down)" if e[1] else ""))
+                       for e in v]
         out = {"round": self.round, "dealer": self.names[self.dealer], "to_move": self.names[self.current],
                "rows": rows, "scores": {self.names[p]: self.scores[p] for p in range(self.n)},
                "chests": {self.names[p]: len(self.chests[p]) for p in range(self.n)},
