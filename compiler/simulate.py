@@ -114,6 +114,8 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
+        if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
+            rows[-1]["winners"] = list(g.winners)
         if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
             rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
                             attacks=sum(ev["kind"] == "attack" for ev in g.events),
@@ -328,17 +330,24 @@ class Summary:
         return [r["scores"][p] for r in self.rows]
 
     def won(self, p: int) -> list[int]:
-        """1 where seat p alone had the top score."""
+        """1 where seat p alone had the top score (where the rules break ties, as the card game's
+        `tie` does: where p alone won)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(r["winners"] == [p]))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) == 1))
         return out
 
     def tied(self, p: int) -> list[int]:
-        """1 where seat p shared the top score with another seat."""
+        """1 where seat p shared the top score with another seat (the victory, where the rules break ties)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(p in r["winners"] and len(r["winners"]) > 1))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) > 1))
         return out

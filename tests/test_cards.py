@@ -274,3 +274,11 @@ def test_docs_publish_the_card_record_schema():
     part = doc.split("The schema (`compiler.cardrecords.CARD_SCHEMA`):", 1)[1]
     block = part.split("```json", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads(json.dumps(CARD_SCHEMA))
+
+
+def test_simulate_counts_a_tie_broken_by_the_rules_as_a_win(eng):
+    """CARD-END-1: equal points, the most city cards wins: simulate's wins follow the engine's winners."""
+    from compiler.simulate import Summary
+
+    s = Summary(["card"], 2, 0, ["random", "random"], [{"game": 0, "scores": [50, 50], "winners": [1]}])
+    assert s.won(1) == [1] and s.won(0) == [0] and s.tied(0) == [0]
