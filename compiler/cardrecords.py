@@ -53,7 +53,11 @@ CARD_SCHEMA: dict = {
 
 
 def move_of(entry: dict, g):
-    """The engine move a record's turn names (`g`: the game it is played in)."""
+    """The engine move (its typed move) a record's turn names (`g`: the game it is played in)."""
+    return _runtime(g, "moves").as_move(_written(entry, g))
+
+
+def _written(entry: dict, g):
     R = g.R
     if "play" in entry:
         row = g.rows.get(entry["row"])
@@ -75,11 +79,15 @@ def move_of(entry: dict, g):
     return ("discard", entry["discard"])
 
 
-def g_illegal(g, message, clause):
+def _runtime(g, module: str):
+    """A module of the runtime the game `g` runs on (each engine has its own copy)."""
     from importlib import import_module
 
-    errors = import_module(type(g).__module__.rsplit(".", 1)[0] + ".errors")
-    return errors.IllegalAction(message, clause)
+    return import_module(type(g).__module__.rsplit(".", 1)[0] + "." + module)
+
+
+def g_illegal(g, message, clause):
+    return _runtime(g, "errors").IllegalAction(message, clause)
 
 
 def answer_of(g) -> dict:

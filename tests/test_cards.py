@@ -282,3 +282,19 @@ def test_simulate_counts_a_tie_broken_by_the_rules_as_a_win(eng):
 
     s = Summary(["card"], 2, 0, ["random", "random"], [{"game": 0, "scores": [50, 50], "winners": [1]}])
     assert s.won(1) == [1] and s.won(0) == [0] and s.tied(0) == [0]
+
+
+def test_draw_a_card_table_and_refuse_an_unknown_seat(tmp_path):
+    from typer.testing import CliRunner
+
+    from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
+    from tessera.cli import app
+
+    runner = CliRunner()
+    rec = str(RECORDS / "people_three_worth_five.json")
+    res = runner.invoke(app, ["draw", rec, "--turn", "7", "--seat", "red", "-o", str(tmp_path / "t.svg")])
+    assert res.exit_code == 0, res.output
+    svg = (tmp_path / "t.svg").read_text()
+    assert 'data-row="red"' in svg and 'class="feudal"' in svg and 'class="hand"' in svg
+    res = runner.invoke(app, ["draw", rec, "--seat", "mallory", "-o", str(tmp_path / "u.svg")])
+    assert res.exit_code == 2 and "the players are red, blue" in res.output
