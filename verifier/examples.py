@@ -536,7 +536,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g._put_figure(0, agi, seg)
     g.keep_capture = True
     g._capture_pending(0, agi, seg, (ox, oy), [])
-    reached = {g.seg_cell[a[3]] for a in g.capture_options()}
+    reached = {g.seg_cell[a.segment] for a in g.capture_options()}
     if target is not None:
         got: int | bool = (ox + target[0][0], oy + target[0][1]) in reached
         what = f"a {R.FIGURES[vgi].name} at {target[0][0]:+d} {target[0][1]:+d} from the tower" + \
