@@ -60,6 +60,8 @@ def check_module(mod: A.Module) -> list[Diagnostic]:
             err(span, f"{what} has {node.count} copies; the limit is {MAX_COPIES} copies of one tile")
         if isinstance(node, A.CardDecl) and MAX_COPIES < node.count <= MAX_NUMBER:
             err(span, f"card `{node.kind}` has {node.count} copies; the limit is {MAX_COPIES} copies of one card")
+        if isinstance(node, A.FeudalDecl) and MAX_FIGURES < node.count <= MAX_NUMBER:
+            err(span, f"feudal `{node.name}`: {node.count} per player; the limit is {MAX_FIGURES}")
         if isinstance(node, A.DealRow) and max(node.cards, node.rounds) > MAX_CARDS:
             err(span, f"a deal of {node.cards} cards for {node.rounds} rounds; the limit is {MAX_CARDS} of each")
         if isinstance(node, A.FigureDecl) and MAX_FIGURES < node.count <= MAX_NUMBER:

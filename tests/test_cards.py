@@ -298,3 +298,21 @@ def test_draw_a_card_table_and_refuse_an_unknown_seat(tmp_path):
     assert 'data-row="red"' in svg and 'class="feudal"' in svg and 'class="hand"' in svg
     res = runner.invoke(app, ["draw", rec, "--seat", "mallory", "-o", str(tmp_path / "u.svg")])
     assert res.exit_code == 2 and "the players are red, blue" in res.output
+
+
+def test_a_house_rule_that_changes_an_example_is_a_note_not_a_failure(tmp_path):
+    f = tmp_path / "h.tess"
+    f.write_text("module h\nrequires card\n"
+                 "override score people on take = values(people) * taken(people) + 1 [CARD-SCORE-1]\n", encoding="utf-8")
+    res = _verify(require_rule_set([str(f)]), "card-examples")
+    assert res.passed
+    [note] = res.diagnostics
+    assert note.severity == "note" and "gives 16, the rulebook prints 15" in note.message
+
+
+def test_card_counts_are_bounded():
+    """Untrusted rule files: a million feudals a round or cards beyond the limit are `limit` errors."""
+    diags, _ = check_text("module m\nrequires card\noverride feudal big_feudal 1000000 per player\n", "m.tess")
+    assert any(d.code == "limit" and "the limit is 100" in d.message for d in diags)
+    diags, _ = check_text("module m\nrequires card\noverride card animal x501 per colour\n", "m.tess")
+    assert any(d.code == "limit" and "501 copies" in d.message for d in diags)
