@@ -170,7 +170,8 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                    "base+river+abbot+king_robber+barn+tower+siege, card (the card game)"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
-        engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "
+        engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine (the card game: "
+                                                                       "its card locations and claims recounted) and "
                                                                        "compare its features with an independent "
                                                                        "networkx rebuild (default: on)"),
         games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
@@ -211,7 +212,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     if not engine:  # --no-engine: not run, and not listed as skipped either
         from verifier.checks import load_checks
 
-        names = [n for n in (names if names is not None else load_checks()) if n != "engine-features"]
+        names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         err.print("tessera verify: no rule files found", markup=False)
@@ -232,6 +233,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         import verifier.engine_check as ec
 
         ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
+        import verifier.cards as vc
+
+        vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
     def seconds(t: float) -> str:
         return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
@@ -248,7 +252,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             for d in diags:
                 out.print(render(d, ws.sources), markup=False)
             continue
-        results = run_checks(rs, names)
+        from verifier.checks import of_family
+
+        # a rule set runs the checks of its own game family (the tile game's, or the card game's)
+        results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                             if names is not None else None)
         problems = []
         bad = 0
         for r in results:
