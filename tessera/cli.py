@@ -170,10 +170,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                    "base+river+abbot+king_robber+barn+tower+siege, card (the card game)"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
-        engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine (the card game: "
-                                                                       "its card locations and claims recounted) and "
+        engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "
                                                                        "compare its features with an independent "
-                                                                       "networkx rebuild (default: on)"),
+                                                                       "networkx rebuild (the card game: recount its "
+                                                                       "cards and claims after every move; default: on)"),
         games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
                                                                        "the rule sets (at least one each)"),
         players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game of the engine check"),
