@@ -5,7 +5,9 @@ Every limit is a check-time error that names the limit (code `limit`), so what
 
 - a number written in a rule (a literal, a count, a coordinate) is at most MAX_NUMBER;
 - a tile has at most MAX_COPIES copies and a rule set at most MAX_TILES tiles;
-- a figure comes at most MAX_FIGURES times per player;
+- a figure comes at most MAX_FIGURES times per player (a card game's feudal too);
+- a card game prints at most MAX_COPIES of one card and MAX_CARDS in all, and deals at most
+  MAX_CARDS cards or rounds;
 - a name (module, tile, feature, state, ...) is at most MAX_NAME characters.
 
 `playable` says why a rule set that checks cannot be played (no tiles, no start tile).
