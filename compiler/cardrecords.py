@@ -105,8 +105,8 @@ def replay_cards(record: dict, base: Path | None = None):
     players = record["players"]
     if len(set(players)) != len(players):
         raise RecordError("player names must be distinct")
-    rules, search = _resolve_rules(record, base)
-    eng = engine_for(rules, search)
+    rules, search, confine = _resolve_rules(record, base)
+    eng = engine_for(rules, search, confine)
     if getattr(eng.rules, "FAMILY", "tiles") != "cards":
         raise RecordError(f"a {CARD_FORMAT} record names the rules of a tile game ({', '.join(rules)}); "
                           f"its format is tessera-game/1")

@@ -18,12 +18,13 @@ whatever the split.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from . import stats
 from .agents import make_agent
@@ -155,15 +156,18 @@ def _quiet_worker() -> None:
 
 # ------------------------------------------------------------------ running a whole simulation
 
-def chunks(games: int, workers: int) -> list[list[int]]:
+def chunks(games: int, workers: int) -> Iterator[list[int]]:
+    """The game indices in chunks, made as they are handed out: nothing is allocated for a game
+    before its chunk starts, so `--games 1000000000` starts its first game at once."""
     size = max(1, min(25, games // max(1, workers * 8)))
-    return [list(range(s, min(games, s + size))) for s in range(0, games, size)]
+    for s in range(0, games, size):
+        yield list(range(s, min(games, s + size)))
 
 
 @dataclass
 class Run:
-    """Games played so far under each rule set (rows[k][i] is game i of rule set k, or None)."""
-    rows: list[list[dict | None]]
+    """Games played so far under each rule set (rows[k]: the finished games of rule set k, in game order)."""
+    rows: list[list[dict]]
     interrupted: bool = False
 
 
@@ -174,14 +178,15 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
 
     The rows do not depend on `jobs` or `backend`.  Ctrl-C stops handing out
     work: the games finished so far are returned with `interrupted` set."""
-    work = [(k, c) for c in chunks(games, jobs) for k in range(len(tasks))]  # rule sets interleaved: pairs finish together
-    out = Run([[None] * games for _ in tasks])
+    work = ((k, c) for c in chunks(games, jobs) for k in range(len(tasks)))  # rule sets interleaved: pairs finish together
+    finished: list[dict[int, dict]] = [{} for _ in tasks]  # only games that were played take memory
+    out = Run([[] for _ in tasks])
     done = 0
 
     def take(k: int, rows: list[dict]) -> None:
         nonlocal done
         for r in rows:
-            out.rows[k][r["game"]] = r
+            finished[k][r["game"]] = r
         done += len(rows)
         if progress is not None:
             progress(done)
@@ -196,6 +201,7 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
             _run_pool(tasks, work, jobs, take)
     except KeyboardInterrupt:
         out.interrupted = True
+    out.rows = [[rows[i] for i in sorted(rows)] for rows in finished]
     return out
 
 
@@ -279,14 +285,24 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-    futs = []
+    pending: dict = {}  # a few chunks per worker at a time, as the pool does: memory flat in the game count
+    window = 2 * max(jobs, len(client.scheduler_info().get("workers", ())) or 1)
     try:
-        futs = [client.submit(play_chunk, tasks[k], c, pure=False) for k, c in work]
-        which = {f.key: k for f, (k, _) in zip(futs, work)}
-        for f in as_completed(futs):
-            take(which[f.key], f.result())
+        todo = iter(work)
+        for k, c in itertools.islice(todo, window):
+            f = client.submit(play_chunk, tasks[k], c, pure=False)
+            pending[f.key] = (f, k)
+        running = as_completed([f for f, _ in pending.values()])
+        for f in running:
+            _, k = pending.pop(f.key)
+            take(k, f.result())
+            nxt = next(todo, None)
+            if nxt is not None:
+                g = client.submit(play_chunk, tasks[nxt[0]], nxt[1], pure=False)
+                pending[g.key] = (g, nxt[0])
+                running.add(g)
     finally:
-        for f in futs:
+        for f, _ in pending.values():
             f.cancel()
         client.close()
         if cluster is not None:

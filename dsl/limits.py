@@ -10,6 +10,15 @@ Every limit is a check-time error that names the limit (code `limit`), so what
   MAX_CARDS cards or rounds;
 - a name (module, tile, feature, state, ...) is at most MAX_NAME characters.
 
+What a rule computes while a game is played is bounded too: a state's value, the
+points of one scoring (score, award, recall, an outpost's `score each`), a capture
+range and a ransom price are at most MAX_VALUE either way.  A value beyond it stops
+the game with an error naming the rule's line (the generated engine checks it),
+so no rule can grow a number until memory runs out (`set s = s * s`).  `check`
+sees some of it before any game: an expression whose value could need more than
+MAX_DIGITS digits is an error, and a `set` that can multiply a state by more than
+one each time (`set s = s * s`, `set s = 2 * s`) is a warning.
+
 `playable` says why a rule set that checks cannot be played (no tiles, no start tile).
 """
 from __future__ import annotations
@@ -25,6 +34,9 @@ MAX_TILES = 2_000  # in a rule set (the base game and every expansion here: abou
 MAX_FIGURES = 100  # of one figure per player (the base game: 7 followers)
 MAX_NAME = 64
 MAX_CARDS = 2_000  # in a card game, and of a deal's cards or rounds (rulebook 001: 140 cards)
+MAX_VALUE = MAX_NUMBER  # any value a rule computes in a game (a state, the points of one scoring)
+MAX_DIGITS = 1_000  # digits any value inside one expression could need, read with the bounds below
+MAX_COUNT = 10 ** 12  # above any count or score a game of at most MAX_TILES tiles can reach (for MAX_DIGITS)
 MAX_CELLS = 64  # covered by one tile (`cells WxH`; the Siege's fortress pieces cover 6)
 
 _NAME_FIELDS = {"name", "kind", "tile", "code", "state", "figure", "fn", "of", "by", "before", "last"}
@@ -77,7 +89,117 @@ def check_module(mod: A.Module) -> list[Diagnostic]:
                 if (f.name in _NAME_FIELDS or f.name == "modules") and isinstance(v, str) and len(v) > MAX_NAME:
                     err(span, f"the name `{v[:20]}…` is {len(v)} characters long; the limit is {MAX_NAME}")
             stack.append((value, span))
+    return out + check_values(mod)
+
+
+_EXPRS = (A.IntLit, A.BoolLit, A.Var, A.Call, A.BinOp, A.Not, A.Neg, A.Cond, A.StateOf)
+
+
+def check_values(mod: A.Module) -> list[Diagnostic]:
+    """What `check` can see of the values a rule computes, before any game is played.
+
+    An expression whose value could need more than MAX_DIGITS digits (each state at most
+    MAX_VALUE, each quantity at most MAX_COUNT) is an error; a `set` whose value can be more
+    than its states' value each time it applies (a product of states, or a state times more
+    than one) is a warning: it grows until MAX_VALUE stops the game."""
+    out: list[Diagnostic] = []
+    stack: list[object] = [mod]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+            continue
+        if not is_dataclass(node) or isinstance(node, (A.Span, A.Cite)):
+            continue
+        if isinstance(node, _EXPRS):
+            digits = _digits(node)
+            if digits > MAX_DIGITS:
+                out.append(Diagnostic(node.span if node.span.line else mod.span,
+                                      f"this expression's value could have about {digits:,.0f} digits; the limit is "
+                                      f"{MAX_DIGITS:,} (every state read as up to {MAX_VALUE:,}, every count as up to 10^12): multiply less",
+                                      "limit"))
+            continue
+        if isinstance(node, A.SetAction):
+            low, linear, higher = _growth(node.value)
+            if higher or linear > 1:
+                target = node.name + (" of SEAT" if node.seat is not None else "")
+                how = "a product of states" if higher else "more than one times a state (a sum of states, or a state times a number)"
+                out.append(Diagnostic(node.span if node.span.line else mod.span,
+                                      f"`set {target}` can be {how}, so its value can grow each time the rule applies; "
+                                      f"a state beyond {MAX_VALUE:,} either way stops the game", "growth", "warning"))
+        stack.extend(getattr(node, f.name) for f in fields(node) if f.name != "span")
     return out
+
+
+def _leaf_is_state(e) -> bool:
+    from .builtins import QUANTITIES
+    return isinstance(e, A.StateOf) or (isinstance(e, A.Var) and e.name not in QUANTITIES)
+
+
+def _digits(e) -> float:
+    """An upper bound on the decimal digits of the expression's value (log10 of its magnitude)."""
+    import math
+    match e:
+        case A.IntLit(value=v):
+            return math.log10(abs(v)) if v else 0.0
+        case A.BoolLit():
+            return 0.0
+        case A.Var() | A.StateOf():
+            return math.log10(MAX_VALUE if _leaf_is_state(e) else MAX_COUNT)
+        case A.Call(fn=fn, args=args):
+            if fn in ("min", "max") and args:
+                return max(_digits(a) for a in args)
+            return math.log10(MAX_COUNT)
+        case A.BinOp(op=op, left=l, right=r):
+            a, b = _digits(l), _digits(r)
+            if op == "*":
+                return a + b
+            if op in ("+", "-"):
+                return max(a, b) + math.log10(2)
+            if op == "//":
+                return a
+            if op == "%":
+                return b
+            return 0.0  # a comparison or `and`/`or`: true or false
+        case A.Neg(operand=o):
+            return _digits(o)
+        case A.Not():
+            return 0.0
+        case A.Cond(then=a, orelse=b):
+            return max(_digits(a), _digits(b))
+    return 0.0
+
+
+def _growth(e) -> tuple[float, float, bool]:
+    """The value as a polynomial in the states' size S: (constant, factor of S, whether S*S or
+    more can appear), every coefficient an upper bound of its magnitude."""
+    match e:
+        case A.IntLit(value=v):
+            return float(abs(v)), 0.0, False
+        case A.Var() | A.StateOf():
+            return (0.0, 1.0, False) if _leaf_is_state(e) else (float(MAX_COUNT), 0.0, False)
+        case A.Call(fn=fn, args=args):
+            if fn in ("min", "max") and args:
+                parts = [_growth(a) for a in args]
+                return max(p[0] for p in parts), max(p[1] for p in parts), any(p[2] for p in parts)
+            return float(MAX_COUNT), 0.0, False
+        case A.BinOp(op=op, left=l, right=r):
+            if op in ("+", "-", "*", "//", "%"):
+                (c1, k1, h1), (c2, k2, h2) = _growth(l), _growth(r)
+                if op in ("+", "-"):
+                    return c1 + c2, k1 + k2, h1 or h2
+                if op == "*":
+                    return c1 * c2, c1 * k2 + k1 * c2, h1 or h2 or (k1 > 0 and k2 > 0)
+                if op == "//":
+                    return c1, k1, h1
+                return c2, k2, h2  # a remainder is smaller than what it divides by
+            return 1.0, 0.0, False
+        case A.Neg(operand=o):
+            return _growth(o)
+        case A.Cond(then=a, orelse=b):
+            (c1, k1, h1), (c2, k2, h2) = _growth(a), _growth(b)
+            return max(c1, c2), max(k1, k2), h1 or h2
+    return 1.0, 0.0, False
 
 
 def check_rule_set(rs) -> list[Diagnostic]:

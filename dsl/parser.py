@@ -943,7 +943,11 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
 
     def at(pos: int, msg: str) -> Diagnostic:
         line, col = _line_col(text, pos)
-        return Diagnostic(A.Span(file, line, col, line, col + 1), msg, "syntax")
+        tok = getattr(err, "token", None)
+        width = 1
+        if tok is not None and tok.type == "NAME" and tok.start_pos == pos and "\n" not in str(tok):
+            width = max(len(str(tok)), 1)  # the misspelt word whole
+        return Diagnostic(A.Span(file, line, col, line, col + width), msg, "syntax")
 
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream
@@ -1021,7 +1025,12 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         code = "syntax"
     if label:
         msg = f"{label} (found {msg.removeprefix('unexpected ').split(';')[0]})"
-    return Diagnostic(A.Span(file, line, col, line, col + 1), msg, code)
+    end = col + 1
+    tok = getattr(err, "token", None)
+    if (isinstance(err, UnexpectedToken) and tok is not None and tok.type != "$END"
+            and tok.line == line and tok.column == col and tok.end_line == line and (tok.end_column or 0) > col):
+        end = tok.end_column  # the whole unexpected word is underlined, not its first letter
+    return Diagnostic(A.Span(file, line, col, line, end), msg, code)
 
 
 _PRETTY = {

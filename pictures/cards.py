@@ -50,8 +50,8 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     if seat is not None and seat not in players:
         raise RecordError(f"--seat {seat!r}: the players are {', '.join(players)}")
     who = players.index(seat) if seat is not None else None
-    rules, search = _resolve_rules(record, base)
-    eng = engine_for(rules, search)
+    rules, search, confine = _resolve_rules(record, base)
+    eng = engine_for(rules, search, confine)
     if getattr(eng.rules, "FAMILY", "tiles") != "cards":
         raise RecordError("a tessera-cards/1 record names the rules of a tile game")
     try:

@@ -181,6 +181,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
+        budget: Optional[int] = typer.Option(
+            None, "--budget", min=1, help="z3's resource budget per rule set (default 200000000): a count of "
+                                          "z3's own work over all its queries; once spent, the checks left "
+                                          "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(
             None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
                                            "timeout); a timeout can only make a check inconclusive, never "
@@ -199,7 +203,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.checks import run_checks
     from verifier.solver import set_limits
 
-    set_limits(rlimit, timeout)
+    set_limits(rlimit, timeout, budget)
     names = None
     if only:
         from verifier.checks import load_checks
@@ -306,10 +310,22 @@ from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simula
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 
 
+def _ctrl_c(exc: BaseException) -> bool:
+    """Whether `exc` came from a Ctrl-C (typer turns KeyboardInterrupt into a silent exit 130)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def main() -> None:
     try:
         app()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers
+            err.print("interrupted", markup=False)
         raise
     except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
         err.print("interrupted", markup=False)

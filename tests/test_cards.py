@@ -181,7 +181,7 @@ def _house(tmp_path, line: str):
 def test_house_rule_people_plus_one(tmp_path):
     eng = _house(tmp_path, "override score people on take = values(people) * taken(people) + 1")
     doc = json.loads((RECORDS / "people_three_worth_five.json").read_text())
-    doc["rules"] = [str(tmp_path / "house.tess")]
+    doc["rules"] = ["house.tess"]  # beside the record: a record names its rule files relative to itself
     res = replay(doc, tmp_path)
     assert res.answer["scores"]["red"] == 16  # 5 x 3 + 1
     assert eng.rules.FACEDOWN == "first"

@@ -106,8 +106,8 @@ def test_form_feed_and_line_separator_in_a_comment_keep_the_quoted_line() -> Non
     got, text, _ = run("check", "rules/formfeed.tess")
     assert got == 1
     assert text.splitlines()[:3] == [
-        "rules/formfeed.tess:3:1: error: unknown module `bsae`; did you mean `base`?  [unknown-name]",
-        "    extends bsae", "    ^~~~~~~~~~~~"]
+        "rules/formfeed.tess:3:9: error: unknown module `bsae`; did you mean `base`?  [unknown-name]",
+        "    extends bsae", "            ^~~~"]
 
 
 def test_check_counts_each_file_once() -> None:
@@ -124,10 +124,12 @@ def test_a_record_reads_its_rules_beside_it_from_any_folder(tmp_path: Path) -> N
     (tmp_path / "base").mkdir()  # a folder named like the bundled module changes nothing either
     answers = set()
     for cwd in (tmp_path, ADV, REPO):
-        for rec in (ADV / "records" / "house_game.json", ADV / "records" / "sub" / "up_game.json"):
-            got, _, out = run("replay", "--json", os.path.relpath(rec, cwd), cwd=cwd)
-            assert got == 0, out
-            answers.add(json.dumps(json.loads(out)["scores"], sort_keys=True))
+        got, _, out = run("replay", "--json", os.path.relpath(ADV / "records" / "house_game.json", cwd), cwd=cwd)
+        assert got == 0, out
+        answers.add(json.dumps(json.loads(out)["scores"], sort_keys=True))
+        # a rule file above the record's folder is refused (issue 28 item 5), from every folder alike
+        got, _, out = run("replay", "--json", os.path.relpath(ADV / "records" / "sub" / "up_game.json", cwd), cwd=cwd)
+        assert got == 2 and "../house.tess is outside the record's folder" in json.loads(out)["error"]["message"]
     assert answers == {'{"blue": 0, "red": 20}'}
 
 
@@ -147,7 +149,8 @@ def test_simulate_records_replay_from_any_folder(tmp_path: Path) -> None:
     assert got == 0, text
     recs = sorted((work / "games" / "out").glob("*.json"))
     assert len(recs) == 2
-    assert json.loads(recs[0].read_text())["rules"] == ["../../house.tess"]
+    assert json.loads(recs[0].read_text())["rules"] == ["house.tess"]  # copied beside the records
+    assert (work / "games" / "out" / "house.tess").read_bytes() == (work / "house.tess").read_bytes()
     for cwd in (tmp_path, work / "games", REPO):
         got, text, out = run("replay", "--json", str(recs[0]), cwd=cwd)
         assert got == 0 and "scores" in json.loads(out), text
@@ -418,5 +421,5 @@ def test_a_file_name_cannot_fake_a_diagnostic_line(tmp_path: Path) -> None:
     (tmp_path / name).write_text("module x\nextends bsae\n")
     got, text, _ = run("check", name, cwd=tmp_path)
     assert got == 1
-    assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:1: error: "
+    assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:9: error: "
                                     "unknown module `bsae`; did you mean `base`?  [unknown-name]")

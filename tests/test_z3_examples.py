@@ -89,12 +89,13 @@ def test_a_scoring_house_rule_turns_the_changed_example_into_a_note(monkeypatch)
     r = res["EX-BASE-CITY-2a"]
     assert r.status == "changed" and r.ok
     assert r.message == ("this house rule (rules/variants/big_cities.tess:5) changes EX-BASE-CITY-2a: "
-                         "the rulebook prints you 8, the house rule gives you 11")
+                         "the rulebook prints you 8, the house rule gives you 11 (the example: rules/base.tess:234)")
     assert res["EX-BASE-ROAD-2a"].status == "ok"  # an example of a clause the house rule leaves alone still checks
     proc = subprocess.run([sys.executable, "-m", "tessera", "verify", "--no-engine", "rules/variants/big_cities.tess"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout
-    assert "note: example EX-BASE-CITY-2a: changed: this house rule" in proc.stdout
+    # at the house rule's line, which is what changes the example (issue 22 item 1)
+    assert "big_cities.tess:5:10: note: example EX-BASE-CITY-2a: changed: this house rule" in proc.stdout
 
 
 def test_an_example_under_an_unrelated_house_rule_still_fails(tmp_path):

@@ -152,7 +152,12 @@ def of_family(name: str, rs: RuleSet) -> bool:
 
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
-    """Run the registered checks (all, or those named) on one rule set, those of its game family."""
+    """Run the registered checks (all, or those named) on one rule set, those of its game family,
+    within one z3 budget (verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
+    left are inconclusive."""
+    from .solver import start_budget
+
+    start_budget()
     checks = load_checks()
     if names is None:  # every check of the rule set's game family
         todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
