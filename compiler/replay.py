@@ -86,6 +86,11 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     engine of the very rule set it verifies)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    from .cardrecords import CARD_FORMAT, replay_cards
+
+    if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
+        validate(record, "the record")
+        return replay_cards(record, base)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:

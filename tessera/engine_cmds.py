@@ -71,7 +71,8 @@ def compile_cmd(
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)"), markup=False)
+    what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
+    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
 @app.command()
