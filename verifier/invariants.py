@@ -78,9 +78,12 @@ class Game:
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
-    def make(cls, rs: RuleSet) -> "Game":
+    def make(cls, rs: RuleSet, seats: int | None = None) -> "Game":
+        """The frame for every number of players of the rule set; `seats`: only that many seats (the
+        conformance check, which follows games of a known number of players)."""
         dom = Domain(rs)
-        _, seats, _, _ = dom.players_range()
+        _, most, _, _ = dom.players_range()
+        seats = most if seats is None else min(seats, most)
         n = z3.Int("players")
         c = z3.Int("current")
         facts = dom.players(n) + dom.current(c, n)
@@ -618,7 +621,12 @@ def outpost_steps(g: Game) -> list[Step]:
         gains = [z3.IntVal(0) for _ in seats]
         changes: dict = {}
         created: dict = {}
+        # what is still on this outpost as the actions run: a `return` takes the figures that are there,
+        # so a second `return` of the same figures finds none (as the engine does; issue 22 item 3), and
+        # `own` after it counts what is left
+        left = dict(x)
         for k, act in enumerate(on.actions):
+            own = [z3.Sum([left[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
             if isinstance(act, A.ScoreEach):
                 for p in seats:
                     env = g.env(f".{p}")
@@ -651,7 +659,9 @@ def outpost_steps(g: Game) -> list[Step]:
                 for p in seats:
                     for f in act.figures:
                         if f in rs.figures:
-                            changes = _sum_changes(changes, {("outpost", p, f): -x[(p, f)], ("supply", p, f): x[(p, f)]})
+                            changes = _sum_changes(changes, {("outpost", p, f): -left[(p, f)],
+                                                             ("supply", p, f): left[(p, f)]})
+                            left[(p, f)] = z3.IntVal(0)
         _fresh_scores(g, after, gains, at, f"{text}   (every seat scores)", facts)
         _moves(g, after, on.event, changes, at, f"{text}   (figures move)", facts)
         # the outposts a rule names differ only in their names here: one step stands for them all
