@@ -188,7 +188,8 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                               "(the river theorem's maps) as SVG files in this folder"),
         record: Optional[Path] = typer.Option(
             None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
-                                   "record (default: ./verify-witnesses, written only when something is refuted)"),
+                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
+                                   "when something is refuted)"),
         witness_games: int = typer.Option(
             60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
                                                "that breaks it; none found: the verdict is `not proved`")) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +35,13 @@ from .concrete import board_counts, snapshot, state_evaluator
 
 WITNESS_GAMES = 60  # games per refuted rule (`tessera verify --witness-games N`)
 RECORD_DIR: Path | None = None  # `tessera verify --record DIR`; None: DEFAULT_RECORD_DIR
-DEFAULT_RECORD_DIR = Path("verify-witnesses")
+# by default the records go to the system's temporary folder (a verify run never litters the working
+# folder, nor the rules' folder); the report prints each path, and `--record DIR` keeps them elsewhere
+DEFAULT_RECORD_DIR = Path(tempfile.gettempdir()) / "tessera-witnesses"
 
-# which invariants a game can be caught breaking (the others are claims about one feature or a formula)
-WITNESSABLE_KINDS = ("state", "step")
+# which invariants a game can be caught breaking (the others are claims about one feature or a formula;
+# of those, `returned-when-scored` at a `complete` scoring is seen on the board)
+WITNESSABLE_KINDS = ("state", "step", "feature")
 
 
 @dataclass
@@ -116,6 +120,9 @@ class Monitor:
         elif inv.id.startswith("award-seat-") and inv.id[11:] in rs.states:
             self.kind = "award"
             self.state = list(rs.states).index(inv.id[11:])
+        elif inv.id == "returned-when-scored" and rule.startswith("score ") and rule.endswith(" complete"):
+            self.kind = "returned"  # a figure left on a completed feature of the rule's kind
+            self.feature = rule.split()[1]
         elif inv.kind == "state":
             decl = next((d for d in rs.invariants if d.name == inv.id), None)
             if decl is not None:
@@ -176,6 +183,18 @@ class Monitor:
                 if n < was:
                     return (f"{g.names[p]}'s {self.inv.id[6:]}s on the board go {was} -> {n} at turn {g.turn}")
                 self.last_stays[p] = n
+            return None
+        if self.kind == "returned":
+            R = g.R
+            corner = set(getattr(R, "FIG_CORNER", ()))
+            for r, fs in enumerate(g.figs):
+                if fs and g.parent[r] == r and g.done[r] and R.KINDS[g.seg_kind[r]].name == self.feature:
+                    left = [(p, gi) for p, gi, _ in fs if gi not in corner]
+                    if left:
+                        p, gi = left[0]
+                        x, y = g.seg_cell[r]
+                        return (f"{g.names[p]}'s {R.FIGURES[gi].name} stays on the completed {self.feature} at "
+                                f"[{x},{y}] after turn {g.turn}")
             return None
         if self.kind == "award":
             v = g.st[self.state]
