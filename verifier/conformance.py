@@ -105,6 +105,9 @@ class Model:
         self._cands: dict = {}
         self._ident: dict = {}
         self._solver = None
+        self._eqs: dict = {}
+        self._chains: dict = {}
+        self._reads: dict = {}
         self.cache: dict = {}  # transition key -> None (possible) or the reason it is not
 
     def state(self, i: int) -> dict:
@@ -170,6 +173,22 @@ class Model:
             self._ident[i] = z3.And([cur[n] == prev[n] for n in self.names])
         return self._ident[i]
 
+    def _eq(self, i: int, name: str, value: int) -> z3.BoolRef:
+        """`state i's name == value` (i = -1: the acting seat), built once: the same few numbers come back."""
+        key = (i, name, value)
+        t = self._eqs.get(key)
+        if t is None:
+            v = z3.Int("current") if i < 0 else self.state(i)[name]
+            t = self._eqs[key] = v == value
+        return t
+
+    def reads(self, k: int) -> frozenset:
+        """The quantities step k reads or changes."""
+        if k not in self._reads:
+            cs = _consts([f.term for f in self.steps[k].facts])
+            self._reads[k] = frozenset(n for n, v in self.vars.items() if n in cs and cs[n].eq(v)) | self.changes(k)
+        return self._reads[k]
+
     def changes(self, k: int) -> frozenset:
         """The quantities step k can change (its after-term is not its before-variable)."""
         if k not in self._changes:
@@ -183,23 +202,56 @@ class Model:
         if self._solver is None:  # one solver, a push and a pop per question: cheaper than a new one each time
             self._solver = z3.Solver()
             self._solver.set("random_seed", 0)
+        # the quantities the steps read or change; any other one is left alone by every step, so it must
+        # not have changed (no question to z3), and its value is asked of none of them
+        used: set = set()
+        for cands, _ in slots:
+            for k in cands:
+                used |= self.reads(k)
+        for n in self.names:
+            if n not in used and before.get(n, 0) != after.get(n, 0):
+                return False
+        formula, last = self.chain(tuple((tuple(c), bool(o)) for c, o in slots))
         s = self._solver
         s.set("rlimit", SLOT_RLIMIT)  # per question: the count starts again at each check
         s.push()
         try:
-            s0, last = self.state(0), self.state(len(slots))
-            s.add(z3.Int("current") == current)
-            s.add(*[s0[n] == before.get(n, 0) for n in self.names])
-            s.add(*[last[n] == after.get(n, 0) for n in self.names])
-            for i, (cands, optional) in enumerate(slots, start=1):
-                alts = [self.instance(k, i) for k in cands]
-                if optional or not alts:
-                    alts.append(self.identity(i))
-                s.add(z3.Or(alts))
+            s.add(formula, self._eq(-1, "current", current))
+            s.add(*[self._eq(0, n, before.get(n, 0)) for n in self.names if n in used])
+            s.add(*[self._eq(last[n], n, after.get(n, 0)) for n in self.names if n in used])
             r = s.check()
         finally:
             s.pop()
         return True if r == z3.sat else False if r == z3.unsat else None
+
+    def chain(self, shape: tuple) -> tuple[z3.BoolRef, dict]:
+        """The steps of a transition's slots one after another, as one formula (built once per shape).
+        A quantity no step of a slot can change keeps its variable through that slot (no new variable,
+        no equality for z3 to solve); returns the formula and, per quantity, the state whose variable
+        holds its final value."""
+        if shape in self._chains:
+            return self._chains[shape]
+        ver = {n: 0 for n in self.names}  # the state whose variable holds each quantity now
+        parts, pairs = [], []
+        for i, (cands, optional) in enumerate(shape, start=1):
+            alts = [self.instance(k, i) for k in cands]
+            if optional or not alts:
+                alts.append(self.identity(i))
+            parts.append(z3.Or(alts))
+            moved = set()
+            for k in cands:
+                moved |= self.changes(k)
+            cur = self.state(i)
+            for n in self.names:
+                if n in moved:
+                    ver[n] = i
+                else:  # no step of this slot changes n: state i's n is state ver[n]'s
+                    pairs.append((cur[n], self.state(ver[n])[n]))
+        formula = z3.And(parts)
+        if pairs:
+            formula = z3.substitute(formula, *pairs)
+        self._chains[shape] = (formula, dict(ver))
+        return self._chains[shape]
 
 
 @dataclass
