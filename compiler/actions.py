@@ -44,7 +44,7 @@ library only, like the engine.
 """
 from __future__ import annotations
 
-from .simulate import capture_record, record_turn
+from .turns import move_record
 
 # Every place name of ../shared/spec/conventions.md, in a fixed order.
 PLACES = ("N", "Nw", "Ne", "E", "En", "Es", "S", "Sw", "Se", "W", "Wn", "Ws", "NW", "NE", "SE", "SW", "C")
@@ -132,22 +132,9 @@ class ActionCodec:
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"};
         a capture or a ransom as the key it adds to a turn ({"capture": ...}, {"ransom": [...]}:
-        docs/records.md says which turn holds it); a pass adds nothing ({})."""
-        if action[0] == "capture":
-            return {"capture": capture_record(g, action)}
-        if action[0] == "pass":
-            return {}
-        if action[0] == "ransom":
-            return {"ransom": [{"figure": g.figure_name(action[2]), "from": g.names[action[1]]}]}
-        if action[0] == "outpost":
-            return {"outpost": {"name": self.tracks[action[1]], "slot": action[2]}}
-        if action[0] == "catapult":
-            return {"catapult": [self.tracks[action[1]]]}
-        if action[0] == "remove":
-            x, y = g.seg_cell[action[3]]
-            return {"remove": [{"player": g.names[g.current_player()], "figure": g.figure_name(action[2]),
-                                "at": [x, y], "on": g._seg_place(action[3])}]}
-        return record_turn(g, action)
+        docs/records.md says which turn holds it); a pass adds nothing ({}).  compiler/turns.py
+        writes it: this is `turns.move_record`."""
+        return move_record(g, action)
 
     def encode_turn(self, g, t: dict) -> int:
         if t.get("discard"):
@@ -167,7 +154,7 @@ class ActionCodec:
 
     def _recallable(self, g, fi: int) -> list:
         """Cells of the current player's recallable figures of figure number fi."""
-        return [list(a[2]) for a in g.recall_options() if a[1] == fi]
+        return [list(a.cell) for a in g.recall_options() if a.figure == fi]
 
     def _any_tiles(self, g) -> dict:
         """{cell: k}: the placed tiles with a feature of an `anywhere` kind, in the order they were placed."""
@@ -192,7 +179,7 @@ class ActionCodec:
         return self.any_base + (self.any_figs.index(gi) * self.any_tiles + k) * self.any_feats + j
 
     def _capture_id(self, g, action) -> int:
-        _, q, gi, seg, back = action
+        q, gi, seg, back = action.owner, action.figure, action.segment, action.back
         tx, ty = g.pending[3]
         x, y = g.seg_cell[seg]
         dx, dy = x - tx, y - ty
@@ -205,7 +192,7 @@ class ActionCodec:
 
     def encode(self, g, action) -> int:
         """The number of a legal action of `g` (its current tile and player)."""
-        kind = action[0]
+        kind = action.KIND
         if kind == "discard":
             return self.discard
         if kind == "pass":
@@ -213,38 +200,39 @@ class ActionCodec:
         if kind == "capture":
             return self._capture_id(g, action)
         if kind == "ransom":
-            return self.ransom_base + action[1] * len(self.figures) + action[2]
+            return self.ransom_base + action.holder * len(self.figures) + action.figure
         if kind == "outpost":
-            return self.outpost_base + 2 * action[1] + (action[2] == "pool")
+            return self.outpost_base + 2 * action.track + (action.slot == "pool")
         if kind == "catapult":
-            return self.catapult_base + action[1]
+            return self.catapult_base + action.track
         if kind == "remove":  # the remover's k-th figure of that kind (by cell) that the attack may take
-            _, t, gi, seg = action
+            t, gi = action.track, action.figure
             d = g.sdec
-            mine = [a for a in g.removal_options(d[1], t, d[3]) if a[2] == gi]
-            return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(tuple(action))
+            mine = [a for a in g.removal_options(d[1], t, d[3]) if a.figure == gi]
+            return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(action)
         cell, rot, fig = action
-        if fig is not None and fig[0] == "recall":
+        fk = None if fig is None else fig.KIND
+        if fk == "recall":
             return self.encode_turn(g, self.turn(g, action))
-        if fig is not None and fig[0] == "at":  # a figure on another placed tile (`anywhere`)
+        if fk == "at":  # a figure on another placed tile (`anywhere`)
             ci = self.cell_index.get(cell)
             if ci is None:
                 raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
-            return (ci * 4 + rot // 90) * self.slots + self._anywhere_slot(g, fig[1], fig[3])
+            return (ci * 4 + rot // 90) * self.slots + self._anywhere_slot(g, fig.figure, fig.segment)
         ci = self.cell_index.get(cell)
         if ci is None:
             raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
         n = (ci * 4 + rot // 90) * self.slots
         if fig is None:
             return n
-        if len(fig) > 2:  # a figure `at corner` (the barn): its slot is the corner's place
-            return n + 1 + fig[0] * len(PLACES) + PLACES.index(fig[2])
+        if fk == "corner":  # a figure `at corner` (the barn): its slot is the corner's place
+            return n + 1 + fig.figure * len(PLACES) + PLACES.index(fig.corner)
         # figure (number gi) on feature fi of the drawn tile: the slot of the place the turn names
-        key = (g.drawn, rot, fig[1])
+        key = (g.drawn, rot, fig.feature)
         place = self._place_slot.get(key)
         if place is None:
             place = self._place_slot[key] = PLACES.index(self.turn(g, action)["place"]["on"])
-        return n + 1 + fig[0] * len(PLACES) + place
+        return n + 1 + fig.figure * len(PLACES) + place
 
     def legal(self, g) -> dict:
         """{number: action} for every legal action of `g`, in ascending order of number."""

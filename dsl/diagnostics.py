@@ -4,7 +4,8 @@ Each diagnostic is printed with its source line and a caret under the column.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .ast import Span
@@ -17,6 +18,7 @@ class Diagnostic:
     message: str
     code: str
     severity: str = "error"  # error | warning | note
+    related: tuple[Span, ...] = field(default=(), compare=False)  # the other places of the same mistake
 
     def header(self) -> str:
         return f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
@@ -31,6 +33,11 @@ class SourceCache:
     def add(self, name: str, text: str) -> None:
         self._text[name] = _lines(text)
 
+    def text(self, name: str) -> str | None:
+        """The whole text of a file already read, else None (never reads)."""
+        lines = self._text.get(name)
+        return None if lines is None else "\n".join(lines)
+
     def line(self, name: str, line: int) -> str | None:
         lines = self._text.get(name)
         if lines is None:
@@ -44,6 +51,37 @@ class SourceCache:
         if 1 <= line <= len(lines):
             return lines[line - 1]
         return None
+
+
+_MASK = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*')
+
+
+def _masked(line: str) -> str:
+    """The line with its strings and its comment blanked out (a name inside them is no token)."""
+    return _MASK.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def narrow(span: Span, word: str, sources: "SourceCache", nth: int = 0) -> Span:
+    """The span of the `nth` token `word` inside `span` (a statement's span): the name a
+    diagnostic is about, so the editor underlines that name and the caret points at it.
+    The statement's span is kept when the word is not found there."""
+    if not word or span.line <= 0:
+        return span
+    pat = re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(word)}(?![A-Za-z0-9_]|\.[A-Za-z0-9_])")
+    last = span.end_line if span.end_line >= span.line else span.line
+    seen = 0
+    for n in range(span.line, min(last, span.line + 200) + 1):
+        src = sources.line(span.file, n)
+        if src is None:
+            break
+        text = _masked(src)
+        lo = span.column - 1 if n == span.line else 0
+        hi = span.end_column - 1 if n == span.end_line and span.end_column > 0 else len(text)
+        for m in pat.finditer(text, max(lo, 0), max(hi, 0)):
+            if seen == nth:
+                return replace(span, line=n, column=m.start() + 1, end_line=n, end_column=m.end() + 1)
+            seen += 1
+    return span
 
 
 def _lines(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from . import ast as A
 from . import limits, multicell
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
-from .diagnostics import Diagnostic, SourceCache
+from .diagnostics import Diagnostic, SourceCache, narrow
 from .model import BUNDLED_RULES, MOST_PLAYERS, Feature, RuleSet, TileType, describe_key, override_key
 from .parser import ParseFailure, keywords, parse
 from .untrusted import MAX_RULE_FILE, FileReadError, read_text
@@ -68,9 +68,16 @@ class Workspace:
     files: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     search: list[Path] = field(default_factory=list)
+    # a record's folder (resolved): every rule file read, but the bundled ones, must lie in it or below,
+    # symlinks followed, so a record cannot make a command read /etc/passwd through `rules.tess -> /etc/passwd`
+    confine: Path | None = None
 
     def add_file(self, path: Path) -> A.Module | None:
         name = str(path)
+        if self.confine is not None and not (_inside(path, self.confine) or _inside(path, BUNDLED_RULES)):
+            self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), "a record's rule files lie in the record's folder "
+                                               "or below; this one leads outside it (a symlink), so it is not read", "io"))
+            return None
         try:  # a regular file of bounded size only: never a FIFO, /dev/zero or a folder
             text = read_text(path, MAX_RULE_FILE)
         except FileReadError as err:
@@ -160,6 +167,14 @@ def is_module_name(spec: str) -> bool:
     return len(spec) <= MAX_NAME and _MODULE_NAME.fullmatch(spec) is not None
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path`, every symlink followed, lies in `folder` (resolved) or below."""
+    try:
+        return path.resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a symlink loop, a name too long: not inside
+        return False
+
+
 def _is_file(p: Path) -> bool:
     try:
         return p.is_file()
@@ -178,11 +193,11 @@ def module_order(ws: Workspace, roots: list[str], diags: list[Diagnostic]) -> li
             return
         if state.get(name) == 1:
             cycle = " -> ".join(path[path.index(name):] + [name])
-            diags.append(Diagnostic(span or A.Span(), f"modules require each other in a cycle: {cycle}", "cycle"))
+            diags.append(Diagnostic(narrow(span, name, ws.sources) if span is not None else A.Span(), f"modules require each other in a cycle: {cycle}", "cycle"))
             return
         mod = ws.find_module(name)
         if mod is None:
-            where = span or A.Span()
+            where = narrow(span, name, ws.sources) if span is not None else A.Span()
             diags.append(Diagnostic(where, f"unknown module `{name}`{did_you_mean(name, ws.known_module_names())}", "unknown-name"))
             return
         state[name] = 1
@@ -200,14 +215,41 @@ def module_order(ws: Workspace, roots: list[str], diags: list[Diagnostic]) -> li
 
 # ------------------------------------------------------------------ building
 class Builder:
-    def __init__(self, modules: list[A.Module]):
+    def __init__(self, modules: list[A.Module], sources: SourceCache | None = None):
         self.rs = RuleSet(modules=list(modules))
+        self.sources = sources if sources is not None else SourceCache()  # to find a name's token in its statement
         self.diags: list[Diagnostic] = []
         self._seen: dict[tuple, A.Span] = {}
         self._tiles_seen: dict[str, A.TileDecl] = {}
+        self._unknown: dict[tuple[str, str], list[Diagnostic]] = {}  # (file, name) -> its unknown-name errors
+        self._misread: set[int] = set()  # id() of tiles with a word read as a feature kind that was meant as a place
 
-    def err(self, span: A.Span, msg: str, code: str, severity: str = "error") -> None:
-        self.diags.append(Diagnostic(span, msg, code, severity))
+    def err(self, span: A.Span, msg: str, code: str, severity: str = "error", word: str | None = None,
+            nth: int = 0) -> None:
+        """A diagnostic at `span`, narrowed to the token `word` in it (the `nth` one) when given:
+        the name that is wrong, not the whole statement."""
+        if word:
+            span = narrow(span, word, self.sources, nth)
+        d = Diagnostic(span, msg, code, severity)
+        if code == "unknown-name" and word:
+            self._unknown.setdefault((span.file, word), []).append(d)
+        self.diags.append(d)
+
+    def _one_per_unknown_name(self) -> None:
+        """A name misspelt where it is declared (`feature towers`) is unknown at every use: one
+        error, at its first use, that lists the other lines, instead of one per use."""
+        for (_, word), group in self._unknown.items():
+            if len({(d.span.line, d.span.column) for d in group}) < 2:
+                continue
+            group = sorted(group, key=lambda d: (d.span.line, d.span.column))
+            lines = sorted({d.span.line for d in group[1:]} - {group[0].span.line})
+            drop = {id(d) for d in group}
+            first = group[0]
+            shown = ", ".join(map(str, lines[:8])) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
+            also = f" (`{word}` is unknown on line{'s' if len(lines) != 1 else ''} {shown} too)" if lines else ""
+            self.diags = [d for d in self.diags if id(d) not in drop]
+            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity,
+                                         tuple(d.span for d in group[1:])))
 
     def build(self) -> RuleSet:
         for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
@@ -226,6 +268,7 @@ class Builder:
             for wmod, w in later.pop(mod.name, []):  # as if written after both modules
                 self._apply_with(wmod, w)
         self._check()
+        self._one_per_unknown_name()
         self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs
 
@@ -233,13 +276,13 @@ class Builder:
     def _with(self, mod: A.Module, w: A.WithDecl, present: list[str], pos: int, later: dict) -> None:
         self._cites(w.cites)
         if w.module == mod.name:
-            self.err(w.span, f"`with {w.module}` inside module `{w.module}` itself: write its statements plainly", "unused")
+            self.err(w.span, f"`with {w.module}` inside module `{w.module}` itself: write its statements plainly", "unused", word=w.module)
             return
         word = "without" if w.without else "with"
         if w.module not in present and not _module_exists(w.module):
             self.err(w.span, f"`{word} {w.module}`: no module `{w.module}` is bundled, so the block would "
                              f"{'always' if w.without else 'never'} apply{did_you_mean(w.module, _bundled_modules())}",
-                     "unknown-name")
+                     "unknown-name", word=w.module)
             return
         if w.without:
             if w.module not in present:
@@ -266,12 +309,12 @@ class Builder:
     def _clause(self, d: A.ClauseDecl) -> None:
         if d.clause in CLAUSES:
             self.err(d.span, f"clause `{d.clause}` is the rulebook's ({CLAUSES[d.clause][:60]}); give the house "
-                             f"rule's clause an ID of its own, e.g. `HOUSE-{d.clause}`", "duplicate")
+                             f"rule's clause an ID of its own, e.g. `HOUSE-{d.clause}`", "duplicate", word=d.clause)
         elif d.clause in self.rs.clauses:
-            self.err(d.span, f"clause `{d.clause}` is already declared at {self.rs.clauses[d.clause].span}", "duplicate")
+            self.err(d.span, f"clause `{d.clause}` is already declared at {self.rs.clauses[d.clause].span}", "duplicate", word=d.clause)
         elif not d.text.strip() or "\n" in d.text:
             self.err(d.span, f"clause `{d.clause}` needs its text on one line, as in "
-                             f"`clause {d.clause} \"Cities score 3 per tile\"`", "range")
+                             f"`clause {d.clause} \"Cities score 3 per tile\"`", "range", word=d.clause)
         else:
             self.rs.clauses[d.clause] = d
 
@@ -300,6 +343,11 @@ class Builder:
                 return
             self._seen[key] = item.span
         rs = self.rs
+        if isinstance(item, A.CARD_STATEMENTS):  # the card game family: collected and checked by dsl/cards.py
+            from .cards import collect
+
+            collect(self, item, override)
+            return
         match item:
             case A.Requires() | A.Extends():
                 pass
@@ -311,13 +359,13 @@ class Builder:
                 rs.players = item
             case A.EdgeDecl():
                 if item.code in rs.edges:
-                    self.err(item.span, f"edge code `{item.code}` is already defined at {rs.edges[item.code].span}", "duplicate")
+                    self.err(item.span, f"edge code `{item.code}` is already defined at {rs.edges[item.code].span}", "duplicate", word=item.code)
                 rs.edges[item.code] = item
             case A.FeatureDecl():
                 if item.kind in rs.features:
-                    self.err(item.span, f"feature kind `{item.kind}` is already defined at {rs.features[item.kind].span}", "duplicate")
+                    self.err(item.span, f"feature kind `{item.kind}` is already defined at {rs.features[item.kind].span}", "duplicate", word=item.kind)
                 if item.kind in ALL_PLACES:
-                    self.err(item.span, f"`{item.kind}` is a place name and cannot name a feature kind", "bad-name")
+                    self.err(item.span, f"`{item.kind}` is a place name and cannot name a feature kind", "bad-name", word=item.kind)
                 rs.features[item.kind] = item
             case A.FigureDecl():
                 rs.figures[item.name] = item
@@ -331,7 +379,7 @@ class Builder:
                 prev = next((b for b in rs.boxed if b.tile == item.tile), None)
                 if prev is not None:
                     self.err(item.span, f"tile `{item.tile}` is already boxed at {prev.span}; a `box` takes its "
-                                        f"tile out of the game once: write it once", "duplicate")
+                                        f"tile out of the game once: write it once", "duplicate", word=item.tile)
                     return
                 rs.boxed.append(item)
             case A.PlacementDecl():
@@ -367,7 +415,7 @@ class Builder:
                 rs.recalls[item.figure] = item
             case A.CaptureDecl():
                 if item.after in rs.captures and not override:
-                    self.err(item.span, f"a capture after `{item.after}` is already defined at {rs.captures[item.after].span}", "duplicate")
+                    self.err(item.span, f"a capture after `{item.after}` is already defined at {rs.captures[item.after].span}", "duplicate", word=item.after)
                 rs.captures[item.after] = item
             case A.ExchangeDecl():
                 rs.exchange = item
@@ -375,7 +423,7 @@ class Builder:
                 rs.ransom = item
             case A.TrackDecl():
                 if item.name in rs.tracks and not override:
-                    self.err(item.span, f"track `{item.name}` is already defined at {rs.tracks[item.name].span}", "duplicate")
+                    self.err(item.span, f"track `{item.name}` is already defined at {rs.tracks[item.name].span}", "duplicate", word=item.name)
                 rs.tracks[item.name] = item
             case A.OnPutDecl():
                 if override:
@@ -392,9 +440,9 @@ class Builder:
             case A.AssumeDecl():
                 prev = next((a for _, a in rs.assumptions if a.name == item.name), None)
                 if prev is not None:
-                    self.err(item.span, f"assumption `{item.name}` is already stated at {prev.span}", "duplicate")
+                    self.err(item.span, f"assumption `{item.name}` is already stated at {prev.span}", "duplicate", word=item.name)
                 elif not item.text.strip() or "\n" in item.text:
-                    self.err(item.span, f"assumption `{item.name}` needs its text on one line", "range")
+                    self.err(item.span, f"assumption `{item.name}` needs its text on one line", "range", word=item.name)
                 else:
                     rs.assumptions.append((mod.name, item))
             case A.ExampleDecl():
@@ -412,13 +460,13 @@ class Builder:
         else:
             return False
         self.err(st.span, f"`state {n}`: `{n}` is {what}; a state cannot shadow it: give the state another "
-                          f"name, e.g. `house_{n}`", "reserved")
+                          f"name, e.g. `house_{n}`", "reserved", word=n)
         return True
 
     def _tile(self, mod: A.Module, t: A.TileDecl, override: bool = False) -> None:
         if override:
             if t.name not in self._tiles_seen:
-                self.err(t.span, f"`override` of tile `{t.name}`, but no earlier module defines it", "override-missing")
+                self.err(t.span, f"`override` of tile `{t.name}`, but no earlier module defines it", "override-missing", word=t.name)
                 return
             # a house rule redraws or recounts a tile: it replaces every copy and variant of it
             old = [tt for tt in self.rs.tiles if tt.name == t.name]
@@ -426,12 +474,13 @@ class Builder:
             self.rs.overridden_tiles.update(tt.module for tt in old)
         elif t.name in self._tiles_seen:
             self.err(t.span, f"tile `{t.name}` is already defined at {self._tiles_seen[t.name].span}; "
-                             f"write `override` to replace it", "duplicate")
+                             f"write `override` to replace it", "duplicate", word=t.name)
             return
         self._tiles_seen[t.name] = t
+        self._misread_places(t)
         variant_total = sum(v.count for v in t.variants)
         if variant_total > t.count:
-            self.err(t.span, f"tile `{t.name}` has {t.count} cop{'y' if t.count == 1 else 'ies'} but its variants claim {variant_total}", "count")
+            self.err(t.span, f"tile `{t.name}` has {t.count} cop{'y' if t.count == 1 else 'ies'} but its variants claim {variant_total}", "count", word=t.name)
         plain = max(t.count - variant_total, 0)
         base_feats = self._features(t, t.features, 0)
         types = []
@@ -444,10 +493,33 @@ class Builder:
         self._cites(t.cites)
         self.rs.tiles.extend(types)
 
+    def _misread_places(self, t: A.TileDecl) -> None:
+        """`city Q` (a typo for `city N`): the parser reads `Q`, not being a place, as the kind of a
+        second feature on the same line.  One feature line is one feature, so a word that starts
+        a "feature" on the line where the last one is written was meant as a place: say so, once,
+        and leave this tile's place checks alone (a city on no place, a border, the edges' terrain
+        would each only repeat the one typo)."""
+        blocks = [t.features, *(v.features for v in t.variants)]
+        for feats in blocks:
+            for prev, f in zip(feats, feats[1:]):
+                if f.span.line <= 0 or f.span.line != prev.span.end_line:
+                    continue
+                places = ALL_PLACES if t.cells is None else ()
+                close = [p for p in ALL_PLACES if p.lower() == f.kind.lower()] or \
+                    difflib.get_close_matches(f.kind, sorted(places), n=1, cutoff=0.6)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                where = (f"{' '.join(SIDES)}, {' '.join(HALVES)}, C and the corners NW NE SE SW" if t.cells is None
+                         else "its numbered sides, halves and centres (N1, N1w, C1, ...)")
+                self.err(f.span, f"`{f.kind}` is not a place of tile `{t.name}`{hint} (a feature line is a kind "
+                                 f"and its places: {where})", "bad-place", word=f.kind)
+                self._misread.add(id(t))
+                break
+
     def _features(self, t: A.TileDecl, feats, offset: int) -> tuple[Feature, ...]:
         # Resolve `-> N` / `crosses N` references to the feature holding that place.
         owner: dict[str, int] = {}
         all_feats = list(t.features) + [f for f in feats if f not in t.features]
+        placeless = any(not f.places for f in all_feats)  # a feature written without its places
         for i, f in enumerate(all_feats):
             for p in f.places:
                 owner.setdefault(p, i)
@@ -456,14 +528,17 @@ class Builder:
             i = offset + j
             borders = []
             for ref in f.borders:
+                if ref not in owner and (id(t) in self._misread or placeless):
+                    continue  # the place it names was misspelt, or the feature on it lies nowhere: reported once
                 if ref not in owner:
-                    self.err(f.span, f"`-> {ref}`: no feature of tile `{t.name}` lies on {ref}", "bad-border")
+                    self.err(f.span, f"`-> {ref}`: no feature of tile `{t.name}` lies on {ref}", "bad-border", word=ref)
                 else:
                     borders.append(owner[ref])
             crosses = None
             if f.crosses is not None:
                 if f.crosses not in owner:
-                    self.err(f.span, f"`crosses {f.crosses}`: no feature of tile `{t.name}` lies on {f.crosses}", "bad-border")
+                    if id(t) not in self._misread and not placeless:  # else: the place it names was misspelt, reported once
+                        self.err(f.span, f"`crosses {f.crosses}`: no feature of tile `{t.name}` lies on {f.crosses}", "bad-border", word=f.crosses)
                 else:
                     crosses = owner[f.crosses]
             out.append(Feature(i, f.kind, f.places, f.shields, tuple(borders), crosses, f))
@@ -505,15 +580,20 @@ class Builder:
     # -- semantic checks ------------------------------------------------------
     def _check(self) -> None:
         rs = self.rs
+        if rs.cards is not None:
+            from .cards import check
+
+            check(self)
+            return
         half_kinds = rs.half_kinds()
         for code, e in rs.edges.items():
             for part in e.parts:
                 if part not in rs.features:
-                    self.err(e.span, f"edge `{code}` is drawn with unknown feature kind `{part}`{did_you_mean(part, rs.features)}", "unknown-name")
+                    self.err(e.span, f"edge `{code}` is drawn with unknown feature kind `{part}`{did_you_mean(part, rs.features)}", "unknown-name", word=part)
         for name, fig in rs.figures.items():
             for k in fig.on:
                 if k not in rs.features:
-                    self.err(fig.span, f"figure `{name}` may stand on unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name")
+                    self.err(fig.span, f"figure `{name}` may stand on unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name", word=k)
             if fig.count_expr is not None:
                 before = len(self.diags)
                 if self.expr(fig.count_expr, {"setup"}, "int") == "int" and len(self.diags) == before:
@@ -532,15 +612,15 @@ class Builder:
                                            f"half-sides: `{k}` does not lie on half-sides", "bad-place")
         for pm in rs.permits:
             if pm.figure not in rs.figures:
-                self.err(pm.span, f"`{pm.mode} {pm.figure}`: no figure `{pm.figure}`{did_you_mean(pm.figure, rs.figures)}", "unknown-name")
+                self.err(pm.span, f"`{pm.mode} {pm.figure}`: no figure `{pm.figure}`{did_you_mean(pm.figure, rs.figures)}", "unknown-name", word=pm.figure)
             for k in pm.on:
                 if k not in rs.features:
-                    self.err(pm.span, f"`{pm.mode} {pm.figure}` names unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name")
+                    self.err(pm.span, f"`{pm.mode} {pm.figure}` names unknown feature kind `{k}`{did_you_mean(k, rs.features)}", "unknown-name", word=k)
                 elif (pm.mode == "allow" and pm.figure in rs.figures and rs.figures[pm.figure].at == "corner"
                       and k not in half_kinds):
                     self.err(pm.span, f"a {pm.figure} stands at a corner, between two half-sides: `{k}` does not lie on half-sides", "bad-place")
                 elif pm.mode == "forbid" and pm.figure in rs.figures and k not in rs.may_stand(pm.figure):
-                    self.err(pm.span, f"a {pm.figure} never stands on a {k}, so this `forbid` never applies", "unknown-name")
+                    self.err(pm.span, f"a {pm.figure} never stands on a {k}, so this `forbid` never applies", "unknown-name", word=k)
             if pm.anywhere and pm.mode == "forbid":
                 self.err(pm.span, f"`forbid {pm.figure}` takes an option away wherever the figure would stand; "
                                   "`anywhere` belongs to `allow`", "bad-place")
@@ -567,18 +647,18 @@ class Builder:
         self._check_start(names)
         for b in rs.boxed:
             if b.tile not in names:
-                self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name")
+                self.err(b.span, f"boxed tile `{b.tile}` is not a tile{did_you_mean(b.tile, names)}", "unknown-name", word=b.tile)
         self._copies_taken(names)
         deck_names = {d.name for d in rs.decks}
         for d in rs.decks:
             for tn in (*d.tiles, *([d.last] if d.last else [])):
                 if tn not in names:
-                    self.err(d.span, f"deck `{d.name}` names unknown tile `{tn}`{did_you_mean(tn, names)}", "unknown-name")
+                    self.err(d.span, f"deck `{d.name}` names unknown tile `{tn}`{did_you_mean(tn, names)}", "unknown-name", word=tn)
             if d.before and d.before not in deck_names:
-                self.err(d.span, f"deck `{d.name}` is drawn before unknown deck `{d.before}`{did_you_mean(d.before, deck_names)}", "unknown-name")
+                self.err(d.span, f"deck `{d.name}` is drawn before unknown deck `{d.before}`{did_you_mean(d.before, deck_names)}", "unknown-name", word=d.before)
         for p in rs.placement.values():
             if p.kind == "continues" and p.arg not in rs.features:
-                self.err(p.span, f"`placement continues` needs a feature kind, not `{p.arg}`{did_you_mean(p.arg or '', rs.features)}", "unknown-name")
+                self.err(p.span, f"`placement continues` needs a feature kind, not `{p.arg}`{did_you_mean(p.arg or '', rs.features)}", "unknown-name", word=p.arg)
         for kind, c in rs.complete.items():
             self._kind(kind, c.span)
             self.expr(c.when, {"feature"}, "bool")
@@ -587,14 +667,14 @@ class Builder:
             self.expr(s.value, {"feature"}, "int")
             if s.figure is not None:
                 if s.figure not in rs.figures:
-                    self.err(s.span, f"`score ... {s.when} {s.figure}`: no figure `{s.figure}`{did_you_mean(s.figure, rs.figures)}", "unknown-name")
+                    self.err(s.span, f"`score ... {s.when} {s.figure}`: no figure `{s.figure}`{did_you_mean(s.figure, rs.figures)}", "unknown-name", word=s.figure)
                 elif s.kind not in rs.may_stand(s.figure):
-                    self.err(s.span, f"a {s.figure} never stands on a {s.kind}, so this score never applies", "unknown-name")
+                    self.err(s.span, f"a {s.figure} never stands on a {s.kind}, so this score never applies", "unknown-name", word=s.kind)
             if s.by is not None:
                 if s.by not in rs.figures:
-                    self.err(s.span, f"`score ... by {s.by}`: no figure `{s.by}`{did_you_mean(s.by, rs.figures)}", "unknown-name")
+                    self.err(s.span, f"`score ... by {s.by}`: no figure `{s.by}`{did_you_mean(s.by, rs.figures)}", "unknown-name", word=s.by)
                 elif s.kind not in rs.may_stand(s.by):
-                    self.err(s.span, f"a {s.by} never stands on a {s.kind}, so this score never applies", "unknown-name")
+                    self.err(s.span, f"a {s.by} never stands on a {s.kind}, so this score never applies", "unknown-name", word=s.kind)
         for st in rs.states.values():
             self.expr(st.init, {"game"}, "int")
         for on in rs.ons:
@@ -608,7 +688,7 @@ class Builder:
                     self.expr(act.test, ctx, "bool")
                 else:
                     if act.name not in rs.states:
-                        self.err(act.span, f"`set {act.name}`: no `state {act.name}` is declared{did_you_mean(act.name, rs.states)}", "unknown-name")
+                        self.err(act.span, f"`set {act.name}`: no `state {act.name}` is declared{did_you_mean(act.name, rs.states)}", "unknown-name", word=act.name)
                     elif rs.states[act.name].each and act.seat is None:
                         self.err(act.span, f"`{act.name}` is kept for each player: say whose, as in "
                                            f"`set {act.name} of current = ...`", "context")
@@ -620,7 +700,7 @@ class Builder:
                     self.expr(act.value, ctx, "int")
         for aw in rs.awards.values():
             if aw.state not in rs.states:
-                self.err(aw.span, f"`award {aw.state}`: no `state {aw.state}` is declared{did_you_mean(aw.state, rs.states)}", "unknown-name")
+                self.err(aw.span, f"`award {aw.state}`: no `state {aw.state}` is declared{did_you_mean(aw.state, rs.states)}", "unknown-name", word=aw.state)
             elif aw.most and not rs.states[aw.state].each:
                 self.err(aw.span, f"`award most {aw.state}` compares the players' values, but `{aw.state}` is one value "
                                   f"for the game: declare `state {aw.state} of each player`", "context")
@@ -630,16 +710,16 @@ class Builder:
             self.expr(aw.value, {"game"}, "int")
         for fig, rc in rs.recalls.items():
             if fig not in rs.figures:
-                self.err(rc.span, f"`recall {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
+                self.err(rc.span, f"`recall {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name", word=fig)
             self.expr(rc.value, {"feature"}, "int")
         for fig, rt in rs.returns.items():
             if fig not in rs.figures:
-                self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name")
+                self.err(rt.span, f"`return {fig}`: no figure `{fig}`{did_you_mean(fig, rs.figures)}", "unknown-name", word=fig)
         for inv in rs.invariants:
             self.expr(inv.test, {"game"}, "bool")
         for cap in rs.captures.values():
             if cap.after not in rs.figures:
-                self.err(cap.span, f"`capture ... after put {cap.after}`: no figure `{cap.after}`{did_you_mean(cap.after, rs.figures)}", "unknown-name")
+                self.err(cap.span, f"`capture ... after put {cap.after}`: no figure `{cap.after}`{did_you_mean(cap.after, rs.figures)}", "unknown-name", word=cap.after)
             self._listed_figures("capture", cap.figures, cap.span)
             if cap.count != 1:
                 self.err(cap.span, "a capture takes 1 figure (`capture 1 of ...`); more is not supported yet", "unsupported")
@@ -660,7 +740,7 @@ class Builder:
         rs = self.rs
         for tr in rs.tracks.values():
             if tr.name in rs.features or tr.name in rs.figures:
-                self.err(tr.span, f"track `{tr.name}` is named like a feature kind or figure; give it a name of its own", "duplicate")
+                self.err(tr.span, f"track `{tr.name}` is named like a feature kind or figure; give it a name of its own", "duplicate", word=tr.name)
             for k in tr.kinds:
                 self._kind(k, tr.span)
             if tr.row_expr is not None:
@@ -685,7 +765,7 @@ class Builder:
             for k in op.kinds:
                 self._kind(k, op.span)
             if op.figure not in rs.figures:
-                self.err(op.span, f"`may put {op.figure}`: no figure `{op.figure}`{did_you_mean(op.figure, rs.figures)}", "unknown-name")
+                self.err(op.span, f"`may put {op.figure}`: no figure `{op.figure}`{did_you_mean(op.figure, rs.figures)}", "unknown-name", word=op.figure)
             if not rs.tracks:
                 self.err(op.span, "`may put ... on row/pool` without a `track`: there is no outpost to put it on", "unknown-name")
             elif op.slot == "row":
@@ -699,7 +779,7 @@ class Builder:
         for on in rs.track_ons:
             for t in on.tracks:
                 if t not in rs.tracks:
-                    self.err(on.span, f"`on {on.event} of {t}`: no track `{t}`{did_you_mean(t, rs.tracks)}", "unknown-name")
+                    self.err(on.span, f"`on {on.event} of {t}`: no track `{t}`{did_you_mean(t, rs.tracks)}", "unknown-name", word=t)
             for act in on.actions:
                 if isinstance(act, A.ScoreEach):
                     self.expr(act.value, {"game", "track"}, "int")
@@ -746,13 +826,16 @@ class Builder:
             if fig not in self.rs.figures and fig not in _bundled_figures():
                 known = {*self.rs.figures, *_bundled_figures()}
                 self.err(span, f"`{what}`: no figure `{fig}` in these rules or any bundled module"
-                               f"{did_you_mean(fig, known)}", "unknown-name")
+                               f"{did_you_mean(fig, known)}", "unknown-name", word=fig)
 
     def _kind(self, kind: str, span: A.Span) -> None:
         if kind not in self.rs.features:
-            self.err(span, f"unknown feature kind `{kind}`{did_you_mean(kind, self.rs.features)}", "unknown-name")
+            self.err(span, f"unknown feature kind `{kind}`{did_you_mean(kind, self.rs.features)}", "unknown-name", word=kind)
 
     def _check_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
+        if id(t) in self._misread:
+            self._check_symbols(t)
+            return  # its one misspelt place is reported (`_misread_places`); the rest would repeat it
         if t.cells is not None or (t.edges and isinstance(t.edges[0], tuple)):
             self._check_multi_tile(t, half_kinds)
             self._check_symbols(t)
@@ -768,20 +851,24 @@ class Builder:
             return  # its features would only repeat the same mistake
         for code in t.edges:
             if code not in rs.edges:
-                self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
+                self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name", word=code)
         feats = list(t.features) + [f for v in t.variants for f in v.features]
         claimed: dict[str, A.TileFeature] = {}
         misplaced = False  # a feature on the wrong kind of place: its edge complaints would only repeat it
+        unknown: set[str] = set()  # places of a feature of a misspelt kind: the edges are not checked there
         for f in feats:
             if f.kind not in rs.features:
                 if len(f.kind) <= 3 and f.kind[:1] in "NESWC" and not f.places:
-                    self.err(f.span, f"`{f.kind}` is not a place; places are {' '.join(SIDES)}, {' '.join(HALVES)}, C and the corners NW NE SE SW", "bad-place")
+                    self.err(f.span, f"`{f.kind}` is not a place; places are {' '.join(SIDES)}, {' '.join(HALVES)}, C and the corners NW NE SE SW", "bad-place", word=f.kind)
                 else:
-                    self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name")
+                    self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name", word=f.kind)
+                for p in f.places:
+                    unknown.update((p, *SIDE_HALVES.get(p, ())))
                 continue
             fd = rs.features[f.kind]
             if not f.places:
-                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place")
+                misplaced = True  # the edge it was meant to lie on would only repeat this
+                self.err(f.span, f"tile `{t.name}`: this {f.kind} lies on no place, so no record could name it; give it a place (an inner field may lie at a corner, e.g. NE)", "bad-place", word=f.kind)
             want = "centre" if fd.centre else ("half" if f.kind in half_kinds else "side")
             wrong = []
             for p in f.places:
@@ -795,13 +882,13 @@ class Builder:
                 hint = "" if want != "side" or f.kind in half_kinds else \
                     f" (to draw a {f.kind} on half-sides, declare `feature {f.kind} halves`)"
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, "
-                                 f"not on {' '.join(wrong)}{hint}", "bad-place")
+                                 f"not on {' '.join(wrong)}{hint}", "bad-place", word=wrong[0])
             for p in f.places:
                 if p == CENTRE and p in claimed and claimed[p].kind != f.kind and fd.centre \
                         and rs.features[claimed[p].kind].centre:
                     continue  # two centre features side by side (a cloister and a tower foundation, 003)
                 if p in claimed:
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if fd.centre and not f.places:
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} must be placed at C", "bad-place")
@@ -830,14 +917,16 @@ class Builder:
                     want = {side: e.parts[0]}
                 for place, kind in want.items():
                     got = claimed.get(place)
+                    if place in unknown:
+                        continue  # the feature there has a misspelt kind: reported once
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 # nothing else may claim the side or its halves
                 for place in (side, *SIDE_HALVES[side]):
                     if place not in want and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_multi_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
         """A tile covering W x H cells (X10): four edge groups, numbered places, features that
@@ -863,14 +952,14 @@ class Builder:
         for g in groups:
             for code in g:
                 if code not in rs.edges:
-                    self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name")
+                    self.err(t.edges_span, f"tile `{t.name}`: unknown edge code `{code}`{did_you_mean(code, rs.edges)}", "unknown-name", word=code)
         if t.variants:
             self.err(t.variants[0].span, f"tile `{t.name}` covers several cells: variants of it are not supported", "unsupported")
         claimed: dict[str, A.TileFeature] = {}
         misplaced = False
         for f in t.features:
             if f.kind not in rs.features:
-                self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name")
+                self.err(f.span, f"tile `{t.name}`: unknown feature kind `{f.kind}`{did_you_mean(f.kind, rs.features)}", "unknown-name", word=f.kind)
                 continue
             if f.crosses is not None:
                 self.err(f.span, f"tile `{t.name}` covers several cells: `crosses` is not supported on it", "unsupported")
@@ -893,9 +982,9 @@ class Builder:
                 if pt != want_type:
                     misplaced = True
                     self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'centres' if want_type == 'centre' else want_type + 's'}, "
-                                     f"not on {p}", "bad-place")
+                                     f"not on {p}", "bad-place", word=p)
                 if p in claimed and not (fd.centre and rs.features[claimed[p].kind].centre and claimed[p].kind != f.kind):
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if f.shields < 0:
                 self.err(f.span, "shields cannot be negative", "range")
@@ -919,10 +1008,10 @@ class Builder:
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 for place in (name, *halves):
                     if place not in need and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_start(self, names: set[str]) -> None:
         """The start landscape (X12): known tiles, turned by quarters, a tile covering several
@@ -934,7 +1023,7 @@ class Builder:
         for sp in rs.start.places():
             span = sp.span if sp.span.line else rs.start.span
             if sp.tile not in names:
-                self.err(span, f"start tile `{sp.tile}` is not a tile{did_you_mean(sp.tile, names)}", "unknown-name")
+                self.err(span, f"start tile `{sp.tile}` is not a tile{did_you_mean(sp.tile, names)}", "unknown-name", word=sp.tile)
                 continue
             if sp.rotation % 90:
                 self.err(span, "a rotation is 0, 90, 180 or 270", "range")
@@ -961,7 +1050,7 @@ class Builder:
             for tn in (*d.tiles, *([d.last] if d.last else [])):
                 if tn in self._tiles_seen and self._tiles_seen[tn].cells is not None:
                     self.err(d.span, f"deck `{d.name}` names tile `{tn}`, which covers several cells: it can only "
-                                     f"lie in the start landscape", "unsupported")
+                                     f"lie in the start landscape", "unsupported", word=tn)
 
     def _check_symbols(self, t: A.TileDecl) -> None:
         """A tile's printed symbols (`symbols ...`): `any` (the "?") or a name of what a symbol
@@ -978,7 +1067,7 @@ class Builder:
         for s in t.symbols:
             if s in self.rs.features or s in SIDES or s in HALVES or s in ("C", "NW", "NE", "SE", "SW"):
                 self.err(span, f"tile `{t.name}`: `{s}` is a {'feature kind' if s in self.rs.features else 'place'}, "
-                               f"not a symbol: a `symbols` line comes last, after the feature lines", "syntax")
+                               f"not a symbol: a `symbols` line comes last, after the feature lines", "syntax", word=s)
                 return
         targets = self.rs.symbol_targets()
         if targets is None:
@@ -987,7 +1076,7 @@ class Builder:
             if s != "any" and s not in targets:
                 self.err(span, f"tile `{t.name}`: symbol `{s}` names nothing these rules declare"
                                f"{did_you_mean(s, targets)} (a symbol is `any`, the \"?\", or one of "
-                               f"{', '.join(sorted(targets)) or 'none'})", "unknown-name")
+                               f"{', '.join(sorted(targets)) or 'none'})", "unknown-name", word=s)
 
     # -- expressions ---------------------------------------------------------
     def expr(self, e: A.Expr, ctx: set[str], want: str | None) -> str:
@@ -1006,7 +1095,7 @@ class Builder:
             case A.StateOf(name=n, seat=seat):
                 st = rs.states.get(n)
                 if st is None:
-                    self.err(e.span, f"`{n} of ...`: no `state {n}` is declared{did_you_mean(n, rs.states)}", "unknown-name")
+                    self.err(e.span, f"`{n} of ...`: no `state {n}` is declared{did_you_mean(n, rs.states)}", "unknown-name", word=n)
                 elif not st.each:
                     self.err(e.span, f"`{n}` is one value for the game, not one per player: write `{n}` "
                                      f"(or declare `state {n} of each player`)", "context")
@@ -1032,10 +1121,10 @@ class Builder:
             case A.Call(fn=fn, args=args):
                 f = FUNCTIONS.get(fn)
                 if f is None:
-                    self.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, FUNCTIONS)}", "unknown-name")
+                    self.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, FUNCTIONS)}", "unknown-name", word=fn)
                     return "?"
                 if not (f.contexts & ctx):
-                    self.err(e.span, f"`{fn}(...)` has no meaning here ({f.doc})", "context")
+                    self.err(e.span, f"`{fn}(...)` has no meaning here ({f.doc})", "context", word=fn)
                 if len(args) != len(f.args):
                     self.err(e.span, f"`{fn}` takes {len(f.args)} argument{'s' if len(f.args) != 1 else ''}, not {len(args)}", "arity")
                     return f.type
@@ -1094,9 +1183,12 @@ class Builder:
 
 
 # ------------------------------------------------------------------ entry points
-def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
-    """Build the rule set of the named modules or rule files (with their requirements)."""
-    ws = Workspace(search=[Path(s) for s in (search or [])])
+def load_rule_set(specs: list[str], search: list[str] | None = None,
+                  confine: str | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
+    """Build the rule set of the named modules or rule files (with their requirements); `confine`:
+    a record's folder, which every rule file read (but the bundled ones) must lie in."""
+    ws = Workspace(search=[Path(s) for s in (search or [])],
+                   confine=Path(confine).resolve() if confine is not None else None)
     diags: list[Diagnostic] = []
     roots: list[str] = []
     if not specs:
@@ -1118,7 +1210,7 @@ def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[Ru
     diags = ws.diagnostics + diags
     if any(d.severity == "error" for d in diags):
         return None, _dedupe(diags), ws
-    b = Builder(order)
+    b = Builder(order, ws.sources)
     rs = b.build()
     diags.extend(b.diags)
     diags = _dedupe(diags)
@@ -1144,7 +1236,7 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
         order = module_order(ws, [name], diags)
         if not order:
             continue
-        b = Builder(order)
+        b = Builder(order, ws.sources)
         b.build()
         diags.extend(b.diags)
         # a `with MODULE` block is read only with MODULE: check the module with each of them too
@@ -1155,7 +1247,7 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
                 continue
             more = module_order(ws, [name, other], [])
             if more:
-                b = Builder(more)
+                b = Builder(more, ws.sources)
                 b.build()
                 diags.extend(b.diags)
     diags = ws.diagnostics + diags
@@ -1193,7 +1285,7 @@ def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:
     if mod is not None:
         order = module_order(ws, [mod.name], diags)
         if order:
-            b = Builder(order)
+            b = Builder(order, ws.sources)
             b.build()
             diags.extend(b.diags)
     return _dedupe(ws.diagnostics + diags), ws

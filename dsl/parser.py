@@ -625,6 +625,89 @@ class _Build(Transformer):
     def override(self, meta, children):
         return A.Override(children[0], self._span(meta))
 
+    # -- the card game (rulebook 001) ---------------------------------------
+    @v_args(meta=True)
+    def colour_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ColourDecl(str(rest[0]), str(rest[1]) if rest[1] is not None else None, cites, self._span(meta))
+
+    def card_per(self, children):
+        return True
+
+    def card_flag(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def card_decl(self, meta, children):
+        rest, cites = self._split(children)
+        kind, count, per, value, flag = (rest + [None] * 5)[:5]
+        return A.CardDecl(str(kind), int(str(count)[1:]), bool(per), int(value) if value is not None else None,
+                          flag, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def cards_total(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardsTotal(int(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def layout_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.LayoutDecl(int(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def deal_row(self, meta, children):
+        return A.DealRow(int(children[0]), int(children[1]), int(children[2]), self._span(meta))
+
+    @v_args(meta=True)
+    def deal_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.DealDecl(tuple(r for r in rest if r is not None), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def facedown_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.FacedownDecl(str(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def feudal_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.FeudalDecl(str(rest[0]), int(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def take_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TakeDecl(rest[0], str(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def misplaced_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.MisplacedDecl(rest[0], tuple(rest[1] or ()), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def table_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TableDecl(str(rest[0]), tuple(int(v) for v in rest[1:] if v is not None), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def card_score_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardScoreDecl(str(rest[0]), "take", rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def card_end_score_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardScoreDecl(str(rest[0]), "end", rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def end_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.EndDecl(rest[0], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def tie_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TieDecl(rest[0], cites, self._span(meta))
+
     # -- expressions ------------------------------------------------------
     @v_args(meta=True)
     def int_lit(self, meta, children):
@@ -860,7 +943,11 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
 
     def at(pos: int, msg: str) -> Diagnostic:
         line, col = _line_col(text, pos)
-        return Diagnostic(A.Span(file, line, col, line, col + 1), msg, "syntax")
+        tok = getattr(err, "token", None)
+        width = 1
+        if tok is not None and tok.type == "NAME" and tok.start_pos == pos and "\n" not in str(tok):
+            width = max(len(str(tok)), 1)  # the misspelt word whole
+        return Diagnostic(A.Span(file, line, col, line, col + width), msg, "syntax")
 
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream
@@ -938,7 +1025,12 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         code = "syntax"
     if label:
         msg = f"{label} (found {msg.removeprefix('unexpected ').split(';')[0]})"
-    return Diagnostic(A.Span(file, line, col, line, col + 1), msg, code)
+    end = col + 1
+    tok = getattr(err, "token", None)
+    if (isinstance(err, UnexpectedToken) and tok is not None and tok.type != "$END"
+            and tok.line == line and tok.column == col and tok.end_line == line and (tok.end_column or 0) > col):
+        end = tok.end_column  # the whole unexpected word is underlined, not its first letter
+    return Diagnostic(A.Span(file, line, col, line, end), msg, code)
 
 
 _PRETTY = {

@@ -24,34 +24,17 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import Expect, check_record, replay_record
 
 from compiler.replay import RecordError, engine_for, load_record, replay
 from compiler.simulate import play_one, simulate
 
 RECORDS = Path(__file__).parent / "records"
+_run = replay_record
 RIVER_CLAUSES_FOR_THE_DECKS = {"RIVER-SETUP-1", "RIVER-TURN-1"}
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What the rulebook says a record gives.
-
-    events: (turn, feature, when, points, clause or set of clauses), compared as a
-    multiset and completely: no other scoring event may happen. Final scoring carries
-    the turn index len(turns).
-    illegal: (turn index, clause or set of clauses, substrings of the message).
-    """
-
-    clause: str
-    doc: str
-    scores: dict | None = None
-    events: list | None = None
-    supply: dict | None = None
-    illegal: tuple | None = None
 
 
 CASES: dict[str, Expect] = {
@@ -211,45 +194,9 @@ CASES: dict[str, Expect] = {
 }
 
 
-def _run(rel: str):
-    path = RECORDS / rel
-    return replay(load_record(path), path.parent)
-
-
-def _clause_ok(got: str, want) -> bool:
-    return got in want if isinstance(want, (set, frozenset)) else got == want
-
-
-def _event_key(ev):
-    return (ev["turn"], ev["feature"], ev["when"], tuple(sorted(ev["points"].items())))
-
-
 @pytest.mark.parametrize("rel", sorted(CASES), ids=[f"{CASES[r].clause}:{r}" for r in sorted(CASES)])
 def test_record(rel):
-    exp = CASES[rel]
-    res = _run(rel)
-    if exp.illegal is not None:
-        turn, clause, words = exp.illegal
-        assert res.error is not None, f"{rel}: {exp.doc}: the engine accepted it: {res.answer}"
-        assert res.error["turn"] == turn, res.error
-        assert _clause_ok(res.error["clause"], clause), f"{exp.clause}: {res.error}"
-        for w in words:
-            assert w in res.error["message"], res.error
-        return
-    assert res.error is None, f"{rel}: {exp.doc}: {res.error}"
-    ans = res.answer
-    if exp.scores is not None:
-        assert ans["scores"] == exp.scores, f"{exp.clause}: {exp.doc}"
-    if exp.events is not None:
-        got = sorted(ans["events"], key=_event_key)
-        want = sorted(exp.events, key=lambda e: (e[0], e[1], e[2], tuple(sorted(e[3].items()))))
-        assert [_event_key(e) for e in got] == [(t, f, w, tuple(sorted(p.items()))) for t, f, w, p, _ in want], ans["events"]
-        for ev, (*_, clause) in zip(got, want):
-            assert _clause_ok(ev["clause"], clause), ev
-    if exp.supply is not None:
-        for player, figs in exp.supply.items():
-            for fig, n in figs.items():
-                assert ans["supply"][player][fig] == n, (player, fig, ans["supply"])
+    check_record(CASES[rel], replay_record(rel), rel)
 
 
 def test_every_record_has_a_case():
@@ -294,6 +241,7 @@ def test_RIVER_SETUP_1_land_bag_holds_71_tiles_with_3_D():
     assert not any(n.startswith("river.") for n in drawn[11:])
 
 
+@pytest.mark.slow
 def test_RIVER_PLACE_2_message_on_the_command_line():
     """`tessera replay` names RIVER-PLACE-2 for the second same-direction turn, and exits 1."""
     out = subprocess.run([sys.executable, "-m", "tessera", "replay", str(RECORDS / "river/same_turn_twice.json")],
@@ -375,6 +323,7 @@ def test_simulated_records_replay_to_the_same_game(rules, tmp_path):
         assert replayed == played, f.name
 
 
+@pytest.mark.slow
 def test_simulate_and_replay_on_the_command_line(tmp_path):
     """The full combination through the command line: `simulate --record DIR`, then `replay --json`."""
     rules = "base,river,abbot,king_robber"
@@ -444,6 +393,7 @@ def _independent_king_robber(rules, seed):
 
 @pytest.mark.parametrize("rules,seed", [(["base", "king_robber"], s) for s in range(3)]
                          + [(["base", "river", "abbot", "king_robber", "barn", "tower"], s) for s in range(2)])
+@pytest.mark.slow
 def test_KING_1_ROBBER_1_match_an_independent_reading_over_random_games(rules, seed):
     text, engine = _independent_king_robber(rules, seed)
     assert text[0], "the game completed no city and no road: pick another seed"

@@ -36,6 +36,7 @@ import z3
 from dsl.model import RuleSet
 
 from .concrete import snapshot
+from . import solver
 from .solver import configure
 
 SLOT_RLIMIT = 5_000_000  # z3's resource count per transition asked (the same on every machine)
@@ -77,12 +78,12 @@ class Model:
     """The z3 model of one rule set, its steps prepared to be chained (built once per process)."""
 
     def __init__(self, rs: RuleSet, players: int, build_steps=None):
-        from .invariants import Game, all_steps
+        from .invariants import SymGame, all_steps
 
         configure()
         self.rs = rs
         self.players = players
-        g = Game.make(rs, seats=players)  # the seats of the games followed: fewer variables for z3
+        g = SymGame.make(rs, seats=players)  # the seats of the games followed: fewer variables for z3
         self.g = g
         self.steps = (build_steps or all_steps)(g)
         b = g.before
@@ -220,6 +221,7 @@ class Model:
             s.add(*[self._eq(0, n, before.get(n, 0)) for n in self.names if n in used])
             s.add(*[self._eq(last[n], n, after.get(n, 0)) for n in self.names if n in used])
             r = s.check()
+            solver.count_work(s)  # the process's z3 work, as the rule sets' budgets read it (verifier/solver.py)
         finally:
             s.pop()
         return True if r == z3.sat else False if r == z3.unsat else None

@@ -57,14 +57,16 @@ class State:
     # (owner, figure): how many of the owner's figures stand on outposts (Siege and Defense), all
     # outposts together; the constant 0 in rules without tracks
     outpost: dict[tuple[int, str], z3.ArithRef] = field(default_factory=dict)
+    # kind: completed(KIND), the features of that kind completed so far (Domain.completed_start/step)
+    done: dict[str, z3.ArithRef] = field(default_factory=dict)
 
     def copy(self) -> "State":
         return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st), dict(self.held),
-                     dict(self.outpost))
+                     dict(self.outpost), dict(self.done))
 
 
 @dataclass
-class Game:
+class SymGame:
     """The symbolic frame shared by a step: seats, the acting seat, the state before."""
 
     rs: RuleSet
@@ -78,7 +80,7 @@ class Game:
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
-    def make(cls, rs: RuleSet, seats: int | None = None) -> "Game":
+    def make(cls, rs: RuleSet, seats: int | None = None) -> "SymGame":
         """The frame for every number of players of the rule set; `seats`: only that many seats (the
         conformance check, which follows games of a known number of players)."""
         dom = Domain(rs)
@@ -94,22 +96,28 @@ class Game:
             [z3.Int(f"score[{p}]") for p in range(seats)],
             {k: z3.Int(k) for s, sd in rs.states.items()
              for k in ([seat_key(s, p) for p in range(seats)] if sd.each else [s])},
-            {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures else z3.IntVal(0)) for p in range(seats) for f in figs},
+            # only a figure some `capture` names is ever a prisoner (Domain.capturable: never a floor)
+            {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures and dom.capturable(f)[0] else z3.IntVal(0))
+             for p in range(seats) for f in figs},
             {(p, f): (z3.Int(f"outpost[{p}].{f}") if rs.tracks else z3.IntVal(0)) for p in range(seats) for f in figs},
+            {k: z3.Int(f"completed({k})") for k in rs.features},
         )
+        for k, v in before.done.items():
+            facts += dom.function("completed", f"completed({k})", v)
         return cls(rs, seats, n, c, before, facts, dom)
 
     def env(self, tag: str, state: State | None = None, kind: str | None = None) -> Env:
         st = state or self.before
         env = Env(tag=tag, domain=self.domain, kind=kind, sink=self.sink, game_vars=self.game_vars)
         env.names.update(st.st)
+        env.names.update({f"completed({k})": v for k, v in st.done.items()})  # part of the state
         env.names["players"] = self.players
         env.names["current"] = self.current
         return env
 
 
 @dataclass
-class Step:
+class RuleStep:
     """One rule as a transition."""
 
     rule: str  # "score city complete"
@@ -123,6 +131,9 @@ class Step:
     inputs: list[z3.ArithRef] = field(default_factory=list)
     span: A.Span | None = None
     transfer: bool = False  # moves points between players (a ransom): exempt from "scores never decrease"
+    # a completion (completion_steps): the rules it chains, each (rule, where, text, span, the
+    # state variables it writes); a check is reported at the last one writing what the claim reads
+    members: list[tuple[str, str, str, A.Span | None, set[str]]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- invariants
@@ -138,7 +149,7 @@ class Invariant:
 
 
 @dataclass
-class Check:
+class InvariantCheck:
     invariant: Invariant
     rule: str
     where: str
@@ -147,7 +158,7 @@ class Check:
     span: A.Span | None = None
 
 
-def figure_count(g: Game, name: str) -> z3.ArithRef:
+def figure_count(g: SymGame, name: str) -> z3.ArithRef:
     """How many of figure `name` each player has: its number, or its count expression over
     `players` (TOWER-COMP-1) read for the symbolic number of players."""
     fig = g.rs.figures[name]
@@ -156,12 +167,12 @@ def figure_count(g: Game, name: str) -> z3.ArithRef:
     return encode(fig.count_expr, g.env(""))
 
 
-def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
+def builtin_invariants(rs: RuleSet, game: SymGame) -> list[Invariant]:
     out: list[Invariant] = []
     n = game.players
     seats = range(game.seats)
     for name, fig in rs.figures.items():
-        def conserved(g: Game, s: State, name=name):
+        def conserved(g: SymGame, s: State, name=name):
             count = figure_count(g, name)
             return z3.And([z3.Implies(p < g.players, s.supply[(p, name)] + s.board[(p, name)] + s.held[(p, name)]
                                       + s.outpost[(p, name)] == count)
@@ -180,18 +191,18 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
             clauses = cites(fig) or ("BASE-COMP-2",)
         out.append(Invariant(f"conserved-{name}", title, clauses, where(fig.span), "state", conserved, fig.span))
 
-    def nonneg_figs(g: Game, s: State):
+    def nonneg_figs(g: SymGame, s: State):
         return z3.And([z3.Implies(p < g.players, z3.And(s.supply[(p, f)] >= 0, s.board[(p, f)] >= 0, s.held[(p, f)] >= 0,
                                                          s.outpost[(p, f)] >= 0))
                        for p in seats for f in rs.figures])
     out.append(Invariant("supply-nonnegative", "no supply goes negative (nor a count of figures on the board)",
                          ("BASE-FOLLOW-3",), "builtin", "state", nonneg_figs))
 
-    def nonneg_score(g: Game, s: State):
+    def nonneg_score(g: SymGame, s: State):
         return z3.And([z3.Implies(p < g.players, s.score[p] >= 0) for p in seats])
     out.append(Invariant("score-nonnegative", "no score goes below 0", ("BASE-SCORE-3",), "builtin", "state", nonneg_score))
 
-    def monotone(g: Game, s: State, t: State):
+    def monotone(g: SymGame, s: State, t: State):
         return z3.And([z3.Implies(p < g.players, t.score[p] >= s.score[p]) for p in seats])
     if rs.ransom is not None:  # a ransom moves points between players: every other rule only adds
         out.append(Invariant("score-never-decreases", "only a ransom lowers a score (every other rule only adds points)",
@@ -204,14 +215,14 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
         if aw.most:
             continue  # it names no seat: every seat with the most scores (award_most_step)
 
-        def seat(g: Game, s: State, sname=sname):
+        def seat(g: SymGame, s: State, sname=sname):
             return z3.And(s.st[sname] >= -1, s.st[sname] < g.players)
         out.append(Invariant(f"award-seat-{sname}", f"`{sname}` holds a seat of the game or -1 (nobody)",
                              cites(aw), where(aw.span), "state", seat, aw.span))
     for name in rs.corner_figures():
         fig = rs.figures[name]
 
-        def stays(g: Game, s: State, t: State, name=name):
+        def stays(g: SymGame, s: State, t: State, name=name):
             return z3.And([z3.Implies(p < g.players, t.board[(p, name)] >= s.board[(p, name)]) for p in seats])
         out.append(Invariant(f"stays-{name}", f"a {name} once put stays on the board to the end (never returned)",
                              cites(fig), where(fig.span), "step", stays, fig.span))
@@ -227,14 +238,14 @@ def builtin_invariants(rs: RuleSet, game: Game) -> list[Invariant]:
 def declared_invariants(rs: RuleSet) -> list[Invariant]:
     out = []
     for inv in rs.invariants:
-        def pred(g: Game, s: State, inv=inv):
+        def pred(g: SymGame, s: State, inv=inv):
             return encode(inv.test, g.env("", s))
         out.append(Invariant(inv.name, line_text(inv.span) or inv.name, cites(inv), where(inv.span), "state", pred, inv.span))
     return out
 
 
 # --------------------------------------------------------------------- steps
-def _feature_env(g: Game, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
+def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
     """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
     env = g.env(tag, kind=kind)
     env.completing = completing
@@ -277,7 +288,7 @@ def _complete_fact(rs: RuleSet, kind: str, env: Env, done: bool) -> Fact | None:
                 line_text(cd.span) + ("" if done else "   (does not hold: the feature is incomplete)"))
 
 
-def _display(g: Game, after: State, created: dict | None = None, points=None) -> tuple[dict, list]:
+def _display(g: SymGame, after: State, created: dict | None = None, points=None) -> tuple[dict, list]:
     """What a counterexample shows of a step (state before and after, the rule's inputs, its points),
     and the numbers minimized to make it small."""
     show: dict[str, z3.ExprRef] = {}
@@ -291,7 +302,7 @@ def _display(g: Game, after: State, created: dict | None = None, points=None) ->
     return show, inputs
 
 
-def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
+def _show_state(g: SymGame, s: State, t: State, show: dict, inputs: list) -> None:
     show["players"] = g.players
     show["current"] = g.current
     inputs += [g.players, g.current]
@@ -305,7 +316,7 @@ def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
             show[f"board[{p}].{fig}"] = s.board[(p, fig)]
             show[f"board'[{p}].{fig}"] = t.board[(p, fig)]
             inputs += [s.supply[(p, fig)], s.board[(p, fig)]]
-            if g.rs.captures:
+            if g.rs.captures and not z3.is_int_value(s.held[(p, fig)]):  # a floor is never a prisoner
                 show[f"held[{p}].{fig}"] = s.held[(p, fig)]
                 show[f"held'[{p}].{fig}"] = t.held[(p, fig)]
                 inputs.append(s.held[(p, fig)])
@@ -317,16 +328,50 @@ def _show_state(g: Game, s: State, t: State, show: dict, inputs: list) -> None:
         show[k] = v
         show[k + "'"] = t.st[k]
         inputs.append(v)
+    for k in _read_kinds(g.rs):
+        show[f"completed({k})"] = s.done[k]
+        show[f"completed({k})'"] = t.done[k]
+        inputs.append(s.done[k])
 
 
-def _fresh_scores(g: Game, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
+_READ_KINDS: dict[int, tuple] = {}
+
+
+def _read_kinds(rs: RuleSet) -> list[str]:
+    """The kinds K some rule or invariant reads `completed(K)` of: those a counterexample shows."""
+    hit = _READ_KINDS.get(id(rs))
+    if hit is not None and hit[0] is rs:
+        return hit[1]
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(x):
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, A.Call) and x.fn == "completed" and x.args and isinstance(x.args[0], A.Var):
+            found.add(x.args[0].name)
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
+            for name in x.__dataclass_fields__:
+                walk(getattr(x, name, None))
+    walk(list(rs.modules))
+    out = [k for k in rs.features if k in found]
+    _READ_KINDS.clear()
+    _READ_KINDS[id(rs)] = (rs, out)
+    return out
+
+
+def _fresh_scores(g: SymGame, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
     for p in range(g.seats):
         v = z3.Int(f"score'[{p}]")
         facts.append(Fact(v == g.before.score[p] + gains[p], why, text))
         after.score[p] = v
 
 
-def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
+def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
     rs = g.rs
     kind = decl.kind
     facts = list(g.facts)
@@ -395,11 +440,11 @@ def score_step(g: Game, decl: A.ScoreDecl) -> Step | None:
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
     label = f"score {kind} {decl.when}" + (f" {trig}" if trig else "")
-    return Step(label, where(decl.span), line_text(decl.span), cites(decl),
+    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl),
                 facts, after, claims, show, inputs, decl.span)
 
 
-def place_step(g: Game, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> Step:
+def place_step(g: SymGame, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> RuleStep:
     facts = list(g.facts)
     env = g.env("")
     env.names["figures"] = env.var("figures", 0, None, "builtin", "figures on the feature >= 0")
@@ -432,10 +477,10 @@ def place_step(g: Game, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None
         after.supply[(p, name)], after.board[(p, name)] = s2, b2
     show, inputs = _display(g, after, env.created)
     label = f"place a {name}" + (f" on {', '.join(allow.on)} (allow)" if allow else "")
-    return Step(label, where(decl.span), line_text(decl.span), cites(decl), facts, after, {}, show, inputs, decl.span)
+    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl), facts, after, {}, show, inputs, decl.span)
 
 
-def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
+def recall_steps(g: SymGame, name: str, rc: A.RecallDecl) -> list[RuleStep]:
     rs = g.rs
     out = []
     fig = rs.figures.get(name)
@@ -461,12 +506,12 @@ def recall_steps(g: Game, name: str, rc: A.RecallDecl) -> list[Step]:
                               where(rc.span), f"the recalled {name} goes back to supply"))
             after.supply[(p, name)], after.board[(p, name)] = s2, b2
         show, inputs = _display(g, after, env.created, pts)
-        out.append(Step(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
+        out.append(RuleStep(f"recall {name} from a {kind}", where(rc.span), line_text(rc.span), cites(rc),
                         facts, after, {}, show, inputs, rc.span))
     return out
 
 
-def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+def award_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
     facts = list(g.facts)
     env = g.env("")
     pts = z3.Int("points")
@@ -477,10 +522,10 @@ def award_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
     _fresh_scores(g, after, [z3.If(z3.And(h == p, p < g.players), pts, 0) for p in range(g.seats)], "engine",
                   f"the seat held in `{sname}` (if it is a seat) scores the points", facts)
     show, inputs = _display(g, after, env.created, pts)
-    return Step(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
+    return RuleStep(f"award {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show, inputs, aw.span)
 
 
-def award_most_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
+def award_most_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
     """`award most S at end = E`: every seat in the game whose value of S is the highest,
     when that is above 0, scores E (a tie: each of them)."""
     facts = list(g.facts)
@@ -499,11 +544,11 @@ def award_most_step(g: Game, sname: str, aw: A.AwardDecl) -> Step:
                   f"every seat with the most `{sname}` (above 0) scores the points", facts)
     show, inputs = _display(g, after, env.created, pts)
     show[f"most({sname})"] = top
-    return Step(f"award most {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show,
+    return RuleStep(f"award most {sname} at end", where(aw.span), line_text(aw.span), cites(aw), facts, after, {}, show,
                 inputs, aw.span)
 
 
-def on_step(g: Game, on: A.OnDecl) -> Step:
+def on_step(g: SymGame, on: A.OnDecl, suffix: str = "") -> RuleStep:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
         env, _ = _feature_env(g, on.of, "", facts, completing=True)
@@ -520,14 +565,14 @@ def on_step(g: Game, on: A.OnDecl) -> Step:
     after = g.before.copy()
     for k, v in step.after.items():
         if v is not g.before.st[k]:
-            nv = z3.Int(k + "'")
+            nv = z3.Int(k + "'" + suffix)
             facts.append(Fact(nv == v, w, f"{text}   (sets `{k}`)"))
             after.st[k] = nv
     show, inputs = _display(g, after, env.created)
-    return Step(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
+    return RuleStep(describe_on(on), w, text, cites(on), facts, after, {}, show, inputs, on.span)
 
 
-def initial_step(g: Game) -> Step:
+def initial_step(g: SymGame) -> RuleStep:
     rs = g.rs
     facts = list(g.facts)
     env = g.env("")
@@ -539,6 +584,8 @@ def initial_step(g: Game) -> Step:
                               f"{line_text(fig.span)}   (all in supply at the start)"))
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
+    for k, v in s.done.items():
+        facts.append(g.domain.completed_start(v, k))
     for k, sd in rs.states.items():
         init = encode(sd.init, env)
         for key in ([seat_key(k, p) for p in range(g.seats)] if sd.each else [k]):
@@ -547,18 +594,21 @@ def initial_step(g: Game) -> Step:
     show: dict[str, z3.ExprRef] = {}
     inputs: list[z3.ArithRef] = []
     _show_state(g, s, s, show, inputs)
-    return Step("initial state", "builtin", "", (), facts, s, {}, show, inputs)
+    return RuleStep("initial state", "builtin", "", (), facts, s, {}, show, inputs)
 
 
-def all_steps(g: Game) -> list[Step]:
+def all_steps(g: SymGame) -> list[RuleStep]:
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     for name, fig in rs.figures.items():
         out.append(place_step(g, name, fig))
     for pm in rs.permits:
         if pm.mode == "allow" and pm.figure in rs.figures:
             out.append(place_step(g, pm.figure, rs.figures[pm.figure], pm))
+    chained = {id(d) for k in rs.complete for d in [rs.scores.get((k, "complete"))] if d is not None}
     for decl in rs.all_scores():
+        if id(decl) in chained:
+            continue  # part of its kind's completion (completion_steps)
         st = score_step(g, decl)
         if st is not None:
             out.append(st)
@@ -568,7 +618,10 @@ def all_steps(g: Game) -> list[Step]:
         if sname in rs.states:
             out.append(award_most_step(g, sname, aw) if aw.most else award_step(g, sname, aw))
     for on in rs.ons:
+        if on.event == "complete" and (on.of is None or on.of in rs.complete):
+            continue  # part of a completion (completion_steps)
         out.append(on_step(g, on))
+    out.extend(completion_steps(g))
     out.extend(capture_steps(g))
     if rs.ransom is not None:
         out.extend(ransom_steps(g))
@@ -576,14 +629,78 @@ def all_steps(g: Game) -> list[Step]:
     return out
 
 
-def outpost_steps(g: Game) -> list[Step]:
+def _writes(before: State, after: State) -> set[str]:
+    """The names of the state variables `after` changed."""
+    out: set[str] = set()
+    for part in ("supply", "board", "held", "outpost", "done", "st"):
+        b, a = getattr(before, part), getattr(after, part)
+        for k, v in b.items():
+            if a[k] is not v:
+                out.add(str(v))
+    out.update(str(v) for v, w in zip(before.score, after.score) if v is not w)
+    return out
+
+
+def completion_steps(g: SymGame) -> list[RuleStep]:
+    """A feature of kind K completes: one step chaining what the engine does then
+    (runtime/scoring.py `_score_completed`), in its order: completed(K) counts it, its owners
+    score `score K complete`, figures with `return ... when scored` go home, and every
+    `on complete of K` rule runs in file order, each reading the state the one before left.
+    Only the state after the whole chain need satisfy the invariants (in the middle the count
+    is ahead of what an `on complete` rule keeps of it, for instance)."""
+    from dataclasses import replace
+
+    rs = g.rs
+    out: list[RuleStep] = []
+    for kind in rs.complete:
+        counted = g.before.copy()
+        v = z3.Int(f"completed({kind})'")
+        counted.done[kind] = v
+        facts = list(g.facts) + [g.domain.completed_step(g.before.done[kind], v, kind, True)]
+        base_ids = {id(f) for f in g.facts}
+        members: list[tuple[str, str, str, A.Span | None, set[str]]] = [
+            (f"a {kind} completes", "engine", f"completed({kind}) counts it", None, {str(g.before.done[kind])})]
+        show: dict[str, z3.ExprRef] = {}
+        inputs: list[z3.ArithRef] = []
+        claims: dict[str, z3.BoolRef] = {}
+        cites_: list = []
+        state = counted
+        decl = rs.scores.get((kind, "complete"))
+        if decl is not None:
+            st = score_step(replace(g, before=state), decl)
+            if st is not None:
+                facts += [f for f in st.facts if id(f) not in base_ids]
+                members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
+                show.update(st.show)
+                inputs += st.inputs
+                claims.update(st.claims)
+                cites_ += list(st.clauses)
+                state = st.after
+        ons = [on for on in rs.ons if on.event == "complete" and on.of in (kind, None)]
+        for i, on in enumerate(ons):
+            st = on_step(replace(g, before=state), on, f"#{i + 1}" if i + 1 < len(ons) else "")
+            facts += [f for f in st.facts if id(f) not in base_ids]
+            members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
+            show.update(st.show)
+            inputs += st.inputs
+            cites_ += list(st.clauses)
+            state = st.after
+        _show_state(g, g.before, state, show, inputs)
+        last = members[-1]
+        out.append(RuleStep(last[0] if len(members) == 2 else (f"a {kind} completes" if len(members) == 1 else last[0]),
+                        last[1], last[2], tuple(dict.fromkeys(cites_)), facts, state, claims, show,
+                        list({t.get_id(): t for t in inputs}.values()), last[3], members=members))
+    return out
+
+
+def outpost_steps(g: SymGame) -> list[RuleStep]:
     """The outposts (Siege and Defense).  `on put ... { may put F on row|pool }`: the current seat
     moves one F from supply to an outpost.  `on full|overflow|end of T { ... }`: one step per
     rule and outpost, its actions in order -- `score each E` (every seat scores E, `own` being its
     figures on the outpost), `remove 1 of FIGS where C` (a seat for which C holds may take one of
     its FIGS off the board, back to supply), `return FIGS from outpost` (back to supply)."""
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     for op in rs.outpost_puts:
         if op.figure not in rs.figures:
@@ -599,7 +716,7 @@ def outpost_steps(g: Game) -> list[Step]:
         _moves(g, after, "outpost", changes, at, f"{text}   (one {op.figure} from supply to the outpost's {op.slot})",
                facts)
         show, inputs = _display(g, after)
-        out.append(Step(f"put {_a(op.figure)} on an outpost's {op.slot}", at, text, cites(op), facts, after, {}, show,
+        out.append(RuleStep(f"put {_a(op.figure)} on an outpost's {op.slot}", at, text, cites(op), facts, after, {}, show,
                         inputs, op.span))
     for on in rs.track_ons:
         if on.event == "draw" or not on.tracks:
@@ -615,6 +732,8 @@ def outpost_steps(g: Game) -> list[Step]:
                 facts.append(Fact(z3.And(v >= 0, v <= g.before.outpost[(p, f)], z3.Implies(p >= g.players, v == 0)),
                                   "builtin", f"seat {p}'s {f}s on this outpost are among its {f}s on outposts"))
         own = [z3.Sum([x[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
+        if on.event == "full":  # the row has just filled: the outpost holds the figures that filled it
+            facts.extend(g.domain.full_row(on.tracks, z3.Sum(own) if own else z3.IntVal(0), g.env("")))
         for p in seats:
             facts.extend(g.domain.quantity("own", own[p], None, None))  # the domain's facts of `own`
         after = g.before.copy()
@@ -669,12 +788,12 @@ def outpost_steps(g: Game) -> list[Step]:
         for (p, f), v in x.items():
             show[f"on_outpost[{p}].{f}"] = v
             inputs.append(v)
-        out.append(Step(f"on {on.event} of {', '.join(on.tracks)}", at, text, cites(on), facts, after, {}, show, inputs,
+        out.append(RuleStep(f"on {on.event} of {', '.join(on.tracks)}", at, text, cites(on), facts, after, {}, show, inputs,
                         on.span))
     return out
 
 
-def _moves(g: Game, after: State, label: str, changes: dict, why: str, text: str, facts: list[Fact]) -> None:
+def _moves(g: SymGame, after: State, label: str, changes: dict, why: str, text: str, facts: list[Fact]) -> None:
     """Fresh after-variables for the (part, seat, figure) entries changed by `changes`: part is
     supply | board | held, each change a z3 term added to the before-value."""
     for (part, p, name), delta in changes.items():
@@ -684,12 +803,12 @@ def _moves(g: Game, after: State, label: str, changes: dict, why: str, text: str
         getattr(after, part)[(p, name)] = v
 
 
-def capture_steps(g: Game) -> list[Step]:
+def capture_steps(g: SymGame) -> list[RuleStep]:
     """A capture (TOWER-CAPTURE-1): the current player takes a figure of seat v off the board.  Own:
     back to supply.  Another's: held as a prisoner, or, with `exchange prisoners`, swapped at once
     for one of the capturer's that v holds (TOWER-SWAP-1)."""
     rs = g.rs
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     for cap in rs.captures.values():
         text, at = line_text(cap.span), where(cap.span)
@@ -721,7 +840,7 @@ def capture_steps(g: Game) -> list[Step]:
                 _moves(g, after, label, changes, "engine", f"capture ({label})", facts)
                 show, inputs = _display(g, after)
                 show["victim"] = v
-                out.append(Step(f"capture {_a(name)} ({label})", at, text, cites(cap), facts, after, {}, show, inputs, cap.span))
+                out.append(RuleStep(f"capture {_a(name)} ({label})", at, text, cites(cap), facts, after, {}, show, inputs, cap.span))
     return out
 
 
@@ -736,12 +855,12 @@ def _sum_changes(a: dict, b: dict) -> dict:
     return out
 
 
-def ransom_steps(g: Game) -> list[Step]:
+def ransom_steps(g: SymGame) -> list[RuleStep]:
     """A ransom (TOWER-RANSOM-1): the current player pays seat h the price and takes back an own
     figure h holds, if the rule's condition holds (`points`: the payer's score)."""
     rs = g.rs
     rn = rs.ransom
-    out: list[Step] = []
+    out: list[RuleStep] = []
     c, seats = g.current, range(g.seats)
     text, at = line_text(rn.span), where(rn.span)
     for name in [f for f in rn.figures if f in rs.figures]:
@@ -765,16 +884,18 @@ def ransom_steps(g: Game) -> list[Step]:
         _moves(g, after, "ransom", changes, "engine", f"the ransomed {name} goes back to its owner's supply", facts)
         _fresh_scores(g, after, [z3.If(c == p, -price, 0) + z3.If(h == p, price, 0) for p in seats], at,
                       f"{text}   (the payer pays the holder)", facts)
-        show, inputs = _display(g, after, env.created, price)
+        show, inputs = _display(g, after, env.created)
+        show["points"] = env.names["points"]  # `points` is the payer's score (docs/verifier.md), not the price
+        show["price"] = price
         show["holder"] = h
-        out.append(Step(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
+        out.append(RuleStep(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
     return out
 
 
 # ------------------------------------------------------------------- checks
-def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
+def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
     """Each scoring formula is monotone in every size quantity it reads."""
-    out: list[Check] = []
+    out: list[InvariantCheck] = []
     formulas: list[tuple[str, A.Expr, object, str | None, bool]] = []
     for d in rs.all_scores():
         formulas.append((f"score {d.kind} {d.when}" + (f" by {d.by}" if d.by else ""), d.value, d, d.kind, d.when == "complete"))
@@ -819,21 +940,39 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[Check]:
             show[f"{q}'"] = q2
             show["points"], show["points'"] = pts1, pts2
             res = prove(pts2 >= pts1, facts, show, minimize=[t for t in show.values() if z3.is_int_value(t) is False])
-            out.append(Check(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
+            out.append(InvariantCheck(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
     return out
 
 
-def check_invariants(rs: RuleSet) -> list[Check]:
-    g = Game.make(rs)
+def _reported_at(g: SymGame, step: RuleStep, inv: Invariant) -> tuple[str, str, str, A.Span | None]:
+    """Where a check of `step` is reported: the step's rule; for a completion (several rules
+    chained), the last of its rules that writes a variable the invariant reads (the score rule
+    for a feature claim), or its last rule."""
+    if not step.members:
+        return step.rule, step.where, step.text, step.span
+    from .solver import _symbols
+
+    if inv.kind == "feature":
+        hit = [m for m in step.members if m[0].startswith("score ")]
+    else:
+        b = g.before
+        reads = _symbols(inv.pred(g, b) if inv.kind == "state" else inv.pred(g, b, b)) if inv.pred else set()
+        hit = [m for m in step.members if m[4] & reads]
+    m = (hit or step.members)[-1]
+    return m[0], m[1], m[2], m[3]
+
+
+def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
+    g = SymGame.make(rs)
     invs = builtin_invariants(rs, g) + declared_invariants(rs)
     state_invs = [i for i in invs if i.kind == "state"]
     pre = [Fact(i.pred(g, g.before), i.where, f"before the step: {i.title}", assumed=True) for i in state_invs]
-    out: list[Check] = []
+    out: list[InvariantCheck] = []
     init = initial_step(g)
     for inv in state_invs:
         claim = inv.pred(g, init.after)
         res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
-        out.append(Check(inv, "initial state", "builtin", "", res))
+        out.append(InvariantCheck(inv, "initial state", "builtin", "", res))
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
@@ -843,7 +982,8 @@ def check_invariants(rs: RuleSet) -> list[Check]:
                 if z3.eq(z3.simplify(claim), z3.simplify(inv.pred(g, g.before))):
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
-                    out.append(Check(inv, step.rule, step.where, step.text, res, step.span))
+                    rule, at, text, span = _reported_at(g, step, inv)
+                    out.append(InvariantCheck(inv, rule, at, text, res, span))
                     continue
             elif inv.kind == "step":
                 if step.transfer and inv.id == "score-never-decreases":
@@ -857,7 +997,8 @@ def check_invariants(rs: RuleSet) -> list[Check]:
         results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
-            out.append(Check(byid[iid], step.rule, step.where, step.text, res, step.span))
+            rule, at, text, span = _reported_at(g, step, byid[iid])
+            out.append(InvariantCheck(byid[iid], rule, at, text, res, span))
     for inv in invs:
         if inv.kind == "formula":
             out.extend(_formula_checks(rs, inv))
@@ -901,7 +1042,7 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
     return lines
 
 
-def summarize(checks: list[Check], searches: dict | None = None) -> dict[str, int]:
+def summarize(checks: list[InvariantCheck], searches: dict | None = None) -> dict[str, int]:
     """Counts of the three verdicts (and inconclusive): a z3 refutation is *refuted* only with a
     witness game in `searches` (when a search ran), *not proved* otherwise."""
     out = {"proved": 0, "refuted": 0, "not proved": 0, "inconclusive": 0}
@@ -913,7 +1054,7 @@ def summarize(checks: list[Check], searches: dict | None = None) -> dict[str, in
     return out
 
 
-def _witnessed(c: Check, searches: dict | None) -> bool:
+def _witnessed(c: InvariantCheck, searches: dict | None) -> bool:
     """A z3 refutation stands as *refuted* when a game breaks it (or when no search was asked for)."""
     if not c.result.refuted:
         return False
@@ -931,7 +1072,7 @@ def _not_reached(found) -> str:
             f"never broke it")
 
 
-def _hint(c: Check) -> str:
+def _hint(c: InvariantCheck) -> str:
     """An invariant that would exclude z3's state: the values the state shows, stated as a claim to add."""
     m = c.result.model
     if c.invariant.kind == "formula":
@@ -947,7 +1088,7 @@ def _hint(c: Check) -> str:
 
 
 # --------------------------------------------------------------- registry
-def _detail(c: Check) -> list[str]:
+def _detail(c: InvariantCheck) -> list[str]:
     r = c.result
     if r.refuted:
         out = ["counterexample: " + "; ".join(format_model(r.model))]
@@ -963,7 +1104,7 @@ def _detail(c: Check) -> list[str]:
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
-def diagnostics(rs: RuleSet, checks: list[Check], seconds: float, searches: dict | None = None) -> list[Diagnostic]:
+def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searches: dict | None = None) -> list[Diagnostic]:
     """One error per check not proved: *refuted* only with a game that breaks it (`searches`, by
     id(check): verifier.witness.Search), *not proved* when z3 breaks the induction step but no game
     tried reaches that state, *inconclusive* when z3 gave up."""
@@ -990,7 +1131,7 @@ def diagnostics(rs: RuleSet, checks: list[Check], seconds: float, searches: dict
             det[0] = det[0].replace("counterexample: ", "z3's state that breaks the induction step: ", 1)
         out.append(Diagnostic(span, "\n    ".join([head] + extra + det), "invariant"))
     n = summarize(checks, searches)
-    order: dict[str, list[Check]] = {}
+    order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "

@@ -346,7 +346,7 @@ def lay_river(rs: RuleSet, kind: str) -> tuple[RiverLayer, Laying]:
 # With a start landscape of several tiles (SIEGE-SETUP-1) the river continues from where it
 # leaves the landscape (StartRiver.opens), past the landscape's cells.
 @register("set-river", _river_clauses, applies=lambda rs: _continues(rs) is not None)
-def check_river(rs: RuleSet) -> list[Diagnostic]:
+def check_set_river(rs: RuleSet) -> list[Diagnostic]:
     """The river tiles can be laid as one river from the source to the lake."""
     p = _continues(rs)
     assert p is not None and p.arg

@@ -10,6 +10,7 @@ the part of the `figure` statement that failed.
 from __future__ import annotations
 
 from .errors import article
+from .moves import Put, PutAt, PutCorner, Recall
 
 
 class Figures:
@@ -40,7 +41,7 @@ class Figures:
         part of the `figure` statement that refuses it -- its supply, where it may stand, or
         its `when` condition -- or of the `forbid` that takes the option away."""
         R = self.R
-        fig = (gi, fi) if corner is None else (gi, fi, corner)
+        fig = Put(gi, fi) if corner is None else PutCorner(gi, fi, corner)
         if 0 <= fi < len(o.feats) and fig in self.figure_options(o, cell):
             return None
         supply, on, when = R.FIG_CLAUSES[gi]
@@ -76,7 +77,7 @@ class Figures:
                 f"the rule `{R.FIG_WHEN_SRC[gi]}` does not hold", when)
 
     def anywhere_options(self, player=None):
-        """("at", figure, cell, root) for every placed feature on which `player` (default: the
+        """PutAt(figure, cell, root) for every placed feature on which `player` (default: the
         current one) may put a figure that goes anywhere (`on KINDS anywhere`, TOWER-TURN-1).
         Read before the new tile is placed: the features such figures stand on (a tower
         foundation) lie on one tile, so placing a tile elsewhere does not change them."""
@@ -91,7 +92,7 @@ class Figures:
         for s in self.anywhere_segs:  # the segments of those kinds, in the order they were placed
             if parent[s] == s:
                 for gi in options(self, s, sup):
-                    out.append(("at", gi, seg_cell[s], s))
+                    out.append(PutAt(gi, seg_cell[s], s))
         return out
 
     def anywhere_refusal(self, gi, cell, seg):
@@ -101,7 +102,7 @@ class Figures:
         on that kind anywhere, the supply, a `forbid`, or the condition of its `anywhere` part."""
         R = self.R
         r = self.find(seg)
-        if ("at", gi, self.seg_cell[r], r) in self.anywhere_options():
+        if PutAt(gi, self.seg_cell[r], r) in self.anywhere_options():
             return None
         supply, on, when = R.FIG_CLAUSES[gi]
         fname = R.FIGURES[gi].name
@@ -134,8 +135,8 @@ class Figures:
         if not self.recallable:
             return []
         p = self.current
-        out = [("recall", gi, self.seg_cell[seg], seg) for seg, (pl, gi) in self.recallable.items() if pl == p]
-        out.sort(key=lambda a: (a[2], a[1]))
+        out = [Recall(gi, self.seg_cell[seg], seg) for seg, (pl, gi) in self.recallable.items() if pl == p]
+        out.sort(key=lambda a: (a.cell, a.figure))
         return out
 
     def _put_figure(self, p, gi, seg):

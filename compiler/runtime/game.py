@@ -16,12 +16,17 @@ from .corners import Corners, cornered_codes
 from .errors import IllegalAction
 from .figures import Figures
 from .lookahead import Lookahead
+from .moves import (Capture, Discard, NotAMove, Pass, Place, PutAt, PutCorner, Ransom, Recall, SIEGE,
+                    as_move)
 from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
 from .records import Records
 from .scoring import Scoring
 
+_move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+_PASS = Pass()
+_DISCARD = Discard()
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
 _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
@@ -116,7 +121,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             if self.sdec is not None:
                 return self.siege_options()
         if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1)
-            return self.capture_options() + [("pass",)]
+            return self.capture_options() + [_PASS]
         if self.drawn is None:
             return []
         R = self.R
@@ -137,7 +142,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                 rots = fits.get(code)
                 if rots is not None:
                     for o in rots:
-                        append((cell, o.rot, None))
+                        append(_move(Place, (cell, o.rot, None)))
         else:
             options = R.figure_options
             # the features around a cell: a mask, read for each cell where a figure may go; or the
@@ -161,7 +166,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                     if check is not None and check(self, o, cell) is not None:
                         continue
                     rot = o.rot
-                    append((cell, rot, None))
+                    append(_move(Place, (cell, rot, None)))
                     may = any_fig & o.figmask
                     if may and not may & side_figs:  # only corner figures could go on this tile
                         if corners is None:
@@ -175,11 +180,11 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                         if nbr is None and masks:
                             nbr = occupied(cell)
                         for fig in options(self, o, cell, nbr, sup):
-                            append((cell, rot, fig))
+                            append(_move(Place, (cell, rot, fig)))
                     if extra:
-                        acts.extend([(cell, rot, e) for e in extra])
+                        acts.extend([_move(Place, (cell, rot, e)) for e in extra])
         if not acts and R.DISCARD:
-            acts = [("discard",)]
+            acts = [_DISCARD]
         if R.RANSOM is not None:
             acts.extend(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
         self._listed = (self.turn, tid, acts)  # apply_action need not check these again
@@ -196,67 +201,89 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         return listed is not None and listed[0] == self.turn and listed[1] == self.drawn and action in listed[2]
 
     def apply_action(self, action):
+        """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
+        tuple, is taken too), or raise IllegalAction naming the clause that refuses it."""
         R = self.R
+        t = type(action)
+        if t is not Place:
+            try:
+                action = as_move(action)
+            except NotAMove as exc:
+                raise IllegalAction(str(exc), R.CLAUSE_FOLLOW) from None
+            t = type(action)
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
         if self._siege:
-            if action[0] != "ransom":
+            if t is not Ransom:
                 self._siege_ready()
             if self.sdec is not None:
-                self._siege_apply(tuple(action))
+                self._siege_apply(action)
                 return
-            if action[0] in ("catapult", "remove", "outpost"):
-                raise IllegalAction(f"no {action[0]} decision is open now", R.TRACK_RULES[0][3] if R.TRACK_RULES else "")
+            if t in SIEGE:
+                raise IllegalAction(f"no {action.kind} decision is open now", R.TRACK_RULES[0][3] if R.TRACK_RULES else "")
         if self.pending is not None:
-            if action[0] == "pass":
+            if t is Pass:
                 self.history.append((None, action))
                 self._end_turn()
                 return
-            if action[0] != "capture" or len(action) != 5:
+            if t is not Capture:
                 raise IllegalAction("a capture (or a pass) comes first: a figure was just put that allows one",
                                     self.pending[5][0])
-            why = self.capture_refusal(tuple(action))
+            why = self.capture_refusal(action)
             if why is not None:
                 raise IllegalAction(*why)
-            self.history.append((None, tuple(action)))
-            self._capture(tuple(action))
+            self.history.append((None, action))
+            self._capture(action)
             self._end_turn()
             return
-        if action[0] == "ransom":
+        if t is Ransom:
             self._ransom(action)
-            self.history.append((None, tuple(action)))
+            self.history.append((None, action))
             return
-        if action[0] in ("capture", "pass"):
+        if t is Capture or t is Pass:
             raise IllegalAction("nothing may be captured now: no figure was just put that allows a capture",
                                 next(iter(R.CAPTURES.values()), ((), None, ("",)))[2][0])
+        if t in SIEGE:  # no outpost decision in these rules
+            raise IllegalAction(f"no {action.kind} decision is open now", R.CLAUSE_FOLLOW)
         checked = self._was_listed(action)
-        if action[0] == "discard":
-            if not checked and self.placements(self.drawn):
-                raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
-            self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
-            self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn].name,
-                                "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
-            self.discards += 1
-            self.turn += 1
-            self._draw()
-            if self.drawn is None:
-                self._final()
+        if t is Discard:
+            self._discard(checked)
             return
+        self._apply_place(action, checked)
+
+    def _discard(self, checked):
+        R = self.R
+        if not checked and self.placements(self.drawn):
+            raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
+        self.history.append((R.TILES[self.drawn].index, _DISCARD))  # only moves that were made
+        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn].name,
+                            "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
+        self.discards += 1
+        self.turn += 1
+        self._draw()
+        if self.drawn is None:
+            self._final()
+
+    def _apply_place(self, action, checked):
+        R = self.R
         cell, rot, fig = action
+        if rot not in (0, 90, 180, 270) or type(rot) is not int:
+            raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
         o = R.ORIENT[self.drawn][rot // 90]
         why = None if checked else self.why_not_placed(o, cell)
         if why is not None:
             raise IllegalAction(*why)
+        ft = type(fig)
         if fig is not None and not checked:
-            if fig[0] == "recall":
+            if ft is Recall:
                 if fig not in self.recall_options():
                     raise IllegalAction("no own figure of that kind stands there to recall",
-                                        R.RECALL_CLAUSE.get(fig[1], R.CLAUSE_FOLLOW))
-            elif fig[0] == "at":
-                if not (isinstance(fig[3], int) and 0 <= fig[3] < len(self.parent)
-                        and isinstance(fig[1], int) and 0 <= fig[1] < len(R.FIGURES)):
+                                        R.RECALL_CLAUSE.get(fig.figure, R.CLAUSE_FOLLOW))
+            elif ft is PutAt:
+                if not (isinstance(fig.segment, int) and 0 <= fig.segment < len(self.parent)
+                        and isinstance(fig.figure, int) and 0 <= fig.figure < len(R.FIGURES)):
                     raise IllegalAction("no placed feature there", R.CLAUSE_FOLLOW)
-                why = self.anywhere_refusal(fig[1], fig[2], fig[3])
+                why = self.anywhere_refusal(fig.figure, fig.cell, fig.segment)
                 if why is not None:
                     raise IllegalAction(*why)
             else:
@@ -271,16 +298,16 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             self.st[name_i] = val
         put = None  # the figure this turn put: (figure, segment), for `score ... put`
         if fig is not None:
-            if fig[0] == "recall":
-                self._recall(p, fig[1], fig[3])
+            if ft is Recall:
+                self._recall(p, fig.figure, fig.segment)
             else:
-                if fig[0] == "at":  # on a feature of another placed tile (`anywhere`)
-                    gi, seg = fig[1], fig[3]
+                if ft is PutAt:  # on a feature of another placed tile (`anywhere`)
+                    gi, seg = fig.figure, fig.segment
                 else:
-                    gi, seg = fig[0], self.board[cell][1] + fig[1]
+                    gi, seg = fig.figure, self.board[cell][1] + fig.feature
                 self._put_figure(p, gi, seg)
-                if fig[0] != "at" and len(fig) > 2:
-                    self.corner_at[(p, fig[0], seg)] = (cell, fig[2])
+                if ft is PutCorner:
+                    self.corner_at[(p, gi, seg)] = (cell, fig.corner)
                     self.on_corners += 1
                 put = (gi, seg)
                 if R.OUTPOST_PUTS and self._outpost_pending(p, gi, seg, cell, touched, put):

@@ -10,6 +10,7 @@ on every bundled module).
 from __future__ import annotations
 
 from .geometry import AROUND, DX, DY, OPP
+from .moves import Place, Put, PutAt, Recall, as_move
 
 _CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
 
@@ -34,8 +35,7 @@ class Lookahead:
         (QUICK_COMPLETE) and putting a figure starts nothing of its own (no `score ... put`, no
         capture, no outpost, no `score ... join`): the figure then stands on a feature that is not
         scored this turn.  Every other action is its own key."""
-        if self.pending is not None or not any(self.decks) or not actions or len(actions[0]) != 3 \
-                or not isinstance(actions[0][0], tuple):
+        if self.pending is not None or not any(self.decks) or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard; or the last tile
         R = self.R
         twins = R.QUICK_COMPLETE is not None and not (R.SCORE_PUT or R.CAPTURES or R.OUTPOST_PUTS or R.SCORE_JOIN)
@@ -44,11 +44,12 @@ class Lookahead:
         done = {}
         out = []
         for a in actions:
-            if len(a) != 3 or not isinstance(a[0], tuple):
+            if type(a) is not Place:
                 out.append(a)  # a ransom
                 continue
             cell, rot, fig = a
-            if fig is not None and (fig[0] in ("recall", "at") or fig[0] in put_figs):
+            ft = type(fig)
+            if fig is not None and (ft is Recall or ft is PutAt or fig.figure in put_figs):
                 out.append(a)
                 continue
             if fig is None:
@@ -63,7 +64,7 @@ class Lookahead:
                 c = done[(cell, rot)] = self._completion(cell, rot)
             if not c[0]:
                 out.append(None)
-            elif fig is None or (twins and len(fig) == 2 and fig[1] not in c[1]):
+            elif fig is None or (twins and ft is Put and fig.feature not in c[1]):
                 out.append((cell, rot))
             else:
                 out.append(a)
@@ -77,14 +78,16 @@ class Lookahead:
         stands on a feature it joins or on a centre feature around it, or it completes nothing and
         joins no figures a `join` rule scores (`self.completes`; `cache`, a dict the caller keeps for
         this very state, keeps its answers by cell and by (cell, rotation) for the next actions there)."""
-        if self.pending is not None or len(action) != 3 or not isinstance(action[0], tuple) or not any(self.decks):
+        if type(action) is tuple:  # written as plain tuples
+            action = as_move(action)
+        if self.pending is not None or type(action) is not Place or not any(self.decks):
             return True  # a capture, pass, ransom or discard; or the last tile, after which the game is scored
         cell, rot, fig = action
         R = self.R
         if fig is not None:
-            if fig[0] in ("recall", "at"):
+            if type(fig) is Recall or type(fig) is PutAt:
                 return True
-            if R.SCORE_PUT and any(g == fig[0] for _, g in R.SCORE_PUT):
+            if R.SCORE_PUT and any(g == fig.figure for _, g in R.SCORE_PUT):
                 return True
         if cache is None:
             return (fig is not None or self._figures_near(cell)) and self._completion(cell, rot)[0]

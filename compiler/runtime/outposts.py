@@ -5,13 +5,13 @@ send figures to a row, the row's size per number of players, a pool, how many ca
 the catapult slot holds), the optional extra figures (OUTPOST_PUTS) and what happens on
 an outpost (TRACK_RULES: `full`, `overflow`, `end`, `draw`, each a list of actions).
 
-Decisions of their own, each a legal action of the player who decides:
-- ("catapult", t): a drawn tile's "?" symbol puts its catapult on outpost t (the
+Decisions of their own, each a legal action (runtime/moves.py) of the player who decides:
+- Catapult(t): a drawn tile's "?" symbol puts its catapult on outpost t (the
   current player chooses);
-- ("remove", t, figure, segment): an attack on outpost t makes a player take one of
+- Remove(t, figure, segment): an attack on outpost t makes a player take one of
   their figures off the board; several players decide in turn, clockwise from the
   current player, and `current_player()` names the one deciding;
-- ("outpost", t, "row" | "pool") or ("pass",): right after a figure is put, the same
+- Outpost(t, "row" | "pool") or Pass(): right after a figure is put, the same
   player may put one more figure from supply on an outpost.
 
 The drawn tile's symbols are played lazily, the first time the turn is asked about
@@ -21,6 +21,7 @@ first (`force_tile`).
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .moves import Catapult, Outpost, Pass, Remove
 
 
 class Outposts:
@@ -171,7 +172,7 @@ class Outposts:
             self.sq.insert(0, ("rm", t, figs, players, clause))
 
     def removal_options(self, p, t, figs):
-        """("remove", t, figure, segment) for each of p's figures of `figs` standing on a feature
+        """Remove(t, figure, segment) for each of p's figures of `figs` standing on a feature
         of the kinds outpost t is for."""
         kinds = self.R.TRACKS[t][1]
         out = []
@@ -180,13 +181,13 @@ class Outposts:
                 continue
             for q, gi, seg in entries:
                 if q == p and gi in figs and self.seg_kind[seg] in kinds:
-                    out.append(("remove", t, gi, seg))
-        out.sort(key=lambda a: (self.seg_cell[a[3]], a[3], a[2]))
+                    out.append(Remove(t, gi, seg))
+        out.sort(key=lambda a: (self.seg_cell[a.segment], a.segment, a.figure))
         return out
 
     # ------------------------------------------------------------ the extra figure
     def _outpost_options(self, p, gi, seg):
-        """("outpost", t, slot) for every place the figure just put lets p add a figure to."""
+        """Outpost(t, slot) for every place the figure just put lets p add a figure to."""
         R = self.R
         kind = self.seg_kind[seg]
         out = []
@@ -196,9 +197,9 @@ class Outposts:
             for t, tr in enumerate(R.TRACKS):
                 if slot == "row":
                     if kind in tr[1] and len(self.trow[t]) < self.tsize[t]:
-                        out.append(("outpost", t, "row"))
+                        out.append(Outpost(t, "row"))
                 elif tr[3]:
-                    out.append(("outpost", t, "pool"))
+                    out.append(Outpost(t, "pool"))
         return sorted(set(out))
 
     def _outpost_pending(self, p, gi, seg, cell, touched, put):
@@ -213,13 +214,13 @@ class Outposts:
         return True
 
     def outpost_refusal(self, action):
-        """Why ("outpost", t, slot) is not allowed now: (message, clause)."""
+        """Why Outpost(t, slot) is not allowed now: (message, clause)."""
         R = self.R
         first = R.OUTPOST_PUTS[0][4] if R.OUTPOST_PUTS else ""
         if self.sdec is None or self.sdec[0] != "outpost":
             return ("no figure may go on an outpost now: this turn put no figure that allows one", first)
         p, gi, seg = self._cont[:3]
-        _, t, slot = action
+        t, slot = action.track, action.slot
         if not (isinstance(t, int) and 0 <= t < len(R.TRACKS)) or slot not in ("row", "pool"):
             return ("no such outpost", first)
         tr = R.TRACKS[t]
@@ -247,7 +248,7 @@ class Outposts:
     def _put_outpost(self, action):
         R = self.R
         p, gi, seg = self._cont[:3]
-        _, t, slot = action
+        t, slot = action.track, action.slot
         kind = self.seg_kind[seg]
         rule = next(r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1]) and r[3] == slot)
         extra = rule[2]
@@ -264,32 +265,31 @@ class Outposts:
         if d is None:
             return []
         if d[0] == "catapult":
-            return [("catapult", t) for t in range(len(self.R.TRACKS))]
+            return [Catapult(t) for t in range(len(self.R.TRACKS))]
         if d[0] == "remove":
             return self.removal_options(d[1], d[2], d[3])
-        return list(d[2]) + [("pass",)]
+        return list(d[2]) + [Pass()]
 
     def siege_refusal(self, action):
         """None if `action` answers the open decision, else (message, clause)."""
         d = self.sdec
-        if not isinstance(action, tuple) or not action:
-            return ("not an action", "")
+        kind = type(action)
         if d[0] == "outpost":
-            if action == ("pass",):
+            if kind is Pass:
                 return None
-            if action[0] != "outpost" or len(action) != 3:
+            if kind is not Outpost:
                 return (f"{self.names[d[1]]} first says whether a figure goes on an outpost (or passes)",
                         self.R.OUTPOST_PUTS[0][4])
             return self.outpost_refusal(action)
         if d[0] == "catapult":
-            if action[0] != "catapult" or len(action) != 2:
+            if kind is not Catapult:
                 return ("the drawn tile shows a \"?\": its player first chooses the outpost its catapult goes to", d[2])
-            if not (isinstance(action[1], int) and 0 <= action[1] < len(self.R.TRACKS)):
+            if not (isinstance(action.track, int) and 0 <= action.track < len(self.R.TRACKS)):
                 return ("no such outpost", d[2])
             return None
         _, p, t, figs, clause = d
         name = self.R.TRACKS[t][0]
-        if action[0] != "remove" or len(action) != 4:
+        if kind is not Remove:
             return (f"the {name} outpost is attacked: {self.names[p]} first removes a figure from the board", clause)
         if action in self.removal_options(p, t, figs):
             return None
@@ -300,15 +300,15 @@ class Outposts:
         why = self.siege_refusal(action)
         if why is not None:
             raise IllegalAction(*why)
-        self.history.append((None, tuple(action)))
+        self.history.append((None, action))
         if d[0] == "catapult":
             self.sdec = None
-            self._catapult(action[1], d[2])
+            self._catapult(action.track, d[2])
             self._srun()
             return
         if d[0] == "remove":
             _, p, t, figs, clause = d
-            _, _, gi, seg = action
+            gi, seg = action.figure, action.segment
             r = self.find(seg)
             self.figs[r] = self._remove_fig(r, p, gi, seg)
             self.recallable.pop(seg, None)
@@ -323,7 +323,7 @@ class Outposts:
             self._srun()
             return
         # the extra figure, or none; then the placement goes on (a capture, then scoring)
-        if action[0] == "outpost":
+        if type(action) is Outpost:
             self._put_outpost(action)
         self.sdec = None
         p, gi, seg, cell, touched, put = self._cont

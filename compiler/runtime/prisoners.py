@@ -12,6 +12,7 @@ held[h][o] lists the figure indices of player o's figures that player h holds.
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .moves import Capture, Ransom
 
 
 class Prisoners:
@@ -55,7 +56,7 @@ class Prisoners:
         return True
 
     def capture_options(self):
-        """("capture", owner, figure, segment, back) for every figure in range, back being the
+        """Capture(owner, figure, segment, back) for every figure in range, back being the
         figure of the capturer's that comes back in an exchange (None: no exchange)."""
         if self.pending is None:
             return []
@@ -72,10 +73,10 @@ class Prisoners:
                     continue
                 backs = sorted(set(self.held[q][p])) if self.R.EXCHANGE and q != p else []
                 if backs:
-                    out.extend(("capture", q, fgi, seg, b) for b in backs)
+                    out.extend(Capture(q, fgi, seg, b) for b in backs)
                 else:
-                    out.append(("capture", q, fgi, seg, None))
-        out.sort(key=lambda a: (self.seg_cell[a[3]], a[3], a[1], a[2], -1 if a[4] is None else a[4]))
+                    out.append(Capture(q, fgi, seg, None))
+        out.sort(key=lambda a: (self.seg_cell[a.segment], a.segment, a.owner, a.figure, -1 if a.back is None else a.back))
         return out
 
     def capture_refusal(self, action):
@@ -86,7 +87,7 @@ class Prisoners:
         if action in self.capture_options():
             return None
         p, _, _, (tx, ty), h, clause, kinds = self.pending
-        _, q, fgi, seg, back = action
+        q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
         fname = self.figure_name(fgi) if isinstance(fgi, int) and 0 <= fgi < len(self.R.FIGURES) else str(fgi)
         cap_clause, kinds_clause, range_clause = clause
         if fgi not in kinds:
@@ -105,7 +106,7 @@ class Prisoners:
 
     def _capture(self, action):
         p = self.pending[0]
-        _, q, fgi, seg, back = action
+        q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
         r = self.find(seg)
         self.figs[r] = self._remove_fig(r, q, fgi, seg)
         self.recallable.pop(seg, None)
@@ -132,7 +133,7 @@ class Prisoners:
 
     # ------------------------------------------------------------ ransom
     def ransom_options(self):
-        """("ransom", holder, figure) for every own prisoner the current player may buy back now."""
+        """Ransom(holder, figure) for every own prisoner the current player may buy back now."""
         rn = self.R.RANSOM
         if rn is None or self.pending is not None or self.ended:
             return []
@@ -142,7 +143,7 @@ class Prisoners:
         for h, row in enumerate(self.held):
             for gi in sorted(set(row[p])):
                 if gi in kinds and (allowed is None or allowed(self)):
-                    out.append(("ransom", h, gi))
+                    out.append(Ransom(h, gi))
         return out
 
     def _ransom(self, action):
@@ -150,7 +151,7 @@ class Prisoners:
         kinds, price, allowed, clause, cond = R.RANSOM if R.RANSOM else ((), None, None, "", "")
         if R.RANSOM is None:
             raise IllegalAction("these rules have no ransom", "")
-        _, h, gi = action
+        h, gi = action.holder, action.figure
         p = self.current
         if not (isinstance(h, int) and 0 <= h < self.nplayers and h != p and isinstance(gi, int) and gi in self.held[h][p]):
             raise IllegalAction("that player holds no such figure of yours", clause)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from .moves import SIEGE, Discard, as_move
+
 STATE_FORMAT = "tessera-state/1"
 
 
@@ -15,7 +17,7 @@ class Records:
         for i, (tid, a) in enumerate(self.history):
             if tid is None:  # a capture, a pass or a ransom: no tile drawn for it
                 h = {"act": list(a)}
-                if a[0] in ("catapult", "remove"):
+                if type(a) in SIEGE and type(a).KIND != "outpost":
                     # decided for the drawn tile before it is placed (its siege symbols): name it, so a
                     # game whose tiles were chosen (force_tile, OpenSpiel's chance nodes) replays too
                     drawn = next((t for t, _ in self.history[i + 1:] if t is not None), self.drawn)
@@ -24,13 +26,13 @@ class Records:
                 hist.append(h)
                 continue
             name = self.R.TILES[tid].name
-            if a[0] == "discard":
+            if type(a) is Discard:
                 hist.append({"tile": name, "id": tid, "discard": True})
             else:
                 (x, y), rot, fig = a
                 h = {"tile": name, "id": tid, "at": [x, y], "rotation": rot}
                 if fig is not None:
-                    h["figure"] = list(fig) if fig[0] not in ("recall", "at") else [fig[0], fig[1], list(fig[2]), fig[3]]
+                    h["figure"] = json.loads(json.dumps(fig))  # its written form, as lists
                 hist.append(h)
         return json.dumps({"format": STATE_FORMAT, "rules": list(self.R.MODULES), "players": self.names,
                            "seed": self.seed, "history": hist, "scores": self.scores}, sort_keys=True)
@@ -43,14 +45,11 @@ class Records:
             if "act" in h:
                 if "id" in h:  # the tile whose siege symbols this decision answers
                     g.force_tile_id(h["id"])
-                g.apply_action(tuple(h["act"]))
+                g.apply_action(as_move(h["act"]))
                 continue
             g.force_tile_id(h["id"])
             if h.get("discard"):
-                g.apply_action(("discard",))
+                g.apply_action(Discard())
                 continue
-            fig = h.get("figure")
-            if fig is not None:
-                fig = (fig[0], fig[1], tuple(fig[2]), fig[3]) if fig[0] in ("recall", "at") else tuple(fig)
-            g.apply_action((tuple(h["at"]), h["rotation"], fig))
+            g.apply_action(as_move((h["at"], h["rotation"], h.get("figure"))))
         return g

@@ -1,0 +1,199 @@
+"""Moves: one type per kind of move, the engine's whole move vocabulary.
+
+`Game.legal_actions` returns these, `Game.apply_action` dispatches on their type, and every
+tool (agents, the action codec, records, replay, simulate, the adapters) reads their fields by
+name.  This is the ONLY module that tells moves apart by their shape: `as_move` turns a plain
+tuple or list (a move written by hand, or read from JSON) into its type; everywhere else a
+move's kind is its type.
+
+Every type says its kind as `KIND` ("place", "discard", "capture", ...; a figure that goes with
+a tile: "put", "corner", "recall", "at"): tools that hold an engine compiled to a package of its
+own (whose runtime is a copy of this module, so of other classes) dispatch on it.
+
+Each type is a named tuple whose items are those of the move's written form (docs/engine.md,
+section 2): `Place((3, 0), 90, Put(0, 1)) == ((3, 0), 90, (0, 1))` and `Discard() ==
+("discard",)`, so moves hash and compare as before and JSON writes them as the same lists.  The
+kinds with a word first (`"recall"`, `"capture"`, ...) carry that word as their `kind` item; the
+constructors take only the other fields.
+
+A new kind of move: a type here (with its `CLAUSE`, the rules table whose clause a refusal of it
+cites), its branch in `as_move`, a method `Game._apply_<kind>` it dispatches to (APPLY below),
+and its record turn in `compiler/turns.py` plus the record schema.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+_new = tuple.__new__
+
+
+# ------------------------------------------------------------------ what goes with a tile
+class Put(NamedTuple):
+    """Put figure `figure` on the placed tile's local feature `feature`."""
+    figure: int
+    feature: int
+    KIND = "put"
+    CLAUSE = "FIG_CLAUSES"  # the figure's supply / where it may stand / its `when` (figures.figure_refusal)
+
+
+class PutCorner(NamedTuple):
+    """Put a figure declared `at corner` (the barn) on `corner` ("NE", board frame) of the placed
+    tile, joining its local feature `feature` there."""
+    figure: int
+    feature: int
+    corner: str
+    KIND = "corner"
+    CLAUSE = "FIG_CLAUSES"  # and corners.corner_refusal
+
+
+class _Recall(NamedTuple):
+    kind: str
+    figure: int
+    cell: tuple
+    segment: int
+
+
+class Recall(_Recall):
+    """Instead of a figure: take back an own figure of kind `figure` standing on `segment` at `cell`
+    (a `recall` rule)."""
+    __slots__ = ()
+    KIND = "recall"
+    CLAUSE = "RECALL_CLAUSE"
+
+    def __new__(cls, figure, cell, segment):
+        return _new(cls, ("recall", figure, cell, segment))
+
+    def __getnewargs__(self):
+        return tuple(self)[1:]
+
+
+class _PutAt(NamedTuple):
+    kind: str
+    figure: int
+    cell: tuple
+    segment: int
+
+
+class PutAt(_PutAt):
+    """Put a figure declared `anywhere` (a tower floor, a follower on top) on the placed feature
+    `segment` of the tile at `cell` (TOWER-TURN-1)."""
+    __slots__ = ()
+    KIND = "at"
+    CLAUSE = "ANYWHERE_AT"
+
+    def __new__(cls, figure, cell, segment):
+        return _new(cls, ("at", figure, cell, segment))
+
+    def __getnewargs__(self):
+        return tuple(self)[1:]
+
+
+class Place(NamedTuple):
+    """Place the drawn tile at `cell`, turned `rotation` degrees clockwise, with `figure`: None, a
+    Put, a PutCorner, a Recall or a PutAt."""
+    cell: tuple
+    rotation: int
+    figure: object = None
+    KIND = "place"
+    CLAUSE = "PLACE_CLAUSES"  # edges (CLAUSE_EDGES) or the tile's placement check (placement.why_not_placed)
+
+
+# ------------------------------------------------------------------ moves without a tile
+def _tagged(tag, fields, doc, clause):
+    """A named tuple type whose first item is `tag` and whose constructor takes `fields`."""
+    base = NamedTuple(f"_{tag}", [("kind", str)] + [(f, object) for f in fields])
+    n = len(fields)
+
+    def __new__(cls, *args):
+        if len(args) != n:
+            raise TypeError(f"{cls.__name__} takes {n} fields ({', '.join(fields) or 'none'}), not {len(args)}")
+        return _new(cls, (tag,) + args)
+
+    def __getnewargs__(self):
+        return tuple(self)[1:]
+
+    name = tag.capitalize()
+    return type(name, (base,), {"__slots__": (), "__new__": __new__, "__getnewargs__": __getnewargs__,
+                                "__doc__": doc, "KIND": tag, "CLAUSE": clause, "__module__": __name__,
+                                "__qualname__": name})
+
+
+Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only then).", "CLAUSE_DISCARD")
+Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost.", "CAPTURES")
+Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
+                  "Capture `owner`'s `figure` on `segment` right after a figure a `capture` rule names; `back`: "
+                  "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES")
+Ransom = _tagged("ransom", ("holder", "figure"),
+                 "Before the turn's tile: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
+                 "RANSOM")
+Catapult = _tagged("catapult", ("track",),
+                   "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS")
+Remove = _tagged("remove", ("track", "figure", "segment"),
+                 "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES")
+Outpost = _tagged("outpost", ("track", "slot"),
+                  "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS")
+
+# the moves with a word first, by that word
+TAGGED = {"discard": Discard, "pass": Pass, "capture": Capture, "ransom": Ransom, "catapult": Catapult,
+          "remove": Remove, "outpost": Outpost}
+# every move type that may be played (apply_action takes these as they are)
+MOVES = frozenset((Place,) + tuple(TAGGED.values()))
+# what may go with a tile
+WITH_TILE = frozenset((Put, PutCorner, Recall, PutAt))
+# the moves that do not place the drawn tile, so need no tile drawn: no tile is recorded with them
+WITHOUT_TILE = frozenset((Capture, Pass, Ransom, Catapult, Remove, Outpost))
+# the outpost decisions (runtime/outposts.py)
+SIEGE = frozenset((Catapult, Remove, Outpost))
+
+
+class NotAMove(ValueError):
+    """A value that is no move of any kind (its shape matches none)."""
+
+
+def _figure(f):
+    """What goes with a tile, from its written form."""
+    if f is None or type(f) in WITH_TILE:
+        return f
+    if not isinstance(f, (tuple, list)) or not f:
+        raise NotAMove(f"not a figure: {f!r}")
+    if f[0] in ("recall", "at"):
+        if len(f) != 4 or not isinstance(f[2], (tuple, list)):
+            raise NotAMove(f"a {f[0]!r} figure is ({f[0]!r}, figure, (x, y), segment), not {f!r}")
+        cell = tuple(f[2])
+        return Recall(f[1], cell, f[3]) if f[0] == "recall" else PutAt(f[1], cell, f[3])
+    if len(f) == 2:
+        return Put(f[0], f[1])
+    if len(f) == 3:
+        return PutCorner(f[0], f[1], f[2])
+    raise NotAMove(f"a figure is (figure, feature) or (figure, feature, corner), not {f!r}")
+
+
+def as_move(a):
+    """The typed move a plain tuple or list stands for (a move already typed is returned as it is);
+    NotAMove if it has the shape of none."""
+    t = type(a)
+    if t in MOVES:
+        return a
+    if not isinstance(a, (tuple, list)) or not a:
+        raise NotAMove(f"not a move: {a!r}")
+    head = a[0]
+    if isinstance(head, str):
+        cls = TAGGED.get(head)
+        if cls is None:
+            raise NotAMove(f"no move is called {head!r}")
+        if len(a) != len(cls._fields):
+            raise NotAMove(f"a {head!r} move has {len(cls._fields) - 1} fields "
+                           f"({', '.join(cls._fields[1:]) or 'none'}), not {len(a) - 1}")
+        return cls(*a[1:])
+    if len(a) != 3 or not isinstance(head, (tuple, list)) or len(head) != 2:
+        raise NotAMove(f"a placement is ((x, y), rotation, figure), not {a!r}")
+    return Place(tuple(head), a[1], _figure(a[2]))
+
+
+def written(a):
+    """A move as plain tuples (its written form, docs/engine.md section 2): what equals it."""
+    if type(a) is Place:
+        return (a.cell, a.rotation, None if a.figure is None else tuple(a.figure))
+    return tuple(a)

@@ -1,0 +1,302 @@
+"""`tessera lsp`: a language server for rule files (pygls, LSP over stdio).
+
+- diagnostics as you type: the very checks of `tessera check`, each on the word it is about;
+- hover: keywords, quantities, functions and operators (docs/language.md), clause IDs, and
+  declared names (the declaration and its file);
+- completion of what may stand at the cursor (the parser's own next tokens), documented;
+- go to definition, references, rename across the files of a rule set;
+- the outline (document symbols), semantic tokens, formatting (`tessera fmt`);
+- code actions: the diagnostics' "did you mean" as quick fixes, "declare this clause".
+
+Only documents the editor opened, and the rule files their rule sets read, are answered,
+each of at most 1 MiB (the size limit of a rule file): a request about anything else, or
+at a position outside the text, gets an empty answer; one whose parameters do not fit the
+protocol (a negative position) an Invalid Params error, never silence.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from urllib.parse import unquote
+
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import to_fs_path
+
+from dsl.clauses import CLAUSES
+from dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
+
+from . import actions, complete, langdoc, navigate, outline
+from .analysis import Analysis, Decl, name_range, occurrence_at, span_range, statement_head, word_at
+from dsl.parser import keywords
+from dsl.builtins import FUNCTIONS, QUANTITIES
+
+SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
+            "note": T.DiagnosticSeverity.Information}
+
+
+class _Protocol(LanguageServerProtocol):
+    """A request whose parameters do not fit the protocol (a negative position, a line past
+    2**31) gets an error reply (Invalid Params); pygls only logged it, and the editor waited
+    for ever."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+            raise
+
+
+class TesseraServer(LanguageServer):
+    def __init__(self) -> None:
+        from tessera import __version__
+
+        super().__init__("tessera", __version__, protocol_cls=_Protocol)
+        self.analyses: dict[str, tuple[str, Analysis]] = {}
+
+    def text(self, uri: str) -> str | None:
+        """The text of an opened document, or of a rule file an opened document's rule set
+        reads; None for anything else (nothing else is read) and for a text over 1 MiB."""
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by the unquoted URI
+        if doc is not None:
+            return None if _too_big(doc.source) else doc.source
+        path = to_fs_path(uri)
+        if not path:
+            return None
+        for _, a in list(self.analyses.values()):
+            if any(m.file == path for m in a.workspace.modules.values()):  # a (bundled) module it read
+                try:
+                    return read_text(Path(path), MAX_RULE_FILE)  # a regular file of at most 1 MiB, as check reads
+                except FileReadError:
+                    return None
+        return None
+
+    def analysis(self, uri: str) -> Analysis | None:
+        text = self.text(uri)
+        if text is None:
+            return None
+        got = self.analyses.get(uri)
+        if got is not None and got[0] == text:
+            return got[1]
+        a = Analysis(text, to_fs_path(uri) or uri)
+        self.analyses[uri] = (text, a)
+        return a
+
+    def open_texts(self) -> dict[str, str]:
+        out = {}
+        for uri in list(self.workspace.text_documents):
+            doc = self.workspace.text_documents[uri]
+            text = None if _too_big(doc.source) else doc.source
+            path = to_fs_path(uri)
+            if text is not None and path:
+                out[path] = text
+        return out
+
+    def publish(self, uri: str) -> None:
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is None:
+            return
+        a = self.analysis(uri)
+        if a is None:
+            diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
+                                  f"this document is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the limit of a "
+                                  "rule file (`tessera check` refuses it too), so it is not checked",
+                                  severity=T.DiagnosticSeverity.Error, code="io", source="tessera")]
+        else:
+            diags = [T.Diagnostic(range=span_range(d.span), message=d.message, severity=SEVERITY.get(d.severity),
+                                  code=d.code, source="tessera",
+                                  related_information=[T.DiagnosticRelatedInformation(
+                                      T.Location(navigate.uri_of(r.file), span_range(r)), "the same name here")
+                                      for r in d.related] or None) for d in a.diagnostics]
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))
+
+    def lookup(self, a: Analysis, pos: T.Position) -> tuple[str | None, list[Decl]]:
+        word = word_at(a.text, pos)
+        decls = a.decls.get(word, []) if word else []
+        o = occurrence_at(a.names(), pos)
+        if o is not None and o.role != "name":  # the parser says what the word names (module and figure `abbot`, tile and place `C`)
+            want = {"kind": "feature"}.get(o.role, o.role)
+            decls = [d for d in decls if d.kind == want]
+        else:
+            modules = [d for d in decls if d.kind == "module"]
+            if len(modules) < len(decls):
+                decls = [d for d in decls if d.kind != "module"]
+        return word, decls
+
+
+def _too_big(text: str) -> bool:
+    return len(text) > MAX_RULE_FILE or len(text.encode("utf-8", "surrogatepass")) > MAX_RULE_FILE
+
+
+server = TesseraServer()
+
+
+def _safe(default):
+    """A handler that never fails a request: a bad position or an unexpected state answers `default`."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(ls, params):
+            pos = getattr(params, "position", None)
+            if pos is not None and (pos.line < 0 or pos.character < 0):
+                return default
+            try:
+                return fn(ls, params)
+            except Exception:  # noqa: BLE001 - an editor must get an answer, not a crashed request
+                ls.window_log_message(T.LogMessageParams(T.MessageType.Error, f"tessera lsp: {fn.__name__} failed"))
+                return default
+        return inner
+    return wrap
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+def _did_open(ls: TesseraServer, params: T.DidOpenTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+def _did_change(ls: TesseraServer, params: T.DidChangeTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+def _did_save(ls: TesseraServer, params: T.DidSaveTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+def _did_close(ls: TesseraServer, params: T.DidCloseTextDocumentParams) -> None:
+    ls.analyses.pop(params.text_document.uri, None)
+    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+def _md(text: str) -> T.Hover:
+    return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, text))
+
+
+@server.feature(T.TEXT_DOCUMENT_HOVER)
+@_safe(None)
+def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    word, decls = ls.lookup(a, params.position)
+    if not word:
+        return None
+    if word in CLAUSES:
+        return _md(f"**{word}**: {CLAUSES[word]}")
+    o = occurrence_at(a.names(), params.position)
+    if decls:
+        parts = []
+        for d in decls:
+            lines = [a.workspace.sources.line(d.span.file, n) or "" for n in range(d.span.line, max(d.span.line, d.span.end_line) + 1)]
+            shown = "\n".join(lines[:8]) + ("\n..." if len(lines) > 8 else "")
+            parts.append(f"{d.kind} `{d.name}`, {Path(d.span.file).name}:{d.span.line}\n```tessera\n{shown}\n```")
+        return _md("\n\n".join(parts))
+    if (o is None or o.role in ("quantity", "function", "name")) and word in langdoc.builtins() \
+            and (word in QUANTITIES or word in FUNCTIONS):
+        return _md(langdoc.builtins()[word])
+    if o is not None and o.role == "place" and word in langdoc.places():
+        return _md(langdoc.places()[word])
+    if o is None and word in keywords():
+        doc = langdoc.keyword(word, statement_head(a.text.split("\n"), params.position.line))
+        return _md(doc) if doc else None
+    return None
+
+
+@server.feature(T.TEXT_DOCUMENT_DEFINITION)
+@_safe(None)
+def _definition(ls: TesseraServer, params: T.DefinitionParams) -> list[T.Location] | None:
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    _, decls = ls.lookup(a, params.position)
+    return [T.Location(navigate.uri_of(d.span.file), name_range(d, a.workspace)) for d in decls] or None
+
+
+@server.feature(T.TEXT_DOCUMENT_REFERENCES)
+@_safe(None)
+def _references(ls: TesseraServer, params: T.ReferenceParams) -> list[T.Location] | None:
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    return navigate.references(a, params.position, ls.open_texts(), params.context.include_declaration) or None
+
+
+@server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
+@_safe(None)
+def _prepare_rename(ls: TesseraServer, params: T.PrepareRenameParams) -> T.Range | None:
+    a = ls.analysis(params.text_document.uri)
+    return navigate.prepare_rename(a, params.position) if a is not None else None
+
+
+@server.feature(T.TEXT_DOCUMENT_RENAME)
+def _rename(ls: TesseraServer, params: T.RenameParams) -> T.WorkspaceEdit | None:
+    pos = params.position
+    if pos.line < 0 or pos.character < 0:
+        return None
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    return navigate.rename(a, pos, params.new_name, ls.open_texts())  # a bad new name: an error the editor shows
+
+
+@server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@_safe(None)
+def _symbols(ls: TesseraServer, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol] | None:
+    a = ls.analysis(params.text_document.uri)
+    return outline.document_symbols(a) if a is not None else None
+
+
+@server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, outline.LEGEND)
+@_safe(T.SemanticTokens(data=[]))
+def _semantic_tokens(ls: TesseraServer, params: T.SemanticTokensParams) -> T.SemanticTokens:
+    a = ls.analysis(params.text_document.uri)
+    return T.SemanticTokens(data=outline.semantic_tokens(a) if a is not None else [])
+
+
+@server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
+@_safe(None)
+def _code_actions(ls: TesseraServer, params: T.CodeActionParams) -> list[T.CodeAction] | None:
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return None
+    return actions.code_actions(a, params.text_document.uri, list(params.context.diagnostics)) or None
+
+
+@server.feature(T.TEXT_DOCUMENT_FORMATTING)
+@_safe(None)
+def _formatting(ls: TesseraServer, params: T.DocumentFormattingParams) -> list[T.TextEdit] | None:
+    from dsl.fmt import comments, format_module
+    from dsl.parser import ParseFailure, parse
+
+    old = ls.text(params.text_document.uri)
+    if old is None:
+        return None
+    try:
+        mod = parse(old)
+        new = format_module(mod, old)
+        if parse(new) != mod or comments(new) != comments(old):
+            return None  # as `tessera fmt`: never a change of meaning or a lost comment
+    except ParseFailure:
+        return None  # the diagnostics say why
+    if new == old:
+        return []
+    end = T.Position(len(old.splitlines()) + 1, 0)
+    return [T.TextEdit(T.Range(T.Position(0, 0), end), new)]
+
+
+@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["[", " ", ",", "("]))
+@_safe(T.CompletionList(is_incomplete=False, items=[]))
+def _completion(ls: TesseraServer, params: T.CompletionParams) -> T.CompletionList:
+    a = ls.analysis(params.text_document.uri)
+    if a is None:
+        return T.CompletionList(is_incomplete=False, items=[])
+    return T.CompletionList(is_incomplete=False, items=complete.complete(a, a.text, params.position))
+
+
+def main() -> None:
+    server.start_io()

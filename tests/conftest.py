@@ -1,0 +1,117 @@
+"""What the tests share: the record harness (`Expect`, `check_record`) and rule sets loaded once.
+
+A record test names what the rulebook says a record under tests/records/ gives, as an `Expect`,
+and `check_record` compares a replay with it completely: the scores, every scoring event (no
+other may happen), the figures in supply, the winners; or, for a record the rules refuse, the turn,
+the clause and words of the refusal.
+
+Rule sets and engines are loaded once per test session (`rule_set`, `engine`): loading is
+read-only, and the same modules give the same rule set.
+
+The `slow` marker (registered in pyproject.toml) tags tests that play many games, run z3 or
+start a browser; `pytest -m "not slow"` is the fast subset (README, Tests).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RECORDS = Path(__file__).parent / "records"
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the rulebook says a record gives.
+
+    events: (turn, feature, when, points, clause or set of clauses), compared as a multiset and
+    completely: no other scoring event may happen.  Final scoring carries the turn index
+    len(turns), or None where the table says `final_turn=None` (tests/test_base_rules.py).
+    supply: {player: {figure: n}} for the figures named.
+    illegal: (turn index, clause or set of clauses, substrings the message must contain).
+    extra: a check of the test's own, (kind, argument), read by the test.
+    """
+
+    clause: str
+    doc: str
+    scores: dict | None = None
+    events: list | None = None
+    supply: dict | None = None
+    winners: list | None = None
+    illegal: tuple | None = None
+    extra: tuple = field(default_factory=tuple)
+
+
+def clause_ok(got: str, want) -> bool:
+    """A clause matches one clause, or any of a set of acceptable clauses."""
+    return got in want if isinstance(want, (set, frozenset)) else got == want
+
+
+def _event_key(turn, feature, when, points) -> tuple:
+    return (turn, feature, when, tuple(sorted(points.items())))
+
+
+def _order(e) -> tuple:
+    key, clause = e
+    return (repr(key), min(clause) if isinstance(clause, (set, frozenset)) else clause)
+
+
+def check_record(exp: Expect, res, name: str, final_turn: str = "index") -> None:
+    """Assert that replay result `res` of record `name` gives what `exp` says.  final_turn "none":
+    the table writes final scoring's events with turn None (else with the turn index len(turns))."""
+    where = f"{name}: {exp.clause}: {exp.doc}"
+    if exp.illegal is not None:
+        turn, clause, words = exp.illegal
+        assert res.error is not None, f"{where}: the engine accepted it: {res.answer}"
+        assert res.error["turn"] == turn, (where, res.error)
+        assert clause_ok(res.error["clause"], clause), (where, res.error)
+        assert res.error["message"].startswith(f"turn {turn}: "), res.error
+        for w in words:
+            assert w in res.error["message"], (where, w, res.error)
+        return
+    assert res.error is None, (where, res.error)
+    ans = res.answer
+    if exp.scores is not None:
+        assert ans["scores"] == exp.scores, (where, ans["scores"])
+    if exp.events is not None:
+        got = []
+        for ev in ans["events"]:
+            if ev.get("kind", "score") != "score":  # captures, outposts, ...: not scoring events
+                continue
+            turn = None if final_turn == "none" and ev["when"] == "end" else ev["turn"]
+            got.append((_event_key(turn, ev["feature"], ev["when"], ev["points"]), ev["clause"]))
+        want = [(_event_key(t, f, w, p), c) for t, f, w, p, c in exp.events]
+        got.sort(key=_order)
+        want.sort(key=_order)
+        assert [k for k, _ in got] == [k for k, _ in want], (where, ans["events"])
+        for (key, clause), (_, want_clause) in zip(got, want):
+            assert clause_ok(clause, want_clause), (where, key, clause, want_clause)
+    if exp.supply is not None:
+        for player, figs in exp.supply.items():
+            for fig, n in figs.items():
+                assert ans["supply"][player][fig] == n, (where, player, fig, ans["supply"])
+    if exp.winners is not None:
+        assert ans["winners"] == exp.winners, (where, ans["winners"])
+
+
+def replay_record(rel: str):
+    """Replay tests/records/`rel`, its rule files found beside it."""
+    from compiler.replay import load_record, replay
+
+    path = RECORDS / rel
+    return replay(load_record(path), path.parent)
+
+
+@functools.lru_cache(maxsize=None)
+def rule_set(*modules: str):
+    """The rule set of these modules or rule-file paths, loaded once per session (read-only)."""
+    from dsl.loader import require_rule_set
+
+    return require_rule_set(list(modules))
+
+
+def engine(*modules: str):
+    """The compiled engine of these modules, built once per session (compiler.replay caches it)."""
+    from compiler.replay import engine_for
+
+    return engine_for(list(modules), [])
