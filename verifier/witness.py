@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.model import BUNDLED_RULES, RuleSet
+from dsl.model import RuleSet
 
 from .concrete import board_counts, snapshot, state_evaluator
 
@@ -285,19 +285,21 @@ class Policy:
 
 # ------------------------------------------------------------------ the search
 def record_rules(rs: RuleSet, record_dir: Path) -> list[str]:
-    """The rules of `rs` as a record names them: bundled modules by name, other files by path relative
-    to the record's folder (compiler.records.rule_paths_for)."""
+    """The rules of `rs` as a record names them: bundled modules by name, every other rule file read
+    copied beside the record and named by its file name (compiler.records.rule_paths_for: a replay
+    takes rule files from the record's own folder only)."""
     from compiler.records import rule_paths_for
+    from dsl.loader import BUNDLED_RULES, _inside
 
-    out = []
-    bundled = BUNDLED_RULES.resolve()
+    specs, files = [], []
     for m in rs.modules:
-        f = Path(m.span.file) if m.span.file else None
-        if f is not None and f.exists() and f.resolve().parent != bundled:
-            out.append(str(f))
+        f = Path(m.file) if getattr(m, "file", "") else None
+        if f is not None and f.exists() and not _inside(f, BUNDLED_RULES):
+            specs.append(str(f))
+            files.append(str(f))
         else:
-            out.append(m.name)
-    return rule_paths_for(record_dir, list(dict.fromkeys(out)))
+            specs.append(m.name)
+    return rule_paths_for(record_dir, list(dict.fromkeys(specs)), list(dict.fromkeys(files)))
 
 
 def _slug(s: str) -> str:
@@ -307,7 +309,7 @@ def _slug(s: str) -> str:
 def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
     """Look for a game of the compiled engine that breaks `check` (a refuted invariants.Check)."""
     from compiler.build import load_engine
-    from compiler.simulate import _recorder
+    from compiler.turns import Recorder
 
     games = WITNESS_GAMES if games is None else games
     model = check.result.model
@@ -336,7 +338,7 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
         pol = Policy(g, rs, focus, rng, pname)
         mon = Monitor(rs, check.invariant, check.rule)
         turns: list = []
-        rec = _recorder(turns)
+        rec = Recorder(turns)
         found = None
         pending_ransom = False
         while not g.ended:
