@@ -328,3 +328,24 @@ def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
     assert best.title == f"Rename `towers` (line {decl + 1}) to `tower`"
     assert f"Change all {uses} uses of `tower` to `towers`" in {a.title for a in acts}
     assert after == [] and fixed == TOWER
+
+
+def test_columns_are_utf16_code_units(tmp_path):
+    # an emoji (one code point, two UTF-16 code units) in a title before a misspelt clause ID:
+    # the editor counts columns in UTF-16 units, as LSP says unless another encoding was agreed
+    path = tmp_path / "house.tess"
+    text = 'module house "\U0001F3F0 towers" [TOWER-COMP-9]\nextends base\n'
+    start = text.index("TOWER-COMP-9") + 1  # in UTF-16 units: one more than in code points
+
+    async def script(s):
+        (d,) = await s.open(path, text)
+        acts = await s.client.text_document_code_action_async(T.CodeActionParams(
+            s.doc(path), d.range, T.CodeActionContext(diagnostics=[d])))
+        return d, acts
+
+    d, acts = run(session(script))
+    assert d.code == "unknown-clause"
+    assert (d.range.start.character, d.range.end.character) == (start, start + len("TOWER-COMP-9"))
+    fix = next(a for a in acts if a.title.startswith("Change"))
+    (edit,) = fix.edit.changes[uri(path)]
+    assert edit.range == d.range and edit.new_text == "TOWER-COMP-1"
