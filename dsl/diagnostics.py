@@ -33,6 +33,11 @@ class SourceCache:
     def add(self, name: str, text: str) -> None:
         self._text[name] = _lines(text)
 
+    def text(self, name: str) -> str | None:
+        """The whole text of a file already read, else None (never reads)."""
+        lines = self._text.get(name)
+        return None if lines is None else "\n".join(lines)
+
     def line(self, name: str, line: int) -> str | None:
         lines = self._text.get(name)
         if lines is None:

@@ -68,9 +68,16 @@ class Workspace:
     files: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     search: list[Path] = field(default_factory=list)
+    # a record's folder (resolved): every rule file read, but the bundled ones, must lie in it or below,
+    # symlinks followed, so a record cannot make a command read /etc/passwd through `rules.tess -> /etc/passwd`
+    confine: Path | None = None
 
     def add_file(self, path: Path) -> A.Module | None:
         name = str(path)
+        if self.confine is not None and not (_inside(path, self.confine) or _inside(path, BUNDLED_RULES)):
+            self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), "a record's rule files lie in the record's folder "
+                                               "or below; this one leads outside it (a symlink), so it is not read", "io"))
+            return None
         try:  # a regular file of bounded size only: never a FIFO, /dev/zero or a folder
             text = read_text(path, MAX_RULE_FILE)
         except FileReadError as err:
@@ -158,6 +165,14 @@ _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def is_module_name(spec: str) -> bool:
     """A bare module name (`base`, `big_cities`), as opposed to a path to a rule file."""
     return len(spec) <= MAX_NAME and _MODULE_NAME.fullmatch(spec) is not None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path`, every symlink followed, lies in `folder` (resolved) or below."""
+    try:
+        return path.resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a symlink loop, a name too long: not inside
+        return False
 
 
 def _is_file(p: Path) -> bool:
@@ -328,6 +343,11 @@ class Builder:
                 return
             self._seen[key] = item.span
         rs = self.rs
+        if isinstance(item, A.CARD_STATEMENTS):  # the card game family: collected and checked by dsl/cards.py
+            from .cards import collect
+
+            collect(self, item, override)
+            return
         match item:
             case A.Requires() | A.Extends():
                 pass
@@ -560,6 +580,11 @@ class Builder:
     # -- semantic checks ------------------------------------------------------
     def _check(self) -> None:
         rs = self.rs
+        if rs.cards is not None:
+            from .cards import check
+
+            check(self)
+            return
         half_kinds = rs.half_kinds()
         for code, e in rs.edges.items():
             for part in e.parts:
@@ -1158,9 +1183,12 @@ class Builder:
 
 
 # ------------------------------------------------------------------ entry points
-def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
-    """Build the rule set of the named modules or rule files (with their requirements)."""
-    ws = Workspace(search=[Path(s) for s in (search or [])])
+def load_rule_set(specs: list[str], search: list[str] | None = None,
+                  confine: str | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
+    """Build the rule set of the named modules or rule files (with their requirements); `confine`:
+    a record's folder, which every rule file read (but the bundled ones) must lie in."""
+    ws = Workspace(search=[Path(s) for s in (search or [])],
+                   confine=Path(confine).resolve() if confine is not None else None)
     diags: list[Diagnostic] = []
     roots: list[str] = []
     if not specs:
