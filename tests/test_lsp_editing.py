@@ -349,3 +349,36 @@ def test_columns_are_utf16_code_units(tmp_path):
     fix = next(a for a in acts if a.title.startswith("Change"))
     (edit,) = fix.edit.changes[uri(path)]
     assert edit.range == d.range and edit.new_text == "TOWER-COMP-1"
+
+
+def test_the_card_game_in_the_editor(tmp_path):
+    # rules/card.tess (rulebook 001, language.md 7): its names are known, completed and explained
+    card = (ROOT / "rules" / "card.tess").read_text(encoding="utf-8")
+    lines = card.split("\n")
+    score = _line_of(card, "score people on take")
+    path = tmp_path / "house.tess"
+    house = 'module house "House rule"\nrequires card\ntake '
+
+    async def script(s):
+        cpath = ROOT / "rules" / "card.tess"
+        diags = await s.open(cpath, card)
+        ask = s.client
+        taken = await ask.text_document_hover_async(T.HoverParams(s.doc(cpath), T.Position(score, lines[score].index("taken") + 1)))
+        refs = await ask.text_document_references_async(T.ReferenceParams(
+            text_document=s.doc(cpath), position=T.Position(score, lines[score].index("people", 20) + 1),
+            context=T.ReferenceContext(include_declaration=True)))
+        await s.open(path, house)
+        comp = await ask.text_document_completion_async(T.CompletionParams(s.doc(path), T.Position(2, 5)))
+        return diags, taken, refs, comp
+
+    diags, taken, refs, comp = run(session(script))
+    assert diags == []
+    row = next(ln for ln in LANGUAGE.split("\n") if ln.startswith("| `taken(K)`"))
+    assert row.split("|")[3].strip() in taken.contents.value
+    # `people`: its `card` line and every use as a kind in this file
+    people = {(r.range.start.line, _word(card, r.range)) for r in refs}
+    assert (_line_of(card, "card people"), "people") in people and len(people) >= 3
+    assert all(w == "people" for _, w in people)
+    kinds = [i.label for i in sorted(comp.items, key=lambda i: i.sort_text)]
+    assert {"people", "city", "dragon"} <= set(kinds) and kinds.index("people") < len(kinds)
+    assert all(i.kind != T.CompletionItemKind.Keyword for i in comp.items)

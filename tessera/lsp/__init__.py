@@ -209,6 +209,9 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     if (o is None or o.role in ("quantity", "function", "name")) and word in langdoc.builtins() \
             and (word in QUANTITIES or word in FUNCTIONS):
         return _md(langdoc.builtins()[word])
+    if (o is None or o.role in ("function", "name", "quantity")) and word in langdoc.card_names() \
+            and "card" in a.declared():
+        return _md(langdoc.card_names()[word])
     if o is not None and o.role == "place" and word in langdoc.places():
         return _md(langdoc.places()[word])
     if o is None and word in keywords():

@@ -92,9 +92,8 @@ class Analysis:
                 occs = index_text(self.text)
             else:
                 occs = index_text(file_text(f))
-            for o in occs:
-                if o.role == "mark":
-                    out.setdefault("mark", set()).add(o.name)
+            for role, names in N.declared([list(occs)]).items():  # marks, and what the AST's Decls leave out (cards)
+                out.setdefault(role, set()).update(names)
         return out
 
     def names(self, text: str | None = None) -> list[N.Occurrence]:

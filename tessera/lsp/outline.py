@@ -74,7 +74,8 @@ _TYPE_OF_ROLE = {"module": "namespace", "tile": "class", "kind": "type", "figure
                  "deck": "enum", "track": "interface", "edge": "enumMember", "clause": "macro",
                  "function": "function", "quantity": "variable", "place": "property", "mark": "decorator",
                  "symbol": "decorator", "invariant": "event", "example": "event", "assumption": "event",
-                 "variant": "enumMember", "field": "parameter"}
+                 "variant": "enumMember", "field": "parameter", "colour": "enum", "card": "class",
+                 "table": "function", "scoring": "event"}
 LEGEND = T.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 
 
