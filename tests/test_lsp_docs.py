@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dsl import names as N
 from dsl.builtins import FUNCTIONS, QUANTITIES
 from dsl.parser import GRAMMAR, _build
@@ -17,6 +19,7 @@ from tessera.lsp.complete import STATEMENTS
 LANGUAGE = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # builds the LALR tables from the grammar
 def test_every_rule_with_a_name_has_its_roles():
     parser = _build(GRAMMAR.read_text(encoding="utf-8"))
     holding, trees = set(), set()

@@ -10,10 +10,13 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as T
 
 from lsp_client import TESSERA, apply_edits, run, session, uri
 from lsp_raw import Raw
+
+pytestmark = pytest.mark.slow  # each test starts `tessera lsp` (or node, npm, Neovim) in a subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 TOWER = (ROOT / "rules" / "tower.tess").read_text(encoding="utf-8")
