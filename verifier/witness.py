@@ -53,7 +53,7 @@ class Witness:
     seed: int
     policy: str
     turns: int
-    what: str  # "seat p1's score goes 0 -> -2 at turn 71 (score field end, BARN-END-1)"
+    what: str  # "seat p1's score goes 0 -> -2 at turn 71 (score field end, and its clause)"
     games: int  # games played to find it
 
     def lines(self) -> list[str]:
