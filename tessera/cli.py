@@ -190,7 +190,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                            "timeout); a timeout can only make a check inconclusive, never "
                                            "change a proof or a counterexample"),
         svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
-                                                              "(the river theorem's maps) as SVG files in this folder")) -> None:
+                                                              "(the river theorem's maps) as SVG files in this folder"),
+        record: Optional[Path] = typer.Option(
+            None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
+                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
+                                   "when something is refuted)"),
+        witness_games: int = typer.Option(
+            60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
+                                               "that breaks it; none found: the verdict is `not proved`")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -204,6 +211,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.solver import set_limits
 
     set_limits(rlimit, timeout, budget)
+    import verifier.witness as wit
+
+    wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
     names = None
     if only:
         from verifier.checks import load_checks
