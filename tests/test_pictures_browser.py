@@ -268,3 +268,36 @@ def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_the
             c = tuple(map(int, at.split(",")))
             assert _inside(fb, boxes[c], slack=3), (c, place)
         assert not page.errors
+
+
+def test_a_card_game_as_one_player_sees_it(tmp_path):
+    """The card game (rulebook 001) viewed as blue: blue's hand, red's face-down card as a card back
+    (CARD-TURN-1), stepping to the end shows the replayed scores; as red, that card shows its face."""
+    record = ROOT / "tests" / "records" / "card" / "misplaced.json"
+    answer = json.loads(_ok(runner.invoke(app, ["replay", str(record), "--json"])).output)
+    pages = {}
+    for seat in ("blue", "red"):
+        pages[seat] = tmp_path / f"{seat}.html"
+        _ok(runner.invoke(app, ["view", str(record), "--seat", seat, "-o", str(pages[seat])]))
+    turns = len(json.loads(record.read_text())["turns"])
+    with chromium_page() as page:
+        page.context.set_offline(True)
+        page.goto(pages["blue"].as_uri())
+        assert page.inner_text("#step-no") == f"0 / {turns + 1}"  # set-up, every move, final scoring
+        hand = '.step:not(.hidden) g.hand[data-player="blue"] rect.card'
+        assert page.locator(hand).count() == 6
+        assert {page.locator(hand).nth(i).get_attribute("data-card") for i in range(6)} == {"green.people.1"}
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("ArrowRight")  # red lays yellow.people.3 face down into the red row
+        red_row = '.step:not(.hidden) g.row[data-row="red"]'
+        assert page.locator(f"{red_row} rect.back").count() == 1
+        assert page.locator(f'{red_row} rect[data-card="yellow.people.3"]').count() == 0
+        assert "a card face down" in page.inner_text("#step-label")
+        page.keyboard.press("End")
+        shown = {p: int(page.inner_text(f'#scores td.num[data-player="{p}"]')) for p in answer["scores"]}
+        assert shown == answer["scores"] and page.inner_text("#scores-title") == "Final scores"
+        page.goto(pages["red"].as_uri())
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("ArrowRight")
+        assert page.locator(f'{red_row} rect[data-card="yellow.people.3"]').count() == 1
+        assert not page.errors
