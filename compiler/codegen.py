@@ -607,5 +607,9 @@ class Compiled:
 
 
 def generate(rs: RuleSet) -> Compiled:
+    if rs.cards is not None:  # the card game family (rulebook 001): compiler/cardgen.py
+        from .cardgen import generate_cards
+
+        return generate_cards(rs)
     gen = CodeGenerator(lower(rs))
     return Compiled(gen.generate(), gen.source_map)

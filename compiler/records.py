@@ -215,19 +215,23 @@ def _where(path) -> str:
     return out or "the record"
 
 
-_VALIDATOR = None
+_VALIDATORS: dict = {}
 
 
 def validate(doc, name: str = "<record>") -> None:
-    """RecordError naming the first place where `doc` breaks SCHEMA (the most specific error)."""
-    global _VALIDATOR
+    """RecordError naming the first place where `doc` breaks SCHEMA (the most specific error);
+    a card-game record (`"format": "tessera-cards/1"`) is held to CARD_SCHEMA instead."""
     import jsonschema
 
-    if _VALIDATOR is None:
-        cls = jsonschema.validators.validator_for(SCHEMA)
-        cls.check_schema(SCHEMA)
-        _VALIDATOR = cls(SCHEMA)
-    errors = list(_VALIDATOR.iter_errors(doc))
+    from .cardrecords import CARD_FORMAT, CARD_SCHEMA
+
+    schema = CARD_SCHEMA if isinstance(doc, dict) and doc.get("format") == CARD_FORMAT else SCHEMA
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validator = _VALIDATORS[id(schema)] = cls(schema)
+    errors = list(validator.iter_errors(doc))
     if not errors:
         return
     # the most specific: a value of the wrong type or range before a missing key, deeper first

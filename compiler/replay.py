@@ -54,7 +54,8 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
     """The record's rules as load_rule_set takes them: a bare name is a (bundled) module; a
     rule-file path is relative to the record's folder `base`, never to the working folder, and
     lies in it or below: no absolute path, no `..`, and (the third value, `confine`) no symlink
-    that leads out of it."""
+    that leads out of it.  Without a folder (`base` None: a record a program built in memory,
+    never one read from a file) the paths are the program's own, read as load_rule_set reads them."""
     from .records import printable
 
     rules = record.get("rules", ["base"])
@@ -67,7 +68,7 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
             out.append(r)
         elif r.endswith(".tess"):
             p = Path(r)
-            if p.is_absolute() or ".." in p.parts:
+            if base is not None and (p.is_absolute() or ".." in p.parts):
                 raise RecordError(f"rules[{i}]: {printable(r, 80)!s} is outside the record's folder; a record names "
                                   f"its rule files relative to itself, in its folder or below (no absolute path, "
                                   f"no `..`), or a bundled module by name")
@@ -86,6 +87,11 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     engine of the very rule set it verifies)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    from .cardrecords import CARD_FORMAT, replay_cards
+
+    if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
+        validate(record, "the record")
+        return replay_cards(record, base)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:

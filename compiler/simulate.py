@@ -53,8 +53,14 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     g = eng.new_game(players, seed)
     specs = agents or ["random"] * players
     turns = [] if record else None
-    before = Recorder(turns) if turns is not None else None
+    cards = getattr(eng.rules, "FAMILY", "tiles") == "cards"  # the card game (rulebook 001): its own moves
+    if cards:
+        before = (lambda g_, a: turns.append(g_.record_of(a))) if turns is not None else None
+    else:
+        before = Recorder(turns) if turns is not None else None
     if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
+        if cards:
+            return eng.runtime.random_moves(g, seed, before=before), turns
         from .runtime.game import random_moves
 
         return random_moves(g, seed, before=before), turns
@@ -109,11 +115,15 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
-        if eng.rules.TRACKS:  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
+        if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
+            rows[-1]["winners"] = list(g.winners)
+        if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
             rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
                             attacks=sum(ev["kind"] == "attack" for ev in g.events),
                             removals=sum(ev["kind"] == "remove" for ev in g.events))
-        if record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
+        if record_dir is not None and getattr(eng.rules, "FAMILY", "tiles") == "cards":
+            write_card_record(record_dir, i, task.get("record_rules") or task["rules"], g, rec)
+        elif record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
                          gseed, rec)
     return rows
@@ -126,6 +136,17 @@ def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], g
     from .records import write_record as write_whole
 
     write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
+
+
+def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list[dict]) -> None:
+    """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
+    as it was dealt, then every move."""
+    record_dir.mkdir(parents=True, exist_ok=True)
+    doc = {"format": "tessera-cards/1", "rules": rules, "players": list(g.names), "seed": g.seed,
+           "deck": list(g.drawn), "turns": turns, "end": "final"}
+    from .records import write_record as write_whole
+
+    write_whole(record_dir / f"game-{i:06d}.json", doc)
 
 
 def _quiet_worker() -> None:
@@ -325,17 +346,24 @@ class Summary:
         return [r["scores"][p] for r in self.rows]
 
     def won(self, p: int) -> list[int]:
-        """1 where seat p alone had the top score."""
+        """1 where seat p alone had the top score (where the rules break ties, as the card game's
+        `tie` does: where p alone won)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(r["winners"] == [p]))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) == 1))
         return out
 
     def tied(self, p: int) -> list[int]:
-        """1 where seat p shared the top score with another seat."""
+        """1 where seat p shared the top score with another seat (the victory, where the rules break ties)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(p in r["winners"] and len(r["winners"]) > 1))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) > 1))
         return out

@@ -5,7 +5,9 @@ Every limit is a check-time error that names the limit (code `limit`), so what
 
 - a number written in a rule (a literal, a count, a coordinate) is at most MAX_NUMBER;
 - a tile has at most MAX_COPIES copies and a rule set at most MAX_TILES tiles;
-- a figure comes at most MAX_FIGURES times per player;
+- a figure comes at most MAX_FIGURES times per player (a card game's feudal too);
+- a card game prints at most MAX_COPIES of one card and MAX_CARDS in all, and deals at most
+  MAX_CARDS cards or rounds;
 - a name (module, tile, feature, state, ...) is at most MAX_NAME characters.
 
 What a rule computes while a game is played is bounded too: a state's value, the
@@ -31,6 +33,7 @@ MAX_COPIES = 500  # of one tile (the base game's most common tile has 9)
 MAX_TILES = 2_000  # in a rule set (the base game and every expansion here: about 200)
 MAX_FIGURES = 100  # of one figure per player (the base game: 7 followers)
 MAX_NAME = 64
+MAX_CARDS = 2_000  # in a card game, and of a deal's cards or rounds (rulebook 001: 140 cards)
 MAX_VALUE = MAX_NUMBER  # any value a rule computes in a game (a state, the points of one scoring)
 MAX_DIGITS = 1_000  # digits any value inside one expression could need, read with the bounds below
 MAX_COUNT = 10 ** 12  # above any count or score a game of at most MAX_TILES tiles can reach (for MAX_DIGITS)
@@ -69,6 +72,12 @@ def check_module(mod: A.Module) -> list[Diagnostic]:
         if isinstance(node, (A.TileDecl, A.TileVariant)) and 0 <= node.count <= MAX_NUMBER and node.count > MAX_COPIES:
             what = f"tile `{node.name}`" if isinstance(node, A.TileDecl) else f"variant `{node.name}`"
             err(span, f"{what} has {node.count} copies; the limit is {MAX_COPIES} copies of one tile")
+        if isinstance(node, A.CardDecl) and MAX_COPIES < node.count <= MAX_NUMBER:
+            err(span, f"card `{node.kind}` has {node.count} copies; the limit is {MAX_COPIES} copies of one card")
+        if isinstance(node, A.FeudalDecl) and MAX_FIGURES < node.count <= MAX_NUMBER:
+            err(span, f"feudal `{node.name}`: {node.count} per player; the limit is {MAX_FIGURES}")
+        if isinstance(node, A.DealRow) and max(node.cards, node.rounds) > MAX_CARDS:
+            err(span, f"a deal of {node.cards} cards for {node.rounds} rounds; the limit is {MAX_CARDS} of each")
         if isinstance(node, A.FigureDecl) and MAX_FIGURES < node.count <= MAX_NUMBER:
             err(span, f"figure `{node.name}`: {node.count} per player; the limit is {MAX_FIGURES}")
         for f in fields(node):
@@ -195,6 +204,11 @@ def _growth(e) -> tuple[float, float, bool]:
 
 def check_rule_set(rs) -> list[Diagnostic]:
     """Limits of a whole rule set (the tiles of all its modules together)."""
+    if rs.cards is not None:
+        n = rs.cards.count()
+        if n > MAX_CARDS:
+            return [Diagnostic(rs.cards.cards[0].span, f"these rules print {n:,} cards; the limit is {MAX_CARDS:,}", "limit")]
+        return []
     total = sum(t.count for t in rs.tiles)
     if total <= MAX_TILES or any(t.count > MAX_COPIES for t in rs.tiles):  # that tile is reported already
         return []
@@ -208,6 +222,13 @@ def playable(rs) -> list[Diagnostic]:
     where = rs.modules[-1].span if rs.modules else A.Span()
     names = " + ".join(rs.names)
     out = []
+    if rs.cards is not None:  # the card game (dsl/cards.py): enough cards for the layout and one deal
+        cg = rs.cards
+        need = (cg.layout.count if cg.layout else 0) + min((r.players * r.cards for r in cg.deal.rows), default=0)
+        if cg.in_play() < need:
+            out.append(Diagnostic(where, f"{names} has {cg.in_play()} cards in play, fewer than the layout and one "
+                                         f"deal take ({need})", "unplayable"))
+        return out
     if not any(t.count > 0 for t in rs.tiles):
         out.append(Diagnostic(where, f"{names} has no tiles to play with; `extends base` (or declare tiles)", "unplayable"))
     elif rs.start is None:

@@ -343,6 +343,11 @@ class Builder:
                 return
             self._seen[key] = item.span
         rs = self.rs
+        if isinstance(item, A.CARD_STATEMENTS):  # the card game family: collected and checked by dsl/cards.py
+            from .cards import collect
+
+            collect(self, item, override)
+            return
         match item:
             case A.Requires() | A.Extends():
                 pass
@@ -575,6 +580,11 @@ class Builder:
     # -- semantic checks ------------------------------------------------------
     def _check(self) -> None:
         rs = self.rs
+        if rs.cards is not None:
+            from .cards import check
+
+            check(self)
+            return
         half_kinds = rs.half_kinds()
         for code, e in rs.edges.items():
             for part in e.parts:

@@ -138,7 +138,7 @@ ENGINE_GAMES = 500  # `tessera verify`'s engine check: games in all, split over 
 # which the all-modules set does not reach; `tessera verify --no-engine` stays within 10 s of CPU
 # (tests/test_z3_verify_cli.py; docs/verifier.md#speed)
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower", "base+siege",
-                  "base+river+abbot+king_robber+barn+tower+siege"]
+                  "base+river+abbot+king_robber+barn+tower+siege", "card"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
@@ -167,12 +167,13 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
                    "default: base, base+river, base+abbot, base+king_robber, base+barn, base+tower, base+siege, "
-                   "base+river+abbot+king_robber+barn+tower+siege"),
+                   "base+river+abbot+king_robber+barn+tower+siege, card (the card game)"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "
                                                                        "compare its features with an independent "
-                                                                       "networkx rebuild (default: on)"),
+                                                                       "networkx rebuild (the card game: recount its "
+                                                                       "cards and claims after every move; default: on)"),
         games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
                                                                        "the rule sets (at least one each)"),
         players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game of the engine check"),
@@ -189,7 +190,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                            "timeout); a timeout can only make a check inconclusive, never "
                                            "change a proof or a counterexample"),
         svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
-                                                              "(the river theorem's maps) as SVG files in this folder")) -> None:
+                                                              "(the river theorem's maps) as SVG files in this folder"),
+        record: Optional[Path] = typer.Option(
+            None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
+                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
+                                   "when something is refuted)"),
+        witness_games: int = typer.Option(
+            60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
+                                               "that breaks it; none found: the verdict is `not proved`")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -203,6 +211,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.solver import set_limits
 
     set_limits(rlimit, timeout, budget)
+    import verifier.witness as wit
+
+    wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
     names = None
     if only:
         from verifier.checks import load_checks
@@ -215,7 +226,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     if not engine:  # --no-engine: not run, and not listed as skipped either
         from verifier.checks import load_checks
 
-        names = [n for n in (names if names is not None else load_checks()) if n != "engine-features"]
+        names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         err.print("tessera verify: no rule files found", markup=False)
@@ -236,6 +247,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         import verifier.engine_check as ec
 
         ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
+        import verifier.cards as vc
+
+        vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
     def seconds(t: float) -> str:
         return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
@@ -252,7 +266,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             for d in diags:
                 out.print(render(d, ws.sources), markup=False)
             continue
-        results = run_checks(rs, names)
+        from verifier.checks import of_family
+
+        # a rule set runs the checks of its own game family (the tile game's, or the card game's)
+        results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                             if names is not None else None)
         problems = []
         bad = 0
         for r in results:

@@ -71,7 +71,8 @@ def compile_cmd(
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)"), markup=False)
+    what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
+    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
 @app.command()
@@ -137,10 +138,25 @@ def replay(
     t = Table(title=P(f"{record.name}: scoring events"))
     for col in ("turn", "feature", "when", "tiles", "points", "clause"):
         t.add_column(col)
+    running = {k: 0 for k in ans["scores"]}
+    low = []  # a score below 0 at some moment of the game, even if it is made up later
     for ev in ans["events"]:
-        t.add_row(str(ev["turn"]), P(ev["feature"]), P(ev["when"]), str(ev.get("tiles", "")),
-                  P(", ".join(f"{k} {v}" for k, v in ev["points"].items())), P(ev["clause"]))
+        pts = ev.get("points") if isinstance(ev.get("points"), dict) else {}
+        for k, v in pts.items():
+            running[k] = running.get(k, 0) + v
+            if running[k] < 0:
+                low.append(f"{k} {running[k]} after turn {ev['turn']}")
+        if ev["kind"] == "score":
+            what = ev["feature"] if ev["feature"] != "outpost" else f"outpost {ev.get('outpost', '')}"
+        elif "points" in ev:  # a ransom: points move between players (TOWER-RANSOM-1)
+            what = f"{ev['kind']} of a {ev.get('figure', '')}".rstrip()
+        else:
+            continue  # captures, outposts, catapults: in `--json` and `tessera view`
+        t.add_row(str(ev["turn"]), P(what), P(ev.get("when", "")), str(ev.get("tiles", "")),
+                  P(", ".join(f"{k} {v}" for k, v in pts.items())), P(ev.get("clause", "")))
     out.print(t, markup=False)
+    if low:
+        out.print(P("below 0: " + ", ".join(dict.fromkeys(low))))
     out.print(P("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items())))
     out.print(P("winners: " + ", ".join(ans["winners"])))
 
@@ -175,8 +191,11 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         from dsl.loader import BUNDLED_RULES, _inside
         from compiler.records import RecordError
 
+        # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
+        bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}
         try:  # the rule files read (but the bundled modules) go beside the records
-            kept = rule_paths_for(record, specs, [m.file for m in rs.modules if not _inside(Path(m.file), BUNDLED_RULES)])
+            kept = rule_paths_for(record, [bundled.get(s, s) for s in specs],
+                                  [m.file for m in rs.modules if m.file not in bundled])
         except (RecordError, OSError) as exc:
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)

@@ -25,6 +25,21 @@ runner = CliRunner()
 
 # fixture (relative to tests/fixtures/bad) -> header, source line, caret line
 EXPECTED: dict[str, tuple[str, str, str]] = {
+    'conflict.tess': (
+        'tests/fixtures/bad/conflict.tess:8:1: error: card `dragon`: a `joker` has no colour, so it cannot be `per colour`  [conflict]',
+        '    card dragon x2 per colour joker',
+        '    ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+    ),
+    'family.tess': (
+        'tests/fixtures/bad/family.tess:8:1: error: these rules mix the tile game with the card game (rulebook 001): a rule set is one game; keep the card statements in a module of their own  [family]',
+        '    feature road',
+        '    ^~~~~~~~~~~~',
+    ),
+    'missing.tess': (
+        'tests/fixtures/bad/missing.tess:1:1: error: a card game needs the figure that claims cards: `feudal NAME 1 per player`  [missing]',
+        '    module missing_cards',
+        '    ^~~~~~~~~~~~~~~~~~~~',
+    ),
     'unused.tess': (
         'tests/fixtures/bad/unused.tess:2:1: error: `exchange prisoners` without a `capture` rule: nobody is ever taken prisoner  [unused]',
         '    exchange prisoners',

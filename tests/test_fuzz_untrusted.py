@@ -10,6 +10,8 @@ runs the same pipelines for hours.
 """
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +24,7 @@ CI = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                                      HealthCheck.data_too_large, HealthCheck.filter_too_much])
 
 
+@pytest.mark.slow
 @CI
 @given(RULE_FILES)
 def test_hostile_rule_files_go_through_every_stage(tmp_path_factory, text: str) -> None:
@@ -35,6 +38,7 @@ def test_hostile_rule_files_go_through_every_stage(tmp_path_factory, text: str) 
         assert all(not p.name.startswith(".") for p in (work / "out").iterdir())
 
 
+@pytest.mark.slow
 @CI
 @given(records())
 def test_hostile_records_get_an_answer(tmp_path_factory, text: str) -> None:

@@ -70,6 +70,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", HOSTILE, ids=range(len(HOSTILE)))
 def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
     rules = tmp_path / "rules"
@@ -148,6 +149,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_the_engine_check(m
     assert len(msgs) == 1 and msgs[0].startswith(f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}: error:")
 
 
+@pytest.mark.slow
 def test_the_command_line_names_the_rule_line(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 

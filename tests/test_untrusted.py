@@ -117,6 +117,7 @@ def test_check_counts_each_file_once() -> None:
 
 
 # ---------------------------------------------------------------- item 3: same answer from any folder
+@pytest.mark.slow
 def test_a_record_reads_its_rules_beside_it_from_any_folder(tmp_path: Path) -> None:
     """EX: the issue's own case: house.tess beside the record scores 10 per tile (red 20); a
     house.tess in the working folder (1 per tile: red 2) must not be read instead."""
@@ -348,6 +349,7 @@ def test_a_crashing_check_fails_alone_and_the_others_run(monkeypatch) -> None:
 
 
 # ---------------------------------------------------------------- item 8: Ctrl-C in simulate
+@pytest.mark.slow
 def test_ctrl_c_in_simulate_prints_the_finished_games_and_leaves_whole_records(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tessera", "simulate", "--games", "100000", "--record", str(tmp_path / "g"), "--json"],
@@ -385,6 +387,7 @@ def test_every_bundled_record_satisfies_the_schema() -> None:
         load_record(rec)
 
 
+@pytest.mark.slow
 def test_a_rule_file_whose_name_is_not_utf8_goes_through_every_command(tmp_path: Path) -> None:
     name = os.fsdecode(b"h\xff\x1b.tess")  # an undecodable byte and an escape character
     shutil.copy(ADV / "records" / "house.tess", tmp_path / name)

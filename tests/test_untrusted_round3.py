@@ -382,3 +382,21 @@ def test_the_language_server_answers_every_request_and_bounds_document_size(tmp_
         assert lsp.request(5, "textDocument/completion", _hover(big, 0, 0))["result"] is not None
     finally:
         lsp.close()
+
+
+def test_simulate_records_keep_their_rule_files_beside_them(tmp_path: Path) -> None:
+    """Item 5's other side: `simulate --record` copies the rule files it read (a house rule and
+    the module it extends) into the folder, names a bundled file by its module, and the
+    records replay from anywhere, under the record-folder confinement."""
+    (tmp_path / "house_base.tess").write_text("module house_base\nextends base\n")
+    (tmp_path / "house.tess").write_text("module house\nextends house_base\n"
+                                         "override score city complete = tiles [BASE-CITY-2]\n")
+    variant = str(REPO / "rules" / "variants" / "big_cities.tess")
+    res = capped("simulate", "--games", "2", "--rules", f"house.tess,{variant}", "--record", "out/recs", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    recs = tmp_path / "out" / "recs"
+    assert sorted(p.name for p in recs.iterdir()) == ["game-000000.json", "game-000001.json", "house.tess",
+                                                     "house_base.tess"]
+    assert json.loads((recs / "game-000001.json").read_text())["rules"] == ["house.tess", "big_cities"]
+    res = capped("replay", str(recs / "game-000001.json"), cwd=REPO)
+    assert res.returncode == 0 and "winners" in res.stdout, res.stdout + res.stderr

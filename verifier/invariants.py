@@ -80,9 +80,12 @@ class SymGame:
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
-    def make(cls, rs: RuleSet) -> "SymGame":
+    def make(cls, rs: RuleSet, seats: int | None = None) -> "SymGame":
+        """The frame for every number of players of the rule set; `seats`: only that many seats (the
+        conformance check, which follows games of a known number of players)."""
         dom = Domain(rs)
-        _, seats, _, _ = dom.players_range()
+        _, most, _, _ = dom.players_range()
+        seats = most if seats is None else min(seats, most)
         n = z3.Int("players")
         c = z3.Int("current")
         facts = dom.players(n) + dom.current(c, n)
@@ -742,7 +745,12 @@ def outpost_steps(g: SymGame) -> list[RuleStep]:
         gains = [z3.IntVal(0) for _ in seats]
         changes: dict = {}
         created: dict = {}
+        # what is still on this outpost as the actions run: a `return` takes the figures that are there,
+        # so a second `return` of the same figures finds none (as the engine does; issue 22 item 3), and
+        # `own` after it counts what is left
+        left = dict(x)
         for k, act in enumerate(on.actions):
+            own = [z3.Sum([left[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
             if isinstance(act, A.ScoreEach):
                 for p in seats:
                     env = g.env(f".{p}")
@@ -775,7 +783,9 @@ def outpost_steps(g: SymGame) -> list[RuleStep]:
                 for p in seats:
                     for f in act.figures:
                         if f in rs.figures:
-                            changes = _sum_changes(changes, {("outpost", p, f): -x[(p, f)], ("supply", p, f): x[(p, f)]})
+                            changes = _sum_changes(changes, {("outpost", p, f): -left[(p, f)],
+                                                             ("supply", p, f): left[(p, f)]})
+                            left[(p, f)] = z3.IntVal(0)
         _fresh_scores(g, after, gains, at, f"{text}   (every seat scores)", facts)
         _moves(g, after, on.event, changes, at, f"{text}   (figures move)", facts)
         # the outposts a rule names differ only in their names here: one step stands for them all
@@ -1037,11 +1047,49 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
     return lines
 
 
-def summarize(checks: list[InvariantCheck]) -> dict[str, int]:
-    out = {"proved": 0, "refuted": 0, "inconclusive": 0}
+def summarize(checks: list[InvariantCheck], searches: dict | None = None) -> dict[str, int]:
+    """Counts of the three verdicts (and inconclusive): a z3 refutation is *refuted* only with a
+    witness game in `searches` (when a search ran), *not proved* otherwise."""
+    out = {"proved": 0, "refuted": 0, "not proved": 0, "inconclusive": 0}
     for c in checks:
-        out[str(c.result.verdict)] += 1
+        if c.result.refuted and searches is not None and not _witnessed(c, searches):
+            out["not proved"] += 1
+        else:
+            out[str(c.result.verdict)] += 1
     return out
+
+
+def _witnessed(c: InvariantCheck, searches: dict | None) -> bool:
+    """A z3 refutation stands as *refuted* when a game breaks it (or when no search was asked for)."""
+    if not c.result.refuted:
+        return False
+    if searches is None:
+        return True
+    found = searches.get(id(c))
+    return found is not None and found.witness is not None
+
+
+def _not_reached(found) -> str:
+    if found.note:
+        return f"not reached by any game tried: {found.note}; z3's state below breaks the induction step"
+    return (f"not reached by any game tried: {found.games} games of the compiled engine (half of them with "
+            f"{found.players} players, steered toward this rule; `tessera verify --witness-games N` plays more) "
+            f"never broke it")
+
+
+def _hint(c: InvariantCheck) -> str:
+    """An invariant that would exclude z3's state: the values the state shows, stated as a claim to add."""
+    m = c.result.model
+    if c.invariant.kind == "formula":
+        return ("hint: the formula gives less for more of a quantity; if that is meant, no invariant is broken "
+                "by it alone, but the scores it gives are, if a game reaches them")
+    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'") and "[" not in k
+              and k not in ("players", "current", "points")]
+    if before:
+        k, v = before[0]
+        return (f"hint: if no game reaches this state, state why as an invariant that excludes it "
+                f"(for instance one bounding `{k}`, here {v}), and verify again")
+    return "hint: if no game reaches this state, state why as an invariant that excludes it, and verify again"
 
 
 # --------------------------------------------------------------- registry
@@ -1061,26 +1109,44 @@ def _detail(c: InvariantCheck) -> list[str]:
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
-def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float) -> list[Diagnostic]:
+def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searches: dict | None = None) -> list[Diagnostic]:
+    """One error per check not proved: *refuted* only with a game that breaks it (`searches`, by
+    id(check): verifier.witness.Search), *not proved* when z3 breaks the induction step but no game
+    tried reaches that state, *inconclusive* when z3 gave up."""
     out: list[Diagnostic] = []
     for c in checks:
         if c.result.proved:
             continue
         span = c.span or c.invariant.span or (rs.modules[0].span if rs.modules else A.Span())
-        verdict = "fails" if c.result.refuted else "is inconclusive"
+        found = searches.get(id(c)) if searches is not None else None
+        extra: list[str] = []
+        if _witnessed(c, searches):
+            verdict = "is refuted"
+            if found is not None:
+                extra = found.witness.lines()
+        elif c.result.refuted:
+            verdict = "is not proved"
+            extra = [_not_reached(found), _hint(c)] if found is not None else []
+        else:
+            verdict = "is inconclusive"
         head = (f"invariant `{c.invariant.id}` [{', '.join(c.invariant.clauses)}] {verdict} for {c.rule}: "
                 f"{c.invariant.title}")
-        out.append(Diagnostic(span, "\n    ".join([head] + _detail(c)), "invariant"))
-    n = summarize(checks)
+        det = _detail(c)
+        if c.result.refuted and found is not None and found.witness is None:
+            det[0] = det[0].replace("counterexample: ", "z3's state that breaks the induction step: ", 1)
+        out.append(Diagnostic(span, "\n    ".join([head] + extra + det), "invariant"))
+    n = summarize(checks, searches)
     order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
-             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive"]
+             f"{n['refuted']} refuted (a game breaks it), {n['not proved']} not proved (no game tried breaks it), "
+             f"{n['inconclusive']} inconclusive"]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)
-        tag = "proved" if ok == len(cs) else ("REFUTED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
+        tag = "proved" if ok == len(cs) else ("REFUTED" if any(_witnessed(c, searches) for c in cs) else
+                                              "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
     if rs.modules:
         out.append(Diagnostic(rs.modules[0].span, "\n    ".join(lines), "invariant", "note"))
@@ -1105,9 +1171,12 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
     import time
 
+    from .witness import search_all
+
     t0 = time.perf_counter()
     checks = check_invariants(rs)
-    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0)
+    searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
+    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
 
 
 def degenerate(rs: RuleSet) -> list[Diagnostic]:

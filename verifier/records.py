@@ -8,7 +8,7 @@ floor that captures across a gap, a follower refused on a barn's field) cannot b
 rulebook's text (never read from the engine):
 
     {"put_tied_farmers.json": {
-        "clause": "BARN-SCORE-1",
+        "clause": "<the clause, e.g. the barn's scoring>",
         "rulebook": "each field owner gets 3 points per completed city: 9 each",
         "scores": {"red": 9, "blue": 9},
         "events": [[7, "field", "put", {"red": 9, "blue": 9}]],
@@ -16,7 +16,7 @@ rulebook's text (never read from the engine):
         "prisoners": {"blue": {"red": {"follower": 1}}},
         "outposts": {"monks": {"row": ["red"], "pool": [], "catapults": 0}},
         "winners": ["red", "blue"],
-        "error": {"turn": 8, "clause": "BARN-FOLLOW-1", "words": ["follower", "field"]}}}
+        "error": {"turn": 8, "clause": "<the refusing clause>", "words": ["follower", "field"]}}}
 
 `scores`, `prisoners` and `winners` are compared whole; `events` is every scoring event
 (turn, feature, when, points, and optionally the clause or a list of acceptable ones), in

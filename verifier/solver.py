@@ -85,6 +85,16 @@ def _check(obj) -> z3.CheckSatResult:
     return r
 
 
+def count_work(obj) -> None:
+    """Note z3's resource count after a query made outside `_check` (the conformance check's), so that
+    the next rule set's budget starts after it."""
+    global _count
+    try:
+        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
+    except (z3.Z3Exception, ValueError, TypeError):
+        pass
+
+
 def why_unknown(raw: str) -> str:
     """z3's reason for `unknown`, in words, with the option that raises the limit reached."""
     if budget_spent():
