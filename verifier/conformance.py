@@ -29,7 +29,7 @@ with the values of its first occurrence; every later one is matched against that
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
@@ -256,12 +256,6 @@ class Model:
         return self._chains[shape]
 
 
-@dataclass
-class Transition:
-    slots: list = field(default_factory=list)  # (label, [step indices], optional)
-    events: list = field(default_factory=list)
-
-
 class Watcher:
     """Follows one game of the engine check and checks each transition against the model."""
 
@@ -441,14 +435,18 @@ class Watcher:
             self.checked += 1
             m.cache[key] = m.possible([(c, opt) for _, c, opt in slots], before, after, g.nplayers, acting)
         ok = m.cache[key]
-        if ok is None:
+        if ok is True:
+            return
+        changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
+        fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
+        if ok is None:  # never a pass: said, and the check fails
             self.unknown += 1
-        elif not ok:
-            changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
-            fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
-            self.errors.append(ModelError(self.seed, g.turn, (
-                f"the engine's move is impossible in the verifier's model: rules that fired: {fired}; "
-                f"changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
+            head = (f"inconclusive, not a pass: z3 could not tell within {SLOT_RLIMIT:,} of its resource count "
+                    f"whether the verifier's model can make the engine's move")
+        else:
+            head = "the engine's move is impossible in the verifier's model"
+        self.errors.append(ModelError(self.seed, g.turn, (
+            f"{head}: rules that fired: {fired}; changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
 
 
 _MODELS: dict = {}
