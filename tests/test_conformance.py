@@ -28,6 +28,7 @@ override on end of knights, travellers, monks [SIEGE-END-1] {
 """
 
 
+@pytest.mark.slow
 def test_returning_outpost_followers_twice_returns_nothing_the_second_time(tmp_path):
     """The model used to return the followers a second time (a figure duplicated: supply-nonnegative
     refuted); the compiled engine returns nothing the second time and keeps supply + board + outposts
@@ -56,6 +57,7 @@ def _wrong_road(g):
     return steps
 
 
+@pytest.mark.slow
 def test_the_conformance_check_catches_a_deliberately_wrong_step(monkeypatch):
     rs = require_rule_set(["base"])
     monkeypatch.setitem(C._MODELS, (id(rs), 2), C.Model(rs, 2, build_steps=_wrong_road))
@@ -81,6 +83,7 @@ def test_the_right_model_agrees_with_the_engine_on_base():
     assert len(m.cache) > 10 and all(v is True for v in m.cache.values())  # distinct transitions, each possible
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", [["base", "tower"], ["base", "siege"], ["base", "barn"]])
 def test_the_model_agrees_with_the_engine_on_the_expansions(spec):
     """Captures, ransoms, outposts, attacks, barns: every transition of a few games is one the model's steps make."""

@@ -15,6 +15,8 @@ Each test is built from a house rule that got a wrong or misleading verdict:
 """
 from __future__ import annotations
 
+import pytest
+
 import resource
 import subprocess
 import sys
@@ -55,6 +57,7 @@ override capture 1 of follower, abbot [TOWER-FIGURES-1]
 """
 
 
+@pytest.mark.slow
 def test_TOWER_CAPTURE_2_range_examples_under_a_longer_range_are_notes_at_the_house_rule(tmp_path):
     """The Tower's range examples (5 tiles at height 1, 9 at height 2) under a range of 2 x height
     were "inconsistent" errors, and the board built for them (height + 1 wide) showed 13 tiles at
@@ -154,6 +157,7 @@ def test_completed_kind_counts_the_city_that_completes(tmp_path):
     assert {c.rule for c in checks} >= {"initial state", "on complete of city [HOUSE-DONE-1]"}
 
 
+@pytest.mark.slow
 def test_a_count_that_runs_ahead_is_refuted_at_its_rule(tmp_path):
     """Counting 2 per city: refuted at the `on complete` line, with the count before and after."""
     rs = require_rule_set([write(tmp_path, "cities_done2", CITIES_DONE.replace("STEP", "2"))])
@@ -165,6 +169,7 @@ def test_a_count_that_runs_ahead_is_refuted_at_its_rule(tmp_path):
         assert (m["completed(city)"], m["completed(city)'"], m["cities_done"], m["cities_done'"]) == (0, 1, 0, 2)
 
 
+@pytest.mark.slow
 def test_a_kind_that_never_completes_stays_at_0(tmp_path):
     """A tower is never completed by its tiles (no `complete tower`): completed(tower) stays 0."""
     path = write(tmp_path, "towers", """module towers "towers never complete"
@@ -187,6 +192,7 @@ def test_TOWER_CAPTURE_1_floors_are_never_prisoners():
     assert not z3.is_int_value(g.before.held[(0, "follower")])
 
 
+@pytest.mark.slow
 def test_TOWER_RANSOM_1_counterexample_points_is_the_payers_score():
     """`points` in a ransom is the payer's score (docs/verifier.md); it showed the price."""
     rs = require_rule_set([str(ROOT / "rules" / "variants" / "tower_free_ransom.tess")])
@@ -197,6 +203,7 @@ def test_TOWER_RANSOM_1_counterexample_points_is_the_payers_score():
     assert m["points"] == m[f"score[{payer}]"] and m[f"score'[{payer}]"] == m["points"] - 3
 
 
+@pytest.mark.slow
 def test_SIEGE_COUNTER_1_a_full_row_holds_the_figures_that_filled_it():
     """A counterattack that costs the players without a follower there 2 points is refuted; the
     counterexample's outpost holds at least its row (4 slots with 2 players), never nobody."""
@@ -267,6 +274,7 @@ def _capped():  # the child may not take the machine down, whatever it does
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
 
+@pytest.mark.slow
 def test_issue_28_item_2_verify_has_an_overall_bound(tmp_path):
     """Issue 22 item 6 / issue 28 item 2: 40 inconsistent examples over a nonlinear formula ran for
     minutes.  With a budget the run ends, and what the budget did not cover is inconclusive
@@ -280,6 +288,7 @@ def test_issue_28_item_2_verify_has_an_overall_bound(tmp_path):
     assert "inconclusive" in proc.stdout and "0 inconclusive" not in proc.stdout.split("induction steps")[-1][:80]
 
 
+@pytest.mark.slow
 def test_a_spent_budget_makes_checks_inconclusive_never_proved(monkeypatch):
     """Every query after the budget is spent is unknown: the invariants' checks are inconclusive."""
     monkeypatch.setattr(solver, "BUDGET", 1)

@@ -114,6 +114,7 @@ def test_a_deleted_statement_takes_its_continuation_lines_and_block_but_not_a_fi
         assert len(after.items) == len(before.items) - 1, mu.describe()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["base", "barn", "tower", "siege", "abbot", "river", "king_robber"])
 def test_bundled_rule_files_mutants_stay_out_of_their_worked_examples(module):
     path = REPO / "rules" / f"{module}.tess"

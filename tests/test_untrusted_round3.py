@@ -42,6 +42,7 @@ def capped(*args: str, cwd: Path = ADV, mem: int = 1024 * MiB, cpu: int = 120, s
 BOUND_WORDS = "BoundExceeded: state `s` would be 4294967296, beyond the bound of 1,000,000"
 
 
+@pytest.mark.slow
 def test_a_squaring_state_stops_simulate_at_its_rule_line() -> None:
     """`state s = 2` with `on place of road { set s = s * s }`: the game stops at line 5 with the
     bound, instead of squaring until memory runs out (MemoryError at 3 GB before)."""
@@ -52,6 +53,7 @@ def test_a_squaring_state_stops_simulate_at_its_rule_line() -> None:
     assert BOUND_WORDS in out
 
 
+@pytest.mark.slow
 def test_a_base_record_naming_the_squaring_rules_stops_replay_at_its_rule_line() -> None:
     """A stranger's ordinary base-game record whose rules are square.tess (beside the record)."""
     res = capped("replay", "records/square_game.json")
@@ -65,6 +67,7 @@ def test_a_base_record_naming_the_squaring_rules_stops_replay_at_its_rule_line()
     assert "square.tess:5" in json.dumps(answer) and "BoundExceeded" in json.dumps(answer)
 
 
+@pytest.mark.slow
 def test_a_squaring_state_fails_the_engine_check_at_its_rule_line() -> None:
     res = capped("verify", "--only", "engine", "--engine", "--games", "2", "rules/square.tess", mem=2048 * MiB)
     assert res.returncode == 1, res.stdout + res.stderr
@@ -72,6 +75,7 @@ def test_a_squaring_state_fails_the_engine_check_at_its_rule_line() -> None:
     assert BOUND_WORDS in res.stdout + res.stderr
 
 
+@pytest.mark.slow
 def test_points_beyond_the_bound_stop_the_game(tmp_path: Path) -> None:
     """A number a rule may write (1,000,000) times a quantity: one scoring beyond the bound."""
     (tmp_path / "rich.tess").write_text("module rich\nextends base\n"
@@ -82,6 +86,7 @@ def test_points_beyond_the_bound_stop_the_game(tmp_path: Path) -> None:
     assert "BoundExceeded: points would be 2000000" in res.stdout + res.stderr
 
 
+@pytest.mark.slow
 def test_a_state_at_the_bound_is_kept(tmp_path: Path) -> None:
     """The bound is inclusive: a state may hold 1,000,000 and -1,000,000 (BASE-SCORE-3: scores
     themselves, the sums, have no upper limit)."""
@@ -91,6 +96,7 @@ def test_a_state_at_the_bound_is_kept(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+@pytest.mark.slow
 def test_check_sees_growth_and_huge_expressions() -> None:
     res = capped("check", "rules/square.tess", "rules/doubling.tess", "rules/balanced_product.tess")
     out = res.stdout
@@ -110,6 +116,7 @@ def _base_turns() -> list:
     return json.loads((ADV / "records" / "square_game.json").read_text())["turns"]
 
 
+@pytest.mark.slow
 def test_a_record_of_300000_turns_is_refused_before_the_schema(tmp_path: Path) -> None:
     """14 MB, 300,000 turns: refused for its length (the schema took 53 s of CPU to say so)."""
     turns = _base_turns()
@@ -122,6 +129,7 @@ def test_a_record_of_300000_turns_is_refused_before_the_schema(tmp_path: Path) -
     assert "long.json: turns: the list has 300,000 items (at most 10000)" in res.stderr
 
 
+@pytest.mark.slow
 def test_a_record_of_millions_of_objects_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     """15 MB of `{}`: five million objects took 4 GB (and a SystemError) before; now counted first."""
     (tmp_path / "objects.json").write_text('{"players": ["a"], "turns": [' + ",".join(["{}"] * 5_000_000) + "]}")
@@ -130,6 +138,7 @@ def test_a_record_of_millions_of_objects_is_refused_before_it_is_parsed(tmp_path
     assert "holds more than 880,064 lists and objects, the most a record of at most 10,000 turns holds" in res.stdout
 
 
+@pytest.mark.slow
 def test_brackets_and_escapes_inside_strings_do_not_count(tmp_path: Path) -> None:
     """A player named with brackets, quotes and backslashes: its record replays as any other."""
     doc = json.loads((ADV / "records" / "square_game.json").read_text())
@@ -148,6 +157,7 @@ def _record_naming(folder: Path, rule: str) -> Path:
     return folder / "game.json"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["replay"], ["view", "-o", "out.html"], ["draw", "-o", "out.svg"]])
 def test_a_symlinked_tess_leading_out_of_the_record_is_not_read(tmp_path: Path, command: list) -> None:
     """`rules.tess -> /etc/passwd` shipped with a record: replay, view and draw printed its first line."""
@@ -160,6 +170,7 @@ def test_a_symlinked_tess_leading_out_of_the_record_is_not_read(tmp_path: Path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "rules.tess"]  # no page, no picture
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["/etc/passwd.tess", "../house.tess", "sub/../../house.tess", "link/house.tess"])
 def test_a_record_naming_a_rule_file_outside_its_folder_is_refused(tmp_path: Path, rule: str) -> None:
     (tmp_path / "house.tess").write_text("module house\nextends base\n")
@@ -185,6 +196,7 @@ def test_a_module_the_record_extends_through_a_symlink_out_is_not_read(tmp_path:
     assert "house.tess:0:0: error: a record's rule files lie in the record's folder or below" in res.stdout
 
 
+@pytest.mark.slow
 def test_rule_files_in_the_records_folder_or_below_replay(tmp_path: Path) -> None:
     """Below the folder, a symlink that stays inside it, and an absolute path or `..` that stay
     inside it are the record's own."""
@@ -211,6 +223,7 @@ def _popen_capped(code: str, cwd: Path, mem: int) -> subprocess.Popen:
                             text=True, preexec_fn=limit, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
+@pytest.mark.slow
 def test_a_billion_games_start_at_once_in_flat_memory_and_ctrl_c_summarises(tmp_path: Path) -> None:
     """Under a 768 MiB cap (the run took 3 GB and 45 s before its first game): the first record
     appears, Ctrl-C stops the run, the finished games are summarised and the exit is 130."""
@@ -254,6 +267,7 @@ def test_ctrl_c_while_simulate_is_starting_exits_130_with_a_message(tmp_path: Pa
 
 # ------------------------------------------------------------------ item 7: whom a Dask run trusts
 
+@pytest.mark.slow
 def test_a_scheduler_on_another_machine_is_refused_without_the_flag(tmp_path: Path) -> None:
     """It would receive the generated engine and send back pickles this process loads."""
     for address in ("tcp://10.1.2.3:8786", "scheduler.example.org:8786", "tls://[2001:db8::1]:8786",
@@ -340,6 +354,7 @@ def _hover(uri: str, line: int, character: int) -> dict:
     return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
 
 
+@pytest.mark.slow
 def test_the_language_server_reads_only_what_it_is_given(tmp_path: Path) -> None:
     """Hover on a never-opened /dev/zero read without end (MemoryError under a 1.5 GB cap)."""
     lsp = _RawLsp()
@@ -364,6 +379,7 @@ def test_the_language_server_reads_only_what_it_is_given(tmp_path: Path) -> None
         lsp.close()
 
 
+@pytest.mark.slow
 def test_the_language_server_answers_every_request_and_bounds_document_size(tmp_path: Path) -> None:
     """A negative position got no reply at all; a 20 MB document was analysed (check refuses > 1 MiB)."""
     lsp = _RawLsp()
@@ -386,6 +402,7 @@ def test_the_language_server_answers_every_request_and_bounds_document_size(tmp_
         lsp.close()
 
 
+@pytest.mark.slow
 def test_simulate_records_keep_their_rule_files_beside_them(tmp_path: Path) -> None:
     """Item 5's other side: `simulate --record` copies the rule files it read (a house rule and
     the module it extends) into the folder, names a bundled file by its module, and the

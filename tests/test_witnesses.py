@@ -45,6 +45,7 @@ def record_of(out: str, invariant: str) -> Path:
     # SIEGE-COUNTER-1 made a fine: a seat with no follower on the outpost pays 2 points
     ("siege_shirkers_pay", "score-nonnegative", "SIEGE-COUNTER-1"),
 ])
+@pytest.mark.slow
 def test_a_refuted_house_rule_writes_a_record_that_replays_to_the_violation(tmp_path, variant, invariant, clause):
     proc = run("verify", str(VARIANTS / f"{variant}.tess"), "--no-engine", "--only", "invariants",
                "--record", str(tmp_path))
@@ -71,6 +72,7 @@ def test_a_refuted_house_rule_writes_a_record_that_replays_to_the_violation(tmp_
     assert answer["scores"][who] < 0
 
 
+@pytest.mark.slow
 def test_besieged_cities_witness_shows_the_negative_points_event(tmp_path, monkeypatch):
     """BASE-END-2 made a cost: an unfinished city of 1 tile with its shield scores 1 - 2 = -1.
     The witness's score goes below 0 during the final scoring; replay lists the event and says so."""
@@ -85,6 +87,7 @@ def test_besieged_cities_witness_shows_the_negative_points_event(tmp_path, monke
     assert re.search(r"│ city\s+│ end\s+│ \d+\s+│ p\d -\d", rep.stdout), rep.stdout
 
 
+@pytest.mark.slow
 def test_a_state_no_game_reaches_is_not_proved_and_says_so(tmp_path, monkeypatch):
     """`t` doubles at every completed road and starts at 0, so it is 0 in every game; `t != 2` is true
     in every game, but z3's induction step breaks it from t = 1.  No game tried reaches that state:
@@ -110,6 +113,7 @@ def test_a_state_no_game_reaches_is_not_proved_and_says_so(tmp_path, monkeypatch
     assert "NOT PROVED   t_not_two" in note.message
 
 
+@pytest.mark.slow
 def test_the_search_is_deterministic(tmp_path):
     """The same rules give the same witness: the games have fixed seeds and policies."""
     rs = require_rule_set([str(VARIANTS / "tower_free_ransom.tess")])
@@ -122,6 +126,7 @@ def test_the_search_is_deterministic(tmp_path):
     assert json.loads(a.witness.record.read_text())["turns"] == json.loads(b.witness.record.read_text())["turns"]
 
 
+@pytest.mark.slow
 def test_a_house_rule_outside_the_bundled_rules_is_copied_beside_its_witness(tmp_path, monkeypatch):
     """BASE-SCORE-2: knights that are never returned stay on a completed city.  The house rule's file
     goes beside the record (a replay reads rule files from the record's folder only), so the record
