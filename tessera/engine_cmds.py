@@ -191,8 +191,11 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         from dsl.loader import BUNDLED_RULES, _inside
         from compiler.records import RecordError
 
+        # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
+        bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}
         try:  # the rule files read (but the bundled modules) go beside the records
-            kept = rule_paths_for(record, specs, [m.file for m in rs.modules if not _inside(Path(m.file), BUNDLED_RULES)])
+            kept = rule_paths_for(record, [bundled.get(s, s) for s in specs],
+                                  [m.file for m in rs.modules if m.file not in bundled])
         except (RecordError, OSError) as exc:
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)

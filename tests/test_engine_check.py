@@ -7,7 +7,7 @@ import random
 import pytest
 
 from compiler.build import load_engine
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier.engine_check import check_engine, compare, compile_complete_rules
 
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
@@ -15,7 +15,7 @@ COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"
 
 
 def _rs(names):
-    return require_rule_set(names)
+    return rule_set(*names)  # loaded once per session (tests/conftest.py)
 
 
 @pytest.mark.parametrize("names", COMBOS, ids=["+".join(c) for c in COMBOS])

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier.checks import load_checks, run_check
 from verifier.examples import check_examples
 
@@ -23,7 +23,7 @@ EXAMPLES = ROOT / "rules" / "examples"
 
 
 def rules(*specs: str):
-    return require_rule_set(list(specs))
+    return rule_set(*specs)  # loaded once per session (tests/conftest.py)
 
 
 def results(*specs: str):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dsl.diagnostics import SourceCache, render
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier import solver
 from verifier.checks import load_checks, run_check
 from verifier.invariants import check_invariants, summarize
@@ -22,7 +22,7 @@ BESIEGED = str(ROOT / "rules" / "variants" / "besieged_cities.tess")
 
 
 def rules(*specs: str):
-    return require_rule_set(list(specs))
+    return rule_set(*specs)  # loaded once per session (tests/conftest.py)
 
 
 def variant(tmp_path: Path, text: str, name: str = "house"):

@@ -11,7 +11,7 @@ import pytest
 from pathlib import Path
 
 from dsl import ast as A
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier.checks import load_checks, run_check
 from verifier.river import check_river, river_deck
 
@@ -20,7 +20,7 @@ VARIANTS = ROOT / "rules" / "variants"
 
 
 def rules(*specs: str):
-    return require_rule_set(list(specs))
+    return rule_set(*specs)  # loaded once per session (tests/conftest.py)
 
 
 def test_deck_is_read_from_the_rule_set():

@@ -350,19 +350,20 @@ class Watcher:
         for a, e0, e1, c0, c1 in marks:
             if a is None:
                 pass
-            elif a[0] == "ransom":
-                slots.append(("ransom", m.candidates(lambda r, f=figs[a[2]]: r == f"ransom {_a(f)}", ("ransom", a[2])), False))
-            elif a[0] == "capture":
-                f = figs[a[2]]
+            elif a.KIND == "ransom":  # typed moves (runtime/moves.py): read by kind and field
+                slots.append(("ransom", m.candidates(lambda r, f=figs[a.figure]: r == f"ransom {_a(f)}", ("ransom", a.figure)),
+                              False))
+            elif a.KIND == "capture":
+                f = figs[a.figure]
                 slots.append(("capture", m.candidates(lambda r, f=f: r.startswith(f"capture {_a(f)} ("), ("capture", f)), False))
-            elif len(a) == 3 and not isinstance(a[0], str):
-                fig = a[2]
+            elif a.KIND == "place":
+                fig = a.figure
                 if fig is not None:
-                    if fig[0] == "recall":
-                        f = figs[fig[1]]
+                    if fig.KIND == "recall":
+                        f = figs[fig.figure]
                         slots.append((f"recall {f}", m.candidates(lambda r, f=f: r.startswith(f"recall {f} from"), ("recall", f)), False))
                     else:
-                        f = figs[fig[1] if fig[0] == "at" else fig[0]]
+                        f = figs[fig.figure]
                         # invariants.place_step names it `place a F` (whatever F's first letter)
                         slots.append((f"place {_a(f)}", m.candidates(lambda r, f=f: r == f"place a {f}" or
                                                                       r.startswith(f"place a {f} on "), ("place", f)), False))
