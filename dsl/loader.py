@@ -377,6 +377,14 @@ class Builder:
                 rs.decks = [d for d in rs.decks if d.name != item.name] + [item]
             case A.BoxDecl():
                 prev = next((b for b in rs.boxed if b.tile == item.tile), None)
+                if override:  # the same copy boxed, for a more specific reason (its clause is the one cited)
+                    if prev is None:
+                        self.err(item.span, f"`override` of box {item.tile}, but no earlier module boxes it; "
+                                            f"write `box {item.tile}` without `override`", "override-missing",
+                                 word=item.tile)
+                        return
+                    rs.boxed[rs.boxed.index(prev)] = item
+                    return
                 if prev is not None:
                     self.err(item.span, f"tile `{item.tile}` is already boxed at {prev.span}; a `box` takes its "
                                         f"tile out of the game once: write it once", "duplicate", word=item.tile)
