@@ -438,6 +438,14 @@ RECORD_CASES = {
     # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
     # (a tower is not a feature that scores, TOWER-TOP-1).
     "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    # BARN-SCORE-2 «сразу же» with the Tower: tests/records/barn/join_farmed_field.json's turns, but
+    # blue's joining tile at [1,1] is tower.B (all field, like B) with a first floor on it. The tile
+    # joins red's farmed field (the farmer on B [1,2], 1 tile S of the tower) to the barn's field:
+    # by the text red scores 1 x 3 completed cities = 3 at once and the farmer goes home, before the
+    # floor; so blue's capture range (height 1) holds no figure of red's and blue passes. Red 9 + 3.
+    "barn_join_scores_before_the_floor.json": ("BARN-SCORE-2", {"red": 12, "blue": 9}, {}, (7, 7)),
+    # ... and the same turn naming red's farmer as the floor's capture is refused: it is home already.
+    "barn_join_leaves_nothing_to_capture.json": ("TOWER-CAPTURE-1", 9),
     # EX-TOWER-CAPTURE-2b, 4 players: the record takes black's monk 2 tiles away (the text's "tile 9");
     # test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates tries the other three and the diagonal.
     "ex_capture_2b_four_candidates.json": ("TOWER-CAPTURE-2", {"red": 0, "blue": 0, "green": 0, "black": 0},

@@ -296,6 +296,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         touched = self._place(o, cell)
         for name_i, val in state_sets:
             self.st[name_i] = val
+        if self.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
+            self._score_joins(touched)
         put = None  # the figure this turn put: (figure, segment), for `score ... put`
         if fig is not None:
             if ft is Recall:
@@ -330,8 +332,6 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if self.joins:
-            self._score_joins()
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()
