@@ -438,6 +438,12 @@ RECORD_CASES = {
     # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
     # (a tower is not a feature that scores, TOWER-TOP-1).
     "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    # TOWER-RANSOM-1 «в любой момент своего хода»: ransom.json's turns, but red pays in turn 4, after
+    # its scoring: red's A at [0,3] closes red's road (3 tiles, 3 points, BASE-ROAD-2) and red pays
+    # those 3 points to blue for the monk blue captured in turn 3; it is put again in turn 6.
+    "ransom_after_scoring.json": ("TOWER-RANSOM-1", {"red": 0, "blue": 3}, {}, (6, 7)),
+    # ... and the same ransom before turn 4's tile is refused: red has 0 points until the road scores.
+    "ransom_before_the_points.json": ("TOWER-RANSOM-1", 4),
     # BARN-SCORE-2 «сразу же» with the Tower: tests/records/barn/join_farmed_field.json's turns, but
     # blue's joining tile at [1,1] is tower.B (all field, like B) with a first floor on it. The tile
     # joins red's farmed field (the farmer on B [1,2], 1 tile S of the tower) to the barn's field:
@@ -628,9 +634,12 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
                     assert codec.turn(g, a)["capture"]["of"] == g.names[a[1]]
                 elif a[0] == "ransom":
                     assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
-                    assert codec.turn(g, a) == {"ransom": [{"figure": g.figure_name(a[2]), "from": g.names[a[1]]}]}
+                    item = {"figure": g.figure_name(a[2]), "from": g.names[a[1]]}
+                    if g.closing or g.pending is not None:  # paid after the turn's scoring, or before its capture
+                        item["when"] = "after scoring" if g.closing else "before capture"
+                    assert codec.turn(g, a) == {"ransom": [item]}
                 elif a[0] == "pass":
-                    assert d == "capture nothing" and codec.turn(g, a) == {}
+                    assert d == "pass (capture nothing, or pay no ransom and end the turn)" and codec.turn(g, a) == {}
                 elif a[2] is not None and a[2][0] == "at":
                     assert d.startswith(f"[{a[0][0]},{a[0][1]}] rotation {a[1]}, {g.figure_name(a[2][1])} on feature")
             # prefer the rarer Tower moves so that a few games meet them all
