@@ -979,6 +979,8 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         start = before.rstrip().rfind("if")
         return at(start, "`if … then … else …` inside a sum, product or comparison needs parentheses, "
                          "as in `1 + (if tiles > 2 then 1 else 0)`")
+    if tok.type == "SIGNED_INT" and str(tok).startswith("-") and "INT" in expected and "SIGNED_INT" not in expected:
+        return at(pos, f"a count here is a whole number, 0 or more, not `{tok}`")
     if tok.type == "NAME":
         words = sorted(w for w in (_keyword_of(e) for e in expected) if w)
         close = difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
