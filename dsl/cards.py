@@ -197,11 +197,11 @@ def check(b) -> None:
     kinds = set(cg.kinds())
     for c in cg.cards:
         if c.count <= 0:
-            b.err(c.span, f"card `{c.kind}`: a count of {c.count}; write at least x1", "range")
+            b.err(c.span, f"card `{c.kind}`: a count of {c.count}; write at least x1", "range", word=f"x{c.count}")
         if c.per_colour and c.flag is not None:
             b.err(c.span, f"card `{c.kind}`: a `{c.flag}` has no colour, so it cannot be `per colour`", "conflict")
         if c.kind in cg.colours:
-            b.err(c.span, f"`{c.kind}` names a colour; a card kind needs another name", "duplicate")
+            b.err(c.span, f"`{c.kind}` names a colour; a card kind needs another name", "duplicate", word=c.kind)
         if c.value is not None and c.value < 0:
             b.err(c.span, "a card's value cannot be negative", "range")
     seen: dict[str, A.CardDecl] = {}
@@ -251,20 +251,20 @@ def check(b) -> None:
     for t in cg.takes:
         if t.to not in DESTINATIONS:
             b.err(t.span, f"`take ... to {t.to}`: cards go to one of {', '.join(DESTINATIONS)}"
-                          f"{did_you_mean(t.to, DESTINATIONS)}", "unknown-name")
+                          f"{did_you_mean(t.to, DESTINATIONS)}", "unknown-name", word=t.to)
         for k in t.kinds:
             if k not in kinds:
-                b.err(t.span, f"`take`: no card kind `{k}`{did_you_mean(k, kinds)}", "unknown-name")
+                b.err(t.span, f"`take`: no card kind `{k}`{did_you_mean(k, kinds)}", "unknown-name", word=k)
     if cg.misplaced is not None:
         _expr(b, cg.misplaced.value, "misplaced", "int")
         for k in cg.misplaced.keep:
             if k not in kinds:
-                b.err(cg.misplaced.span, f"`misplaced ... keep`: no card kind `{k}`{did_you_mean(k, kinds)}", "unknown-name")
+                b.err(cg.misplaced.span, f"`misplaced ... keep`: no card kind `{k}`{did_you_mean(k, kinds)}", "unknown-name", word=k)
     for t in cg.tables.values():
         if not t.values:
-            b.err(t.span, f"table `{t.name}` needs at least one value", "range")
+            b.err(t.span, f"table `{t.name}` needs at least one value", "range", word=t.name)
         if t.name in kinds or t.name in KIND_FUNCTIONS or t.name in ("min", "max"):
-            b.err(t.span, f"table `{t.name}`: the name is taken (a card kind or a function)", "duplicate")
+            b.err(t.span, f"table `{t.name}`: the name is taken (a card kind or a function)", "duplicate", word=t.name)
     for s in cg.scores.values():
         _expr(b, s.value, "take" if s.when == "take" else "end", "int")
     if cg.end is not None:
@@ -314,10 +314,10 @@ def _type(b, e: A.Expr, ctx: str) -> str:
                 if len(args) != 1 or not isinstance(args[0], A.Var) or args[0].name not in kinds:
                     nm = args[0].name if len(args) == 1 and isinstance(args[0], A.Var) else "this"
                     b.err(e.span, f"`{fn}` takes a card kind, and `{nm}` is not one{did_you_mean(nm, kinds)}",
-                          "unknown-name")
+                          "unknown-name", word=nm if nm != "this" else None)
                 return "int"
             b.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, [*KIND_FUNCTIONS, *cg.tables, 'min', 'max'])}",
-                  "unknown-name")
+                  "unknown-name", word=fn)
             return "?"
         case A.StateOf():
             b.err(e.span, "a card game keeps no `state`: its quantities are read with taken(K), held(K), ...", "context")

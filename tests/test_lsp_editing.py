@@ -372,10 +372,15 @@ def test_the_card_game_in_the_editor(tmp_path):
             context=T.ReferenceContext(include_declaration=True)))
         await s.open(path, house)
         comp = await ask.text_document_completion_async(T.CompletionParams(s.doc(path), T.Position(2, 5)))
-        return diags, taken, refs, comp
+        broken = await s.open(tmp_path / "card.tess", typos)
+        return diags, taken, refs, comp, broken
 
-    diags, taken, refs, comp = run(session(script))
+    # misspelt card names, a destination and a function (CARD-SCORE-1's lines): each error on its word
+    typos = card.replace("take city, city_joker to chest", "take city, city_jokr to chst").replace(
+        "values(people) * taken(people)", "values(peeple) * takn(people)")
+    diags, taken, refs, comp, broken = run(session(script))
     assert diags == []
+    assert sorted(_word(typos, d.range) for d in broken) == ["chst", "city_jokr", "peeple", "takn"]
     row = next(ln for ln in LANGUAGE.split("\n") if ln.startswith("| `taken(K)`"))
     assert row.split("|")[3].strip() in taken.contents.value
     # `people`: its `card` line and every use as a kind in this file
