@@ -1027,12 +1027,30 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         code = "syntax"
     if label:
         msg = f"{label} (found {msg.removeprefix('unexpected ').split(';')[0]})"
+    if code == "syntax" and _in_override(text, err):
+        msg += ("; an `override` restates the whole statement, every part of it, as the module it "
+                "replaces writes it (not only the part that changes)")
     end = col + 1
     tok = getattr(err, "token", None)
     if (isinstance(err, UnexpectedToken) and tok is not None and tok.type != "$END"
             and tok.line == line and tok.column == col and tok.end_line == line and (tok.end_column or 0) > col):
         end = tok.end_column  # the whole unexpected word is underlined, not its first letter
     return Diagnostic(A.Span(file, line, col, line, end), msg, code)
+
+
+def _in_override(text: str, err) -> bool:
+    """Whether the syntax error lies inside a statement that starts with `override` (the statement
+    begins at the last line before the error that starts at column 1)."""
+    pos = getattr(err, "pos_in_stream", None)
+    tok = getattr(err, "token", None)
+    if pos is None and tok is not None and tok.type != "$END":
+        pos = tok.start_pos
+    if pos is None:
+        pos = len(text)
+    for line in reversed(text[:pos].split("\n")):
+        if line[:1] not in ("", " ", "\t", "#"):
+            return line.startswith("override ")
+    return False
 
 
 _PRETTY = {

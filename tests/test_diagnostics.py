@@ -131,6 +131,11 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '    override figure follower -1 per player [BASE-TURN-1] on city',
         '                             ^',
     ),
+    'override_partial.tess': (  # only the part that changes: the message says the whole statement is restated
+        'tests/fixtures/bad/override_partial.tess:3:23: error: unexpected end of file; expected `[`, `in`; an `override` restates the whole statement, every part of it, as the module it replaces writes it (not only the part that changes)  [syntax]',
+        '    override capture 1 of follower',
+        '                          ^',
+    ),
     'reserved.tess': (
         'tests/fixtures/bad/reserved.tess:2:7: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',
         '    state tiles = 100',
