@@ -883,3 +883,54 @@ def test_captures_exchanges_and_ransoms_match_an_independent_reading_over_random
         totals = [t + c for t, c in zip(totals, counts)]
     decisions, captures, swaps = totals
     assert decisions > 20 and captures > 10 and swaps > 0, totals
+
+
+# -- TOWER-RANSOM-1 «в любой момент своего хода»: the ransom at each of the player's decisions --------
+def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn():
+    """tests/records/tower/ransom_after_scoring.json, move by move: red's turn 4 closes red's road (3
+    points); before the tile red could not pay (0 points), after the scoring the engine offers the
+    ransom and the pass that ends the turn, and nothing else."""
+    import json
+
+    from compiler.turns import play_turn
+
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
+    eng = engine_for(["base", "tower"], [])
+    g = eng.new_game(2, 0, ["red", "blue"])
+    for i, t in enumerate(rec["turns"][:4]):
+        play_turn(g, eng.rules, t, i)
+    g.force_tile("A")
+    assert [a for a in g.legal_actions() if a.KIND == "ransom"] == []  # red has 0 points before the tile
+    (place,) = [a for a in g.legal_actions() if a.KIND == "place" and a == ((0, 3), 180, None)]
+    g.apply_action(place)
+    assert g.closing and g.current == 0 and g.scores == [3, 0]
+    acts = g.legal_actions()
+    assert [a.KIND for a in acts] == ["ransom", "pass"]
+    assert (acts[0].holder, g.figure_name(acts[0].figure)) == (1, "follower")
+    g.apply_action(acts[0])
+    assert g.scores == [0, 3] and g.closing  # still red's turn: another ransom, or the pass
+    assert [a.KIND for a in g.legal_actions()] == ["pass"]
+    g.apply_action(g.legal_actions()[0])
+    assert not g.closing and g.current == 1 and g.turn == 5
+
+
+def test_TOWER_RANSOM_1_a_ransom_before_the_floors_capture_and_records_saying_when():
+    """While a floor's capture is pending the payer may ransom first; the record says
+    `"when": "before capture"`, and a `when` the turn has no such moment for is refused."""
+    setup = ROAD_SETUP  # red has 3 points (the road), blue holds red's monk
+    early = [{"figure": "follower", "from": "blue", "when": "before capture"}]
+    # red builds a floor at [2,2]; nothing of blue's is in range, but red pays before the capture
+    ok = _play(setup + [_t("tower.C", 2, 2, place=FLOOR, ransom=early)])
+    assert ok.error is None, ok.error
+    assert ok.answer["scores"] == {"red": 0, "blue": 3} and ok.answer["prisoners"] == {}
+    (ev,) = [e for e in ok.answer["events"] if e["kind"] == "ransom"]
+    assert ev["turn"] == 6 and ev["clause"] == "TOWER-RANSOM-1"
+    # a ransom `before capture` in a turn that built no floor: refused, citing the ransom's clause
+    bad = _play(setup + [_t("B", 2, 2, ransom=early)])
+    assert bad.error is not None and bad.error["clause"] == "TOWER-RANSOM-1"
+    assert "before capture" in bad.error["message"]
+    # an unknown moment is a malformed record: refused by the schema (docs/records.md), never coerced
+    from compiler.records import RecordError
+
+    with pytest.raises(RecordError, match='is not one of "before tile", "before capture", "after scoring"'):
+        _play(setup + [_t("B", 2, 2, ransom=[{"figure": "follower", "from": "blue", "when": "later"}])])
