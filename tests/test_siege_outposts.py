@@ -105,6 +105,10 @@ RECORD_CASES = {
     "barn_join_at_the_fortress.json": ({"red": 1, "blue": 0},
                                        {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
     # refusals, each with its clause
+    # SIEGE-SETUP-1: «Отриманий початковий ландшафт замінює початкову плитку» -- the start tile D
+    # goes back in the box, so base's 4 D leave 3 in the bag; a fourth D is refused citing the
+    # Siege's landscape (the most specific clause), not RIVER-SETUP-1 (no River is played).
+    "fourth_d_start_tile_boxed.json": ("SIEGE-SETUP-1", 3),
     "catapult_against_symbol.json": ("SIEGE-ADVANCE-1", 0),  # st.M shows monks; the record says knights
     "removal_by_a_defender.json": ("SIEGE-ATTACK-1", 3),  # blue had a follower on the monks outpost
     "overfull_row.json": ("SIEGE-OUTPOST-4", 4),  # a 5th follower for a row of 4 (no counterattack: house rule)
