@@ -10,7 +10,7 @@ on every bundled module).
 from __future__ import annotations
 
 from .geometry import AROUND, DX, DY, OPP
-from .moves import Place, Put, PutAt, Recall, as_move
+from .moves import Capture, Place, Put, PutAt, Recall, as_move
 
 _CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
 
@@ -67,12 +67,15 @@ class Lookahead:
         on a feature it does not complete, when the rules read without placing the tile how it
         completes (QUICK_COMPLETE), there is no `score ... join`, and putting that figure starts
         nothing of its own (no `score ... put`, no capture, no outpost): the figure then stands on a
-        feature that is not scored this turn.  Placements that complete nothing and put a figure
+        feature that is not scored this turn (or, put on another placed tile, on a feature of a kind
+        no `complete` rule completes).  Placements that complete nothing and put a figure
         that starts something share a key with the others that start the same: a figure that may
         send one more to an outpost, by figure and feature kind (what the outpost decision offers
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
+        if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
+            return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
         if self.pending is not None or not any(self.decks) or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard; or the last tile
         R = self.R
@@ -112,10 +115,50 @@ class Lookahead:
                     out.append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
                 else:
                     out.append(("outpost", fig.figure, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
-            elif fig is None or (twins and ft is Put and fig.figure not in plain and fig.feature not in c[1]):
+            elif fig is None or (twins and fig.figure not in plain and (
+                    (ft is Put and fig.feature not in c[1])
+                    # on another tile, on a feature no `complete` rule ever completes (a tower's top)
+                    or (ft is PutAt and self.seg_kind[self.find(fig.segment)] not in R.COMPLETE))):
                 out.append((cell, rot))
             else:
                 out.append(a)
+        return out
+
+    def _capture_classes(self, actions):
+        """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
+        same figure back in an exchange, change the scores and the prisoners alike when the feature
+        it stands on is not scored this turn (the tile's scoring follows the decision); the pass
+        and every other capture are their own keys."""
+        finishing = self._finishing()
+        out = []
+        for a in actions:
+            if type(a) is Capture and self.find(a.segment) not in finishing:
+                out.append(("captive", a.owner, a.figure, a.back))
+            else:
+                out.append(a)
+        return out
+
+    def _finishing(self):
+        """The roots of the features the pending placement will complete when its turn is scored
+        (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
+        cell, touched = self.pending[1], self.pending[2]
+        x, y = cell
+        cands = set(self.find(r) for r in touched)
+        board = self.board
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                for i in nb[0].centre:
+                    cands.add(self.find(nb[1] + i))
+        complete = self.R.COMPLETE
+        done = self.done
+        seg_kind = self.seg_kind
+        out = set()
+        for r in cands:
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    out.add(r)
         return out
 
     def scores_may_change(self, action, cache=None):
