@@ -29,7 +29,7 @@ with the values of its first occurrence; every later one is matched against that
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
@@ -256,12 +256,6 @@ class Model:
         return self._chains[shape]
 
 
-@dataclass
-class Transition:
-    slots: list = field(default_factory=list)  # (label, [step indices], optional)
-    events: list = field(default_factory=list)
-
-
 class Watcher:
     """Follows one game of the engine check and checks each transition against the model."""
 
@@ -344,19 +338,20 @@ class Watcher:
         for a, e0, e1, c0, c1 in marks:
             if a is None:
                 pass
-            elif a[0] == "ransom":
-                slots.append(("ransom", m.candidates(lambda r, f=figs[a[2]]: r == f"ransom {_a(f)}", ("ransom", a[2])), False))
-            elif a[0] == "capture":
-                f = figs[a[2]]
+            elif a.KIND == "ransom":  # typed moves (runtime/moves.py): read by kind and field
+                slots.append(("ransom", m.candidates(lambda r, f=figs[a.figure]: r == f"ransom {_a(f)}", ("ransom", a.figure)),
+                              False))
+            elif a.KIND == "capture":
+                f = figs[a.figure]
                 slots.append(("capture", m.candidates(lambda r, f=f: r.startswith(f"capture {_a(f)} ("), ("capture", f)), False))
-            elif len(a) == 3 and not isinstance(a[0], str):
-                fig = a[2]
+            elif a.KIND == "place":
+                fig = a.figure
                 if fig is not None:
-                    if fig[0] == "recall":
-                        f = figs[fig[1]]
+                    if fig.KIND == "recall":
+                        f = figs[fig.figure]
                         slots.append((f"recall {f}", m.candidates(lambda r, f=f: r.startswith(f"recall {f} from"), ("recall", f)), False))
                     else:
-                        f = figs[fig[1] if fig[0] == "at" else fig[0]]
+                        f = figs[fig.figure]
                         # invariants.place_step names it `place a F` (whatever F's first letter)
                         slots.append((f"place {_a(f)}", m.candidates(lambda r, f=f: r == f"place a {f}" or
                                                                       r.startswith(f"place a {f} on "), ("place", f)), False))
@@ -440,14 +435,18 @@ class Watcher:
             self.checked += 1
             m.cache[key] = m.possible([(c, opt) for _, c, opt in slots], before, after, g.nplayers, acting)
         ok = m.cache[key]
-        if ok is None:
+        if ok is True:
+            return
+        changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
+        fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
+        if ok is None:  # never a pass: said, and the check fails
             self.unknown += 1
-        elif not ok:
-            changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
-            fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
-            self.errors.append(ModelError(self.seed, g.turn, (
-                f"the engine's move is impossible in the verifier's model: rules that fired: {fired}; "
-                f"changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
+            head = (f"inconclusive, not a pass: z3 could not tell within {SLOT_RLIMIT:,} of its resource count "
+                    f"whether the verifier's model can make the engine's move")
+        else:
+            head = "the engine's move is impossible in the verifier's model"
+        self.errors.append(ModelError(self.seed, g.turn, (
+            f"{head}: rules that fired: {fired}; changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
 
 
 _MODELS: dict = {}

@@ -629,6 +629,11 @@ def all_steps(g: SymGame) -> list[RuleStep]:
     return out
 
 
+def _name(v: z3.ExprRef) -> str:
+    """A variable's name, as solver._symbols gives it (without z3's printer)."""
+    return v.decl().name() if z3.is_const(v) and not z3.is_int_value(v) else str(v)
+
+
 def _writes(before: State, after: State) -> set[str]:
     """The names of the state variables `after` changed."""
     out: set[str] = set()
@@ -636,8 +641,8 @@ def _writes(before: State, after: State) -> set[str]:
         b, a = getattr(before, part), getattr(after, part)
         for k, v in b.items():
             if a[k] is not v:
-                out.add(str(v))
-    out.update(str(v) for v, w in zip(before.score, after.score) if v is not w)
+                out.add(_name(v))
+    out.update(_name(v) for v, w in zip(before.score, after.score) if v is not w)
     return out
 
 

@@ -270,7 +270,7 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
-        labels[str(lab)] = f
+        labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
         s.assert_and_track(f.term, lab)
     mins = list(minimize)
     for name, claim in claims.items():
@@ -279,7 +279,7 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         s.add(z3.Not(claim))
         r = _check(s)
         if r == z3.unsat:
-            core = {str(c) for c in s.unsat_core()}
+            core = {c.decl().name() for c in s.unsat_core()}
             used = [f for k, f in labels.items() if k in core]
             res = Result(Verdict.PROVED, used=used)
             if minimal_core:
@@ -307,12 +307,12 @@ def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
-        labels[str(lab)] = f
+        labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
         s.assert_and_track(f.term, lab)
     s.add(z3.Not(claim))
     if _check(s) != z3.unsat:
         return list(facts)
-    core = {str(c) for c in s.unsat_core()}
+    core = {c.decl().name() for c in s.unsat_core()}
     return [f for k, f in labels.items() if k in core]
 
 
