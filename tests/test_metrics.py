@@ -140,3 +140,51 @@ def test_expansion_counts_compared():
               "length spread (turns from the median length)", "seat advantage (seat 1's score - the others' mean)"):
         assert diffs[m]["n"] >= 1
     assert doc["rules"]["expansion_counts"]["captures"]["mean"] == diffs["captures"]["ours"]
+
+
+# -- greedy values what a move sets up (issue 27): standing_points, by the rules' own terms ----------
+def test_SIEGE_END_1_a_follower_on_an_outpost_stands_for_what_the_end_pays():
+    """A follower sent to the knights' row (SIEGE-OUTPOST-2) stands for 3 points: what the
+    outposts' `on end` rule (SIEGE-END-1: `score each 3 * own`) would pay were the game to end now."""
+    from test_siege_outposts import CITY_ROT, CITY_SIDE, Y, _game
+
+    g = _game([], ["red", "blue"], ("base", "siege"))
+    g.force_tile("E")
+    assert g.standing_points() == [0, 0]
+    fi = g.orientation(CITY_ROT).feature_at(CITY_SIDE)
+    g.apply_action(((0, Y), CITY_ROT, (0, fi)))
+    opts = g.legal_actions()
+    assert opts == [("outpost", 0, "row"), ("pass",)]
+    h = g.clone()
+    h.apply_action(("outpost", 0, "row"))
+    assert h.standing_points() == [3, 0] and h.returns() == g.returns()
+    from compiler.agents import GreedyAgent
+
+    assert GreedyAgent().choose(g, opts) == ("outpost", 0, "row")
+
+
+def test_TOWER_RANSOM_1_a_prisoner_stands_for_its_ransom_price():
+    """Blue's capture of red's monk (TOWER-CAPTURE-1) holds a prisoner red may buy back for 3
+    (TOWER-RANSOM-1: `ransom follower, abbot = 3`): 3 to blue, -3 to red; the capture's own score
+    change is 0, so greedy sees it only through what it sets up."""
+    from test_tower import FLOOR, MONK, _play, _t
+
+    r = _play([_t("B", 0, 1, place=MONK),
+               _t("tower.B", 1, 1, place=FLOOR, capture={"figure": "follower", "of": "red", "at": [0, 1], "on": "C"})])
+    assert r.error is None, r.error
+    assert r.game.standing_points() == [-3, 3]
+
+
+def test_greedy_uses_the_towers_and_the_sieges_rules():
+    """Greedy players capture (TOWER-CAPTURE-1) and pay ransoms (TOWER-RANSOM-1) on the Tower, and
+    send followers to outposts from a city, road or cloister (SIEGE-OUTPOST-2) and from a field
+    (SIEGE-OUTPOST-3) on the Siege: no bundled rule of theirs that a player chooses is left unused."""
+    fired = {}
+    for names in (["base", "tower"], ["base", "siege"]):
+        rs, _, _ = load_rule_set(names)
+        s = simulate(load_engine(rs), 6, 2, 0, names, agents=["greedy", "greedy"], rule_set=rs)
+        for u in s.rule_usage():
+            if u["chosen"]:
+                fired[u["clause"]] = u["total"]
+    assert fired["TOWER-CAPTURE-1"] > 0 and fired["SIEGE-OUTPOST-2"] > 0 and fired["SIEGE-OUTPOST-3"] > 0
+    assert fired["TOWER-RANSOM-1"] > 0, fired
