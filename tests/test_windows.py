@@ -128,3 +128,66 @@ def test_candidates_describe_each_move():
     row = candidates(codec, [n])[0]
     assert "recall own abbot" in codec.describe(n)
     assert row[cols.index("recall")] == 1 and row[cols.index("figure=abbot")] == 1 and row[cols.index("rotation=270")] == 1
+
+
+# ---------------------------------------------------------------- shaped observations and text boards
+
+def test_openspiel_observation_is_planes_with_the_flat_observers_numbers():
+    from tessera.adapters.observation import Observer
+
+    game = pyspiel.load_game(f"tessera(rules=base+tower,radius={COMPACT})")
+    state = game.new_initial_state()
+    rng = np.random.RandomState(1)
+    for _ in range(30):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    obs = Observer(game.codec, 2)
+    flat = obs.set_from(state.engine_game(), 1, drawn=not state.is_chance_node()).copy()
+    C, H, W = game.observation_tensor_shape()
+    assert (H, W) == (17, 17) and C == obs.planes + flat.size - obs.dict["board"].size
+    planes = np.array(state.observation_tensor(1), np.float32).reshape(C, H, W)
+    board = obs.dict["board"]
+    assert (planes[:obs.planes] == board).all() and board[0].sum() > 1
+    rest = flat[board.size:]  # the drawn tile, supply, scores, turn, bag, prisoners: one constant plane each
+    assert (planes[obs.planes:] == rest[:, None, None]).all() and rest.sum() > 0
+
+
+def test_BASE_SETUP_1_the_start_tile_reads_as_text():
+    # BASE-SETUP-1: the start tile (D) -- a city on one side, a road across, fields either side of it
+    game = pyspiel.load_game(f"tessera(rules=base,radius={COMPACT})")
+    state = game.new_initial_state()
+    text = state.observation_string(0)
+    assert text.splitlines()[1:5] == ["x 0..0, y 0..0 (north up)", " c", "r r", " f"]
+    assert "c city" in text and "r road" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [["base"], ["base", "tower"], ["base", "siege"]], ids="+".join)
+def test_pettingzoo_api_test_with_planes_gives_no_warning(rules):
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    from tessera.adapters.pettingzoo import env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env(rules=rules, radius=COMPACT, observation="planes"), num_cycles=100)
+    assert [str(w.message) for w in caught] == []
+
+
+def test_pettingzoo_planes_and_the_mask_in_the_info():
+    from tessera.adapters.pettingzoo import env
+
+    e = env(rules=["base"], radius=COMPACT, observation="planes", render_mode="ansi")
+    e.reset(seed=4)
+    obs, _, _, _, info = e.last()
+    assert isinstance(obs, np.ndarray) and obs.shape == e.observation_space("player_0").shape
+    assert obs.shape[1:] == (17, 17) and e.observation_space("player_0").contains(obs)
+    assert info["action_mask"].sum() == len(e.codec.legal(e.game)) > 0
+    e.step(int(np.flatnonzero(info["action_mask"])[0]))
+    text = e.render()
+    assert text.startswith("player_1 to place tile") and "legend:" in text and len(text.splitlines()) >= 5
