@@ -4,10 +4,13 @@
     python bench/fuzz_campaign.py --minutes 10 --seed 3
 
 Runs the same pipelines as tests/test_fuzz_untrusted.py (hostile rule files through
-parse -> check -> fmt -> compile -> import -> a game; hostile records through `tessera
-replay --json`) on fresh random inputs until the time is up, and prints how many inputs
-were tried, how far they got, and every failure (an internal error, a hang, a file touched
-outside the output folder) with the input that caused it, saved under --failures.
+parse -> check -> fmt -> compile -> import -> a whole game, arithmetic on states and long
+games among them; hostile records, long and deeply nested ones among them, through `tessera
+replay --json`) on fresh random inputs until the time is up, each under a 1 GiB address-space
+cap, and prints how many inputs were tried, how far they got (`stopped at a value bound`: a
+state or points past dsl/limits.py MAX_VALUE stopped the game at its rule's line), and every
+failure (an internal error, a hang, a MemoryError, a file touched outside the output folder)
+with the input that caused it, saved under --failures.
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from hypothesis import strategies as st  # noqa: E402
 
-from fuzz_untrusted import RULE_FILES, record_pipeline, records, rule_file_pipeline, snapshot, time_limit  # noqa: E402
+from fuzz_untrusted import (RULE_FILES, memory_cap, record_pipeline, records, rule_file_pipeline,  # noqa: E402
+                            snapshot, time_limit)
 
 
 def main() -> int:
@@ -51,11 +55,11 @@ def main() -> int:
         text = _draw(strategy, rng)
         work = Path(tempfile.mkdtemp(prefix="tessera-fuzz-"))
         try:
-            with time_limit(120):
+            with time_limit(120), memory_cap():
                 if kind == "rules":
                     got = rule_file_pipeline(text, work)
                 else:
-                    got = f"replay exit {record_pipeline(text, work)}"
+                    got = f"{_record_shape(text)} record, replay exit {record_pipeline(text, work)}"
             expected = {"fz.tess", "out"} if kind == "rules" else {"game.json"}
             stray = {p.name for p in work.iterdir()} - expected
             if stray:
@@ -82,6 +86,15 @@ def main() -> int:
         print(f"failing inputs and their errors: {args.failures}/")
         print(json.dumps(failures[0][2].splitlines()[-3:]))
     return 1 if failures else 0
+
+
+def _record_shape(text: str) -> str:
+    """deep (nested past any record), long (more than 1,000 turns) or plain."""
+    from compiler.records import _shape
+
+    if _shape(text)[1] > 8:
+        return "deep"
+    return "long" if text.count('"tile"') > 1000 else "plain"
 
 
 def _draw(strategy, rng):

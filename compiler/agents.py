@@ -15,7 +15,8 @@ the same on every run and in every process.
 
     random   a uniformly random legal action (the default)
     greedy   the action with the best immediate change of its own score minus
-             the best opponent's change; ties: an action that puts a figure on
+             the best opponent's change (of `projected_returns()` where the
+             engine offers it: the card game's scores as if the round ended now); ties: an action that puts a figure on
              the board first (a figure standing on a feature is points to
              come), then the engine's order of legal actions
     mcts:N   Monte Carlo tree search with N playouts per move (information-set
@@ -107,7 +108,10 @@ class GreedyAgent:
         if len(actions) == 1:
             return actions[0]
         me = game.current_player()
-        before = game.returns()
+        # a game that scores later than its moves (the card game scores claims at the round's end)
+        # offers `projected_returns()`: the scores as if its pending scoring happened now
+        score = type(game).projected_returns if hasattr(game, "projected_returns") else type(game).returns
+        before = score(game)
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
         best, best_key = actions[0], None
@@ -124,7 +128,7 @@ class GreedyAgent:
                         nxt = g.legal_actions()
                         if nxt and nxt[-1].KIND == "pass" and nxt[0].KIND == "outpost":
                             g.apply_action(nxt[-1])  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
-                    after = g.returns()
+                    after = score(g)
                     gain = after[me] - before[me]
                     if others:
                         gain -= max(after[p] - before[p] for p in others)

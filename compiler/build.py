@@ -12,6 +12,12 @@ from dsl.model import RuleSet
 from .codegen import generate
 
 RUNTIME = Path(__file__).with_name("runtime")  # the runtime package, copied into every engine
+CARD_RUNTIME = Path(__file__).with_name("cardrt")  # the card game's runtime (rulebook 001)
+SHARED = ("ops.py", "errors.py")  # the tile runtime's modules a card engine's runtime shares
+
+
+def _is_cards(source: str) -> bool:
+    return "\nFAMILY = 'cards'\n" in source
 
 INIT = '''"""A Carcassonne engine compiled by tessera from: {modules}.
 
@@ -38,6 +44,31 @@ def play_random(players=2, seed=0, names=None):
     return _play_random(rules, players, seed, names)
 '''
 
+
+CARD_INIT = '''"""A Carcassonne card-game engine (rulebook 001) compiled by tessera from: {modules}.
+
+Runs on the Python standard library alone.
+
+    from {pkg} import new_game
+    g = new_game(players=2, seed=1)
+    while not g.is_terminal():
+        g.apply_action(g.legal_actions()[0])
+    print(g.returns(), g.view(0))
+"""
+from . import rules
+from .runtime import Game, IllegalAction, play_random as _play_random
+
+MODULES = rules.MODULES
+
+
+def new_game(players=2, seed=0, names=None, deck=None):
+    """A new game: 2..{high} players, a seed for the shuffle (or a record's `deck`)."""
+    return Game(rules, players, seed, names, deck)
+
+
+def play_random(players=2, seed=0, names=None):
+    return _play_random(rules, players, seed, names)
+'''
 
 MARKER = ".tessera-engine"  # in every package `tessera compile` writes; only such a folder is ever replaced
 MARKER_TEXT = "This folder was written by `tessera compile`; the next compile into it replaces it whole.\n"
@@ -139,8 +170,9 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     done = False
     try:
         high = rs.player_range()[1]
-        (tmp / "__init__.py").write_text(INIT.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
-        _copy_runtime(tmp / "runtime")
+        init = CARD_INIT if rs.cards is not None else INIT
+        (tmp / "__init__.py").write_text(init.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
+        _copy_runtime(tmp / "runtime", rs.cards is not None)
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
         (tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
@@ -177,10 +209,13 @@ def _remove_empty(folders: list[Path]) -> None:
             break
 
 
-def _copy_runtime(dest: Path) -> None:
-    """The runtime package's modules, verbatim (no caches)."""
+def _copy_runtime(dest: Path, cards: bool = False) -> None:
+    """The runtime package's modules, verbatim (no caches): the tile runtime, or the card
+    runtime with the modules it shares with the tile runtime."""
     dest.mkdir()
-    for src in sorted(RUNTIME.glob("*.py")):
+    sources = ([*sorted(CARD_RUNTIME.glob("*.py")), *(RUNTIME / n for n in SHARED)] if cards
+               else sorted(RUNTIME.glob("*.py")))
+    for src in sources:
         (dest / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
@@ -203,8 +238,11 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg = types.ModuleType(name)
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
-    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", RUNTIME / "__init__.py",
-                                                     submodule_search_locations=[str(RUNTIME)])
+    cards = _is_cards(source)
+    folder = CARD_RUNTIME if cards else RUNTIME
+    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", folder / "__init__.py",
+                                                     submodule_search_locations=[str(folder), str(RUNTIME)] if cards
+                                                     else [str(RUNTIME)])
     runtime = importlib.util.module_from_spec(rt_spec)
     sys.modules[f"{name}.runtime"] = runtime
     rt_spec.loader.exec_module(runtime)
@@ -218,6 +256,7 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg.Game = runtime.Game
     pkg.IllegalAction = runtime.IllegalAction
     pkg.source = source
+    pkg.family = "cards" if cards else "tiles"
     pkg.new_game = lambda players=2, seed=0, names=None, start=None: runtime.Game(rules, players, seed, names, start)
     pkg.play_random = lambda players=2, seed=0, names=None: runtime.play_random(rules, players, seed, names)
     return pkg

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dsl import ast as A
+from dsl.limits import MAX_VALUE
 from dsl.model import RuleSet
 from .lower import CompileError, Const, EngineSpec, Func, lower, where
 
@@ -64,9 +65,26 @@ class CodeGenerator:
         self.comment(f"{where(f.span)}: {f.header}", f.span)
         self.writeline(f"def {f.name}({f.params}):", f.span)
         self.indent()
-        self.writeline(f"return {f.expr}", f.expr_span)
+        if f.bound:  # a value the game keeps or scores: within +-MAX_VALUE, or the game stops here
+            self.writeline(f"v = {f.expr}", f.expr_span)
+            self.writeline(f"if -{MAX_VALUE} <= v <= {MAX_VALUE}:")
+            self.indent()
+            self.writeline("return v")
+            self.outdent()
+            self.bounded("v", f.bound, f.expr_span)
+        else:
+            self.writeline(f"return {f.expr}", f.expr_span)
         self.outdent()
         self.writeline("")
+
+    def bounded(self, var: str, what: str, span: A.Span, check: bool = False) -> None:
+        """Stop the game at `span`'s rule line when `var` is beyond +-MAX_VALUE (`check`: test first)."""
+        if check:
+            self.writeline(f"if not -{MAX_VALUE} <= {var} <= {MAX_VALUE}:")
+            self.indent()
+        self.writeline(f"_beyond({var}, {what!r}, {MAX_VALUE})", span)
+        if check:
+            self.outdent()
 
     def constants(self, title: str, consts: list[Const]) -> None:
         self.comment(title)
@@ -82,7 +100,7 @@ class CodeGenerator:
                "names the rule-file line each function came from.\n"))
         w("from .runtime.geometry import fit_tables, orientations")
         w("from .runtime.moves import Put, PutCorner")
-        w("from .runtime.ops import _div, _mod, _of, _set_of")
+        w("from .runtime.ops import _beyond, _div, _mod, _of, _set_of")
         w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
         w("_move = tuple.__new__  # builds a move of a known type without its constructor's checks (hot path)")
@@ -261,11 +279,13 @@ class CodeGenerator:
             if b.cond:
                 w(f"if {b.cond}:")
                 self.indent()
-            for si, _, value, span, seat in b.sets:
+            for si, name, value, span, seat in b.sets:
+                w(f"_v = {value}", span)
+                self.bounded("_v", f"state `{name}`", span, check=True)
                 if seat is None:
-                    w(f"sets.append(({si}, {value}))", span)
+                    w(f"sets.append(({si}, _v))", span)
                 else:
-                    w(f"sets.append(({si}, _set_of(g.st[{si}], {seat}, {value})))", span)
+                    w(f"sets.append(({si}, _set_of(g.st[{si}], {seat}, _v)))", span)
             if b.cond:
                 self.outdent()
         w("return sets")
@@ -283,6 +303,8 @@ class CodeGenerator:
             seats = [seat for *_, seat in b.sets if seat is not None]
             if seats:  # whose value each per-player `set` changes, read before any changes (simultaneous)
                 w(f"_seat = {_tuple(seats)}", b.span)
+            for j, (si, name, _, span, seat) in enumerate(b.sets):
+                self.bounded(f"_new[{j}]", f"state `{name}`", span, check=True)
             k = 0
             keys = []
             for j, (si, name, _, span, seat) in enumerate(b.sets):
@@ -585,5 +607,9 @@ class Compiled:
 
 
 def generate(rs: RuleSet) -> Compiled:
+    if rs.cards is not None:  # the card game family (rulebook 001): compiler/cardgen.py
+        from .cardgen import generate_cards
+
+        return generate_cards(rs)
     gen = CodeGenerator(lower(rs))
     return Compiled(gen.generate(), gen.source_map)

@@ -70,6 +70,7 @@ class Func:
     span: A.Span  # the statement
     expr: str
     expr_span: A.Span
+    bound: str = ""  # a number the game keeps or scores ("points", "state `s`"): checked against MAX_VALUE
 
 
 @dataclass
@@ -350,8 +351,8 @@ class Lowering:
         except KeyError as missing:
             raise CompileError(e.span, f"`{missing.args[0]}` cannot be computed in this rule", "unsupported") from None
 
-    def func(self, name: str, params: str, decl, header: str, e: A.Expr, scope: Scope) -> Func:
-        return Func(name, params, header, decl.span, self.expr(e, scope), e.span)
+    def func(self, name: str, params: str, decl, header: str, e: A.Expr, scope: Scope, bound: str = "") -> Func:
+        return Func(name, params, header, decl.span, self.expr(e, scope), e.span, bound)
 
     # -- the specification -----------------------------------------------
     def lower(self) -> EngineSpec:
@@ -504,7 +505,7 @@ class Lowering:
             # the game ends when the last deck is drawn: its deck statement's last citation says so
             clause_end=ordered[-1].cites[-1].clause if ordered and ordered[-1].cites else "",
             states=[(name, self.func(f"init_{self.state_index[name]}", "g", st, f"state {name} = {_src(st.init)}",
-                                     st.init, self.game_scope())) for name, st in rs.states.items()],
+                                     st.init, self.game_scope(), f"the start value of state `{name}`")) for name, st in rs.states.items()],
             states_each=[self.state_index[name] for name, st in rs.states.items() if st.each],
         )
 
@@ -570,33 +571,36 @@ class Lowering:
         for (kind, when) in sorted(rs.scores):
             s = rs.scores[(kind, when)]
             fn = self.func(f"score_{when}_{self.kind[kind].value}", "g, r", s, f"score {kind} {when} = {_src(s.value)}",
-                           s.value, self.feature_scope())
+                           s.value, self.feature_scope(), "points")
             tables[when].append((self.kind[kind], fn, _first(s.cites)))
         by = []
         for (kind, when, fig) in sorted(rs.figure_scores):
             s = rs.figure_scores[(kind, when, fig)]
             fn = self.func(f"score_{when}_{self.kind[kind].value}_by_{self.fig[fig].value}", "g, r", s,
-                           f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope())
+                           f"score {kind} {when} by {fig} = {_src(s.value)}", s.value, self.feature_scope(),
+                           "points")
             by.append((when, self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         awards = []
         awards_most = []
         for name in sorted(rs.awards):
             a = rs.awards[name]
             fn = self.func(f"award_{self.state_index[name]}", "g", a,
-                           f"award {'most ' if a.most else ''}{name} at end = {_src(a.value)}", a.value, self.game_scope())
+                           f"award {'most ' if a.most else ''}{name} at end = {_src(a.value)}", a.value, self.game_scope(),
+                           "points")
             (awards_most if a.most else awards).append((self.state_index[name], fn, _first(a.cites), name))
         recalls = []
         for name in sorted(rs.recalls):
             rc = rs.recalls[name]
             fn = self.func(f"recall_{self.fig[name].value}", "g, r", rc, f"recall {name} = {_src(rc.value)}",
-                           rc.value, self.feature_scope())
+                           rc.value, self.feature_scope(), "points")
             recalls.append((self.fig[name], fn, _first(rc.cites)))
         ow = rs.owners
         moments: dict[str, list] = {"put": [], "join": []}
         for (kind, when, fig) in sorted(rs.trigger_scores):
             s = rs.trigger_scores[(kind, when, fig)]
             fn = self.func(f"score_{when}_{self.kind[kind].value}_{self.fig[fig].value}", "g, r", s,
-                           f"score {kind} {when} {fig} = {_src(s.value)}", s.value, self.feature_scope())
+                           f"score {kind} {when} {fig} = {_src(s.value)}", s.value, self.feature_scope(),
+                           "points")
             moments[when].append((self.kind[kind], self.fig[fig], fn, _first(s.cites)))
         return dict(
             score_put=moments["put"], score_join=moments["join"],
@@ -784,7 +788,8 @@ class Lowering:
         captures = []
         for after, cap in sorted(rs.captures.items()):
             fn = self.func(f"capture_range_{fig[after].value}", "g, r", cap,
-                           f"capture ... within {_src(cap.within)} after put {after}", cap.within, self.feature_scope())
+                           f"capture ... within {_src(cap.within)} after put {after}", cap.within, self.feature_scope(),
+                           "a capture range")
             first = _first(cap.cites)
             clauses = (_first(cap.after_cites, first), _first(cap.figures_cites, first), _first(cap.within_cites, first))
             kinds = tuple(sorted((fig[f] for f in cap.figures if f in fig), key=lambda c: c.value))
@@ -795,7 +800,7 @@ class Lowering:
         if rn is not None:
             sc = self.game_scope()
             sc.names["points"] = "g.scores[g.current]"
-            price = self.func("ransom_price", "g", rn, f"ransom ... = {_src(rn.price)}", rn.price, sc)
+            price = self.func("ransom_price", "g", rn, f"ransom ... = {_src(rn.price)}", rn.price, sc, "a ransom price")
             when = None
             if rn.when is not None:
                 sc = self.game_scope()
@@ -843,7 +848,7 @@ class Lowering:
                 match a:
                     case A.ScoreEach(value=v):
                         acts.append(("score", self.func(f"track_score_{n}", "g, t, p", on,
-                                                        f"on {on.event} ... {{ score each {_src(v)} }}", v, self.track_scope())))
+                                                        f"on {on.event} ... {{ score each {_src(v)} }}", v, self.track_scope(), "points")))
                         n += 1
                     case A.ReturnFrom(figures=fs):
                         acts.append(("return", figs(fs)))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import tempfile
 from pathlib import Path
 
 from dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
@@ -22,6 +24,11 @@ FORMAT = "tessera-game/1"
 COORD_LIMIT = 1000  # |x|, |y|: a game lays at most a few hundred tiles from [0, 0]
 MAX_TURNS = 10_000
 MAX_NAME = 64
+MAX_RULES = 32  # rule files and modules a record names
+MAX_PLAYERS = 6
+# lists and objects a record may hold: the most one turn can (a tile, place, capture, 64 ransoms,
+# catapults, 6 removals, an outpost, a recall, with their cells) for every turn, and the rest
+MAX_CONTAINERS = 88 * MAX_TURNS + 64
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 _CELL = {"type": "array", "minItems": 2, "maxItems": 2,
@@ -37,13 +44,13 @@ SCHEMA: dict = {
     "properties": {
         "format": {"const": FORMAT},
         "rules": {
-            "type": "array", "minItems": 1, "maxItems": 32,
+            "type": "array", "minItems": 1, "maxItems": MAX_RULES,
             "items": {"anyOf": [
                 {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$"},  # a bundled module
                 {"type": "string", "maxLength": 1024, "pattern": "^[^\\x00]*\\.tess$"},  # a rule file
             ]},
         },
-        "players": {"type": "array", "minItems": 1, "maxItems": 6, "uniqueItems": True, "items": _NAME},
+        "players": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYERS, "uniqueItems": True, "items": _NAME},
         "seed": {"type": "integer"},
         "start": {
             "type": "object", "required": ["tile", "at"], "additionalProperties": False,
@@ -128,33 +135,51 @@ def _int(text: str) -> int:
     return int(text)
 
 
-def _depth(text: str) -> int:
-    depth = best = 0
-    in_str = esc = False
-    for ch in text:
+_SPECIAL = re.compile(r'["\\\[\]{}]')  # the characters that change the JSON's shape: quotes, escapes, brackets
+
+
+def _shape(text: str) -> tuple[int, int]:
+    """The lists and objects the JSON text holds, and how deep they nest (brackets inside
+    strings are not counted): one linear pass over its quotes, backslashes and brackets,
+    stopped as soon as either is beyond what a record may hold; no memory beyond the text."""
+    depth = best = containers = 0
+    in_str = False
+    escaped = -1  # the position a backslash in a string escapes
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        c = text[i]
         if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
+            if i == escaped:
+                continue
+            if c == "\\":
+                escaped = i + 1
+            elif c == '"':
                 in_str = False
-        elif ch == '"':
+        elif c == '"':
             in_str = True
-        elif ch in "[{":
+        elif c == "[" or c == "{":
             depth += 1
+            containers += 1
             if depth > best:
                 best = depth
-                if best > MAX_DEPTH:
-                    return best
-        elif ch in "]}":
+            if containers > MAX_CONTAINERS or best > MAX_DEPTH:
+                break
+        elif c != "\\":
             depth -= 1
-    return best
+    return containers, best
 
 
 def parse_record(text: str, name: str = "<record>") -> dict:
-    """A record's JSON text, strictly parsed and validated; RecordError otherwise."""
-    if _depth(text) > MAX_DEPTH:
+    """A record's JSON text, strictly parsed and validated; RecordError otherwise.
+
+    What bounds the work comes first, each in one pass: the number of lists and objects and
+    their nesting before the JSON is parsed, the lengths of the lists before the schema walks
+    them (a record of 300,000 turns is refused at once, not after the schema's walk)."""
+    containers, depth = _shape(text)
+    if containers > MAX_CONTAINERS:
+        raise RecordError(f"{name}: the JSON holds more than {MAX_CONTAINERS:,} lists and objects, the most "
+                          f"a record of at most {MAX_TURNS:,} turns holds")
+    if depth > MAX_DEPTH:
         raise RecordError(f"{name}: the JSON is nested more than {MAX_DEPTH} levels deep; no game record is")
     try:
         doc = json.loads(text, object_pairs_hook=_strict_pairs, parse_float=_no_float,
@@ -165,6 +190,11 @@ def parse_record(text: str, name: str = "<record>") -> dict:
         raise RecordError(f"{name}: {exc}") from None
     except RecursionError:
         raise RecordError(f"{name}: the JSON is nested too deeply; no game record is") from None
+    if isinstance(doc, dict):  # the lists' lengths before the schema walks every item
+        for key, most in (("turns", MAX_TURNS), ("rules", MAX_RULES), ("players", MAX_PLAYERS)):
+            items = doc.get(key)
+            if isinstance(items, list) and len(items) > most:
+                raise RecordError(f"{name}: {key}: the list has {len(items):,} items (at most {most})")
     validate(doc, name)
     return doc
 
@@ -185,19 +215,23 @@ def _where(path) -> str:
     return out or "the record"
 
 
-_VALIDATOR = None
+_VALIDATORS: dict = {}
 
 
 def validate(doc, name: str = "<record>") -> None:
-    """RecordError naming the first place where `doc` breaks SCHEMA (the most specific error)."""
-    global _VALIDATOR
+    """RecordError naming the first place where `doc` breaks SCHEMA (the most specific error);
+    a card-game record (`"format": "tessera-cards/1"`) is held to CARD_SCHEMA instead."""
     import jsonschema
 
-    if _VALIDATOR is None:
-        cls = jsonschema.validators.validator_for(SCHEMA)
-        cls.check_schema(SCHEMA)
-        _VALIDATOR = cls(SCHEMA)
-    errors = list(_VALIDATOR.iter_errors(doc))
+    from .cardrecords import CARD_FORMAT, CARD_SCHEMA
+
+    schema = CARD_SCHEMA if isinstance(doc, dict) and doc.get("format") == CARD_FORMAT else SCHEMA
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validator = _VALIDATORS[id(schema)] = cls(schema)
+    errors = list(validator.iter_errors(doc))
     if not errors:
         return
     # the most specific: a value of the wrong type or range before a missing key, deeper first
@@ -253,8 +287,6 @@ def _plain(err) -> str:
 def write_record(path: Path, doc: dict) -> None:
     """Write a record atomically (a temp file renamed into place): an interrupted
     `simulate --record` never leaves half a record behind."""
-    import tempfile
-
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -265,16 +297,39 @@ def write_record(path: Path, doc: dict) -> None:
         raise
 
 
-def rule_paths_for(record_dir: Path, specs: list[str]) -> list[str]:
-    """How a record written into `record_dir` names each rule: a module name as it is, a
-    rule file by its path relative to the record's folder (so the record replays from any
-    working folder, and moves with its rules)."""
+def rule_paths_for(record_dir: Path, specs: list[str], files: list[str] = ()) -> list[str]:
+    """How a record written into `record_dir` names each rule: a module name as it is, a rule
+    file by its name alone, copied beside the records with every other rule file the rule set
+    was read from (`files`, the bundled modules left out).  A record's rule files lie in its
+    folder (a replay refuses others), so the records replay from any working folder and move
+    with their rules.  RecordError if two different rule files share a name."""
     from dsl.loader import is_module_name
+    from dsl.untrusted import MAX_RULE_FILE
 
-    out = []
-    for s in specs:
-        if is_module_name(s):
-            out.append(s)
-        else:
-            out.append(Path(os.path.relpath(os.path.abspath(s), os.path.abspath(record_dir))).as_posix())
-    return out
+    copies: dict[str, bytes] = {}
+    for f in files:
+        src = Path(f)
+        try:
+            data = read_bytes(src, MAX_RULE_FILE)
+        except FileReadError as exc:
+            raise RecordError(f"{printable(f)}: {exc.message}") from None
+        if copies.get(src.name, data) != data:
+            raise RecordError(f"two different rule files are named {printable(src.name)}; the records keep their "
+                              f"rule files side by side, so give them different names")
+        copies[src.name] = data
+    for name, data in copies.items():
+        dest = record_dir / name
+        try:
+            if dest.is_file() and dest.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=record_dir)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, dest)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return [s if is_module_name(s) else Path(s).name for s in specs]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsl.loader import is_module_name, load_rule_set
+from dsl.loader import _inside, is_module_name, load_rule_set
 from dsl.diagnostics import Diagnostic
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
@@ -27,12 +27,12 @@ class ReplayResult:
 _ENGINES: dict[tuple, object] = {}
 
 
-def engine_for(rules: list[str], search: list[str]):
+def engine_for(rules: list[str], search: list[str], confine: str | None = None):
     from .build import load_engine
 
-    key = (tuple(rules), tuple(search))
+    key = (tuple(rules), tuple(search), confine)
     if key not in _ENGINES:
-        rs, diags, ws = load_rule_set(rules, search=search)
+        rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
         if rs is None:
             raise RuleLoadError(diags, ws)
         from dsl.limits import playable
@@ -50,25 +50,35 @@ class RuleLoadError(Exception):
         self.workspace = ws
 
 
-def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str]]:
+def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str], str | None]:
     """The record's rules as load_rule_set takes them: a bare name is a (bundled) module; a
-    rule-file path is relative to the record's folder `base`, never to the working folder."""
+    rule-file path is relative to the record's folder `base`, never to the working folder, and
+    lies in it or below: no absolute path or `..` that leads out of it, and (the third value,
+    `confine`) no symlink that does.  Without a folder (`base` None: a record a program built in memory,
+    never one read from a file) the paths are the program's own, read as load_rule_set reads them."""
+    from .records import printable
+
     rules = record.get("rules", ["base"])
     if not isinstance(rules, list) or not rules or not all(isinstance(r, str) and r for r in rules):
         raise RecordError("`rules` must be a list of module names or rule-file paths")
     out = []
     search = []
-    for r in rules:
+    for i, r in enumerate(rules):
         if is_module_name(r):
             out.append(r)
         elif r.endswith(".tess"):
             p = Path(r)
-            out.append(str(p if p.is_absolute() or base is None else base / p))
+            where = p if base is None or p.is_absolute() else base / p
+            if base is not None and not _inside(where, Path(base).resolve()):  # symlinks followed, nothing read
+                raise RecordError(f"rules[{i}]: {printable(r, 80)!s} is outside the record's folder; a record names "
+                                  f"its rule files relative to itself, in its folder or below (an absolute path or "
+                                  f"`..` that leads out of it is refused), or a bundled module by name")
+            out.append(str(where))
         else:
             raise RecordError(f"`rules`: {r!r} is neither a module name nor a rule file (a path ending in .tess)")
     if base is not None:
         search.append(str(base))
-    return out, search
+    return out, search, str(base) if base is not None else None
 
 
 def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
@@ -78,6 +88,11 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     engine of the very rule set it verifies)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    from .cardrecords import CARD_FORMAT, replay_cards
+
+    if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
+        validate(record, "the record")
+        return replay_cards(record, base)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:
@@ -90,8 +105,8 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     turns = record.get("turns", [])
     if not isinstance(turns, list):
         raise RecordError("`turns` must be a list")
-    rules, search = _resolve_rules(record, base)
-    eng = engine if engine is not None else engine_for(rules, search)
+    rules, search, confine = _resolve_rules(record, base)
+    eng = engine if engine is not None else engine_for(rules, search, confine)
     R = eng.rules
     start = None
     if "start" in record:

@@ -18,12 +18,13 @@ whatever the split.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from . import stats
 from .agents import make_agent
@@ -52,8 +53,14 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     g = eng.new_game(players, seed)
     specs = agents or ["random"] * players
     turns = [] if record else None
-    before = Recorder(turns) if turns is not None else None
+    cards = getattr(eng.rules, "FAMILY", "tiles") == "cards"  # the card game (rulebook 001): its own moves
+    if cards:
+        before = (lambda g_, a: turns.append(g_.record_of(a))) if turns is not None else None
+    else:
+        before = Recorder(turns) if turns is not None else None
     if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
+        if cards:
+            return eng.runtime.random_moves(g, seed, before=before), turns
         from .runtime.game import random_moves
 
         return random_moves(g, seed, before=before), turns
@@ -108,11 +115,15 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
-        if eng.rules.TRACKS:  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
+        if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
+            rows[-1]["winners"] = list(g.winners)
+        if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
             rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
                             attacks=sum(ev["kind"] == "attack" for ev in g.events),
                             removals=sum(ev["kind"] == "remove" for ev in g.events))
-        if record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
+        if record_dir is not None and getattr(eng.rules, "FAMILY", "tiles") == "cards":
+            write_card_record(record_dir, i, task.get("record_rules") or task["rules"], g, rec)
+        elif record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
                          gseed, rec)
     return rows
@@ -127,6 +138,17 @@ def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], g
     write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
 
 
+def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list[dict]) -> None:
+    """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
+    as it was dealt, then every move."""
+    record_dir.mkdir(parents=True, exist_ok=True)
+    doc = {"format": "tessera-cards/1", "rules": rules, "players": list(g.names), "seed": g.seed,
+           "deck": list(g.drawn), "turns": turns, "end": "final"}
+    from .records import write_record as write_whole
+
+    write_whole(record_dir / f"game-{i:06d}.json", doc)
+
+
 def _quiet_worker() -> None:
     """Workers leave Ctrl-C to the parent, which stops handing out work and summarises."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -134,15 +156,18 @@ def _quiet_worker() -> None:
 
 # ------------------------------------------------------------------ running a whole simulation
 
-def chunks(games: int, workers: int) -> list[list[int]]:
+def chunks(games: int, workers: int) -> Iterator[list[int]]:
+    """The game indices in chunks, made as they are handed out: nothing is allocated for a game
+    before its chunk starts, so `--games 1000000000` starts its first game at once."""
     size = max(1, min(25, games // max(1, workers * 8)))
-    return [list(range(s, min(games, s + size))) for s in range(0, games, size)]
+    for s in range(0, games, size):
+        yield list(range(s, min(games, s + size)))
 
 
 @dataclass
 class Run:
-    """Games played so far under each rule set (rows[k][i] is game i of rule set k, or None)."""
-    rows: list[list[dict | None]]
+    """Games played so far under each rule set (rows[k]: the finished games of rule set k, in game order)."""
+    rows: list[list[dict]]
     interrupted: bool = False
 
 
@@ -153,14 +178,15 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
 
     The rows do not depend on `jobs` or `backend`.  Ctrl-C stops handing out
     work: the games finished so far are returned with `interrupted` set."""
-    work = [(k, c) for c in chunks(games, jobs) for k in range(len(tasks))]  # rule sets interleaved: pairs finish together
-    out = Run([[None] * games for _ in tasks])
+    work = ((k, c) for c in chunks(games, jobs) for k in range(len(tasks)))  # rule sets interleaved: pairs finish together
+    finished: list[dict[int, dict]] = [{} for _ in tasks]  # only games that were played take memory
+    out = Run([[] for _ in tasks])
     done = 0
 
     def take(k: int, rows: list[dict]) -> None:
         nonlocal done
         for r in rows:
-            out.rows[k][r["game"]] = r
+            finished[k][r["game"]] = r
         done += len(rows)
         if progress is not None:
             progress(done)
@@ -175,6 +201,7 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
             _run_pool(tasks, work, jobs, take)
     except KeyboardInterrupt:
         out.interrupted = True
+    out.rows = [[rows[i] for i in sorted(rows)] for rows in finished]
     return out
 
 
@@ -258,14 +285,24 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-    futs = []
+    pending: dict = {}  # a few chunks per worker at a time, as the pool does: memory flat in the game count
+    window = 2 * max(jobs, len(client.scheduler_info().get("workers", ())) or 1)
     try:
-        futs = [client.submit(play_chunk, tasks[k], c, pure=False) for k, c in work]
-        which = {f.key: k for f, (k, _) in zip(futs, work)}
-        for f in as_completed(futs):
-            take(which[f.key], f.result())
+        todo = iter(work)
+        for k, c in itertools.islice(todo, window):
+            f = client.submit(play_chunk, tasks[k], c, pure=False)
+            pending[f.key] = (f, k)
+        running = as_completed([f for f, _ in pending.values()])
+        for f in running:
+            _, k = pending.pop(f.key)
+            take(k, f.result())
+            nxt = next(todo, None)
+            if nxt is not None:
+                g = client.submit(play_chunk, tasks[nxt[0]], nxt[1], pure=False)
+                pending[g.key] = (g, nxt[0])
+                running.add(g)
     finally:
-        for f in futs:
+        for f, _ in pending.values():
             f.cancel()
         client.close()
         if cluster is not None:
@@ -309,17 +346,24 @@ class Summary:
         return [r["scores"][p] for r in self.rows]
 
     def won(self, p: int) -> list[int]:
-        """1 where seat p alone had the top score."""
+        """1 where seat p alone had the top score (where the rules break ties, as the card game's
+        `tie` does: where p alone won)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(r["winners"] == [p]))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) == 1))
         return out
 
     def tied(self, p: int) -> list[int]:
-        """1 where seat p shared the top score with another seat."""
+        """1 where seat p shared the top score with another seat (the victory, where the rules break ties)."""
         out = []
         for r in self.rows:
+            if "winners" in r:
+                out.append(int(p in r["winners"] and len(r["winners"]) > 1))
+                continue
             top = max(r["scores"])
             out.append(int(r["scores"][p] == top and r["scores"].count(top) > 1))
         return out

@@ -578,12 +578,156 @@ class WithDecl:
     without: bool = False  # `without MODULE { ... }`: only when MODULE is not in the rule set
 
 
+# ------------------------------------------------- the card game (rulebook 001)
+@dataclass(frozen=True)
+class ColourDecl:
+    """`colour NAME "title"`: a colour of the cards, and the row of that colour."""
+
+    name: str
+    title: str | None = None
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardDecl:
+    """`card KIND xN [per colour] [value V] [joker|aside]`: N cards of a kind (N of each colour
+    with `per colour`); `joker`: no colour, goes into any row; `aside`: in the box, never dealt."""
+
+    kind: str
+    count: int
+    per_colour: bool = False
+    value: int | None = None
+    flag: str | None = None  # joker | aside
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardsTotal:
+    """`cards N`: how many cards the box holds in all."""
+
+    count: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LayoutDecl:
+    """`layout N`: cards laid into the rows at set-up."""
+
+    count: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DealRow:
+    players: int
+    cards: int
+    rounds: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DealDecl:
+    """`deal 2 players 6 cards 10 rounds, ...`: the deal by player count."""
+
+    rows: tuple[DealRow, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FacedownDecl:
+    """`facedown first|none`: the first card played to each row each round goes face down (or none does)."""
+
+    mode: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FeudalDecl:
+    """`feudal NAME N per player`: the figure a player puts at the end of a row to claim cards."""
+
+    name: str
+    count: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TakeDecl:
+    """`take KINDS to pile|chest|removed`: where taken cards of these kinds go."""
+
+    kinds: tuple[str, ...]
+    to: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MisplacedDecl:
+    """`misplaced = EXPR keep KINDS`: a taken card lying in a row of another colour."""
+
+    value: "Expr"
+    keep: tuple[str, ...] = ()
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    """`table NAME = v0, v1, ...`: a score table, read `NAME(n)`."""
+
+    name: str
+    values: tuple[int, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardScoreDecl:
+    """`score NAME on take = EXPR` / `score NAME at end = EXPR` (the card game)."""
+
+    name: str
+    when: str  # take | end
+    value: "Expr"
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EndDecl:
+    """`end when COND`: the game ends after a round when COND holds (besides an empty deck)."""
+
+    when: "Expr"
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TieDecl:
+    """`tie = EXPR`: among the players with the most points, the most of EXPR wins."""
+
+    value: "Expr"
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+CARD_STATEMENTS = (ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, FeudalDecl, TakeDecl,
+                   MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl)
+
+
 Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, TrackDecl,
     OnPutDecl, OnTrackDecl, InvariantDecl,
     ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
+    ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, FeudalDecl, TakeDecl,
+    MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl,
 ]
 
 

@@ -5,7 +5,7 @@ Each diagnostic is printed with its source line and a caret under the column.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .ast import Span
@@ -18,6 +18,7 @@ class Diagnostic:
     message: str
     code: str
     severity: str = "error"  # error | warning | note
+    related: tuple[Span, ...] = field(default=(), compare=False)  # the other places of the same mistake
 
     def header(self) -> str:
         return f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
@@ -31,6 +32,11 @@ class SourceCache:
 
     def add(self, name: str, text: str) -> None:
         self._text[name] = _lines(text)
+
+    def text(self, name: str) -> str | None:
+        """The whole text of a file already read, else None (never reads)."""
+        lines = self._text.get(name)
+        return None if lines is None else "\n".join(lines)
 
     def line(self, name: str, line: int) -> str | None:
         lines = self._text.get(name)

@@ -392,6 +392,38 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _Block(_Line(f"example {n}", c), s)
         case A.ClauseDecl(clause=cl, text=t):
             return _Line(f"clause {cl} {format_string(t)}")
+        # the card game (rulebook 001)
+        case A.ColourDecl(name=n, title=title):
+            return _Line(f"colour {n}", _join(format_string(title) if title is not None else None, c))
+        case A.CardDecl(kind=k, count=n, per_colour=per, value=v, flag=flag):
+            return _Line(_join(f"card {k} x{n}", "per colour" if per else None,
+                               f"value {v}" if v is not None else None, flag), c)
+        case A.CardsTotal(count=n):
+            return _Line(f"cards {n}", c)
+        case A.LayoutDecl(count=n):
+            return _Line(f"layout {n}", c)
+        case A.DealDecl(rows=rows):
+            parts = [f"{r.players} players {r.cards} cards {r.rounds} rounds" for r in rows]
+            one = _Line("deal " + ", ".join(parts), c)
+            if len(one.text()) <= WRAP_AT:
+                return one
+            return _fill("deal", [p + "," for p in parts[:-1]] + parts[-1:], c)
+        case A.FacedownDecl(mode=m):
+            return _Line(f"facedown {m}", c)
+        case A.FeudalDecl(name=n, count=k):
+            return _Line(f"feudal {n} {k} per player", c)
+        case A.TakeDecl(kinds=kinds, to=to):
+            return _Line(f"take {', '.join(kinds)} to {to}", c)
+        case A.MisplacedDecl(value=v, keep=keep):
+            return _Line(_join(f"misplaced = {format_expr(v)}", f"keep {', '.join(keep)}" if keep else None), c)
+        case A.TableDecl(name=n, values=vals):
+            return _Line(f"table {n} = " + ", ".join(str(v) for v in vals), c)
+        case A.CardScoreDecl(name=n, when=w, value=v):
+            return _Line(f"score {n} {'on take' if w == 'take' else 'at end'} = {format_expr(v)}", c)
+        case A.EndDecl(when=w):
+            return _Line(f"end when {format_expr(w)}", c)
+        case A.TieDecl(value=v):
+            return _Line(f"tie = {format_expr(v)}", c)
     raise TypeError(f"not a statement: {s!r}")
 
 

@@ -68,9 +68,16 @@ class Workspace:
     files: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     search: list[Path] = field(default_factory=list)
+    # a record's folder (resolved): every rule file read, but the bundled ones, must lie in it or below,
+    # symlinks followed, so a record cannot make a command read /etc/passwd through `rules.tess -> /etc/passwd`
+    confine: Path | None = None
 
     def add_file(self, path: Path) -> A.Module | None:
         name = str(path)
+        if self.confine is not None and not (_inside(path, self.confine) or _inside(path, BUNDLED_RULES)):
+            self.diagnostics.append(Diagnostic(A.Span(name, 0, 0), "a record's rule files lie in the record's folder "
+                                               "or below; this one leads outside it (a symlink), so it is not read", "io"))
+            return None
         try:  # a regular file of bounded size only: never a FIFO, /dev/zero or a folder
             text = read_text(path, MAX_RULE_FILE)
         except FileReadError as err:
@@ -160,6 +167,14 @@ def is_module_name(spec: str) -> bool:
     return len(spec) <= MAX_NAME and _MODULE_NAME.fullmatch(spec) is not None
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path`, every symlink followed, lies in `folder` (resolved) or below."""
+    try:
+        return path.resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a symlink loop, a name too long: not inside
+        return False
+
+
 def _is_file(p: Path) -> bool:
     try:
         return p.is_file()
@@ -233,7 +248,8 @@ class Builder:
             shown = ", ".join(map(str, lines[:8])) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
             also = f" (`{word}` is unknown on line{'s' if len(lines) != 1 else ''} {shown} too)" if lines else ""
             self.diags = [d for d in self.diags if id(d) not in drop]
-            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity))
+            self.diags.append(Diagnostic(first.span, first.message + also, first.code, first.severity,
+                                         tuple(d.span for d in group[1:])))
 
     def build(self) -> RuleSet:
         for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
@@ -327,6 +343,11 @@ class Builder:
                 return
             self._seen[key] = item.span
         rs = self.rs
+        if isinstance(item, A.CARD_STATEMENTS):  # the card game family: collected and checked by dsl/cards.py
+            from .cards import collect
+
+            collect(self, item, override)
+            return
         match item:
             case A.Requires() | A.Extends():
                 pass
@@ -559,6 +580,11 @@ class Builder:
     # -- semantic checks ------------------------------------------------------
     def _check(self) -> None:
         rs = self.rs
+        if rs.cards is not None:
+            from .cards import check
+
+            check(self)
+            return
         half_kinds = rs.half_kinds()
         for code, e in rs.edges.items():
             for part in e.parts:
@@ -856,13 +882,13 @@ class Builder:
                 hint = "" if want != "side" or f.kind in half_kinds else \
                     f" (to draw a {f.kind} on half-sides, declare `feature {f.kind} halves`)"
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'the centre C' if want == 'centre' else want + 's'}, "
-                                 f"not on {' '.join(wrong)}{hint}", "bad-place")
+                                 f"not on {' '.join(wrong)}{hint}", "bad-place", word=wrong[0])
             for p in f.places:
                 if p == CENTRE and p in claimed and claimed[p].kind != f.kind and fd.centre \
                         and rs.features[claimed[p].kind].centre:
                     continue  # two centre features side by side (a cloister and a tower foundation, 003)
                 if p in claimed:
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if fd.centre and not f.places:
                 self.err(f.span, f"tile `{t.name}`: a {f.kind} must be placed at C", "bad-place")
@@ -896,11 +922,11 @@ class Builder:
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 # nothing else may claim the side or its halves
                 for place in (side, *SIDE_HALVES[side]):
                     if place not in want and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its {side} edge is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_multi_tile(self, t: A.TileDecl, half_kinds: set[str]) -> None:
         """A tile covering W x H cells (X10): four edge groups, numbered places, features that
@@ -956,9 +982,9 @@ class Builder:
                 if pt != want_type:
                     misplaced = True
                     self.err(f.span, f"tile `{t.name}`: a {f.kind} lies on {'centres' if want_type == 'centre' else want_type + 's'}, "
-                                     f"not on {p}", "bad-place")
+                                     f"not on {p}", "bad-place", word=p)
                 if p in claimed and not (fd.centre and rs.features[claimed[p].kind].centre and claimed[p].kind != f.kind):
-                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap")
+                    self.err(f.span, f"tile `{t.name}`: place {p} belongs to two features ({claimed[p].kind} and {f.kind})", "place-overlap", word=p)
                 claimed[p] = f
             if f.shields < 0:
                 self.err(f.span, "shields cannot be negative", "range")
@@ -982,10 +1008,10 @@ class Builder:
                     if got is None:
                         self.err(t.edges_span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), but no {kind} lies on {place}", "edge-terrain")
                     elif got.kind != kind:
-                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain")
+                        self.err(got.span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), so {place} must be {kind}, not {got.kind}", "edge-terrain", word=place)
                 for place in (name, *halves):
                     if place not in need and place in claimed:
-                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain")
+                        self.err(claimed[place].span, f"tile `{t.name}`: its side {name} is `{code}` ({' '.join(e.parts)}), which has no {claimed[place].kind} on {place}", "edge-terrain", word=place)
 
     def _check_start(self, names: set[str]) -> None:
         """The start landscape (X12): known tiles, turned by quarters, a tile covering several
@@ -1157,9 +1183,12 @@ class Builder:
 
 
 # ------------------------------------------------------------------ entry points
-def load_rule_set(specs: list[str], search: list[str] | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
-    """Build the rule set of the named modules or rule files (with their requirements)."""
-    ws = Workspace(search=[Path(s) for s in (search or [])])
+def load_rule_set(specs: list[str], search: list[str] | None = None,
+                  confine: str | None = None) -> tuple[RuleSet | None, list[Diagnostic], Workspace]:
+    """Build the rule set of the named modules or rule files (with their requirements); `confine`:
+    a record's folder, which every rule file read (but the bundled ones) must lie in."""
+    ws = Workspace(search=[Path(s) for s in (search or [])],
+                   confine=Path(confine).resolve() if confine is not None else None)
     diags: list[Diagnostic] = []
     roots: list[str] = []
     if not specs:

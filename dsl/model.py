@@ -98,6 +98,13 @@ class RuleSet:
     clauses: dict[str, A.ClauseDecl] = field(default_factory=dict)  # the rule files' own clauses (house rules)
     assumptions: list[tuple[str, A.AssumeDecl]] = field(default_factory=list)  # (module, statement)
     withs: list[tuple[str, A.WithDecl]] = field(default_factory=list)  # `with` blocks that applied (module, block)
+    # the card game family (rulebook 001): its statements, collected by dsl/cards.py; None for a tile game
+    cards: "object | None" = None
+
+    @property
+    def family(self) -> str:
+        """`cards` for a card game (dsl/cards.py), else `tiles`."""
+        return "cards" if self.cards is not None else "tiles"
 
     # -- derived facts -----------------------------------------------------
     @property
@@ -217,6 +224,10 @@ def override_key(decl: object) -> tuple | None:
             return ("start",)
         case A.DeckDecl(name=n):
             return ("deck", n)
+    if isinstance(decl, A.CARD_STATEMENTS):
+        from .cards import card_key
+
+        return card_key(decl)
     return None
 
 

@@ -16,10 +16,12 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 
 from .builtins import FUNCTIONS, QUANTITIES
+from .cards import KIND_FUNCTIONS as CARD_FUNCTIONS
 
 # what a name may name
 ROLES = ("module", "tile", "edge", "kind", "figure", "state", "deck", "track", "invariant", "example",
-         "assumption", "clause", "variant", "mark", "symbol", "field", "function", "quantity", "place", "name")
+         "assumption", "clause", "variant", "mark", "symbol", "field", "function", "quantity", "place", "name",
+         "colour", "card", "table", "scoring")  # the last four: the card game (dsl/cards.py)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,16 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "state_of": ("state",),
     "call": ("function",),
     "var": ("name",),
+    # the card game (dsl/cards.py, language.md 7.2)
+    "colour_decl": ("*colour",),
+    "card_decl": ("*card",),
+    "facedown_decl": ("name",),  # `first` or `none`
+    "feudal_decl": ("*figure",),
+    "take_decl": ("card", "name"),  # the kinds, then pile | chest | removed
+    "misplaced_decl": ("card",),
+    "table_decl": ("*table",),
+    "card_score_decl": ("*scoring",),
+    "card_end_score_decl": ("*scoring",),
 }
 _NAME_TOKENS = {"NAME", "TILE_NAME", "CLAUSE"}
 
@@ -144,7 +156,7 @@ def resolve(occs: list[Occurrence], declared: dict[str, set[str]]) -> list[Occur
     out = []
     for o in occs:
         if o.role == "name":
-            for role in ("state", "figure", "kind", "mark", "track"):
+            for role in ("state", "figure", "kind", "mark", "track", "card", "colour"):
                 if o.name in declared.get(role, ()):
                     o = Occurrence(o.name, role, False, o.line, o.column, o.end_column)
                     break
@@ -152,7 +164,8 @@ def resolve(occs: list[Occurrence], declared: dict[str, set[str]]) -> list[Occur
                 if o.name in QUANTITIES:
                     o = Occurrence(o.name, "quantity", False, o.line, o.column, o.end_column)
         elif o.role == "function" and o.name not in FUNCTIONS:
-            o = Occurrence(o.name, "name", False, o.line, o.column, o.end_column)
+            role = "table" if o.name in declared.get("table", ()) else "function" if o.name in CARD_FUNCTIONS else "name"
+            o = Occurrence(o.name, role, False, o.line, o.column, o.end_column)
         out.append(o)
     return out
 

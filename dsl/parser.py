@@ -625,6 +625,89 @@ class _Build(Transformer):
     def override(self, meta, children):
         return A.Override(children[0], self._span(meta))
 
+    # -- the card game (rulebook 001) ---------------------------------------
+    @v_args(meta=True)
+    def colour_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ColourDecl(str(rest[0]), str(rest[1]) if rest[1] is not None else None, cites, self._span(meta))
+
+    def card_per(self, children):
+        return True
+
+    def card_flag(self, children):
+        return str(children[0])
+
+    @v_args(meta=True)
+    def card_decl(self, meta, children):
+        rest, cites = self._split(children)
+        kind, count, per, value, flag = (rest + [None] * 5)[:5]
+        return A.CardDecl(str(kind), int(str(count)[1:]), bool(per), int(value) if value is not None else None,
+                          flag, cites, self._span(meta))
+
+    @v_args(meta=True)
+    def cards_total(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardsTotal(int(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def layout_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.LayoutDecl(int(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def deal_row(self, meta, children):
+        return A.DealRow(int(children[0]), int(children[1]), int(children[2]), self._span(meta))
+
+    @v_args(meta=True)
+    def deal_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.DealDecl(tuple(r for r in rest if r is not None), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def facedown_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.FacedownDecl(str(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def feudal_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.FeudalDecl(str(rest[0]), int(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def take_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TakeDecl(rest[0], str(rest[1]), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def misplaced_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.MisplacedDecl(rest[0], tuple(rest[1] or ()), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def table_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TableDecl(str(rest[0]), tuple(int(v) for v in rest[1:] if v is not None), cites, self._span(meta))
+
+    @v_args(meta=True)
+    def card_score_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardScoreDecl(str(rest[0]), "take", rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def card_end_score_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.CardScoreDecl(str(rest[0]), "end", rest[1], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def end_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.EndDecl(rest[0], cites, self._span(meta))
+
+    @v_args(meta=True)
+    def tie_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.TieDecl(rest[0], cites, self._span(meta))
+
     # -- expressions ------------------------------------------------------
     @v_args(meta=True)
     def int_lit(self, meta, children):

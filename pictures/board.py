@@ -86,8 +86,8 @@ def _rule_set(record: dict, base: Path | None) -> RuleSet:
     from compiler.replay import RuleLoadError, _resolve_rules
     from dsl.loader import load_rule_set
 
-    rules, search = _resolve_rules(record, base)
-    rs, diags, ws = load_rule_set(rules, search=search)
+    rules, search, confine = _resolve_rules(record, base)
+    rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
     if rs is None:
         raise RuleLoadError(diags, ws)
     return rs

@@ -138,7 +138,7 @@ ENGINE_GAMES = 500  # `tessera verify`'s engine check: games in all, split over 
 # which the all-modules set does not reach; `tessera verify --no-engine` stays within 10 s of CPU
 # (tests/test_z3_verify_cli.py; docs/verifier.md#speed)
 VERIFY_DEFAULT = ["base", "base+river", "base+abbot", "base+king_robber", "base+barn", "base+tower", "base+siege",
-                  "base+river+abbot+king_robber+barn+tower+siege"]
+                  "base+river+abbot+king_robber+barn+tower+siege", "card"]
 
 
 def _verify_targets(rules: list[str]) -> list[list[str]]:
@@ -167,12 +167,13 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
                    "default: base, base+river, base+abbot, base+king_robber, base+barn, base+tower, base+siege, "
-                   "base+river+abbot+king_robber+barn+tower+siege"),
+                   "base+river+abbot+king_robber+barn+tower+siege, card (the card game)"),
         only: Optional[List[str]] = typer.Option(
             None, "--only", help="run only the checks with this name or name prefix (repeatable), e.g. tile- or set-river"),
         engine: bool = typer.Option(True, "--engine/--no-engine", help="play random games with the compiled engine and "
                                                                        "compare its features with an independent "
-                                                                       "networkx rebuild (default: on)"),
+                                                                       "networkx rebuild (the card game: recount its "
+                                                                       "cards and claims after every move; default: on)"),
         games: int = typer.Option(ENGINE_GAMES, "--games", min=1, help="engine-check games in all, split evenly over "
                                                                        "the rule sets (at least one each)"),
         players: int = typer.Option(2, "--players", min=2, max=MOST_PLAYERS, help="players per game of the engine check"),
@@ -180,12 +181,23 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             None, "--rlimit", min=1, help="z3's resource limit per query (default 20000000): a count of z3's own "
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
+        budget: Optional[int] = typer.Option(
+            None, "--budget", min=1, help="z3's resource budget per rule set (default 200000000): a count of "
+                                          "z3's own work over all its queries; once spent, the checks left "
+                                          "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(
             None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
                                            "timeout); a timeout can only make a check inconclusive, never "
                                            "change a proof or a counterexample"),
         svg: Optional[Path] = typer.Option(None, "--svg", help="also draw the counterexamples that have a board "
-                                                              "(the river theorem's maps) as SVG files in this folder")) -> None:
+                                                              "(the river theorem's maps) as SVG files in this folder"),
+        record: Optional[Path] = typer.Option(
+            None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
+                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
+                                   "when something is refuted)"),
+        witness_games: int = typer.Option(
+            60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
+                                               "that breaks it; none found: the verdict is `not proved`")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -198,7 +210,10 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     from verifier.checks import run_checks
     from verifier.solver import set_limits
 
-    set_limits(rlimit, timeout)
+    set_limits(rlimit, timeout, budget)
+    import verifier.witness as wit
+
+    wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
     names = None
     if only:
         from verifier.checks import load_checks
@@ -211,7 +226,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     if not engine:  # --no-engine: not run, and not listed as skipped either
         from verifier.checks import load_checks
 
-        names = [n for n in (names if names is not None else load_checks()) if n != "engine-features"]
+        names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         err.print("tessera verify: no rule files found", markup=False)
@@ -232,6 +247,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         import verifier.engine_check as ec
 
         ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
+        import verifier.cards as vc
+
+        vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
     def seconds(t: float) -> str:
         return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
@@ -248,7 +266,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             for d in diags:
                 out.print(render(d, ws.sources), markup=False)
             continue
-        results = run_checks(rs, names)
+        from verifier.checks import of_family
+
+        # a rule set runs the checks of its own game family (the tile game's, or the card game's)
+        results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                             if names is not None else None)
         problems = []
         bad = 0
         for r in results:
@@ -298,10 +320,22 @@ from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simula
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 
 
+def _ctrl_c(exc: BaseException) -> bool:
+    """Whether `exc` came from a Ctrl-C (typer turns KeyboardInterrupt into a silent exit 130)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def main() -> None:
     try:
         app()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers
+            err.print("interrupted", markup=False)
         raise
     except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
         err.print("interrupted", markup=False)

@@ -71,7 +71,8 @@ def compile_cmd(
     except CompileError as ce:
         from dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {sum(t.count for t in rs.tiles)} tiles)"), markup=False)
+    what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
+    out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
 @app.command()
@@ -137,10 +138,25 @@ def replay(
     t = Table(title=P(f"{record.name}: scoring events"))
     for col in ("turn", "feature", "when", "tiles", "points", "clause"):
         t.add_column(col)
+    running = {k: 0 for k in ans["scores"]}
+    low = []  # a score below 0 at some moment of the game, even if it is made up later
     for ev in ans["events"]:
-        t.add_row(str(ev["turn"]), P(ev["feature"]), P(ev["when"]), str(ev.get("tiles", "")),
-                  P(", ".join(f"{k} {v}" for k, v in ev["points"].items())), P(ev["clause"]))
+        pts = ev.get("points") if isinstance(ev.get("points"), dict) else {}
+        for k, v in pts.items():
+            running[k] = running.get(k, 0) + v
+            if running[k] < 0:
+                low.append(f"{k} {running[k]} after turn {ev['turn']}")
+        if ev["kind"] == "score":
+            what = ev["feature"] if ev["feature"] != "outpost" else f"outpost {ev.get('outpost', '')}"
+        elif "points" in ev:  # a ransom: points move between players (TOWER-RANSOM-1)
+            what = f"{ev['kind']} of a {ev.get('figure', '')}".rstrip()
+        else:
+            continue  # captures, outposts, catapults: in `--json` and `tessera view`
+        t.add_row(str(ev["turn"]), P(what), P(ev.get("when", "")), str(ev.get("tiles", "")),
+                  P(", ".join(f"{k} {v}" for k, v in pts.items())), P(ev.get("clause", "")))
     out.print(t, markup=False)
+    if low:
+        out.print(P("below 0: " + ", ".join(dict.fromkeys(low))))
     out.print(P("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items())))
     out.print(P("winners: " + ", ".join(ans["winners"])))
 
@@ -162,7 +178,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     except CompileError as ce:
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
-    if record is not None:  # rule files named relative to the records, so they replay from any folder
+    if record is not None:  # rule files copied beside the records, so they replay from any folder
         from compiler.records import rule_paths_for
 
         try:
@@ -172,9 +188,46 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
                                 f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
                       markup=False)
             raise typer.Exit(2)
-        kept = rule_paths_for(record, specs)
+        from dsl.loader import BUNDLED_RULES, _inside
+        from compiler.records import RecordError
+
+        # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
+        bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}
+        try:  # the rule files read (but the bundled modules) go beside the records
+            kept = rule_paths_for(record, [bundled.get(s, s) for s in specs],
+                                  [m.file for m in rs.modules if m.file not in bundled])
+        except (RecordError, OSError) as exc:
+            err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
+                                f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
+            raise typer.Exit(2)
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
             "record": str(record) if record is not None else None, "record_rules": kept}, eng
+
+
+def loopback_address(address: str) -> bool:
+    """Whether a Dask scheduler address names this machine: `inproc://`, or a host that is
+    literally a loopback IP address or `localhost` (no name is looked up: a name could
+    resolve anywhere)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme == "inproc":
+        return True
+    try:
+        host = urlsplit(f"tcp://{rest}").hostname
+    except ValueError:
+        return False
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _rule_failed(failure, as_json: bool) -> None:
@@ -201,7 +254,12 @@ def simulate(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: all cores]; the results do not depend on it"),
     backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera[cluster]')"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="with --backend dask: the address of a running Dask scheduler "
-                                                                       "[default: start a local cluster of --jobs workers]"),
+                                                                       "[default: start a local cluster of --jobs workers]; "
+                                                                       "one on this machine (127.0.0.1, ::1, localhost) unless --trust-scheduler"),
+    trust_scheduler: bool = typer.Option(False, "--trust-scheduler",
+                                         help="allow a --scheduler on another machine: it and its workers receive the "
+                                              "generated engine, and the results they send back are unpickled here, so "
+                                              "whoever runs them can run code on this machine (docs/simulate.md)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
@@ -225,6 +283,12 @@ def simulate(
         raise typer.Exit(2)
     if scheduler and backend != "dask":
         err.print("tessera simulate: --scheduler goes with --backend dask", markup=False)
+        raise typer.Exit(2)
+    if scheduler and not trust_scheduler and not loopback_address(scheduler):
+        err.print(printable(f"tessera simulate: --scheduler {scheduler} is not on this machine; a Dask scheduler and its "
+                            f"workers run what they are sent and the results they send back are unpickled here, so "
+                            f"they can run code on this machine. If you trust them, add --trust-scheduler "
+                            f"(docs/simulate.md)"), markup=False)
         raise typer.Exit(2)
     try:
         seat_agents = parse_agents(agents, players)

@@ -12,6 +12,14 @@ import sys
 
 
 def main() -> None:
+    try:
+        _main()
+    except KeyboardInterrupt:  # Ctrl-C in any phase, importing the commands too: exit 130, and say so
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+def _main() -> None:
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "check" and not any(a.startswith("-") for a in args[1:]):
         from .console import check, err

@@ -12,6 +12,27 @@ from pictures import write_atomically
 from .app import app, err, out, report
 
 
+def _card_record(record_path: Path, command: str, seat: Optional[str]):
+    """The card game's timeline of a `tessera-cards/1` record, or None for another record."""
+    from compiler.cardrecords import CARD_FORMAT
+    from compiler.replay import RecordError, RuleLoadError, load_record
+
+    try:
+        record = load_record(record_path)
+        if record.get("format") != CARD_FORMAT:
+            if seat is not None:
+                raise RecordError("--seat is for a card game's record (tessera-cards/1)")
+            return None
+        from pictures.cards import card_timeline
+
+        return card_timeline(record, record_path.parent, seat)
+    except RecordError as exc:
+        err.print(printable(f"tessera {command}: {exc}"), markup=False)
+        raise typer.Exit(2)
+    except RuleLoadError as exc:
+        raise typer.Exit(report(exc.diagnostics, exc.workspace.sources, len(exc.workspace.files)) or 2)
+
+
 def _timeline(record_path: Path, command: str):
     from compiler.replay import RecordError, RuleLoadError, load_record
     from pictures.board import timeline
@@ -37,6 +58,8 @@ def draw(
     turn: Optional[int] = typer.Option(None, "--turn", min=0, help="for a record: the board after this many turns (default: the end)"),
     tiles: Optional[List[str]] = typer.Option(None, "--tile", help="draw only these tiles (repeatable)"),
     columns: int = typer.Option(8, "--columns", min=1, max=40, help="tiles per row of the sheet"),
+    seat: Optional[str] = typer.Option(None, "--seat", help="for a card game's record: the player whose view is drawn "
+                                                           "(their hand; others' hands and face-down cards hidden)"),
 ) -> None:
     """Draw a rule set's tile sheet, or the board of a game record at any turn, as SVG.
 
@@ -55,6 +78,22 @@ def draw(
         if tiles:
             raise typer.BadParameter("--tile is for a tile sheet (rule modules or files), not a game record")
         missing_paths("draw", inputs)
+        ctl = _card_record(Path(inputs[0]), "draw", seat)
+        if ctl is not None:  # the card game (rulebook 001): its table at a move
+            last = len(ctl.steps) - 1
+            if turn is not None and turn > last:
+                err.print(f"tessera draw: the record has {last} steps; --turn {turn} is past them", markup=False)
+                raise typer.Exit(2)
+            from pictures.cards import table_drawing
+
+            step = last if turn is None else turn
+            write_atomically(output, table_drawing(ctl, step).as_svg())
+            out.print(printable(f"wrote {output} (the table after step {step} of {last}; "
+                                + ", ".join(f"{k} {v}" for k, v in ctl.steps[step].scores.items()) + ")"), markup=False)
+            if ctl.error is not None:
+                out.print(printable(f"{ctl.error['message']} [{ctl.error['clause']}]"), markup=False)
+                raise typer.Exit(1)
+            return
         tl = _timeline(Path(inputs[0]), "draw")
         last = len(tl.steps) - 1
         if turn is not None and turn > last:
@@ -95,6 +134,7 @@ def draw(
 def view(
     record: Path = typer.Argument(..., help="a tessera-game/1 JSON record"),
     output: Path = typer.Option(..., "-o", "--output", help="the HTML file to write"),
+    seat: Optional[str] = typer.Option(None, "--seat", help="for a card game's record: the player whose view is shown"),
 ) -> None:
     """Write one self-contained HTML page that steps through a game (buttons, arrow keys).
 
@@ -106,6 +146,17 @@ def view(
     from pictures.viewer import viewer_html
 
     missing_paths("view", [str(record)])
+    ctl = _card_record(record, "view", seat)
+    if ctl is not None:  # the card game (rulebook 001)
+        from pictures.cards import card_viewer_html
+
+        write_atomically(output, card_viewer_html(ctl))
+        out.print(printable(f"wrote {output} ({len(ctl.steps)} steps; final scores "
+                            + ", ".join(f"{k} {v}" for k, v in ctl.steps[-1].scores.items()) + ")"), markup=False)
+        if ctl.error is not None:
+            out.print(printable(f"{ctl.error['message']} [{ctl.error['clause']}]"), markup=False)
+            raise typer.Exit(1)
+        return
     tl = _timeline(record, "view")
     write_atomically(output, viewer_html(tl, f"{record.name}: {' + '.join(tl.rs.names)}, {len(tl.steps) - 1} turns"))
     out.print(printable(f"wrote {output} ({len(tl.steps)} steps; final scores "

@@ -54,6 +54,43 @@ def conds(depth: int = 2):
 KINDS = ["city", "road", "cloister", "field"]
 HOSTILE_TEXT = st.text(alphabet=st.sampled_from(list("ab_ 0\n\r\t\x0c\x1b\u2028\ufeff\"#{}[]()=+-*/\\'\x00é")), max_size=30)
 
+def state_exprs(depth: int = 2):
+    """Arithmetic on states: products, sums and powers of `s` and `w of current`, with numbers
+    and quantities (issue 28: the fuzzer never grew a state)."""
+    leaf = st.one_of(st.sampled_from(["s", "s", "t", "w of current", "w of 0", "2", "3", "tiles_here"]),
+                     st.integers(-3, 12).map(str), st.sampled_from(["999999", "1000000"]))
+    if depth == 0:
+        return leaf
+    sub = state_exprs(depth - 1)
+    return st.one_of(
+        leaf,
+        st.tuples(sub, st.sampled_from(["*", "*", "+", "-", "//", "%"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(st.sampled_from(["min", "max"]), sub, sub).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+        st.integers(2, 12).map(lambda n: " * ".join(["s"] * n)),  # a power in one rule
+    )
+
+
+@st.composite
+def growing_states(draw) -> str:
+    """States and `on` rules that compute with them: repeated rules make powers (`set s = s * s`
+    on every road is 2^(2^n)), per-player states too, on place and on complete."""
+    out = [f"state s = {draw(st.sampled_from(['0', '1', '2', '3', '-2', '999999', '1000000']))}",
+           f"state t = {draw(st.sampled_from(['1', '2', '-1']))}",
+           f"state w of each player = {draw(st.sampled_from(['1', '2', '7']))}"]
+    for _ in range(draw(st.integers(1, 4))):
+        event = draw(st.sampled_from(["place", "place of road", "place of city", "complete", "complete of city"]))
+        here = "tiles" if event.startswith("complete") else "completed(road)"
+        sets = []
+        for target in draw(st.lists(st.sampled_from(["s", "t", "w of current", "w of 1"]), min_size=1, max_size=3,
+                                    unique=True)):
+            value = draw(state_exprs()).replace("tiles_here", here)
+            sets.append(f"  set {target} = {value}")
+        out.append(f"on {event} {{\n" + "\n".join(sets) + "\n}")
+    if draw(st.booleans()):  # the state scores, so points grow with it
+        out.append(f"override score road complete = {draw(state_exprs(1)).replace('tiles_here', 'tiles')} [BASE-ROAD-2]")
+    return "\n".join(out)
+
+
 STATEMENTS = st.one_of(
     st.tuples(st.sampled_from(KINDS), st.sampled_from(["complete", "end"]), exprs())
     .map(lambda t: f"override score {t[0]} {t[1]} = {t[2]}"),
@@ -64,13 +101,23 @@ STATEMENTS = st.one_of(
     st.integers(0, 200).map(lambda n: f"figure follower {n} per player on city, road, cloister, field"),
     exprs(2).map(lambda e: f'example fz {{\n  formula = "{e}"  tiles = 3  expect = 5\n}}'),
     HOSTILE_TEXT,
+    growing_states(),
+    growing_states(),
+    # long games: many copies of a plain tile (500 copies of a straight road is a game of 570 tiles)
+    st.sampled_from([300, 500]).map(lambda n: f"override tile U x{n} {{\n  edges F R F R\n  road N S\n  field Nw Ws Wn Sw\n"
+                                              f"  field Ne En Es Se\n}}"),
 )
 
 NAMES = st.one_of(st.just("fz"), st.text(alphabet=st.sampled_from(list("abz_09")), min_size=1, max_size=80),
                   st.sampled_from(["base", "river", "x" * 300]))
 
-RULE_FILES = st.tuples(NAMES, st.booleans(), st.lists(STATEMENTS, max_size=4), st.booleans()).map(
+_ANY_FILES = st.tuples(NAMES, st.booleans(), st.lists(STATEMENTS, max_size=4), st.booleans()).map(
     lambda t: ("\ufeff" if t[3] else "") + f"module {t[0]}\n" + ("extends base\n" if t[1] else "") + "\n".join(t[2]) + "\n")
+# a playable base game whose states compute (most reach the game, and many pass the bound)
+_GROWING_FILES = st.tuples(growing_states(), st.sampled_from(["", "override tile U x500 {\n  edges F R F R\n  road N S\n"
+                                                                  "  field Nw Ws Wn Sw\n  field Ne En Es Se\n}"])).map(
+    lambda t: f"module fz\nextends base\n{t[0]}\n{t[1]}\n")
+RULE_FILES = st.one_of(_ANY_FILES, _ANY_FILES, _GROWING_FILES)
 
 # ------------------------------------------------------------------ records
 JUNK = st.recursive(
@@ -105,7 +152,23 @@ def records(draw) -> str:
         else:
             t = turns[draw(st.integers(0, len(turns) - 1))]
             t[draw(st.sampled_from(["tile", "at", "rotation", "place", "discard", "recall"]))] = draw(JUNK)
-    text = json.dumps(doc)
+    shape = draw(st.sampled_from([None, None, None, "long", "deep", "deep"]))
+    if shape == "long":  # long games: the real turns over and over, up to past MAX_TURNS
+        doc["turns"] = (turns or [dict(t) for t in _TURNS()]) * draw(st.sampled_from([10, 60, 200]))
+    elif shape == "deep":  # a value nested deeper than any record, in a turn or at the top
+        depth = draw(st.sampled_from([5, 31, 32, 33, 200, 5000]))
+        value: object = draw(st.sampled_from([0, "E", {}]))
+        for _ in range(depth):
+            value = [value] if draw(st.booleans()) else {"at": value}
+        if turns:
+            turns[draw(st.integers(0, len(turns) - 1))][draw(st.sampled_from(["place", "at", "recall", "x"]))] = value
+        else:
+            doc["start"] = value
+    if shape == "deep" and depth > 500:
+        text = json.dumps({k: v for k, v in doc.items() if k not in ("turns", "start")})[:-1] + ', "turns": ' + \
+            ("[" * depth) + ("]" * depth) + "}"  # json.dumps itself recurses: write the deep part by hand
+    else:
+        text = json.dumps(doc)
     cut = draw(st.sampled_from([None, None, None, "truncate", "dupkey", "bytes"]))
     if cut == "truncate":
         text = text[: draw(st.integers(0, len(text)))]
@@ -144,6 +207,24 @@ def time_limit(seconds: int):
         signal.signal(signal.SIGALRM, old)
 
 
+@contextmanager
+def memory_cap(extra: int = 1 << 30):
+    """At most `extra` more bytes of address space while inside (the soft RLIMIT_AS, restored
+    after): an input that would exhaust memory fails as MemoryError here, in this input, and
+    never takes the machine down."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as fh:
+        now = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    cap = now + extra if hard == resource.RLIM_INFINITY else min(now + extra, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def snapshot(*roots: Path) -> dict:
     out = {}
     for root in roots:
@@ -166,9 +247,10 @@ def rule_file_pipeline(text: str, work: Path) -> str:
     """parse -> check -> fmt -> compile -> import -> a game; returns how far it got.
     Raises only for a broken guarantee (an internal error)."""
     from compiler.build import compile_to_dir
+    from compiler.runtime.errors import rule_location
     from dsl.diagnostics import render
     from dsl.fmt import format_module
-    from dsl.limits import playable
+    from dsl.limits import MAX_TILES, playable
     from dsl.loader import check_paths, load_rule_set
     from dsl.parser import ParseFailure, parse
 
@@ -199,15 +281,22 @@ def rule_file_pipeline(text: str, work: Path) -> str:
         n = 2 if rs.players is None or rs.players.low <= 2 <= rs.players.high else rs.players.low
         g = eng.new_game(players=n, seed=1)
         rng = random.Random(1)
-        for _ in range(400):
-            if g.is_terminal():
-                break
-            acts = g.legal_actions()
-            if not acts:
-                break
-            g.apply_action(acts[rng.randrange(len(acts))])
-        if not g.is_terminal():
-            g.finish()
+        try:
+            for _ in range(20 * MAX_TILES):  # a whole game, however long (each tile is at most a few actions)
+                if g.is_terminal():
+                    break
+                acts = g.legal_actions()
+                if not acts:
+                    break
+                g.apply_action(acts[rng.randrange(len(acts))])
+            if not g.is_terminal():
+                g.finish()
+        except Exception as exc:  # a state or points past MAX_VALUE: the game stops at the rule's line
+            if type(exc).__name__ != "BoundExceeded" or not isinstance(exc, ArithmeticError):  # the package's own copy
+                raise
+            where = rule_location(exc)
+            assert where is not None and Path(where.rsplit(":", 1)[0]).name == src.name, where  # fz.tess:LINE
+            return "stopped at a value bound"
     finally:
         sys.path.remove(str(out))
         for m in [m for m in sys.modules if m == pkg_name or m.startswith(pkg_name + ".")]:

@@ -31,6 +31,7 @@ def test_greedy_beats_random_clearly():
     assert greedy / 8 > 1.5 * rand / 8, (greedy / 8, rand / 8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", COMBOS, ids=["base", "river+abbot+king_robber", "barn", "big_cities"])
 def test_agents_play_legal_games_under_every_rule_set(rules):
     eng = engine_for(rules, [])

@@ -262,6 +262,7 @@ def test_engine_check_catches_a_barn_on_the_wrong_field():
 COMBOS = [["base", "barn"], ["base", "river", "abbot", "king_robber", "barn"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", COMBOS, ids=["+".join(c) for c in COMBOS])
 def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
     """Random games: `simulate --record` writes barn corners that `replay` accepts with the same

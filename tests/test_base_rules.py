@@ -307,6 +307,7 @@ def test_BASE_END_1_no_turn_after_the_last_tile():
     assert res.error["turn"] == len(rec["turns"]) and res.error["clause"] == "BASE-END-1"
 
 
+@pytest.mark.slow
 def test_BASE_END_3_winners_by_cli():
     """BASE-END-3 through `tessera replay --json`: a tie shares the victory; an illegal turn exits 1."""
     cmd = [sys.executable, "-m", "tessera", "replay", "--json"]

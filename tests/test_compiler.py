@@ -10,7 +10,8 @@ import pytest
 
 from compiler.build import compile_to_dir, load_engine
 from compiler.codegen import generate
-from dsl.loader import load_rule_set, require_rule_set
+from conftest import rule_set
+from dsl.loader import load_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
@@ -18,7 +19,7 @@ COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"
 
 
 def _rules(names):
-    return require_rule_set(names)
+    return rule_set(*names)  # loaded once per session (tests/conftest.py)
 
 
 @pytest.mark.parametrize("names", COMBOS, ids=["+".join(c) for c in COMBOS])

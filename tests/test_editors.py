@@ -13,6 +13,8 @@ import pytest
 
 from lsp_client import TESSERA
 
+pytestmark = pytest.mark.slow  # each test starts `tessera lsp` (or node, npm, Neovim) in a subprocess
+
 README = Path(__file__).resolve().parent.parent / "editors" / "README.md"
 
 

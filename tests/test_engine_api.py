@@ -65,6 +65,7 @@ def _random_games(mods, eng, games):
         assert res.error is None and res.answer["scores"] == dict(zip(g.names, g.scores))
 
 
+@pytest.mark.slow
 def test_every_legal_move_has_its_own_number_and_means_the_same_turn(eng):
     mods, e = eng
     seen: dict[int, dict] = {}
@@ -98,6 +99,7 @@ def test_an_illegal_number_is_refused():
         codec.decode(g, codec.size - 1)  # discard while the tile can be placed (BASE-PLACE-3)
 
 
+@pytest.mark.slow
 def test_greedy_vs_random_example_runs_as_printed():
     doc = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
     assert EXAMPLE.read_text(encoding="utf-8") in doc  # the page shows the file as it is

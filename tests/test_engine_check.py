@@ -7,7 +7,7 @@ import random
 import pytest
 
 from compiler.build import load_engine
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier.engine_check import check_engine, compare, compile_complete_rules
 
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
@@ -15,7 +15,7 @@ COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"
 
 
 def _rs(names):
-    return require_rule_set(names)
+    return rule_set(*names)  # loaded once per session (tests/conftest.py)
 
 
 @pytest.mark.parametrize("names", COMBOS, ids=["+".join(c) for c in COMBOS])
@@ -134,6 +134,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
         assert mine == due | {t for t in range(1, len(g.history) + 1) if t % ec.SAMPLE == 0}  # and one in SAMPLE
 
 
+@pytest.mark.slow
 def test_parallel_check_plays_the_same_games_as_one_process():
     """`verify --engine` splits the seeds over processes; the positions checked are those of one process."""
     from verifier.engine_check import SAMPLE, check_engine_parallel

@@ -241,6 +241,7 @@ def test_RIVER_SETUP_1_land_bag_holds_71_tiles_with_3_D():
     assert not any(n.startswith("river.") for n in drawn[11:])
 
 
+@pytest.mark.slow
 def test_RIVER_PLACE_2_message_on_the_command_line():
     """`tessera replay` names RIVER-PLACE-2 for the second same-direction turn, and exits 1."""
     out = subprocess.run([sys.executable, "-m", "tessera", "replay", str(RECORDS / "river/same_turn_twice.json")],
@@ -322,6 +323,7 @@ def test_simulated_records_replay_to_the_same_game(rules, tmp_path):
         assert replayed == played, f.name
 
 
+@pytest.mark.slow
 def test_simulate_and_replay_on_the_command_line(tmp_path):
     """The full combination through the command line: `simulate --record DIR`, then `replay --json`."""
     rules = "base,river,abbot,king_robber"
@@ -391,6 +393,7 @@ def _independent_king_robber(rules, seed):
 
 @pytest.mark.parametrize("rules,seed", [(["base", "king_robber"], s) for s in range(3)]
                          + [(["base", "river", "abbot", "king_robber", "barn", "tower"], s) for s in range(2)])
+@pytest.mark.slow
 def test_KING_1_ROBBER_1_match_an_independent_reading_over_random_games(rules, seed):
     text, engine = _independent_king_robber(rules, seed)
     assert text[0], "the game completed no city and no road: pick another seed"

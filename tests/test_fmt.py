@@ -201,6 +201,35 @@ state wine of each player = 0
 on complete of city { set wine of current = wine of (current) + marks(wine) }
 award most wine at end = 10 [REF-SCORE-1]
 """,
+    "card game": """module c "cards" [CARD-COMP-1]
+colour red "road" [CARD-COMP-1]
+colour blue
+card people x8 per colour value 1 [CARD-COMP-1]
+card dragon x2 joker
+card treasure x5 aside
+cards 23
+layout 2 [CARD-DEAL-1]
+deal 2 players 6 cards 10 rounds, 3 players 5 cards 8 rounds, 4 players 5 cards 6 rounds, 5 players 4 cards 6 rounds
+facedown first
+feudal big 1 per player
+take dragon to removed
+misplaced = 10 keep people
+table pts = 0, 3, 6
+score people on take = values(people) * taken(people) [CARD-SCORE-1]
+score people at end = pts(min(colours(people) + chest(dragon), 4))
+end when best >= 100 and round > 1
+tie = held(people)
+override card people x9 per colour value 1
+override layout 3
+override deal 2 players 1 cards 1 rounds
+override facedown none
+override feudal big 2 per player
+override take dragon to pile
+override misplaced = 5
+override table pts = 1
+override score people on take = values(people) * taken(people) + 1
+override end when false
+override tie = 0""",
     "house clause": 'module m\nclause HOUSE-1 "Cities score \\"3\\" per tile"\nscore city complete = 3 * tiles [HOUSE-1]',
 }
 
@@ -228,7 +257,9 @@ def test_snippets_cover_every_statement_kind() -> None:
     overridden = {type(i.decl) for m in mods for i in m.items if isinstance(i, A.Override)}
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
-                          A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl}
+                          A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl,
+                          A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.FeudalDecl, A.TakeDecl,
+                          A.MisplacedDecl, A.TableDecl, A.CardScoreDecl, A.EndDecl, A.TieDecl}
 
 
 def test_everything_layout() -> None:
@@ -415,6 +446,7 @@ EXPR = st.recursive(
     _extend, max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(EXPR)
 def test_random_expressions_roundtrip(e) -> None:
@@ -490,6 +522,7 @@ STATEMENT = st.one_of(
 MODULE = st.builds(A.Module, NAMES, TITLE, st.lists(STATEMENT, max_size=6).map(tuple), CITES)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MODULE)
 def test_random_modules_roundtrip(mod: A.Module) -> None:
@@ -541,6 +574,7 @@ def sprinkle(text: str, picks: list[tuple[int, str, str]]) -> tuple[str, list[st
     return "".join(pieces), wanted
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MODULE, st.data())
 def test_random_modules_with_comments(mod: A.Module, data) -> None:
@@ -555,6 +589,7 @@ def test_random_modules_with_comments(mod: A.Module, data) -> None:
     assert comments(out) == wanted, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_rule_files_with_more_comments(path: Path) -> None:
     text = path.read_text(encoding="utf-8")

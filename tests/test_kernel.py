@@ -70,6 +70,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", HOSTILE, ids=range(len(HOSTILE)))
 def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
     rules = tmp_path / "rules"
@@ -127,7 +128,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch
     import compiler.replay as replay_mod
 
     eng = _engine_whose_rule_crashes()
-    monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search: eng)
+    monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search, confine=None: eng)
     # B is a cloister: placing it asks whether it is complete (neighbours == 8)
     record = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
               "turns": [{"tile": "B", "at": [0, 1], "rotation": 0}]}
@@ -148,6 +149,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_the_engine_check(m
     assert len(msgs) == 1 and msgs[0].startswith(f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}: error:")
 
 
+@pytest.mark.slow
 def test_the_command_line_names_the_rule_line(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 

@@ -16,7 +16,9 @@ from compiler.build import load_engine
 from dsl.loader import require_rule_set
 from dsl.model import BUNDLED_RULES
 
-MODULES = sorted(p.stem for p in BUNDLED_RULES.glob("*.tess") if p.stem != "base")
+# the tile game's modules (the card game, rules/card.tess, is a game of its own: tests/test_cards.py)
+MODULES = sorted(p.stem for p in BUNDLED_RULES.glob("*.tess")
+                 if p.stem != "base" and require_rule_set([p.stem]).cards is None)
 SETS = [["base"], *(["base", m] for m in MODULES)]
 
 
@@ -51,6 +53,7 @@ def _positions(names, games=1, seed=3):
             g.apply_action(acts[rng.randrange(len(acts))])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", SETS, ids=["+".join(s) for s in SETS])
 def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
     quiet = tried = 0
@@ -77,6 +80,7 @@ def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
     assert quiet > tried // 4  # most moves are quiet: the shortcut is worth having
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", SETS, ids=["+".join(s) for s in SETS])
 def test_equal_score_classes_change_the_scores_alike(names):
     """`score_classes`: None only for a move that leaves every score as it is; moves with one key change
@@ -151,6 +155,7 @@ def _brute_greedy(g, acts):
 GREEDY_SETS = [["base"], ["base", "barn"], ["base", "tower"], ["rules/variants/big_cities.tess"], ["base", "king_robber"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", GREEDY_SETS, ids=["base", "barn", "tower", "big_cities", "king_robber"])
 def test_greedy_chooses_what_trying_every_move_chooses(names):
     """BARN-SCORE-1: a barn scores as it is put, with nothing completed: the greedy agent tries it."""

@@ -75,6 +75,7 @@ def _check_cli(path: Path) -> list[tuple[int, int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_diagnostics_are_those_of_tessera_check(tmp_path):
     files = {tmp_path / "broken.tess": BROKEN, tmp_path / "syntax.tess": SYNTAX}
     for path, text in files.items():
@@ -91,6 +92,7 @@ def test_diagnostics_are_those_of_tessera_check(tmp_path):
         assert all(d.source == "tessera" and d.message for d in diags)
 
 
+@pytest.mark.slow
 def test_a_clean_file_has_no_diagnostics_and_fixing_the_text_clears_them(tmp_path):
     path = tmp_path / "broken.tess"
     fixed = BROKEN.replace("meadow", "garden").replace("neighbors", "neighbours")
@@ -111,6 +113,7 @@ def test_a_clean_file_has_no_diagnostics_and_fixing_the_text_clears_them(tmp_pat
     assert before and list(after) == []
 
 
+@pytest.mark.slow
 def test_hover_definition_formatting_completion(tmp_path):
     # a house rule in its own folder: `extends base` resolves to the bundled rules/base.tess
     path = tmp_path / "house.tess"
@@ -170,6 +173,7 @@ def test_hover_definition_formatting_completion(tmp_path):
     assert {"figure", "score", "requires", "override"} <= labels and not {"when", "road", "BASE-ROAD-2"} & labels
 
 
+@pytest.mark.slow
 def test_definition_of_tiles_states_figures_in_bundled_files():
     river = (ROOT / "rules" / "river.tess").resolve()
     abbot = (ROOT / "rules" / "abbot.tess").resolve()

@@ -10,10 +10,13 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as T
 
 from lsp_client import TESSERA, apply_edits, run, session, uri
 from lsp_raw import Raw
+
+pytestmark = pytest.mark.slow  # each test starts `tessera lsp` (or node, npm, Neovim) in a subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 TOWER = (ROOT / "rules" / "tower.tess").read_text(encoding="utf-8")
@@ -150,6 +153,7 @@ def test_hover_on_keywords_quantities_functions_from_the_language_reference(tmp_
             "within": await ask(T.HoverParams(s.doc(path), T.Position(within, lines[within].index("within") + 1))),
             "count": await ask(T.HoverParams(s.doc(path), T.Position(within, count_at + 1))),
             "floor": await ask(T.HoverParams(s.doc(path), T.Position(within, lines[within].index("floor") + 1))),
+            "place": await ask(T.HoverParams(s.doc(path), T.Position(_line_of(TOWER, "  tower C"), 8))),
             "shields": await ask(T.HoverParams(s.doc(tmp_path / "h.tess"), T.Position(2, len("override ") + shields_text.index("shields") + 1))),
         }
 
@@ -162,6 +166,8 @@ def test_hover_on_keywords_quantities_functions_from_the_language_reference(tmp_
     assert row.split("|")[2].strip() in res["count"].contents.value
     row = next(ln for ln in LANGUAGE.split("\n") if ln.startswith("| `shields`"))
     assert row.split("|")[2].strip() in res["shields"].contents.value
+    # a place (`C`, also a tile of base): its row of chapter 4, not the tile
+    assert "**C**: centre" in res["place"].contents.value and "tile `C`" not in res["place"].contents.value
     # a name: its declaration and its file
     assert "figure `floor`" in res["floor"].contents.value and "tower.tess" in res["floor"].contents.value
 
@@ -320,6 +326,67 @@ def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
     diags, acts, best, after, fixed = run(session(script))
     (d,) = diags
     assert d.code == "unknown-name" and _word(broken, d.range) == "tower" and "did you mean `towers`?" in d.message
+    assert len(d.related_information) == uses - 1  # the other uses, as related places
+    assert all(_word(broken, r.location.range) == "tower" for r in d.related_information)
     assert best.title == f"Rename `towers` (line {decl + 1}) to `tower`"
     assert f"Change all {uses} uses of `tower` to `towers`" in {a.title for a in acts}
     assert after == [] and fixed == TOWER
+
+
+def test_columns_are_utf16_code_units(tmp_path):
+    # an emoji (one code point, two UTF-16 code units) in a title before a misspelt clause ID:
+    # the editor counts columns in UTF-16 units, as LSP says unless another encoding was agreed
+    path = tmp_path / "house.tess"
+    text = 'module house "\U0001F3F0 towers" [TOWER-COMP-9]\nextends base\n'
+    start = text.index("TOWER-COMP-9") + 1  # in UTF-16 units: one more than in code points
+
+    async def script(s):
+        (d,) = await s.open(path, text)
+        acts = await s.client.text_document_code_action_async(T.CodeActionParams(
+            s.doc(path), d.range, T.CodeActionContext(diagnostics=[d])))
+        return d, acts
+
+    d, acts = run(session(script))
+    assert d.code == "unknown-clause"
+    assert (d.range.start.character, d.range.end.character) == (start, start + len("TOWER-COMP-9"))
+    fix = next(a for a in acts if a.title.startswith("Change"))
+    (edit,) = fix.edit.changes[uri(path)]
+    assert edit.range == d.range and edit.new_text == "TOWER-COMP-1"
+
+
+def test_the_card_game_in_the_editor(tmp_path):
+    # rules/card.tess (rulebook 001, language.md 7): its names are known, completed and explained
+    card = (ROOT / "rules" / "card.tess").read_text(encoding="utf-8")
+    lines = card.split("\n")
+    score = _line_of(card, "score people on take")
+    path = tmp_path / "house.tess"
+    house = 'module house "House rule"\nrequires card\ntake '
+
+    async def script(s):
+        cpath = ROOT / "rules" / "card.tess"
+        diags = await s.open(cpath, card)
+        ask = s.client
+        taken = await ask.text_document_hover_async(T.HoverParams(s.doc(cpath), T.Position(score, lines[score].index("taken") + 1)))
+        refs = await ask.text_document_references_async(T.ReferenceParams(
+            text_document=s.doc(cpath), position=T.Position(score, lines[score].index("people", 20) + 1),
+            context=T.ReferenceContext(include_declaration=True)))
+        await s.open(path, house)
+        comp = await ask.text_document_completion_async(T.CompletionParams(s.doc(path), T.Position(2, 5)))
+        broken = await s.open(tmp_path / "card.tess", typos)
+        return diags, taken, refs, comp, broken
+
+    # misspelt card names, a destination and a function (CARD-SCORE-1's lines): each error on its word
+    typos = card.replace("take city, city_joker to chest", "take city, city_jokr to chst").replace(
+        "values(people) * taken(people)", "values(peeple) * takn(people)")
+    diags, taken, refs, comp, broken = run(session(script))
+    assert diags == []
+    assert sorted(_word(typos, d.range) for d in broken) == ["chst", "city_jokr", "peeple", "takn"]
+    row = next(ln for ln in LANGUAGE.split("\n") if ln.startswith("| `taken(K)`"))
+    assert row.split("|")[3].strip() in taken.contents.value
+    # `people`: its `card` line and every use as a kind in this file
+    people = {(r.range.start.line, _word(card, r.range)) for r in refs}
+    assert (_line_of(card, "card people"), "people") in people and len(people) >= 3
+    assert all(w == "people" for _, w in people)
+    kinds = [i.label for i in sorted(comp.items, key=lambda i: i.sort_text)]
+    assert {"people", "city", "dragon"} <= set(kinds) and kinds.index("people") < len(kinds)
+    assert all(i.kind != T.CompletionItemKind.Keyword for i in comp.items)

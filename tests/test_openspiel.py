@@ -21,6 +21,7 @@ ALL = "base+river+abbot+king_robber+barn+tower+siege+refcard"
                                    # every module: a smaller numbering and window (1.9M actions instead of
                                    # 20.6M; random games reach 27 cells from the start at most) keep it quick
                                    f"{ALL},radius=40,view=12"])
+@pytest.mark.slow
 def test_openspiel_random_sim_test(rules):
     game = pyspiel.load_game(f"tessera(rules={rules},players=2)")
     # OpenSpiel's checks: legal-action masks, clone == original, serialize/deserialize,
@@ -88,6 +89,7 @@ def test_serialized_state_plays_on_identically():
     assert copy.engine_game().scores == state.engine_game().scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("evaluator,simulations", [("rollout", 3), ("score", 10)])
 def test_mcts_bot_plays_whole_games(evaluator, simulations):
     game = O.load("base")
@@ -129,6 +131,7 @@ def direct_siege_game(seed: int):
     return g, moves
 
 
+@pytest.mark.slow
 def test_a_siege_game_through_openspiel_ends_with_the_engines_scores():
     # SIEGE-ATTACK-1: an attacked outpost's removals are decided "по черзі за годинниковою стрілкою,
     # починаючи з активного гравця" -- OpenSpiel's current player is the one who removes, not the

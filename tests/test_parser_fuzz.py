@@ -8,6 +8,8 @@ must render, and every module that parses must survive `tessera fmt`
 """
 from __future__ import annotations
 
+import pytest
+
 import re
 from pathlib import Path
 
@@ -105,6 +107,7 @@ def mutate(edits) -> str:
     return "".join(toks)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(_EDIT, min_size=1, max_size=4))
 def test_mutations_of_base(edits) -> None:

@@ -7,6 +7,8 @@ exactly as the parser built from the grammar does.
 """
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from dsl import parser as P
@@ -20,6 +22,7 @@ def test_tables_are_those_of_the_grammar():
     assert fresh, "dsl/grammar.lark changed: run `python -m dsl.parser --write-tables` and commit dsl/parser_tables.json"
 
 
+@pytest.mark.slow
 def test_loaded_parser_reads_every_rule_file_as_the_built_one():
     grammar = P.GRAMMAR.read_text(encoding="utf-8")
     assert P._tables(grammar) is not None

@@ -22,11 +22,13 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy arra
               pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: "+".join(r))
 def test_pettingzoo_api_test(rules):
     api_test(env(rules=rules), num_cycles=100)  # play_test runs a whole game (about 72 moves) inside
 
 
+@pytest.mark.slow
 def test_pettingzoo_api_test_every_module():
     # a smaller numbering and window (1.9M actions instead of 20.6M; random games reach 27 cells from
     # the start at most) keep it quick
@@ -35,6 +37,7 @@ def test_pettingzoo_api_test_every_module():
 
 @pytest.mark.parametrize("rules", [RULE_SETS[0], RULE_SETS[1], RULE_SETS[3]],  # the Tower's 5.8M-action mask is slow here
                          ids=lambda r: "+".join(r))
+@pytest.mark.slow
 def test_pettingzoo_seed_test(rules):
     seed_test(lambda: env(rules=rules), num_cycles=10)
 

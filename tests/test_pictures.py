@@ -4,6 +4,8 @@ What a person sees in a browser is tested in test_pictures_browser.py.
 """
 from __future__ import annotations
 
+import pytest
+
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -243,6 +245,7 @@ def test_view_page_is_self_contained(tmp_path):
         [e["clause"] for e in answer["events"]]
 
 
+@pytest.mark.slow
 def test_names_in_a_record_cannot_inject_markup(tmp_path):
     rec = json.loads((RECORDS / "base" / "city_3_tiles_1_shield.json").read_text())
     rec["players"] = ["</script><script>alert(1)</script>", '" onload="alert(2)']
@@ -260,6 +263,7 @@ def test_names_in_a_record_cannot_inject_markup(tmp_path):
     assert {e.get("data-player") for e in root.iter() if e.get("data-player")} == set(rec["players"])
 
 
+@pytest.mark.slow
 def test_verify_svg_draws_the_river_counterexamples(tmp_path):
     """river_no_uturn.tess drops the U-turn ban: the river can run into itself (RIVER-PLACE-2);
     the SVG puts each tile where the printed counterexample says, the clash crossed out."""
@@ -287,6 +291,7 @@ def test_verify_svg_draws_the_river_counterexamples(tmp_path):
         assert KNOWN["river"][0] in strokes(g), g.get("data-tile")
 
 
+@pytest.mark.slow
 def test_verify_svg_draws_the_siege_landscape_under_a_river_counterexample(tmp_path):
     """SIEGE-SETUP-1 with the no-U-turn reading of RIVER-PLACE-2: the river runs into the fortress;
     the SVG draws the start landscape where siege.tess lays it (the two fortress tiles whole, the
@@ -320,6 +325,7 @@ def _path_box(g: ET.Element) -> tuple[float, float, float, float]:
     return min(xs), max(xs), min(ys), max(ys)
 
 
+@pytest.mark.slow
 def test_simulate_plot_draws_scores_by_seat_and_points_by_feature(tmp_path):
     """--plot with --against: a box per seat and a bar per feature for each rule set, bars as long
     as the mean points the summary (--json) reports."""

@@ -4,6 +4,8 @@ Set TESSERA_SCREENSHOTS=docs to refresh the screenshot committed as docs/viewer.
 """
 from __future__ import annotations
 
+import pytest
+
 import io
 import json
 import os
@@ -27,6 +29,7 @@ def _ok(res):
     return res
 
 
+@pytest.mark.slow
 def test_viewer_steps_to_the_end_with_the_keyboard_and_shows_the_replayed_scores(tmp_path):
     """A simulated game (base + abbot, two players), opened from disk with no network."""
     _ok(runner.invoke(app, ["simulate", "--games", "1", "--players", "2", "--seed", "7", "--rules", "base,abbot",
@@ -80,6 +83,7 @@ def test_viewer_steps_to_the_end_with_the_keyboard_and_shows_the_replayed_scores
         shutil.copy(shot, Path(os.environ["TESSERA_SCREENSHOTS"]) / "viewer.png")
 
 
+@pytest.mark.slow
 def test_tile_sheet_in_the_browser_shows_every_tile(tmp_path):
     rs = require_rule_set(["base", "river", "abbot", "king_robber"])
     out = tmp_path / "tiles.svg"
@@ -147,6 +151,7 @@ def _overlap(a, b):
             and a["y"] < b["y"] + b["height"] - 1 and b["y"] < a["y"] + a["height"] - 1)
 
 
+@pytest.mark.slow
 def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_it(tmp_path):
     """rules/siege.tess `cells 3x2` and assume fortress_drawing: the fortress inside, the river along
     the south row from W1 to E2, a field north of it and one south.  siege.crossroads (SIEGE-TILE-1
@@ -198,6 +203,7 @@ def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_i
         assert not page.errors
 
 
+@pytest.mark.slow
 def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_they_stand(tmp_path):
     """The start landscape (SIEGE-SETUP-1, rules/siege.tess): the two fortress tiles side by side, 3x2
     cells each, the source at the west river end and the lake at the east one; a farmer on the tile
@@ -261,4 +267,37 @@ def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_the
         for at, place, fb in seen["figures"]:
             c = tuple(map(int, at.split(",")))
             assert _inside(fb, boxes[c], slack=3), (c, place)
+        assert not page.errors
+
+
+def test_a_card_game_as_one_player_sees_it(tmp_path):
+    """The card game (rulebook 001) viewed as blue: blue's hand, red's face-down card as a card back
+    (CARD-TURN-1), stepping to the end shows the replayed scores; as red, that card shows its face."""
+    record = ROOT / "tests" / "records" / "card" / "misplaced.json"
+    answer = json.loads(_ok(runner.invoke(app, ["replay", str(record), "--json"])).output)
+    pages = {}
+    for seat in ("blue", "red"):
+        pages[seat] = tmp_path / f"{seat}.html"
+        _ok(runner.invoke(app, ["view", str(record), "--seat", seat, "-o", str(pages[seat])]))
+    turns = len(json.loads(record.read_text())["turns"])
+    with chromium_page() as page:
+        page.context.set_offline(True)
+        page.goto(pages["blue"].as_uri())
+        assert page.inner_text("#step-no") == f"0 / {turns + 1}"  # set-up, every move, final scoring
+        hand = '.step:not(.hidden) g.hand[data-player="blue"] rect.card'
+        assert page.locator(hand).count() == 6
+        assert {page.locator(hand).nth(i).get_attribute("data-card") for i in range(6)} == {"green.people.1"}
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("ArrowRight")  # red lays yellow.people.3 face down into the red row
+        red_row = '.step:not(.hidden) g.row[data-row="red"]'
+        assert page.locator(f"{red_row} rect.back").count() == 1
+        assert page.locator(f'{red_row} rect[data-card="yellow.people.3"]').count() == 0
+        assert "a card face down" in page.inner_text("#step-label")
+        page.keyboard.press("End")
+        shown = {p: int(page.inner_text(f'#scores td.num[data-player="{p}"]')) for p in answer["scores"]}
+        assert shown == answer["scores"] and page.inner_text("#scores-title") == "Final scores"
+        page.goto(pages["red"].as_uri())
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("ArrowRight")
+        assert page.locator(f'{red_row} rect[data-card="yellow.people.3"]').count() == 1
         assert not page.errors

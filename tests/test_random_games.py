@@ -57,6 +57,7 @@ class Checked:
         return g
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_followers_scores_and_replay(eng, players):
     """BASE-COMP-2/BASE-SCORE-2: 7 followers per player always; scores never drop; records replay exactly."""

@@ -11,6 +11,8 @@ at 90 E, at 270 W.  Players red (turns 0, 2, ...) and blue (turns 1, 3, ...).
 """
 from __future__ import annotations
 
+import pytest
+
 from compiler.replay import replay
 from dsl.loader import load_rule_set, require_rule_set
 
@@ -86,6 +88,7 @@ def test_the_most_goods_score_10_and_a_tie_gives_each_10():
 
 
 # -- the verifier -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_refcard_checks_clean_and_its_examples_and_invariants_hold():
     """The card's numbers are `example`s in the rule file; z3 proves every invariant over the
     per-player states and the `award most` steps."""

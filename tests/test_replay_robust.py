@@ -1,6 +1,8 @@
 """Malformed game records give a clear error (exit 2) or an illegal-turn answer (exit 1), never a traceback."""
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
@@ -39,6 +41,7 @@ RECORD = st.fixed_dictionaries(
               "start": JUNK})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(RECORD)
 @example({"players": ["a", "b"], "rules": ["E"]})
@@ -59,6 +62,7 @@ def test_replay_never_crashes(record):
         assert set(res.answer) == {"scores", "events", "supply", "winners"}
 
 
+@pytest.mark.slow
 def test_cli_on_a_malformed_record_exits_2_without_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"players": "red", "turns": 3}))

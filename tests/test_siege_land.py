@@ -198,6 +198,7 @@ def test_games_play_and_the_engine_matches_the_networkx_rebuild(rules):
     assert g.is_terminal() and tiles == (88 if rules == ["base", "siege"] else 100)  # discards are moves too
 
 
+@pytest.mark.slow
 def test_verify_passes_on_siege_with_and_without_the_river():
     from verifier.checks import run_checks
 

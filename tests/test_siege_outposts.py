@@ -116,6 +116,7 @@ def test_every_siege_record_has_a_case():
     assert {p.name for p in PLAYED.glob("*.json")} == set(RECORD_CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RECORD_CASES))
 def test_siege_record(name):
     res = _replay(name)
@@ -139,6 +140,7 @@ def test_the_refusals_say_why():
     assert "the knights row is full (4 slots with 2 players)" in _replay("overfull_row.json").error["message"]
 
 
+@pytest.mark.slow
 def test_the_replay_answer_names_the_outpost_events_and_their_clauses():
     out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", str(PLAYED / "two_symbols.json")],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -312,6 +314,7 @@ def test_simulated_siege_records_replay_to_the_same_game(tmp_path):
         assert res.answer["outposts"] == g.outposts_by_name()
 
 
+@pytest.mark.slow
 def test_the_simulate_command_prints_the_outpost_counts():
     out = subprocess.run([sys.executable, "-m", "tessera", "simulate", "--rules", f"base,{TILES}", "--games", "2",
                           "--players", "3"], cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -365,6 +368,7 @@ def test_outpost_mistakes_are_diagnostics(tmp_path, text, code, words):
 
 
 # -- the verifier: conservation with outposts, and a house rule it refutes ---------------------------
+@pytest.mark.slow
 def test_z3_proves_the_builtin_invariants_over_the_outpost_steps_and_refutes_negative_counterattacks():
     from verifier.invariants import check_invariants
 
@@ -416,6 +420,7 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "red", "blue"]
 
 
+@pytest.mark.slow
 def test_every_agent_plays_the_outposts_decisions():
     """greedy and mcts choose catapults, removals (for whichever seat decides) and extra figures too."""
     from compiler.simulate import simulate

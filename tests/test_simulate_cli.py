@@ -39,6 +39,7 @@ def test_same_seed_same_summary():
     assert a["points_by_feature"]["city"]["low"] < a["points_by_feature"]["city"]["mean"]
 
 
+@pytest.mark.slow
 def test_different_run_seeds_share_no_game():
     """Game i of run S has a seed split from (S, i): seeds 7 and 8 play different games (they shared 199 of 200)."""
     a = _json(["-n", "50", "-s", "7", "--jobs", "1"])
@@ -107,12 +108,14 @@ def test_comparison_table_says_what_is_significant():
     assert "points from city" in out.split("significant at the 5% level: ")[1]
 
 
+@pytest.mark.slow
 def test_jobs_1_and_2_give_the_same_json():
     """Splitting the seeds over processes changes nothing, to the byte (greedy and random players)."""
     args = ["-n", "6", "-r", str(VARIANTS / "big_cities.tess"), "--against", "base", "--agents", "greedy,random", "--json"]
     assert _run([*args, "--jobs", "1"]) == _run([*args, "--jobs", "2"])
 
 
+@pytest.mark.slow
 def test_csv_has_one_line_per_game_and_rule_set(tmp_path):
     f = tmp_path / "games.csv"
     doc = _json(["-n", "5", "-r", str(VARIANTS / "rich_farms.tess"), "--against", "base", "--jobs", "1", "--csv", str(f)])
@@ -124,6 +127,7 @@ def test_csv_has_one_line_per_game_and_rule_set(tmp_path):
     assert [int(x["seed"]) for x in first] == [game_seed(0, i) for i in range(5)]
 
 
+@pytest.mark.slow
 def test_interrupted_run_keeps_the_games_finished():
     """Ctrl-C (here raised from the progress callback) stops the run; finished games are kept, in both modes."""
     from compiler.build import load_engine
@@ -151,6 +155,7 @@ def test_usage_errors():
     assert runner.invoke(app, ["simulate", "-n", "1", "--seed", "-1"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_and_summarises_the_games_finished(tmp_path):
     """A real SIGINT to the process group, as a terminal sends it, while two workers play: exit 130, the
     summary of the games finished, and every record written is whole."""

@@ -15,6 +15,7 @@ distributed = pytest.importorskip("distributed")  # installed by the `test` extr
 VARIANTS = Path(__file__).resolve().parent.parent / "rules" / "variants"
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_json_as_one_process():
     runner = CliRunner()
     args = ["simulate", "-n", "8", "-r", str(VARIANTS / "big_cities.tess"), "--against", "base", "--json"]

@@ -55,6 +55,7 @@ def test_a_state_cannot_shadow_a_builtin_or_a_keyword(tmp_path, name, what):
 
 
 # ------------------------------------------------------------ 2. river facts
+@pytest.mark.slow
 def test_the_river_theorem_assumes_the_player_range(tmp_path):
     """RIVER-PLACE-2 with `require players <= 5` (base allows 2..5) was refuted as
     "after [] tile 1 cannot be laid"; the invariant checker proves players <= 5."""
@@ -71,6 +72,7 @@ override on place of river where turn(river) != 0  [RIVER-PLACE-2] {
     assert rep.ok, rep.lines()
 
 
+@pytest.mark.slow
 def test_a_river_rule_that_does_refuse_five_players_is_blocked_with_every_input(tmp_path, monkeypatch):
     """A designer's second `on place of river` rule (not a duplicate: several `on` rules are
     normal) that refuses 5 players: the report shows the players, the tile that cannot be laid,
@@ -95,6 +97,7 @@ on place of river [RIVER-PLACE-2] {
     assert text.rstrip().endswith("S ?")
 
 
+@pytest.mark.slow
 def test_a_river_with_more_curves_is_decided_by_the_resource_limit(tmp_path):
     """Four copies of the curve: inconclusive at the old 5 s timeout; the rlimit alone decides it
     (proved), and the report points at the designer's file (the tiles changed), not river.tess."""
@@ -114,6 +117,7 @@ override tile river.curve x4 [RIVER-COMP-1] {
     assert "6 straights + 6 curves" in note.message and "never runs into itself: proved" in note.message
 
 
+@pytest.mark.slow
 def test_a_river_counterexample_shows_what_the_rule_remembers_and_the_players(tmp_path):
     """RIVER-PLACE-2 read as "no two same-way curves in a row" (rules/variants/river_no_uturn.tess)
     flows back after left, straight, left: the table shows `river_turn` after every tile; a rule
@@ -141,6 +145,7 @@ def test_completed_kind_has_its_domain(tmp_path):
     assert checks and all(c.result.proved for c in checks)
 
 
+@pytest.mark.slow
 def test_a_counterexample_shows_completed_values(tmp_path):
     p = write(tmp_path, "compl2", """module compl2
 extends base
@@ -246,6 +251,7 @@ def replay_json(tmp_path: Path, rules: str, turns: list) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_a_house_rule_cites_its_own_clauses_and_events_name_them(tmp_path):
     """Two uncited `on complete of city` rules are not duplicates; the city's score event
     cites HOUSE-1 (the rulebook's 3-tile, 1-shield city of tests/records/base: 3 * 3 + 2 = 11)."""
@@ -258,6 +264,7 @@ def test_a_house_rule_cites_its_own_clauses_and_events_name_them(tmp_path):
     assert (ev["clause"], ev["points"]) == ("HOUSE-1", {"red": 11})
 
 
+@pytest.mark.slow
 def test_a_refusal_under_a_house_rule_names_its_clause(tmp_path):
     p = write(tmp_path, "house", HOUSE.format(base="river") + """on place of river [HOUSE-2] {
   require turn(river) != 1 "the river never turns right"

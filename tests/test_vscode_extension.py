@@ -17,6 +17,8 @@ from lsprotocol import types as T
 
 from lsp_client import TESSERA, run, session
 
+pytestmark = pytest.mark.slow  # each test starts `tessera lsp` (or node, npm, Neovim) in a subprocess
+
 EXT = Path(__file__).resolve().parent.parent / "editors" / "vscode"
 
 # Loads extension.js with the `vscode` API and vscode-languageclient stubbed (neither exists

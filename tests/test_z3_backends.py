@@ -7,6 +7,8 @@ way (BASE-CITY-2, BASE-END-2, BASE-FIELD-3, KING-1, RIVER-PLACE-2, ABBOT-RECALL-
 """
 from __future__ import annotations
 
+import pytest
+
 import z3
 from hypothesis import given, settings, strategies as st
 
@@ -90,6 +92,7 @@ def _exprs():
 states = st.fixed_dictionaries({n: small for n in INT_NAMES + CALLS})
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_exprs(), states)
 def test_python_and_z3_agree_on_random_expressions(e, state):
@@ -128,6 +131,7 @@ RULE_EXPRS = _rule_exprs()
 RULE_NAMES = INT_NAMES + ["open", "figures", "current", "king_city", "robber", "robber_road"]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.fixed_dictionaries({n: st.integers(-10, 40) for n in RULE_NAMES + CALLS + ["completed(road)"]}))
 def test_bundled_rule_expressions_agree(state):

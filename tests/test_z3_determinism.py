@@ -41,6 +41,7 @@ def _spin() -> None:  # pragma: no cover (runs in a child process)
         pass
 
 
+@pytest.mark.slow
 def test_same_output_on_an_idle_and_a_loaded_machine():
     idle = verify_output()
     assert "counterexample: players=2" in idle and "runs into itself: REFUTED" in idle
@@ -56,6 +57,7 @@ def test_same_output_on_an_idle_and_a_loaded_machine():
     assert loaded == idle
 
 
+@pytest.mark.slow
 def test_a_timeout_only_ever_makes_a_result_inconclusive():
     rs = require_rule_set([str(ROOT / NO_TURN)])
     base = check_river(rs)
@@ -85,6 +87,7 @@ def test_the_inconclusive_message_says_how_to_raise_the_limit(raw, option):
         solver.set_limits(timeout=None)
 
 
+@pytest.mark.slow
 def test_rlimit_on_the_command_line_reaches_z3_and_the_message_says_how_to_raise_it():
     proc = subprocess.run([sys.executable, "-m", "tessera", "verify", "--only", "invariants", "--rlimit", "1", SMALL],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)

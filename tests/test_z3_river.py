@@ -6,10 +6,12 @@ open end.  RIVER-COMP-1 / RIVER-SETUP-1: the deck and the source.
 """
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from dsl import ast as A
-from dsl.loader import require_rule_set
+from conftest import rule_set
 from verifier.checks import load_checks, run_check
 from verifier.river import check_river, river_deck
 
@@ -18,7 +20,7 @@ VARIANTS = ROOT / "rules" / "variants"
 
 
 def rules(*specs: str):
-    return require_rule_set(list(specs))
+    return rule_set(*specs)  # loaded once per session (tests/conftest.py)
 
 
 def test_deck_is_read_from_the_rule_set():
@@ -31,6 +33,7 @@ def test_deck_is_read_from_the_rule_set():
     assert [r.cites[0].clause for r in d.rules] == ["RIVER-PLACE-2"]
 
 
+@pytest.mark.slow
 def test_the_bundled_rule_proves_the_theorem():
     """RIVER-PLACE-2: never flows back, never runs into itself, and never blocks a drawn tile."""
     rep = check_river(rules("base", "river"))
@@ -39,6 +42,7 @@ def test_the_bundled_rule_proves_the_theorem():
     assert not rep.counterexamples
 
 
+@pytest.mark.slow
 def test_dropping_the_rule_lets_the_river_flow_back_and_collide():
     """RIVER-PLACE-2 dropped: two right curves flow back; three curves the same way hit the source."""
     rep = check_river(rules(str(VARIANTS / "river_no_turn_rule.tess")))
@@ -55,6 +59,7 @@ def test_dropping_the_rule_lets_the_river_flow_back_and_collide():
     assert "taken by tile 0 (river.source)" in text
 
 
+@pytest.mark.slow
 def test_forbidding_only_an_immediate_u_turn_is_not_enough():
     """RIVER-PLACE-2 read as "no two same-way curves in a row": a straight in between lets it flow back."""
     rep = check_river(rules(str(VARIANTS / "river_no_uturn.tess")))
@@ -88,6 +93,7 @@ override on place of river where turn(river) != 0 [RIVER-PLACE-2] {
     assert rep.blocked and "cannot be laid" in rep.blocked[0]
 
 
+@pytest.mark.slow
 def test_registry_check_fails_for_a_variant_and_passes_for_the_rules():
     check = load_checks()["river"]
     assert run_check(check, rules("base", "river")).passed
@@ -118,6 +124,7 @@ def test_the_river_leaves_the_siege_landscape_at_the_fortress_east_end():
     assert set(d.start) == FORTRESS | {(-1, 1)}
 
 
+@pytest.mark.slow
 def test_siege_with_the_river_proves_the_theorem_and_is_checked():
     """RIVER-PLACE-2 from the Siege's landscape: the river never flows back, never runs into itself
     or the fortress, and a drawn tile is never blocked (the first curve must turn right,
@@ -133,6 +140,7 @@ def test_siege_with_the_river_proves_the_theorem_and_is_checked():
         assert not res.skipped and res.passed, (name, [d.message for d in res.diagnostics])
 
 
+@pytest.mark.slow
 def test_forbidding_only_an_immediate_u_turn_fails_from_the_landscape_too():
     """RIVER-PLACE-2 read as "no two same-way curves in a row" (rules/variants/river_no_uturn.tess)
     with the Siege: right, straight, right flows back (the first curve may not turn left,
@@ -154,6 +162,7 @@ def test_forbidding_only_an_immediate_u_turn_fails_from_the_landscape_too():
     assert not res.passed and "REFUTED" in res.diagnostics[0].message
 
 
+@pytest.mark.slow
 def test_without_any_curve_rule_the_river_runs_into_the_fortress(tmp_path):
     """A house rule dropping RIVER-PLACE-2 and the Siege's first curve (SIEGE-SETUP-1): two left
     curves flow back at once (east, north, west), and the third tile needs the fortress's cell
@@ -174,6 +183,7 @@ override on place of river where false [SIEGE-SETUP-1] {}
     assert "taken by the start landscape (siege.fortress)" in "\n".join(hit.lines())
 
 
+@pytest.mark.slow
 def test_the_first_curve_rule_is_not_what_keeps_the_siege_river_apart(tmp_path):
     """RIVER-PLACE-2 alone, without the Siege's first curve (SIEGE-SETUP-1), still proves the theorem
     from the landscape: a first left curve turns north beside the fortress (x = 6), never onto it,

@@ -143,8 +143,25 @@ def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
     return CheckResult(check.name, False, time.perf_counter() - t0, tuple(clauses), [], [msg], title=check.title)
 
 
+CARD_CHECKS = ("card-",)  # the card game's checks (verifier/cards.py); every other check is the tile game's
+
+
+def of_family(name: str, rs: RuleSet) -> bool:
+    """Is check `name` one of the rule set's game family (a card game runs the card checks only)?"""
+    return name.startswith(CARD_CHECKS) == (rs.cards is not None)
+
+
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
-    """Run the registered checks (all, or those named) on one rule set."""
+    """Run the registered checks (all, or those named) on one rule set, those of its game family,
+    within one z3 budget (verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
+    left are inconclusive."""
+    from .solver import start_budget
+
+    start_budget()
     checks = load_checks()
-    todo = [checks[n] for n in names] if names is not None else list(checks.values())
-    return [run_check(c, rs) for c in todo]
+    if names is None:  # every check of the rule set's game family
+        todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
+        return [run_check(c, rs) for c in todo]
+    # checks named: one of the other family has nothing to check here (skipped)
+    return [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
+            CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]

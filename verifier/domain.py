@@ -13,7 +13,15 @@ cities).  `Domain` gives each quantity its facts, and says where each comes from
   set declares, never from constants): the fewest tiles a feature of that kind
   with no open edge can cover, the most shields one tile adds to it (0: the kind
   never has shields), and the most neighbours a tile can have (8, fewer if the
-  tile set is smaller).
+  tile set is smaller);
+- the rule set's figures and outposts (`Domain.capturable`, `Domain.full_row`): a
+  figure no `capture` names is never a prisoner (the Tower's floors); a row that has
+  just filled holds the figures that filled it;
+- the game's course (`Domain.completed_start`, `Domain.completed_step`): `completed(K)`
+  starts at 0 and grows by 1 for each K that completes, counted before the feature's
+  scoring and its `on complete` rules;
+- the examples' inputs (`Domain.pinned`): a quantity the tile set fixes (the shields
+  of a kind no tile prints a shield on) need not be given by an example.
 
 `docs/verifier.md` lists these facts.
 """
@@ -133,6 +141,62 @@ class Domain:
             facts.append(Fact(z3.Implies(get("open") == 0, v >= kf.min_closed_tiles), "tile set",
                               f"a {kind} with no open edge covers at least {kf.min_closed_tiles} tiles ({kf.closed_why})"))
         return facts
+
+    # ------------------------------------------------- figures, outposts, the game
+    def capturable(self, fig: str) -> tuple[bool, str]:
+        """Can figure `fig` be held as a prisoner?  Only a figure some `capture` names can."""
+        rs = self.rs
+        if rs is None:
+            return True, "no rule set"
+        for cap in rs.captures.values():
+            if fig in cap.figures:
+                return True, where(cap.span)
+        named = sorted({f for cap in rs.captures.values() for f in cap.figures})
+        return False, (f"no `capture` names {fig}s (only {', '.join(named) or 'nothing'}): "
+                       f"a {fig} is never held as a prisoner")
+
+    def full_row(self, tracks, held: z3.ArithRef, env) -> list[Fact]:
+        """`on full of TRACKS`: the outpost's row has just filled, so the figures on that outpost
+        (`held`, all seats) are at least as many as its row has slots (SIEGE-COUNTER-1)."""
+        rs = self.rs
+        if rs is None:
+            return []
+        from .encode import encode
+
+        sizes = []
+        for t in tracks:
+            tr = rs.tracks.get(t)
+            if tr is None:
+                continue
+            sizes.append(encode(tr.row_expr, env) if tr.row_expr is not None else z3.IntVal(tr.row))
+        if not sizes:
+            return []
+        first = rs.tracks[next(t for t in tracks if t in rs.tracks)]
+        return [Fact(z3.Or([held >= n for n in sizes]), where(first.span),
+                     f"a full row holds the figures that filled it: the outpost holds at least its row's "
+                     f"slots ({line_text(first.span)})")]
+
+    @staticmethod
+    def completed_start(v: z3.ArithRef, kind: str) -> Fact:
+        """The engine counts a feature when a placed tile completes it: 0 at the start."""
+        return Fact(v == 0, "engine", f"completed({kind}) is 0 at the start (the engine counts a {kind} "
+                                      f"when a placed tile completes it)")
+
+    @staticmethod
+    def completed_step(before: z3.ArithRef, after: z3.ArithRef, kind: str, completes: bool) -> Fact:
+        """completed(K) after a step: one more when a K completes, else the same."""
+        if completes:
+            return Fact(after == before + 1, "engine", f"completed({kind}) counts the {kind} that completes, "
+                                                       f"before its scoring and its `on complete` rules")
+        return Fact(after == before, "engine", f"completed({kind}) changes only when a {kind} completes")
+
+    def pinned(self, name: str, kind: str | None) -> int | None:
+        """The one value the tile set allows quantity `name` on a feature of `kind`, if it fixes it
+        (a kind no tile prints a shield on: shields == 0); None if it does not."""
+        kf = self.kinds.get(kind or "")
+        if kf is not None and name == "shields" and kf.max_shields == 0:
+            return 0
+        return None
 
     @staticmethod
     def function(fn: str, key: str, v: z3.ArithRef) -> list[Fact]:

@@ -205,8 +205,11 @@ def _sync(bg: BoardGraph, g) -> None:
                 bg.add(cell, o.tile.index, o.rot)
 
 
+CONFORM = True  # also hold every transition against the verifier's model (verifier/conformance.py)
+
+
 def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
-                 sample: int = 1) -> tuple[list[Mismatch], int]:
+                 sample: int = 1, conform: bool | None = None) -> tuple[list[Mismatch], int]:
     """Play `games` random games and compare the engine with the rebuild. Returns (mismatches, positions checked).
 
     The comparison is made after every move that completes a feature or scores
@@ -219,6 +222,12 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     complete_rules = compile_complete_rules(rs)
     mismatches: list[Mismatch] = []
     checked = 0
+    model = None
+    if CONFORM if conform is None else conform:
+        from .conformance import model_for
+
+        model = model_for(rs, players)
+    model_errors: list = []
     from compiler.replay import raise_rule_failure
     from compiler.runtime.game import random_moves
 
@@ -228,15 +237,27 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
         bg = BoardGraph(rs, {})
         mark = [0, 0]  # completions and events before the move
 
+        watch = None
+        if model is not None:
+            from .conformance import Watcher
+
+            watch = Watcher(model, gseed)
+
         def before(g, a) -> None:
             mark[0], mark[1] = sum(g.completed_count), len(g.events)
+            if watch is not None:
+                watch.before(g, a)
 
         def after(g) -> bool:
             """Compare at the moments that matter and a sample of the rest; a mismatch ends the game."""
             nonlocal turn, checked
             turn += 1
+            if watch is not None:
+                watch.applied(g)
             if g.pending is not None or getattr(g, "sdec", None) is not None:
                 return False  # mid-turn: a capture, an outpost or an attack's choice still to come
+            if watch is not None:
+                watch.quiet(g)
             if every > 1:
                 due = turn % every == 0
             else:
@@ -253,12 +274,19 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             return False
 
         try:
-            random_moves(eng.new_game(players, gseed), gseed, before=before, after=after)
+            g = eng.new_game(players, gseed)
+            if watch is not None:
+                watch.start(g)
+            random_moves(g, gseed, before=before, after=after)
+            if watch is not None:
+                if g.ended:
+                    watch.quiet(g)  # a game that ended with no move left (finish) scored after the last move
+                model_errors.extend(Mismatch(e.seed, e.turn, f"model error: {e.message}") for e in watch.errors)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
-        if len(mismatches) >= 5:
+        if len(mismatches) >= 5 or len(model_errors) >= 3:
             break
-    return mismatches, checked
+    return mismatches + model_errors[:3], checked
 
 
 def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=None) -> list[str]:

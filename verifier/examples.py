@@ -85,6 +85,7 @@ class ExampleResult:
     details: list[str] = field(default_factory=list)
     printed: str = ""  # the points the rulebook prints, in words
     gives: str = ""  # the points the rules give, in words (when they disagree)
+    at: A.Span | None = None  # where it is reported, if not at the example: a house rule that changes it
 
     @property
     def ok(self) -> bool:
@@ -240,7 +241,8 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
         prob.inputs[f"followers.{p}"] = (v, n)
         prob.domain.append(v >= 0)
         counts[p] = v
-    env = Env(tag="", domain=Domain(rs), kind=kind)
+    dom = Domain(rs)
+    env = Env(tag="", domain=dom, kind=kind)
     env.names["figures"] = z3.Sum(list(counts.values()))
     try:
         value = encode(expr, env)
@@ -264,6 +266,8 @@ def _rule_problem(rs: RuleSet, ex: A.ExampleDecl) -> Problem | str:
             prob.inputs[q] = (t, val)  # type: ignore[assignment]
         elif q in unknown:
             prob.unknowns[q] = t  # type: ignore[assignment]
+        elif dom.pinned(q, kind) is not None:
+            pass  # the tile set fixes it (a field has no shields): its domain fact, in prob.domain, gives it
         elif q in read and q in QUANTITIES and _reads(expr, q):
             return f"the rule reads `{q}`, which the example neither gives nor lists in `unknown`"
     for q in unknown:
@@ -365,6 +369,11 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
         expr = mod.items[0].init  # type: ignore[union-attr]
     except ParseFailure as err:
         return f"`formula` does not parse: {err}"
+    from dsl.limits import check_module
+
+    over = check_module(mod)  # the limits of every rule file hold in a formula too (no 10**18 literal)
+    if over:
+        return f"`formula`: {over[0].message}"
     followers = _mapping(ex.get("followers"))
     printed_map = _mapping(ex.get("points"))
     single = ex.get("points") if printed_map is None else None
@@ -404,6 +413,11 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
     except (z3.Z3Exception, ValueError, TypeError, IndexError) as err:  # wrong type or arity in the formula
         return (f"`formula` `{text[:80]}` cannot be evaluated: a function with the wrong number of arguments, "
                 f"or a number where a condition belongs (or the reverse) ({str(err)[:120]})")
+    for p, v in prob.printed.items():  # a condition's example says true/false, a number's a number
+        is_cond = z3.is_bool(prob.computed[p])
+        if is_cond != isinstance(v, bool):
+            return (f"`formula` `{text[:80]}` is {'a condition (true or false)' if is_cond else 'a number'}, "
+                    f"but the example gives {'the number ' + str(v) if is_cond else str(v).lower()}")
     return prob
 
 
@@ -464,6 +478,7 @@ def _offsets(v: object) -> list[tuple[int, int]] | None:
 
 
 _ENGINES: dict = {}
+MAX_REACH = 40  # the widest test board a capture example builds, in tiles each way from the tower
 
 
 def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
@@ -514,28 +529,49 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     if target_tile is None:
         return ExampleResult(ex, "invalid", "no tile like the tower's carries a feature a capturable figure stands on")
     ox, oy = 1000, 1000  # far from the start landscape
-    reach = height + 1
-    cells = [(dx, dy) for dx in range(-reach, reach + 1) for dy in range(-reach, reach + 1) if (dx, dy) != (0, 0)]
-    figures_at = set(target) if target is not None else set(cells)
-    g._place(tower[0], (ox, oy))
-    seg = g.board[(ox, oy)][1] + tower[1]
-    for dx, dy in cells:
-        if (dx, dy) in gaps:
-            continue
-        g._place(target_tile[0], (ox + dx, oy + dy))
-    g.supply[0][agi] = g.supply[1][vgi] = 10 ** 6
-    if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
-        fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
-        if fi is None:
-            return ExampleResult(ex, "invalid", f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on")
-        g._put_figure(1, vgi, g.board[(ox, oy)][1] + fi)
-    for dx, dy in sorted(figures_at):
-        if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
-            g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
-    for _ in range(height):
-        g._put_figure(0, agi, seg)
-    g.keep_capture = True
-    g._capture_pending(0, agi, seg, (ox, oy), [])
+
+    def build(reach: int):
+        """The test board: the tower, every cell up to `reach` away (but the gaps) laid, the figures put,
+        the capture pending.  Returns (game, None) or (None, why the example cannot be built)."""
+        g = eng.new_game(players=2, seed=0)
+        cells = [(dx, dy) for dx in range(-reach, reach + 1) for dy in range(-reach, reach + 1) if (dx, dy) != (0, 0)]
+        figures_at = set(target) if target is not None else set(cells)
+        g._place(tower[0], (ox, oy))
+        seg = g.board[(ox, oy)][1] + tower[1]
+        for dx, dy in cells:
+            if (dx, dy) in gaps:
+                continue
+            g._place(target_tile[0], (ox + dx, oy + dy))
+        g.supply[0][agi] = g.supply[1][vgi] = 10 ** 6
+        if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
+            fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
+            if fi is None:
+                return None, f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on"
+            g._put_figure(1, vgi, g.board[(ox, oy)][1] + fi)
+        for dx, dy in sorted(figures_at):
+            if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
+                g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
+        for _ in range(height):
+            g._put_figure(0, agi, seg)
+        g.keep_capture = True
+        g._capture_pending(0, agi, seg, (ox, oy), [])
+        return g, None
+
+    # the board reaches one tile beyond the capture's own range (the rule's range function, read by the
+    # engine on this tower): a house rule's longer reach is measured, not cut off at the board's edge
+    far = [max(abs(dx), abs(dy)) for dx, dy in (target or []) + gaps]
+    reach, g = max([height + 1] + far), None
+    for _ in range(4):
+        g, why = build(reach)
+        if g is None:
+            return ExampleResult(ex, "invalid", why)
+        rng = g.pending[4] if g.pending is not None else 0
+        if not isinstance(rng, int) or rng < reach:
+            break
+        if rng + 1 > MAX_REACH:
+            return ExampleResult(ex, "invalid", f"the capture's range is {rng} tiles at height {height}: a test board "
+                                                f"wider than {MAX_REACH} tiles each way is not built")
+        reach = rng + 1
     reached = {g.seg_cell[a.segment] for a in g.capture_options()}
     if target is not None:
         got: int | bool = (ox + target[0][0], oy + target[0][1]) in reached
@@ -558,6 +594,8 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     kind, when = str(ex.get("feature", "")), str(ex.get("when", ""))
     if ex.get("formula") is not None:
         return None
+    if ex.get("capture") is not None:  # a capture's range: the `capture ... after put F` rule
+        return rs.overrides.get(("capture", str(ex.get("capture"))))
     if ex.get("outpost") is not None:
         spans = [sp for k, sp in rs.overrides.items() if k[:2] == ("on", when) and str(ex.get("outpost")) in k[2]]
         return spans[0] if spans else None
@@ -575,8 +613,11 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
 
 def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     res = _check_example(rs, ex)
-    house = overridden_by(rs, ex) if res.status in ("inconsistent", "conflict", "conflict-missing") else None
-    if house is None:
+    # the rule an example checks, replaced by a house rule: it now disagrees, or the rule it needs is
+    # gone ("these rules have no ..."): a note at the house rule's line, not a failure
+    gone = res.status == "invalid" and res.message.startswith("these rules have no")
+    house = overridden_by(rs, ex) if gone or res.status in ("inconsistent", "conflict", "conflict-missing") else None
+    if house is None or house.file == ex.span.file:  # the house rule's own example states what it gives
         return res
     ref = res.ref
     if res.status == "conflict-missing":
@@ -585,8 +626,9 @@ def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     elif res.gives:
         msg = f"this house rule ({where(house)}) changes {ref}: the rulebook prints {res.printed}, the house rule gives {res.gives}"
     else:
-        msg = f"this house rule ({where(house)}) changes {ref}: {res.message}"
-    return ExampleResult(ex, "changed", msg, [], res.printed, res.gives)
+        msg = f"this house rule ({where(house)}) changes {ref}: {res.message.replace('these rules have no', 'the rules now have no')}"
+    msg += f" (the example: {where(ex.span)})"
+    return ExampleResult(ex, "changed", msg, [], res.printed, res.gives, house)
 
 
 def _check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
@@ -640,7 +682,7 @@ def examples(rs: RuleSet) -> list[Diagnostic]:
         if not r.ok:
             out.append(Diagnostic(r.example.span, msg, "example"))
         elif r.status in ("conflict", "inferred", "skipped", "changed"):
-            out.append(Diagnostic(r.example.span, msg, "example", "note"))
+            out.append(Diagnostic(r.at or r.example.span, msg, "example", "note"))
     if results:
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
         out.append(Diagnostic(results[0].example.span, f"{len(results)} worked examples: {summary}", "example", "note"))

@@ -57,10 +57,12 @@ class State:
     # (owner, figure): how many of the owner's figures stand on outposts (Siege and Defense), all
     # outposts together; the constant 0 in rules without tracks
     outpost: dict[tuple[int, str], z3.ArithRef] = field(default_factory=dict)
+    # kind: completed(KIND), the features of that kind completed so far (Domain.completed_start/step)
+    done: dict[str, z3.ArithRef] = field(default_factory=dict)
 
     def copy(self) -> "State":
         return State(dict(self.supply), dict(self.board), list(self.score), dict(self.st), dict(self.held),
-                     dict(self.outpost))
+                     dict(self.outpost), dict(self.done))
 
 
 @dataclass
@@ -78,9 +80,12 @@ class SymGame:
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
 
     @classmethod
-    def make(cls, rs: RuleSet) -> "SymGame":
+    def make(cls, rs: RuleSet, seats: int | None = None) -> "SymGame":
+        """The frame for every number of players of the rule set; `seats`: only that many seats (the
+        conformance check, which follows games of a known number of players)."""
         dom = Domain(rs)
-        _, seats, _, _ = dom.players_range()
+        _, most, _, _ = dom.players_range()
+        seats = most if seats is None else min(seats, most)
         n = z3.Int("players")
         c = z3.Int("current")
         facts = dom.players(n) + dom.current(c, n)
@@ -91,15 +96,21 @@ class SymGame:
             [z3.Int(f"score[{p}]") for p in range(seats)],
             {k: z3.Int(k) for s, sd in rs.states.items()
              for k in ([seat_key(s, p) for p in range(seats)] if sd.each else [s])},
-            {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures else z3.IntVal(0)) for p in range(seats) for f in figs},
+            # only a figure some `capture` names is ever a prisoner (Domain.capturable: never a floor)
+            {(p, f): (z3.Int(f"held[{p}].{f}") if rs.captures and dom.capturable(f)[0] else z3.IntVal(0))
+             for p in range(seats) for f in figs},
             {(p, f): (z3.Int(f"outpost[{p}].{f}") if rs.tracks else z3.IntVal(0)) for p in range(seats) for f in figs},
+            {k: z3.Int(f"completed({k})") for k in rs.features},
         )
+        for k, v in before.done.items():
+            facts += dom.function("completed", f"completed({k})", v)
         return cls(rs, seats, n, c, before, facts, dom)
 
     def env(self, tag: str, state: State | None = None, kind: str | None = None) -> Env:
         st = state or self.before
         env = Env(tag=tag, domain=self.domain, kind=kind, sink=self.sink, game_vars=self.game_vars)
         env.names.update(st.st)
+        env.names.update({f"completed({k})": v for k, v in st.done.items()})  # part of the state
         env.names["players"] = self.players
         env.names["current"] = self.current
         return env
@@ -120,6 +131,9 @@ class RuleStep:
     inputs: list[z3.ArithRef] = field(default_factory=list)
     span: A.Span | None = None
     transfer: bool = False  # moves points between players (a ransom): exempt from "scores never decrease"
+    # a completion (completion_steps): the rules it chains, each (rule, where, text, span, the
+    # state variables it writes); a check is reported at the last one writing what the claim reads
+    members: list[tuple[str, str, str, A.Span | None, set[str]]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- invariants
@@ -302,7 +316,7 @@ def _show_state(g: SymGame, s: State, t: State, show: dict, inputs: list) -> Non
             show[f"board[{p}].{fig}"] = s.board[(p, fig)]
             show[f"board'[{p}].{fig}"] = t.board[(p, fig)]
             inputs += [s.supply[(p, fig)], s.board[(p, fig)]]
-            if g.rs.captures:
+            if g.rs.captures and not z3.is_int_value(s.held[(p, fig)]):  # a floor is never a prisoner
                 show[f"held[{p}].{fig}"] = s.held[(p, fig)]
                 show[f"held'[{p}].{fig}"] = t.held[(p, fig)]
                 inputs.append(s.held[(p, fig)])
@@ -314,6 +328,40 @@ def _show_state(g: SymGame, s: State, t: State, show: dict, inputs: list) -> Non
         show[k] = v
         show[k + "'"] = t.st[k]
         inputs.append(v)
+    for k in _read_kinds(g.rs):
+        show[f"completed({k})"] = s.done[k]
+        show[f"completed({k})'"] = t.done[k]
+        inputs.append(s.done[k])
+
+
+_READ_KINDS: dict[int, tuple] = {}
+
+
+def _read_kinds(rs: RuleSet) -> list[str]:
+    """The kinds K some rule or invariant reads `completed(K)` of: those a counterexample shows."""
+    hit = _READ_KINDS.get(id(rs))
+    if hit is not None and hit[0] is rs:
+        return hit[1]
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(x):
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, A.Call) and x.fn == "completed" and x.args and isinstance(x.args[0], A.Var):
+            found.add(x.args[0].name)
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
+            for name in x.__dataclass_fields__:
+                walk(getattr(x, name, None))
+    walk(list(rs.modules))
+    out = [k for k in rs.features if k in found]
+    _READ_KINDS.clear()
+    _READ_KINDS[id(rs)] = (rs, out)
+    return out
 
 
 def _fresh_scores(g: SymGame, after: State, gains: list[z3.ArithRef], why: str, text: str, facts: list[Fact]) -> None:
@@ -500,7 +548,7 @@ def award_most_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
                 inputs, aw.span)
 
 
-def on_step(g: SymGame, on: A.OnDecl) -> RuleStep:
+def on_step(g: SymGame, on: A.OnDecl, suffix: str = "") -> RuleStep:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
         env, _ = _feature_env(g, on.of, "", facts, completing=True)
@@ -517,7 +565,7 @@ def on_step(g: SymGame, on: A.OnDecl) -> RuleStep:
     after = g.before.copy()
     for k, v in step.after.items():
         if v is not g.before.st[k]:
-            nv = z3.Int(k + "'")
+            nv = z3.Int(k + "'" + suffix)
             facts.append(Fact(nv == v, w, f"{text}   (sets `{k}`)"))
             after.st[k] = nv
     show, inputs = _display(g, after, env.created)
@@ -536,6 +584,8 @@ def initial_step(g: SymGame) -> RuleStep:
                               f"{line_text(fig.span)}   (all in supply at the start)"))
     for p in range(g.seats):
         facts.append(Fact(s.score[p] == 0, "builtin", "every score starts at 0"))
+    for k, v in s.done.items():
+        facts.append(g.domain.completed_start(v, k))
     for k, sd in rs.states.items():
         init = encode(sd.init, env)
         for key in ([seat_key(k, p) for p in range(g.seats)] if sd.each else [k]):
@@ -555,7 +605,10 @@ def all_steps(g: SymGame) -> list[RuleStep]:
     for pm in rs.permits:
         if pm.mode == "allow" and pm.figure in rs.figures:
             out.append(place_step(g, pm.figure, rs.figures[pm.figure], pm))
+    chained = {id(d) for k in rs.complete for d in [rs.scores.get((k, "complete"))] if d is not None}
     for decl in rs.all_scores():
+        if id(decl) in chained:
+            continue  # part of its kind's completion (completion_steps)
         st = score_step(g, decl)
         if st is not None:
             out.append(st)
@@ -565,11 +618,83 @@ def all_steps(g: SymGame) -> list[RuleStep]:
         if sname in rs.states:
             out.append(award_most_step(g, sname, aw) if aw.most else award_step(g, sname, aw))
     for on in rs.ons:
+        if on.event == "complete" and (on.of is None or on.of in rs.complete):
+            continue  # part of a completion (completion_steps)
         out.append(on_step(g, on))
+    out.extend(completion_steps(g))
     out.extend(capture_steps(g))
     if rs.ransom is not None:
         out.extend(ransom_steps(g))
     out.extend(outpost_steps(g))
+    return out
+
+
+def _name(v: z3.ExprRef) -> str:
+    """A variable's name, as solver._symbols gives it (without z3's printer)."""
+    return v.decl().name() if z3.is_const(v) and not z3.is_int_value(v) else str(v)
+
+
+def _writes(before: State, after: State) -> set[str]:
+    """The names of the state variables `after` changed."""
+    out: set[str] = set()
+    for part in ("supply", "board", "held", "outpost", "done", "st"):
+        b, a = getattr(before, part), getattr(after, part)
+        for k, v in b.items():
+            if a[k] is not v:
+                out.add(_name(v))
+    out.update(_name(v) for v, w in zip(before.score, after.score) if v is not w)
+    return out
+
+
+def completion_steps(g: SymGame) -> list[RuleStep]:
+    """A feature of kind K completes: one step chaining what the engine does then
+    (runtime/scoring.py `_score_completed`), in its order: completed(K) counts it, its owners
+    score `score K complete`, figures with `return ... when scored` go home, and every
+    `on complete of K` rule runs in file order, each reading the state the one before left.
+    Only the state after the whole chain need satisfy the invariants (in the middle the count
+    is ahead of what an `on complete` rule keeps of it, for instance)."""
+    from dataclasses import replace
+
+    rs = g.rs
+    out: list[RuleStep] = []
+    for kind in rs.complete:
+        counted = g.before.copy()
+        v = z3.Int(f"completed({kind})'")
+        counted.done[kind] = v
+        facts = list(g.facts) + [g.domain.completed_step(g.before.done[kind], v, kind, True)]
+        base_ids = {id(f) for f in g.facts}
+        members: list[tuple[str, str, str, A.Span | None, set[str]]] = [
+            (f"a {kind} completes", "engine", f"completed({kind}) counts it", None, {str(g.before.done[kind])})]
+        show: dict[str, z3.ExprRef] = {}
+        inputs: list[z3.ArithRef] = []
+        claims: dict[str, z3.BoolRef] = {}
+        cites_: list = []
+        state = counted
+        decl = rs.scores.get((kind, "complete"))
+        if decl is not None:
+            st = score_step(replace(g, before=state), decl)
+            if st is not None:
+                facts += [f for f in st.facts if id(f) not in base_ids]
+                members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
+                show.update(st.show)
+                inputs += st.inputs
+                claims.update(st.claims)
+                cites_ += list(st.clauses)
+                state = st.after
+        ons = [on for on in rs.ons if on.event == "complete" and on.of in (kind, None)]
+        for i, on in enumerate(ons):
+            st = on_step(replace(g, before=state), on, f"#{i + 1}" if i + 1 < len(ons) else "")
+            facts += [f for f in st.facts if id(f) not in base_ids]
+            members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
+            show.update(st.show)
+            inputs += st.inputs
+            cites_ += list(st.clauses)
+            state = st.after
+        _show_state(g, g.before, state, show, inputs)
+        last = members[-1]
+        out.append(RuleStep(last[0] if len(members) == 2 else (f"a {kind} completes" if len(members) == 1 else last[0]),
+                        last[1], last[2], tuple(dict.fromkeys(cites_)), facts, state, claims, show,
+                        list({t.get_id(): t for t in inputs}.values()), last[3], members=members))
     return out
 
 
@@ -612,13 +737,20 @@ def outpost_steps(g: SymGame) -> list[RuleStep]:
                 facts.append(Fact(z3.And(v >= 0, v <= g.before.outpost[(p, f)], z3.Implies(p >= g.players, v == 0)),
                                   "builtin", f"seat {p}'s {f}s on this outpost are among its {f}s on outposts"))
         own = [z3.Sum([x[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
+        if on.event == "full":  # the row has just filled: the outpost holds the figures that filled it
+            facts.extend(g.domain.full_row(on.tracks, z3.Sum(own) if own else z3.IntVal(0), g.env("")))
         for p in seats:
             facts.extend(g.domain.quantity("own", own[p], None, None))  # the domain's facts of `own`
         after = g.before.copy()
         gains = [z3.IntVal(0) for _ in seats]
         changes: dict = {}
         created: dict = {}
+        # what is still on this outpost as the actions run: a `return` takes the figures that are there,
+        # so a second `return` of the same figures finds none (as the engine does; issue 22 item 3), and
+        # `own` after it counts what is left
+        left = dict(x)
         for k, act in enumerate(on.actions):
+            own = [z3.Sum([left[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
             if isinstance(act, A.ScoreEach):
                 for p in seats:
                     env = g.env(f".{p}")
@@ -651,7 +783,9 @@ def outpost_steps(g: SymGame) -> list[RuleStep]:
                 for p in seats:
                     for f in act.figures:
                         if f in rs.figures:
-                            changes = _sum_changes(changes, {("outpost", p, f): -x[(p, f)], ("supply", p, f): x[(p, f)]})
+                            changes = _sum_changes(changes, {("outpost", p, f): -left[(p, f)],
+                                                             ("supply", p, f): left[(p, f)]})
+                            left[(p, f)] = z3.IntVal(0)
         _fresh_scores(g, after, gains, at, f"{text}   (every seat scores)", facts)
         _moves(g, after, on.event, changes, at, f"{text}   (figures move)", facts)
         # the outposts a rule names differ only in their names here: one step stands for them all
@@ -755,7 +889,9 @@ def ransom_steps(g: SymGame) -> list[RuleStep]:
         _moves(g, after, "ransom", changes, "engine", f"the ransomed {name} goes back to its owner's supply", facts)
         _fresh_scores(g, after, [z3.If(c == p, -price, 0) + z3.If(h == p, price, 0) for p in seats], at,
                       f"{text}   (the payer pays the holder)", facts)
-        show, inputs = _display(g, after, env.created, price)
+        show, inputs = _display(g, after, env.created)
+        show["points"] = env.names["points"]  # `points` is the payer's score (docs/verifier.md), not the price
+        show["price"] = price
         show["holder"] = h
         out.append(RuleStep(f"ransom {_a(name)}", at, text, cites(rn), facts, after, {}, show, inputs, rn.span, transfer=True))
     return out
@@ -813,6 +949,24 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
     return out
 
 
+def _reported_at(g: SymGame, step: RuleStep, inv: Invariant) -> tuple[str, str, str, A.Span | None]:
+    """Where a check of `step` is reported: the step's rule; for a completion (several rules
+    chained), the last of its rules that writes a variable the invariant reads (the score rule
+    for a feature claim), or its last rule."""
+    if not step.members:
+        return step.rule, step.where, step.text, step.span
+    from .solver import _symbols
+
+    if inv.kind == "feature":
+        hit = [m for m in step.members if m[0].startswith("score ")]
+    else:
+        b = g.before
+        reads = _symbols(inv.pred(g, b) if inv.kind == "state" else inv.pred(g, b, b)) if inv.pred else set()
+        hit = [m for m in step.members if m[4] & reads]
+    m = (hit or step.members)[-1]
+    return m[0], m[1], m[2], m[3]
+
+
 def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
     g = SymGame.make(rs)
     invs = builtin_invariants(rs, g) + declared_invariants(rs)
@@ -833,7 +987,8 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
                 if z3.eq(z3.simplify(claim), z3.simplify(inv.pred(g, g.before))):
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
-                    out.append(InvariantCheck(inv, step.rule, step.where, step.text, res, step.span))
+                    rule, at, text, span = _reported_at(g, step, inv)
+                    out.append(InvariantCheck(inv, rule, at, text, res, span))
                     continue
             elif inv.kind == "step":
                 if step.transfer and inv.id == "score-never-decreases":
@@ -847,7 +1002,8 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
         results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
-            out.append(InvariantCheck(byid[iid], step.rule, step.where, step.text, res, step.span))
+            rule, at, text, span = _reported_at(g, step, byid[iid])
+            out.append(InvariantCheck(byid[iid], rule, at, text, res, span))
     for inv in invs:
         if inv.kind == "formula":
             out.extend(_formula_checks(rs, inv))
@@ -891,11 +1047,49 @@ def format_model(model: dict[str, int | bool]) -> list[str]:
     return lines
 
 
-def summarize(checks: list[InvariantCheck]) -> dict[str, int]:
-    out = {"proved": 0, "refuted": 0, "inconclusive": 0}
+def summarize(checks: list[InvariantCheck], searches: dict | None = None) -> dict[str, int]:
+    """Counts of the three verdicts (and inconclusive): a z3 refutation is *refuted* only with a
+    witness game in `searches` (when a search ran), *not proved* otherwise."""
+    out = {"proved": 0, "refuted": 0, "not proved": 0, "inconclusive": 0}
     for c in checks:
-        out[str(c.result.verdict)] += 1
+        if c.result.refuted and searches is not None and not _witnessed(c, searches):
+            out["not proved"] += 1
+        else:
+            out[str(c.result.verdict)] += 1
     return out
+
+
+def _witnessed(c: InvariantCheck, searches: dict | None) -> bool:
+    """A z3 refutation stands as *refuted* when a game breaks it (or when no search was asked for)."""
+    if not c.result.refuted:
+        return False
+    if searches is None:
+        return True
+    found = searches.get(id(c))
+    return found is not None and found.witness is not None
+
+
+def _not_reached(found) -> str:
+    if found.note:
+        return f"not reached by any game tried: {found.note}; z3's state below breaks the induction step"
+    return (f"not reached by any game tried: {found.games} games of the compiled engine (half of them with "
+            f"{found.players} players, steered toward this rule; `tessera verify --witness-games N` plays more) "
+            f"never broke it")
+
+
+def _hint(c: InvariantCheck) -> str:
+    """An invariant that would exclude z3's state: the values the state shows, stated as a claim to add."""
+    m = c.result.model
+    if c.invariant.kind == "formula":
+        return ("hint: the formula gives less for more of a quantity; if that is meant, no invariant is broken "
+                "by it alone, but the scores it gives are, if a game reaches them")
+    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'") and "[" not in k
+              and k not in ("players", "current", "points")]
+    if before:
+        k, v = before[0]
+        return (f"hint: if no game reaches this state, state why as an invariant that excludes it "
+                f"(for instance one bounding `{k}`, here {v}), and verify again")
+    return "hint: if no game reaches this state, state why as an invariant that excludes it, and verify again"
 
 
 # --------------------------------------------------------------- registry
@@ -915,26 +1109,44 @@ def _detail(c: InvariantCheck) -> list[str]:
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
-def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float) -> list[Diagnostic]:
+def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searches: dict | None = None) -> list[Diagnostic]:
+    """One error per check not proved: *refuted* only with a game that breaks it (`searches`, by
+    id(check): verifier.witness.Search), *not proved* when z3 breaks the induction step but no game
+    tried reaches that state, *inconclusive* when z3 gave up."""
     out: list[Diagnostic] = []
     for c in checks:
         if c.result.proved:
             continue
         span = c.span or c.invariant.span or (rs.modules[0].span if rs.modules else A.Span())
-        verdict = "fails" if c.result.refuted else "is inconclusive"
+        found = searches.get(id(c)) if searches is not None else None
+        extra: list[str] = []
+        if _witnessed(c, searches):
+            verdict = "is refuted"
+            if found is not None:
+                extra = found.witness.lines()
+        elif c.result.refuted:
+            verdict = "is not proved"
+            extra = [_not_reached(found), _hint(c)] if found is not None else []
+        else:
+            verdict = "is inconclusive"
         head = (f"invariant `{c.invariant.id}` [{', '.join(c.invariant.clauses)}] {verdict} for {c.rule}: "
                 f"{c.invariant.title}")
-        out.append(Diagnostic(span, "\n    ".join([head] + _detail(c)), "invariant"))
-    n = summarize(checks)
+        det = _detail(c)
+        if c.result.refuted and found is not None and found.witness is None:
+            det[0] = det[0].replace("counterexample: ", "z3's state that breaks the induction step: ", 1)
+        out.append(Diagnostic(span, "\n    ".join([head] + extra + det), "invariant"))
+    n = summarize(checks, searches)
     order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
-             f"{n['refuted']} refuted, {n['inconclusive']} inconclusive"]
+             f"{n['refuted']} refuted (a game breaks it), {n['not proved']} not proved (no game tried breaks it), "
+             f"{n['inconclusive']} inconclusive"]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)
-        tag = "proved" if ok == len(cs) else ("REFUTED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
+        tag = "proved" if ok == len(cs) else ("REFUTED" if any(_witnessed(c, searches) for c in cs) else
+                                              "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
     if rs.modules:
         out.append(Diagnostic(rs.modules[0].span, "\n    ".join(lines), "invariant", "note"))
@@ -959,9 +1171,12 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
     import time
 
+    from .witness import search_all
+
     t0 = time.perf_counter()
     checks = check_invariants(rs)
-    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0)
+    searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
+    return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
 
 
 def degenerate(rs: RuleSet) -> list[Diagnostic]:

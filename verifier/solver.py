@@ -32,19 +32,74 @@ import z3
 
 SEED = 0
 RLIMIT = 20_000_000  # z3's deterministic resource counter, per query
+# z3's resource count for all the queries of one rule set (`tessera verify --budget N`): once it is
+# spent, every query left is answered "unknown" at once and its check is inconclusive (budget spent),
+# never a pass.  The eight default rule sets spend at most about 5.2 M each (docs/verifier.md).
+BUDGET: int | None = 200_000_000
 TIMEOUT: float | None = None  # wall-clock seconds per query; None: no timeout (the default)
+_count = 0  # z3's resource count as last read (it only grows, over the whole process)
+_start = 0  # ... when the current rule set's budget started (start_budget)
 
 
-def set_limits(rlimit: int | None = None, timeout: float | None = None) -> None:
-    """`tessera verify --rlimit N --timeout SECONDS`: the limits of every later query."""
-    global RLIMIT, TIMEOUT
+def set_limits(rlimit: int | None = None, timeout: float | None = None, budget: int | None = None) -> None:
+    """`tessera verify --rlimit N --timeout SECONDS --budget N`: the limits of every later query."""
+    global RLIMIT, TIMEOUT, BUDGET
     if rlimit is not None:
         RLIMIT = int(rlimit)
+    if budget is not None:
+        BUDGET = int(budget) if budget > 0 else None
     TIMEOUT = timeout if timeout is None or timeout > 0 else None
+
+
+def start_budget() -> None:
+    """A rule set's checks begin: its budget is whole again."""
+    global _start
+    _start = _count
+
+
+def spent() -> int:
+    """z3's resource count spent since start_budget()."""
+    return _count - _start
+
+
+def budget_spent() -> bool:
+    return BUDGET is not None and spent() >= BUDGET
+
+
+BUDGET_SPENT = "budget spent"
+
+
+def _check(obj) -> z3.CheckSatResult:
+    """obj.check() within the query's rlimit and what is left of the rule set's budget."""
+    global _count
+    if BUDGET is not None:
+        left = BUDGET - spent()
+        if left <= 0:
+            return z3.unknown
+        obj.set("rlimit", min(RLIMIT, left))
+    r = obj.check()
+    try:
+        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
+    except (z3.Z3Exception, ValueError, TypeError):
+        pass  # no work counted (a trivial query)
+    return r
+
+
+def count_work(obj) -> None:
+    """Note z3's resource count after a query made outside `_check` (the conformance check's), so that
+    the next rule set's budget starts after it."""
+    global _count
+    try:
+        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
+    except (z3.Z3Exception, ValueError, TypeError):
+        pass
 
 
 def why_unknown(raw: str) -> str:
     """z3's reason for `unknown`, in words, with the option that raises the limit reached."""
+    if budget_spent():
+        return (f"{BUDGET_SPENT}: the rule set's z3 budget ({BUDGET:,}) is used up, and the checks left are "
+                f"inconclusive; raise it with `tessera verify --budget {BUDGET * 10}`")
     timed = TIMEOUT is not None and ("timeout" in raw or "canceled" in raw or "cancelled" in raw)
     if "resource" in raw or "rlimit" in raw or (not timed and "cancel" in raw):
         return (f"z3 reached its resource limit ({RLIMIT:,} per query); raise it with "
@@ -145,13 +200,21 @@ def _optimizer() -> z3.Optimize:
     return o
 
 
-def _value(m: z3.ModelRef, t: z3.ExprRef) -> int | bool:
+MAX_DIGITS = 4000  # a model value longer than this is shown by its length, never converted to a Python int
+
+
+def _value(m: z3.ModelRef, t: z3.ExprRef) -> int | bool | str:
     v = m.eval(t, model_completion=True)
     if z3.is_true(v):
         return True
     if z3.is_false(v):
         return False
-    return v.as_long()  # type: ignore[union-attr]
+    if z3.is_int_value(v):
+        digits = v.as_string()  # type: ignore[union-attr]
+        if len(digits.lstrip("-")) > MAX_DIGITS:  # Python refuses int(str) past 4300 digits (and it is slow)
+            return f"{digits[:12]}…({len(digits.lstrip('-'))} digits)"
+        return int(digits)
+    return str(v)
 
 
 def model_values(m: z3.ModelRef, terms: dict[str, z3.ExprRef]) -> dict[str, int | bool]:
@@ -207,16 +270,16 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
-        labels[str(lab)] = f
+        labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
         s.assert_and_track(f.term, lab)
     mins = list(minimize)
     for name, claim in claims.items():
         t0 = time.perf_counter()
         s.push()
         s.add(z3.Not(claim))
-        r = s.check()
+        r = _check(s)
         if r == z3.unsat:
-            core = {str(c) for c in s.unsat_core()}
+            core = {c.decl().name() for c in s.unsat_core()}
             used = [f for k, f in labels.items() if k in core]
             res = Result(Verdict.PROVED, used=used)
             if minimal_core:
@@ -244,17 +307,84 @@ def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
     labels: dict[str, Fact] = {}
     for i, f in enumerate(facts):
         lab = z3.Bool(f"__fact{i}")
-        labels[str(lab)] = f
+        labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
         s.assert_and_track(f.term, lab)
     s.add(z3.Not(claim))
-    if s.check() != z3.unsat:
+    if _check(s) != z3.unsat:
         return list(facts)
-    core = {str(c) for c in s.unsat_core()}
+    core = {c.decl().name() for c in s.unsat_core()}
     return [f for k, f in labels.items() if k in core]
+
+
+def nonlinear(terms: Sequence[z3.ExprRef]) -> bool:
+    """Does any term multiply two unknowns, or divide by one?  z3's optimizer does not keep to its
+    resource limit there (a product of unknowns ran for minutes past an rlimit of 20 M)."""
+    todo = list(terms)
+    seen: set[int] = set()
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_app(x):
+            k = x.decl().kind()
+            kids = x.children()
+            if k == z3.Z3_OP_MUL and sum(1 for c in kids if not z3.is_int_value(c) and not z3.is_rational_value(c)) > 1:
+                return True
+            if k in (z3.Z3_OP_IDIV, z3.Z3_OP_DIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) and len(kids) == 2 and \
+                    not z3.is_int_value(kids[1]):
+                return True
+            todo.extend(kids)
+    return False
+
+
+def _minimize_lex(constraints: Sequence[z3.BoolRef], objectives: Sequence[z3.ArithRef]) -> z3.ModelRef | None:
+    """A model of the constraints minimizing each objective in turn (every objective >= 0), by
+    binary search with the plain solver, each query within the limits: what z3's optimizer does,
+    for the nonlinear problems it would not bound.  None if a query gives up."""
+    global _last_unknown
+    s = _solver()
+    for c in constraints:
+        s.add(c)
+    r = _check(s)
+    if r != z3.sat:
+        _last_unknown = s.reason_unknown() if r == z3.unknown else "unsat"
+        return None
+    model = s.model()
+    for obj in objectives:
+        hi = _value(model, obj)
+        if not isinstance(hi, int):
+            _last_unknown = "a value of thousands of digits"
+            return None
+        lo = 0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            s.push()
+            s.add(obj <= mid)
+            r = _check(s)
+            if r == z3.sat:
+                model = s.model()
+                got = _value(model, obj)
+                hi = got if isinstance(got, int) and got <= mid else mid
+            elif r == z3.unsat:
+                lo = mid + 1
+            s.pop()
+            if r == z3.unknown:
+                _last_unknown = s.reason_unknown()
+                return None
+        s.add(obj == hi)
+        if _check(s) != z3.sat:
+            _last_unknown = s.reason_unknown()
+            return None
+        model = s.model()
+    return model
 
 
 def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) -> z3.ModelRef | None:
     """A model of the constraints with the smallest sum of |term|, or None if the optimizer gives up."""
+    if nonlinear(constraints):
+        return _minimize_lex(constraints, [z3.Sum([z3.If(t >= 0, t, -t) for t in terms])] +
+                             [z3.If(t >= 0, 2 * t, -2 * t - 1) for t in terms])
     o = _optimizer()
     for c in constraints:
         o.add(c)
@@ -262,7 +392,7 @@ def smallest(constraints: Sequence[z3.BoolRef], terms: Sequence[z3.ArithRef]) ->
     for t in terms:  # ties broken lexicographically, so the counterexample does not depend on z3's state
         o.minimize(z3.If(t >= 0, 2 * t, -2 * t - 1))
     global _last_unknown
-    if o.check() == z3.sat:
+    if _check(o) == z3.sat:
         return o.model()
     _last_unknown = o.reason_unknown()
     return None
@@ -288,7 +418,7 @@ def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
     s = _solver()
     for c in constraints:
         s.add(c)
-    r = s.check()
+    r = _check(s)
     if r == z3.sat:
         model = s.model()
         if minimize:
@@ -310,16 +440,24 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     smallest distance (up to `limit`), "unsat" if none exists, "unknown" if z3 gave up.
     """
     dist = z3.Sum([z3.If(t - v >= 0, t - v, v - t) for t, v in given.values()]) if given else z3.IntVal(0)
-    o = _optimizer()
-    for c in constraints:
-        o.add(c)
-    o.minimize(dist)
-    r = o.check()
-    if r == z3.unsat:
-        return "unsat", None, []
-    if r != z3.sat:
+    if nonlinear(constraints):
+        m = _minimize_lex(constraints, [dist])
+        if m is None:
+            return ("unsat", None, []) if _last_unknown == "unsat" else ("unknown", None, [])
+        best = _value(m, dist)
+    else:
+        o = _optimizer()
+        for c in constraints:
+            o.add(c)
+        o.minimize(dist)
+        r = _check(o)
+        if r == z3.unsat:
+            return "unsat", None, []
+        if r != z3.sat:
+            return "unknown", None, []
+        best = _value(o.model(), dist)
+    if not isinstance(best, int):  # a distance of thousands of digits: no nearby inputs worth listing
         return "unknown", None, []
-    best = o.model().eval(dist, model_completion=True).as_long()  # type: ignore[union-attr]
     # every solution at that distance, by enumeration with blocking clauses
     s = _solver()
     for c in constraints:
@@ -328,7 +466,7 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     sols: list[dict[str, int | bool]] = []
     keys = [t for t, _ in given.values()]
     while len(sols) < limit:
-        r = s.check()
+        r = _check(s)
         if r == z3.unknown:  # a shorter list would depend on the limits: say so instead
             return "unknown", None, []
         if r == z3.unsat:

@@ -16,6 +16,11 @@ def article(word):
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
+class BoundExceeded(ArithmeticError):
+    """A rule computed a value beyond the bound every kept or scored value has (dsl/limits.py
+    MAX_VALUE): raised inside the generated function, so the game stops at that rule's line."""
+
+
 class RuleFailure(Exception):
     """A generated rule function raised an exception: where in the rule files it came from."""
 

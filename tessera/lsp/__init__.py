@@ -29,7 +29,7 @@ from dsl.clauses import CLAUSES
 from dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
 
 from . import actions, complete, langdoc, navigate, outline
-from .analysis import Analysis, Decl, name_range, occurrence_at, span_range, statement_head, word_at
+from .analysis import Analysis, Codec, Decl, name_range, occurrence_at, span_range, statement_head, word_at
 from dsl.parser import keywords
 from dsl.builtins import FUNCTIONS, QUANTITIES
 
@@ -96,6 +96,14 @@ class TesseraServer(LanguageServer):
                 out[path] = text
         return out
 
+    def codec(self, a: Analysis | None = None) -> Codec:
+        """Column conversion for the encoding agreed with the client; the open documents'
+        texts (and the analysed one) are the lines it counts on."""
+        texts = self.open_texts()
+        if a is not None:
+            texts[a.path] = a.text
+        return Codec(self.workspace.position_encoding, texts)
+
     def publish(self, uri: str) -> None:
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is None:
@@ -107,17 +115,21 @@ class TesseraServer(LanguageServer):
                                   "rule file (`tessera check` refuses it too), so it is not checked",
                                   severity=T.DiagnosticSeverity.Error, code="io", source="tessera")]
         else:
-            diags = [T.Diagnostic(range=span_range(d.span), message=d.message, severity=SEVERITY.get(d.severity),
-                                  code=d.code, source="tessera") for d in a.diagnostics]
+            c = self.codec(a)
+            diags = [T.Diagnostic(range=c.range_out(a.path, span_range(d.span)), message=d.message,
+                                  severity=SEVERITY.get(d.severity), code=d.code, source="tessera",
+                                  related_information=[T.DiagnosticRelatedInformation(
+                                      T.Location(navigate.uri_of(r.file), c.range_out(r.file, span_range(r))),
+                                      "the same name here") for r in d.related] or None) for d in a.diagnostics]
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version))
 
     def lookup(self, a: Analysis, pos: T.Position) -> tuple[str | None, list[Decl]]:
         word = word_at(a.text, pos)
         decls = a.decls.get(word, []) if word else []
         o = occurrence_at(a.names(), pos)
-        if o is not None:  # the parser says what the word names (a module and a figure may share a name: abbot)
+        if o is not None and o.role != "name":  # the parser says what the word names (module and figure `abbot`, tile and place `C`)
             want = {"kind": "feature"}.get(o.role, o.role)
-            decls = [d for d in decls if d.kind == want] or ([] if o.role in ("quantity", "function") else decls)
+            decls = [d for d in decls if d.kind == want]
         else:
             modules = [d for d in decls if d.kind == "module"]
             if len(modules) < len(decls):
@@ -180,12 +192,13 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return None
-    word, decls = ls.lookup(a, params.position)
+    pos = ls.codec(a).pos_in(a.path, params.position)
+    word, decls = ls.lookup(a, pos)
     if not word:
         return None
     if word in CLAUSES:
         return _md(f"**{word}**: {CLAUSES[word]}")
-    o = occurrence_at(a.names(), params.position)
+    o = occurrence_at(a.names(), pos)
     if decls:
         parts = []
         for d in decls:
@@ -196,8 +209,13 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     if (o is None or o.role in ("quantity", "function", "name")) and word in langdoc.builtins() \
             and (word in QUANTITIES or word in FUNCTIONS):
         return _md(langdoc.builtins()[word])
+    if (o is None or o.role in ("function", "name", "quantity")) and word in langdoc.card_names() \
+            and "card" in a.declared():
+        return _md(langdoc.card_names()[word])
+    if o is not None and o.role == "place" and word in langdoc.places():
+        return _md(langdoc.places()[word])
     if o is None and word in keywords():
-        doc = langdoc.keyword(word, statement_head(a.text.split("\n"), params.position.line))
+        doc = langdoc.keyword(word, statement_head(a.text.split("\n"), pos.line))
         return _md(doc) if doc else None
     return None
 
@@ -208,8 +226,10 @@ def _definition(ls: TesseraServer, params: T.DefinitionParams) -> list[T.Locatio
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return None
-    _, decls = ls.lookup(a, params.position)
-    return [T.Location(navigate.uri_of(d.span.file), name_range(d, a.workspace)) for d in decls] or None
+    c = ls.codec(a)
+    _, decls = ls.lookup(a, c.pos_in(a.path, params.position))
+    return [T.Location(navigate.uri_of(d.span.file), c.range_out(d.span.file, name_range(d, a.workspace)))
+            for d in decls] or None
 
 
 @server.feature(T.TEXT_DOCUMENT_REFERENCES)
@@ -218,14 +238,20 @@ def _references(ls: TesseraServer, params: T.ReferenceParams) -> list[T.Location
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return None
-    return navigate.references(a, params.position, ls.open_texts(), params.context.include_declaration) or None
+    c = ls.codec(a)
+    locs = navigate.references(a, c.pos_in(a.path, params.position), c.texts, params.context.include_declaration)
+    return [T.Location(loc.uri, c.range_out(to_fs_path(loc.uri) or loc.uri, loc.range)) for loc in locs] or None
 
 
 @server.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
 @_safe(None)
 def _prepare_rename(ls: TesseraServer, params: T.PrepareRenameParams) -> T.Range | None:
     a = ls.analysis(params.text_document.uri)
-    return navigate.prepare_rename(a, params.position) if a is not None else None
+    if a is None:
+        return None
+    c = ls.codec(a)
+    r = navigate.prepare_rename(a, c.pos_in(a.path, params.position))
+    return c.range_out(a.path, r) if r is not None else None
 
 
 @server.feature(T.TEXT_DOCUMENT_RENAME)
@@ -236,21 +262,40 @@ def _rename(ls: TesseraServer, params: T.RenameParams) -> T.WorkspaceEdit | None
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return None
-    return navigate.rename(a, pos, params.new_name, ls.open_texts())  # a bad new name: an error the editor shows
+    c = ls.codec(a)
+    edit = navigate.rename(a, c.pos_in(a.path, pos), params.new_name, c.texts)  # a bad new name: an error the editor shows
+    if edit is None:
+        return None
+    return T.WorkspaceEdit(changes={u: [T.TextEdit(c.range_out(to_fs_path(u) or u, e.range), e.new_text) for e in es]
+                                    for u, es in (edit.changes or {}).items()})
 
 
 @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @_safe(None)
 def _symbols(ls: TesseraServer, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol] | None:
     a = ls.analysis(params.text_document.uri)
-    return outline.document_symbols(a) if a is not None else None
+    if a is None:
+        return None
+    c = ls.codec(a)
+
+    def conv(sym: T.DocumentSymbol) -> T.DocumentSymbol:
+        sym.range = c.range_out(a.path, sym.range)
+        sym.selection_range = c.range_out(a.path, sym.selection_range)
+        for child in sym.children or ():
+            conv(child)
+        return sym
+
+    return [conv(sym) for sym in outline.document_symbols(a)]
 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, outline.LEGEND)
 @_safe(T.SemanticTokens(data=[]))
 def _semantic_tokens(ls: TesseraServer, params: T.SemanticTokensParams) -> T.SemanticTokens:
     a = ls.analysis(params.text_document.uri)
-    return T.SemanticTokens(data=outline.semantic_tokens(a) if a is not None else [])
+    if a is None:
+        return T.SemanticTokens(data=[])
+    c = ls.codec(a)
+    return T.SemanticTokens(data=outline.semantic_tokens(a, lambda line, col: c.col_out(a.path, line, col)))
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
@@ -259,7 +304,17 @@ def _code_actions(ls: TesseraServer, params: T.CodeActionParams) -> list[T.CodeA
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return None
-    return actions.code_actions(a, params.text_document.uri, list(params.context.diagnostics)) or None
+    c = ls.codec(a)
+    uri = params.text_document.uri
+    diags = [T.Diagnostic(c.range_in(a.path, d.range), d.message, severity=d.severity, code=d.code, source=d.source)
+             for d in params.context.diagnostics]
+    acts = actions.code_actions(a, uri, diags)
+    back = {id(x): d for x, d in zip(diags, params.context.diagnostics)}  # the client's own, as it sent them
+    for act in acts:
+        act.diagnostics = [back.get(id(x), x) for x in act.diagnostics or ()]
+        for u, edits in (act.edit.changes or {}).items():
+            act.edit.changes[u] = [T.TextEdit(c.range_out(a.path, e.range), e.new_text) for e in edits]
+    return acts or None
 
 
 @server.feature(T.TEXT_DOCUMENT_FORMATTING)
@@ -290,7 +345,12 @@ def _completion(ls: TesseraServer, params: T.CompletionParams) -> T.CompletionLi
     a = ls.analysis(params.text_document.uri)
     if a is None:
         return T.CompletionList(is_incomplete=False, items=[])
-    return T.CompletionList(is_incomplete=False, items=complete.complete(a, a.text, params.position))
+    c = ls.codec(a)
+    items = complete.complete(a, a.text, c.pos_in(a.path, params.position))
+    for it in items:
+        if isinstance(it.text_edit, T.TextEdit):
+            it.text_edit = T.TextEdit(c.range_out(a.path, it.text_edit.range), it.text_edit.new_text)
+    return T.CompletionList(is_incomplete=False, items=items)
 
 
 def main() -> None:

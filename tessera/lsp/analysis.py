@@ -92,9 +92,8 @@ class Analysis:
                 occs = index_text(self.text)
             else:
                 occs = index_text(file_text(f))
-            for o in occs:
-                if o.role == "mark":
-                    out.setdefault("mark", set()).add(o.name)
+            for role, names in N.declared([list(occs)]).items():  # marks, and what the AST's Decls leave out (cards)
+                out.setdefault(role, set()).update(names)
         return out
 
     def names(self, text: str | None = None) -> list[N.Occurrence]:
@@ -232,3 +231,54 @@ def rule_set_files(a: Analysis) -> list[str]:
         for cand in sorted(BUNDLED_RULES.glob("*.tess")):
             files.setdefault(str(cand), None)
     return [f for f in files if f]
+
+
+class Codec:
+    """Columns as the client counts them (LSP's position encoding: UTF-16 code units unless the
+    client and server agreed on UTF-8 or UTF-32) <-> as Python and the parser count them (code
+    points).  They differ only on a line holding a character beyond the BMP (an emoji in a string)."""
+
+    def __init__(self, encoding: str | None, texts: dict[str, str] | None = None):
+        enc = str(getattr(encoding, "value", encoding) or "utf-16").lower()
+        self.enc = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
+        self.texts = dict(texts or {})
+        self._lines: dict[str, list[str]] = {}
+
+    def _units(self, s: str) -> int:
+        if self.enc == "utf-32" or s.isascii():
+            return len(s)
+        if self.enc == "utf-8":
+            return len(s.encode("utf-8", "surrogatepass"))
+        return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+
+    def line(self, path: str, n: int) -> str:
+        if path not in self._lines:
+            text = self.texts.get(path)
+            self._lines[path] = (text if text is not None else file_text(path)).split("\n")
+        lines = self._lines[path]
+        return lines[n] if 0 <= n < len(lines) else ""
+
+    def col_out(self, path: str, line: int, col: int) -> int:
+        text = self.line(path, line)
+        return self._units(text[:col]) + max(col - len(text), 0)
+
+    def col_in(self, path: str, line: int, units: int) -> int:
+        text = self.line(path, line)
+        if text.isascii() or self.enc == "utf-32":
+            return units
+        count = 0
+        for i, ch in enumerate(text):
+            if count >= units:
+                return i
+            count += self._units(ch)
+        return len(text) + max(units - count, 0)
+
+    def pos_in(self, path: str, pos: T.Position) -> T.Position:
+        return T.Position(pos.line, self.col_in(path, pos.line, pos.character))
+
+    def range_out(self, path: str, r: T.Range) -> T.Range:
+        return T.Range(T.Position(r.start.line, self.col_out(path, r.start.line, r.start.character)),
+                       T.Position(r.end.line, self.col_out(path, r.end.line, r.end.character)))
+
+    def range_in(self, path: str, r: T.Range) -> T.Range:
+        return T.Range(self.pos_in(path, r.start), self.pos_in(path, r.end))

@@ -18,12 +18,14 @@ from .analysis import Analysis, statement_head
 STATEMENTS = {"module", "requires", "extends", "total", "composition", "players", "edge", "feature", "figure",
               "tile", "start", "deck", "box", "placement", "complete", "score", "owners", "return", "state", "on",
               "award", "recall", "capture", "exchange", "ransom", "track", "allow", "forbid", "invariant",
-              "example", "clause", "assume", "override", "with", "without"}
+              "example", "clause", "assume", "override", "with", "without",
+              # the card game (language.md 7.2)
+              "colour", "card", "cards", "layout", "deal", "facedown", "feudal", "take", "misplaced", "table", "tie"}
 _FLAT = {"with_mode", "permit_mode", "score_when", "score_trigger", "event", "track_event", "feature_at",
          "figure_at", "anywhere", "placement_kind", "owners_kind", "put_slot", "award_most", "track_pool",
          "state_each"}
 _NEW_NAME = {"module", "feature", "figure", "tile", "state", "deck", "track", "invariant", "example", "assume",
-             "variant", "clause"}
+             "variant", "clause", "colour", "card", "table", "feudal"}
 _FIGURE_AFTER = {"by", "put", "join", "return", "recall", "ransom", "allow", "forbid"}
 
 
@@ -62,7 +64,10 @@ STATEMENTS_RULES = {"requires", "extends", "total", "composition_decl", "edge_de
                     "score_decl", "score_trigger_decl", "owners_decl", "return_decl", "state_decl", "on_decl",
                     "award_decl", "recall_decl", "capture_decl", "exchange_decl", "ransom_decl", "track_decl",
                     "on_put_decl", "on_track_decl", "on_draw_decl", "permit_decl", "players_decl", "invariant_decl",
-                    "example_decl", "clause_decl", "assume_decl", "override", "with_decl"}
+                    "example_decl", "clause_decl", "assume_decl", "override", "with_decl",
+                    "colour_decl", "card_decl", "cards_total", "layout_decl", "deal_decl", "facedown_decl",
+                    "feudal_decl", "take_decl", "misplaced_decl", "table_decl", "card_score_decl",
+                    "card_end_score_decl", "end_decl", "tie_decl"}
 
 
 def _is_kw(v) -> bool:
@@ -85,6 +90,12 @@ def roles_here(seg: list, accepts: set[str]) -> list[str]:
         return []
     if kw in ("extends", "requires", "with", "without"):
         return ["module"]
+    if kw in ("take", "keep"):
+        return ["card"]
+    if kw == "to" and head == "take":
+        return ["destination"]
+    if kw == "facedown":
+        return ["facedown"]
     if kw == "of":
         i = max(i for i, v in enumerate(seg) if _is_kw(v) and str(v) == "of")
         before = [str(v) for v in seg[:i] if isinstance(v, Token)]
@@ -142,6 +153,14 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
              "deck": T.CompletionItemKind.Value, "track": T.CompletionItemKind.Interface,
              "mark": T.CompletionItemKind.Constant, "symbol": T.CompletionItemKind.Constant}
     out = []
+    if role in ("destination", "facedown"):
+        from dsl.cards import DESTINATIONS, FACEDOWN
+
+        words = DESTINATIONS if role == "destination" else FACEDOWN
+        doc = langdoc.keyword("take" if role == "destination" else "facedown", None)
+        return [T.CompletionItem(w, kind=T.CompletionItemKind.EnumMember, detail=role,
+                                 documentation=T.MarkupContent(T.MarkupKind.Markdown, doc) if doc else None)
+                for w in words]
     if role == "module":
         for name in a.workspace.known_module_names():
             mod = a.module_of(name)
@@ -164,6 +183,13 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
                                  documentation=T.MarkupContent(T.MarkupKind.Markdown, docs.get(f, FUNCTIONS[f].doc)))
                 for f in FUNCTIONS]
         out += _items_for("state", a, declared)
+        if declared.get("card"):  # the card game's names (language.md 7.3) and its score tables
+            cards = langdoc.card_names()
+            out += [T.CompletionItem(n, kind=T.CompletionItemKind.Function, detail="card game",
+                                     documentation=T.MarkupContent(T.MarkupKind.Markdown, d))
+                    for n, d in cards.items() if n not in QUANTITIES]
+            out += [T.CompletionItem(n, kind=T.CompletionItemKind.Function, detail="score table")
+                    for n in sorted(declared.get("table", ()))]
         return out
     names = sorted(set(declared.get(role, ())) | ({"any"} if role == "symbol" else set()))
     if role == "symbol":

@@ -70,7 +70,8 @@ def _rows(section: str) -> list[list[str]]:
     rows = []
     for line in m.group(0).splitlines():
         if line.startswith("| `"):
-            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+            cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))  # `\|` is a | inside a cell
+            rows.append([c.strip().replace("\\|", "|") for c in cells])
     return rows
 
 
@@ -104,12 +105,57 @@ def operators() -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def places() -> dict[str, str]:
+    """A place name (`N`, `Nw`, `NE`, `C`) -> its row of the table in chapter 4."""
+    m = re.search(r"^## 4\. .*?(?=^## 5)", _text(), flags=re.S | re.M)
+    out: dict[str, str] = {}
+    for line in (m.group(0) if m else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and "`" in cells[1]:
+            for name in re.findall(r"`([A-Za-z]+)`", cells[1]):
+                out[name] = f"**{name}**: {cells[0].lower()} ({cells[1]}): {cells[2]}\n\n*language.md 4*"
+    return out
+
+
+def _section_rows(number: str) -> list[list[str]]:
+    return _rows(number)
+
+
+@lru_cache(maxsize=1)
+def card_statements() -> dict[str, str]:
+    """The card game's statements (language.md 7.2): keyword -> its row."""
+    out: dict[str, str] = {}
+    for cells in _section_rows("7.2"):
+        syntax = cells[0]
+        first = re.match(r"`([a-z]+)", syntax)
+        if first:
+            text = f"`{syntax.replace('`', '')}`: {cells[1] if len(cells) > 1 else ''}"
+            out[first.group(1)] = (out[first.group(1)] + "\n\n" if first.group(1) in out else "") + text
+    return {k: v + "\n\n*language.md 7.2*" for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def card_names() -> dict[str, str]:
+    """The card game's names in expressions (language.md 7.3): name -> its row."""
+    out: dict[str, str] = {}
+    for cells in _section_rows("7.3"):
+        name = re.match(r"`([a-z_]+)", cells[0])
+        if name and name.group(1) not in ("min", "max"):
+            out[name.group(1)] = f"**{cells[0].replace('`', '')}** ({cells[1]}): {cells[2]}\n\n*language.md 7.3*"
+    return out
+
+
 def keyword(word: str, head: str | None = None) -> str | None:
     """Markdown for a keyword: the section of the statement it is used in (`head`, the
     statement's first word) when that section's syntax has it, else its own section, else
     the first section whose syntax uses it; an expression word's row of 3.1."""
     if word in operators():
         return operators()[word]
+    if head in card_statements() and head not in {h for s in sections() for h in s.heads}:
+        row = card_statements()[head]
+        if word == head or re.search(rf"\b{re.escape(word)}\b", row):
+            return row
     secs = sections()
     if head:
         for s in secs:
@@ -121,4 +167,4 @@ def keyword(word: str, head: str | None = None) -> str | None:
     for s in secs:
         if word in s.words():
             return s.markdown()
-    return None
+    return card_statements().get(word)

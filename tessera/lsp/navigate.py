@@ -15,7 +15,7 @@ from .analysis import Analysis, file_text, index_text, occ_range, occurrence_at,
 
 # a module is named by its file (`extends base` reads base.tess): renaming it is renaming the file
 REFERABLE = {"module", "tile", "edge", "kind", "figure", "state", "deck", "track", "invariant", "example",
-              "assumption", "clause", "mark"}
+              "assumption", "clause", "mark", "colour", "card", "table", "scoring"}
 RENAMEABLE = REFERABLE - {"module"}
 _PATTERN = {"tile": re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*"),
             "clause": re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+")}

@@ -74,11 +74,15 @@ _TYPE_OF_ROLE = {"module": "namespace", "tile": "class", "kind": "type", "figure
                  "deck": "enum", "track": "interface", "edge": "enumMember", "clause": "macro",
                  "function": "function", "quantity": "variable", "place": "property", "mark": "decorator",
                  "symbol": "decorator", "invariant": "event", "example": "event", "assumption": "event",
-                 "variant": "enumMember", "field": "parameter"}
+                 "variant": "enumMember", "field": "parameter", "colour": "enum", "card": "class",
+                 "table": "function", "scoring": "event"}
 LEGEND = T.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 
 
-def semantic_tokens(a: Analysis) -> list[int]:
+def semantic_tokens(a: Analysis, units=None) -> list[int]:
+    """The names as LSP's relative token data; `units(line, col)`: a code-point column in the
+    client's units (identity by default)."""
+    units = units or (lambda line, col: col)
     data: list[int] = []
     prev_line, prev_col = 0, 0
     for o in a.names():
@@ -86,8 +90,9 @@ def semantic_tokens(a: Analysis) -> list[int]:
         if ttype is None:
             continue
         mods = (1 if o.decl else 0) | (6 if o.role in ("quantity", "function") else 0)
-        line, col = o.line - 1, o.column - 1
-        data += [line - prev_line, col - prev_col if line == prev_line else col, o.end_column - o.column,
+        line = o.line - 1
+        col, end = units(line, o.column - 1), units(line, o.end_column - 1)
+        data += [line - prev_line, col - prev_col if line == prev_line else col, end - col,
                  TOKEN_TYPES.index(ttype), mods]
         prev_line, prev_col = line, col
     return data

@@ -1,0 +1,244 @@
+"""Pictures of the card game (rulebook 001): the table at any move of a `tessera-cards/1` record.
+
+`card_timeline` replays a record move by move (compiler/cardrecords.py); `table_drawing` draws
+one step as SVG: the four colour rows with their cards and feudals (a face-down card as a card
+back, shown face up only to the player who laid it, and to everyone when no player is named),
+every player's score, pile and chest (the chest's size: its cards lie face down) and the
+viewing player's hand (the others' hands by size only).  `card_viewer_html` writes one
+self-contained page that steps through the game (buttons, arrow keys), nothing loaded from
+the network.  Every text from a record reaches the page escaped (drawsvg and html.escape).
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import drawsvg as dw
+
+COLOURS = {"yellow": "#f2c12e", "red": "#d64541", "green": "#4caf50", "blue": "#3f7fd6", "black": "#333333"}
+JOKER = "#9c6ade"
+BACK = "#6d4c41"
+CARD_W, CARD_H, GAP = 46, 64, 6
+
+
+@dataclass
+class CardStep:
+    label: str
+    view: dict  # the engine's view(seat) after this step
+    scores: dict
+    events: list = field(default_factory=list)  # scoring events of this step
+
+
+@dataclass
+class CardTimeline:
+    title: str
+    players: list
+    seat: int | None
+    steps: list
+    error: dict | None = None
+
+
+def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
+    """Every step of a card record, as the player `seat` sees it (None: everything)."""
+    from compiler.cardrecords import g_illegal, move_of
+    from compiler.records import RecordError
+    from compiler.replay import _resolve_rules, engine_for
+
+    players = record["players"]
+    if seat is not None and seat not in players:
+        raise RecordError(f"--seat {seat!r}: the players are {', '.join(players)}")
+    who = players.index(seat) if seat is not None else None
+    rules, search, confine = _resolve_rules(record, base)
+    eng = engine_for(rules, search, confine)
+    if getattr(eng.rules, "FAMILY", "tiles") != "cards":
+        raise RecordError("a tessera-cards/1 record names the rules of a tile game")
+    try:
+        g = eng.runtime.Game(eng.rules, len(players), record.get("seed", 0), players, record.get("deck"))
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    except eng.IllegalAction as ill:
+        raise RecordError(f"deck: {ill.message} [{ill.clause}]") from None
+    steps = [CardStep("set-up: the layout and the first deal", g.view(who), dict(zip(players, g.scores)))]
+    error = None
+    for i, t in enumerate(record.get("turns", [])):
+        seen = len(g.events)
+        mover = g.names[g.current]
+        try:
+            if g.ended:
+                raise g_illegal(g, "the game is over", eng.rules.CLAUSE_END)
+            a = move_of(t, g)
+            g.apply_action(a)
+        except eng.IllegalAction as ill:
+            error = {"turn": i, "message": f"turn {i}: {ill.message}", "clause": ill.clause}
+            break
+        shown = a
+        last = g.rows[a.row][-1] if a.KIND == "play" and g.rows[a.row] else None  # the card just played
+        if last is not None and last[1] and who is not None and who != players.index(mover):
+            shown = ("play", "a card face down to", a.row)  # its face is the mover's to know
+        label = f"{i + 1}. {mover}: {' '.join(str(x) for x in shown)}"
+        steps.append(CardStep(label, g.view(who), dict(zip(players, g.scores)),
+                              [e for e in g.events[seen:] if e["kind"] == "score"]))
+    if error is None and record.get("end", "final") == "final" and not g.ended:
+        seen = len(g.events)
+        g.finish()
+        steps.append(CardStep("final scoring", g.view(who), dict(zip(players, g.scores)),
+                              [e for e in g.events[seen:] if e["kind"] == "score"]))
+    title = f"{' + '.join(rules)}: {len(players)} players" + (f", as {seat} sees it" if seat else "")
+    return CardTimeline(title, list(players), who, steps, error)
+
+
+def _colour_of(card: str) -> str:
+    head = card.split(".", 1)[0]
+    return COLOURS.get(head, JOKER)
+
+
+def _card(d: dw.Group, x: float, y: float, name: str | None, face_down: bool = False) -> None:
+    if name is None or name == "?":
+        d.append(dw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=BACK, stroke="#222", class_="card back"))
+        d.append(dw.Text("?", 20, x + CARD_W / 2, y + CARD_H / 2 + 7, text_anchor="middle", fill="#fff"))
+        return
+    d.append(dw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=_colour_of(name), stroke="#222",
+                          stroke_dasharray="4,3" if face_down else None, class_="card",
+                          data_card=name))
+    parts = name.split(".")
+    kind = parts[1] if len(parts) > 1 else parts[0]
+    value = parts[2] if len(parts) > 2 else ""
+    if kind.endswith("_joker"):  # a joker: its kind above, J for its value
+        kind, value = kind.removesuffix("_joker"), "J"
+    d.append(dw.Text(kind.replace("_", " ")[:9], 9, x + CARD_W / 2, y + 16, text_anchor="middle", fill="#111"))
+    if value:
+        d.append(dw.Text(value, 20, x + CARD_W / 2, y + 44, text_anchor="middle", fill="#111"))
+    if face_down:
+        d.append(dw.Text("face down", 7, x + CARD_W / 2, y + CARD_H - 6, text_anchor="middle", fill="#111"))
+
+
+def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
+    """One step of the game as SVG (see the module's docstring)."""
+    v = tl.steps[step].view
+    rows = v["rows"]
+    widest = max([len(r) for r in rows.values()] + [6])
+    hand_cards = max([len(h) for h in v["hands"].values() if isinstance(h, list)] + [0])
+    width = 120 + (widest + 1) * (CARD_W + GAP) + 40
+    height = 40 + len(rows) * (CARD_H + 14) + 60 + len(tl.players) * 22 + (CARD_H + 40 if hand_cards else 0)
+    d = dw.Drawing(max(width, 640), height)
+    d.append(dw.Rectangle(0, 0, max(width, 640), height, fill="#f3efe6"))
+    d.append(dw.Text(f"round {v['round']}, {v['to_move']} to move, dealer {v['dealer']}, {v['deck']} cards in the deck",
+                     14, 10, 22, fill="#222"))
+    y = 36
+    for row, cards in rows.items():
+        g = dw.Group(class_="row", data_row=row)
+        g.append(dw.Rectangle(10, y, 100, CARD_H, rx=6, fill=COLOURS.get(row, "#999"), stroke="#222"))
+        g.append(dw.Text(row, 14, 60, y + CARD_H / 2 + 5, text_anchor="middle", fill="#111"))
+        x = 120
+        for c in cards:
+            if c.startswith("feudal:"):
+                who = c.split(":", 1)[1]
+                g.append(dw.Circle(x + 12, y + CARD_H / 2, 11, fill=_player_colour(tl, who), stroke="#111",
+                                   class_="feudal", data_player=who))
+                x += 30
+                continue
+            face_down = c.endswith(" (face down)")
+            _card(g, x, y, c.removesuffix(" (face down)"), face_down)
+            x += CARD_W + GAP
+        d.append(g)
+        y += CARD_H + 14
+    y += 10
+    for p in tl.players:
+        pile = v["piles"][p]
+        hand = v["hands"][p]
+        line = (f"{p}: {v['scores'][p]} points; pile {len(pile)}; chest {v['chests'][p]}; hand "
+                f"{len(hand) if isinstance(hand, list) else hand}")
+        d.append(dw.Rectangle(10, y - 11, 12, 12, fill=_player_colour(tl, p), stroke="#111"))
+        d.append(dw.Text(line, 13, 28, y, fill="#222", class_="player", data_player=p))
+        y += 22
+    if tl.seat is not None:
+        me = tl.players[tl.seat]
+        d.append(dw.Text(f"{me}'s hand", 13, 10, y + 8, fill="#222"))
+        hand = dw.Group(class_="hand", data_player=me)
+        for k, c in enumerate(v["hands"][me]):
+            _card(hand, 10 + k * (CARD_W + GAP), y + 16, c)
+        d.append(hand)
+    return d
+
+
+_PLAYER_COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#212121", "#8e24aa"]
+
+
+def _player_colour(tl: CardTimeline, name: str) -> str:
+    return _PLAYER_COLOURS[tl.players.index(name) % len(_PLAYER_COLOURS)] if name in tl.players else "#999"
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:0;background:#f3efe6;color:#222}
+header{padding:8px 16px;background:#4e342e;color:#fff}
+header h1{font-size:18px;margin:0}
+main{display:flex;gap:16px;padding:12px 16px;align-items:flex-start}
+#table{flex:1;min-width:0;overflow:auto}
+#table svg{display:block;max-width:100%;height:auto}
+aside{width:340px;flex:none}
+.controls{display:flex;gap:6px;align-items:center;margin-bottom:8px}
+.controls button{font-size:16px;padding:4px 10px;cursor:pointer}
+#step-label{font-size:14px;margin:6px 0 10px;min-height:2.6em}
+table{border-collapse:collapse;width:100%;margin-bottom:10px}
+td{padding:3px 6px;border-bottom:1px solid #ddd}
+td.num{text-align:right;font-weight:bold}
+#events{list-style:none;padding:0;margin:0;font-size:13px}
+.clause{font-family:monospace;background:#e3dccb;border-radius:3px;padding:0 4px;margin-left:4px}
+.error{color:#c62828;font-weight:bold}
+.step.hidden{display:none}
+"""
+
+JS = """
+(function(){
+  const data = JSON.parse(document.getElementById('game-data').textContent);
+  const steps = data.steps;
+  const pics = Array.from(document.querySelectorAll('#table .step'));
+  let k = 0;
+  function el(tag, cls, text){const e=document.createElement(tag); if(cls) e.className=cls; if(text!==undefined) e.textContent=text; return e;}
+  function show(n){
+    k = Math.max(0, Math.min(steps.length - 1, n));
+    pics.forEach((p, i) => p.classList.toggle('hidden', i !== k));
+    const s = steps[k];
+    document.getElementById('step-no').textContent = k + ' / ' + (steps.length - 1);
+    document.getElementById('step-label').textContent = s.label;
+    const tb = document.getElementById('scores');
+    tb.textContent = '';
+    for (const p of data.players){
+      const tr = el('tr'); tr.appendChild(el('td', '', p));
+      const td = el('td', 'num', String(s.scores[p])); td.dataset.player = p; tr.appendChild(td); tb.appendChild(tr);
+    }
+    document.getElementById('scores-title').textContent = k === steps.length - 1 ? 'Final scores' : 'Scores';
+    const ev = document.getElementById('events'); ev.textContent = '';
+    for (const e of s.events){
+      const li = el('li', '', e.feature + ' (' + e.when + '): ' + Object.entries(e.points).map(([p, v]) => p + ' ' + v).join(', '));
+      li.appendChild(el('span', 'clause', e.clause)); ev.appendChild(li);
+    }
+  }
+  document.getElementById('prev').onclick = () => show(k - 1);
+  document.getElementById('next').onclick = () => show(k + 1);
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowRight') show(k + 1); else if (e.key === 'ArrowLeft') show(k - 1);
+    else if (e.key === 'Home') show(0); else if (e.key === 'End') show(steps.length - 1);
+  });
+  show(0);
+})();
+"""
+
+
+def card_viewer_html(tl: CardTimeline) -> str:
+    pics = "\n".join(f'<div class="step{" hidden" if i else ""}" data-step="{i}">{table_drawing(tl, i).as_svg()}</div>'
+                     for i in range(len(tl.steps)))
+    data = {"players": tl.players,
+            "steps": [{"label": s.label, "scores": s.scores, "events": s.events} for s in tl.steps]}
+    payload = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    err = (f'<p class="error">{html.escape(tl.error["message"])} [{html.escape(tl.error["clause"])}]</p>'
+           if tl.error else "")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(tl.title)}</title>"
+            f"<style>{CSS}</style></head><body><header><h1>{html.escape(tl.title)}</h1></header><main>"
+            f'<div id="table">{pics}</div><aside><div class="controls"><button id="prev">&#9664;</button>'
+            f'<button id="next">&#9654;</button><span id="step-no"></span></div><div id="step-label"></div>{err}'
+            f'<h3 id="scores-title">Scores</h3><table><tbody id="scores"></tbody></table><h3>Scoring</h3>'
+            f'<ul id="events"></ul></aside></main>'
+            f'<script type="application/json" id="game-data">{payload}</script><script>{JS}</script></body></html>\n')
