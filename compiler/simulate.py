@@ -366,8 +366,19 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
              agents: list[str] | None = None, record_rules: list[str] | None = None, rule_set=None) -> Summary:
     """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`
-    (`rule_set`: the RuleSet the engine was compiled from, for rule usage by rule-file line)."""
+    (`rule_set`: the RuleSet the engine was compiled from, for rule usage by rule-file line).
+    With `record_dir` and no `record_rules`, the rule files named are copied beside the records
+    (a bundled one is named by its module), as `tessera simulate --record` does: a record's rule
+    files lie in its folder."""
     agents = agents or ["random"] * players
+    if record_dir is not None and record_rules is None:
+        from dsl.loader import BUNDLED_RULES, _inside, is_module_name
+
+        from .records import rule_paths_for
+
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
+        specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
+        record_rules = rule_paths_for(Path(record_dir), specs, [r for r in specs if not is_module_name(r)])
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
             "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules}
     from .usage import catalogue
