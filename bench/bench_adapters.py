@@ -35,6 +35,12 @@ def main() -> None:
     rules = args.rules.split("+")
     t0 = time.perf_counter()
     moves = 0
+    window = [0, 0]  # games in which a move beyond the radius was masked out; games ended by the window
+    codec = None
+
+    def count(c, before):  # after a game: did the window mask a move, did it end the game?
+        window[0] += c.masked > before[0]
+        window[1] += c.ended_by_window > before[1]
     if args.via in ("engine", "codec"):
         from compiler.actions import ActionCodec
         from compiler.replay import engine_for
@@ -43,6 +49,7 @@ def main() -> None:
         codec = ActionCodec(eng, args.radius or None)
         for seed in range(args.games):
             g, rng = eng.new_game(2, seed), random.Random(seed)
+            before = (codec.masked, codec.ended_by_window)
             while not g.is_terminal():
                 acts = list(codec.legal(g).values()) if args.via == "codec" else g.legal_actions()
                 if not acts:
@@ -50,25 +57,31 @@ def main() -> None:
                     break
                 g.apply_action(acts[rng.randrange(len(acts))])
                 moves += 1
+            count(codec, before)
     elif args.via == "pettingzoo":
         import numpy as np
 
         from tessera.adapters.pettingzoo import env
 
         e, rng = env(rules=rules, radius=args.radius or None, view=args.view or None), np.random.default_rng(0)
+        codec = e.codec
         for seed in range(args.games):
+            before = (codec.masked, codec.ended_by_window)
             e.reset(seed=seed)
             for agent in e.agent_iter():
                 obs, _, terminated, truncated, _ = e.last()
                 e.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
                 moves += 1
+            count(codec, before)
     else:
         import numpy as np
 
         from tessera.adapters import openspiel as O
 
         game, rng = O.load(args.rules, radius=args.radius, view=args.view), np.random.RandomState(0)
+        codec = game.codec
         for _ in range(args.games):
+            before = (codec.masked, codec.ended_by_window)
             s = game.new_initial_state()
             while not s.is_terminal():
                 if s.is_chance_node():
@@ -77,8 +90,13 @@ def main() -> None:
                 else:
                     s.apply_action(int(rng.choice(s.legal_actions())))
                     moves += 1
+            count(codec, before)
     dt = time.perf_counter() - t0
     print(f"{args.via}: {args.games} games, {moves} steps in {dt:.2f} s: {args.games / dt:.1f} games/s")
+    if args.via != "engine":  # the engine's own moves have no window
+        print(f"window radius {codec.radius} (|dx| + |dy|): moves beyond it masked out in {window[0]} of "
+              f"{args.games} games ({100 * window[0] / args.games:.1f}%), {window[1]} games ended because the "
+              f"drawn tile fitted nowhere within it ({100 * window[1] / args.games:.1f}%)")
 
 
 if __name__ == "__main__":

@@ -419,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpu-limit", type=int, default=600, help="CPU seconds per command (default 600)")
     ap.add_argument("--memory-mb", type=int, default=4096, help="address space per command (default 4096 MB)")
     ap.add_argument("--json", type=Path, help="also write every result to this file")
+    ap.add_argument("--report", type=Path, help="print the report of a --json file again, with today's list of "
+                                                "equivalent mutants; nothing run")
     ap.add_argument("--repo", type=Path, default=REPO, help="the checkout whose toolchain and rules are mutated and "
                                                           "run (default: this one; another checkout, e.g. a `git "
                                                           "worktree` of main, measures it with the same mutants)")
@@ -433,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
 
+    if args.report:
+        return rereport(args)
     rules = args.repo / "rules"
     modules = args.module or sorted({m for s in default_sets() for part in s.split("+") for m in closure(part, rules)})
     by_module = all_mutants(modules, rules)
@@ -470,6 +474,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return report(results, args, mode)
+
+
+def rereport(args) -> int:
+    equivalent = json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.is_file() else {}
+    results = []
+    for row in json.loads(args.report.read_text(encoding="utf-8")):
+        mu = Mutant(row["module"], row["path"], row["line"], row["col"], row["kind"], row["old"], row["new"], "")
+        r = {k: row[k] for k in ("outcome", "seconds", "why")}
+        if r["outcome"] == "survived" and mu.id in equivalent:
+            r["outcome"], r["why"] = "equivalent", equivalent[mu.id]
+        results.append((mu, r))
+    args.json = None
+    return report(results, args, f"(from {args.report})")
 
 
 def report(results: list[tuple[Mutant, dict]], args, mode: str) -> int:

@@ -54,6 +54,10 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+class OutsideWindow(ValueError):
+    """A move onto a cell beyond the codec's radius: it has no number (`legal` masks it out)."""
+
+
 def legal_actions(g) -> list:
     """`g.legal_actions()`; a tile that cannot be placed under rules without a discard
     rule ends the game (final scoring), as `tessera simulate` does."""
@@ -104,7 +108,8 @@ class ActionCodec:
         self.seats = R.PLAYERS[1]
         tracks = getattr(R, "TRACKS", ())
         self.tracks = [t[0] for t in tracks]
-        self.pass_id = self.placements if (R.CAPTURES or tracks) else None  # no capture, or no extra figure
+        self.ransom = R.RANSOM is not None
+        self.pass_id = self.placements if (R.CAPTURES or tracks or R.RANSOM is not None) else None  # no capture, or no extra figure
         self.capture_base = self.placements + (1 if self.pass_id is not None else 0)
         ncap = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1) if R.CAPTURES else 0
         self.ransom_base = self.capture_base + ncap
@@ -117,10 +122,15 @@ class ActionCodec:
         self.most = max(self.supply, default=0)
         self.discard = self.remove_base + nt * nf * self.most
         self.size = self.discard + 1  # ids are 0 .. size-1
-        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner;
+        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner
+        # and the pass that ends a turn where one could be paid after its scoring;
         # with outposts an extra figure (or pass), two catapults and a removal by every seat twice
-        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + (R.RANSOM is not None)
+        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + 2 * (R.RANSOM is not None)
                                        + ((3 + 2 * self.seats) if nt else 0))
+        # moves masked out because their cell lies beyond the radius, and games ended because every
+        # placement of the drawn tile did (both counted since the codec was made; docs/engine.md, section 6)
+        self.masked = 0
+        self.ended_by_window = 0
         self._place_slot: dict[tuple, int] = {}  # (tile, rotation, feature) -> place index
         self._any_order = (None, 0, {})  # (game, board size, {cell: k}) of the last numbering
 
@@ -141,7 +151,7 @@ class ActionCodec:
             return self.discard
         cell = tuple(t["at"])
         if cell not in self.cell_index:
-            raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+            raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
         slot = 0
         if "place" in t:
             where = t["place"]["corner"] if "corner" in t["place"] else t["place"]["on"]
@@ -217,11 +227,11 @@ class ActionCodec:
         if fk == "at":  # a figure on another placed tile (`anywhere`)
             ci = self.cell_index.get(cell)
             if ci is None:
-                raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+                raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
             return (ci * 4 + rot // 90) * self.slots + self._anywhere_slot(g, fig.figure, fig.segment)
         ci = self.cell_index.get(cell)
         if ci is None:
-            raise ValueError(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+            raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
         n = (ci * 4 + rot // 90) * self.slots
         if fig is None:
             return n
@@ -235,9 +245,26 @@ class ActionCodec:
         return n + 1 + fig.figure * len(PLACES) + place
 
     def legal(self, g) -> dict:
-        """{number: action} for every legal action of `g`, in ascending order of number."""
+        """{number: action} for every legal action of `g` that has a number, in ascending order of
+        number.  A move onto a cell beyond the radius has none: it is left out (counted in
+        `masked`); when that leaves no move at all, the tile cannot be placed within the window
+        and the game ends there with final scoring, as when it cannot be placed at all
+        (counted in `ended_by_window`)."""
         encode = self.encode
-        return dict(sorted((encode(g, a), a) for a in legal_actions(g)))
+        out = []
+        masked = 0
+        acts = legal_actions(g)
+        for a in acts:
+            try:
+                out.append((encode(g, a), a))
+            except OutsideWindow:
+                masked += 1
+        if masked:
+            self.masked += masked
+            if not out and not g.is_terminal():
+                g.finish()
+                self.ended_by_window += 1
+        return dict(sorted(out))
 
     def decode(self, g, number: int):
         """The legal action of `g` with this number; ValueError if none is legal."""
@@ -255,6 +282,9 @@ class ActionCodec:
             return "discard"
         nf = len(self.figures)
         if number == self.pass_id:
+            if self.ransom:  # a pass also ends a turn where a ransom could follow its scoring (TOWER-RANSOM-1)
+                return "pass (capture nothing, or pay no ransom and end the turn)" if not self.tracks else \
+                    "pass (no capture, no figure on an outpost, or pay no ransom and end the turn)"
             return "capture nothing" if not self.tracks else "pass (no capture, no figure on an outpost)"
         if number >= self.remove_base:
             rest, k = divmod(number - self.remove_base, self.most)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsl.loader import is_module_name, load_rule_set
+from dsl.loader import _inside, is_module_name, load_rule_set
 from dsl.diagnostics import Diagnostic
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
@@ -53,8 +53,8 @@ class RuleLoadError(Exception):
 def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str], str | None]:
     """The record's rules as load_rule_set takes them: a bare name is a (bundled) module; a
     rule-file path is relative to the record's folder `base`, never to the working folder, and
-    lies in it or below: no absolute path, no `..`, and (the third value, `confine`) no symlink
-    that leads out of it.  Without a folder (`base` None: a record a program built in memory,
+    lies in it or below: no absolute path or `..` that leads out of it, and (the third value,
+    `confine`) no symlink that does.  Without a folder (`base` None: a record a program built in memory,
     never one read from a file) the paths are the program's own, read as load_rule_set reads them."""
     from .records import printable
 
@@ -68,11 +68,12 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
             out.append(r)
         elif r.endswith(".tess"):
             p = Path(r)
-            if base is not None and (p.is_absolute() or ".." in p.parts):
+            where = p if base is None or p.is_absolute() else base / p
+            if base is not None and not _inside(where, Path(base).resolve()):  # symlinks followed, nothing read
                 raise RecordError(f"rules[{i}]: {printable(r, 80)!s} is outside the record's folder; a record names "
-                                  f"its rule files relative to itself, in its folder or below (no absolute path, "
-                                  f"no `..`), or a bundled module by name")
-            out.append(str(p if base is None else base / p))
+                                  f"its rule files relative to itself, in its folder or below (an absolute path or "
+                                  f"`..` that leads out of it is refused), or a bundled module by name")
+            out.append(str(where))
         else:
             raise RecordError(f"`rules`: {r!r} is neither a module name nor a rule file (a path ending in .tess)")
     if base is not None:

@@ -316,3 +316,31 @@ def test_card_counts_are_bounded():
     assert any(d.code == "limit" and "the limit is 100" in d.message for d in diags)
     diags, _ = check_text("module m\nrequires card\noverride card animal x501 per colour\n", "m.tess")
     assert any(d.code == "limit" and "501 copies" in d.message for d in diags)
+
+
+def _house_record(tmp_path, name: str, line: str) -> dict:
+    folder = tmp_path / str(abs(hash(line)))  # one folder per house rule (replay keeps engines by rule path)
+    folder.mkdir()
+    (folder / "house.tess").write_text(f"module house\nrequires card\n{line}\n", encoding="utf-8")
+    doc = json.loads((RECORDS / f"{name}.json").read_text())
+    doc["rules"] = ["house.tess"]
+    return replay(doc, folder).answer
+
+
+def test_a_tie_goes_to_the_most_city_cards(tmp_path):
+    """CARD-END-1: "В случае ничьи, побеждает тот, у кого больше карт в сундуке": with a misplaced
+    card worth 9, red (9, no city) and blue (9 for three animals, one city kept) tie on points and
+    blue wins."""
+    ans = _house_record(tmp_path, "misplaced", "override misplaced = 9 keep animal, city")
+    assert ans["scores"] == {"red": 9, "blue": 9}
+    assert ans["winners"] == ["blue"]
+
+
+def test_the_game_ends_after_the_round_in_which_a_player_reaches_the_end_of_the_track(tmp_path):
+    """CARD-END-1, `end when best >= N`: with the end at 15 instead of 100, red's 15 people points in
+    round 1 end the game there (final scoring, no second deal); at 16 it goes on."""
+    ended = _house_record(tmp_path, "people_three_worth_five", "override end when best >= 15")
+    assert ended["rounds"] == 1 and ended["winners"] == ["red"]
+    assert ended["locations"]["hands"] == {"red": 0, "blue": 0}
+    going = _house_record(tmp_path, "people_three_worth_five", "override end when best >= 16")
+    assert going["rounds"] == 2  # the second round was dealt; the record's "end": "final" scored it

@@ -128,7 +128,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch
     import compiler.replay as replay_mod
 
     eng = _engine_whose_rule_crashes()
-    monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search: eng)
+    monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search, confine=None: eng)
     # B is a cloister: placing it asks whether it is complete (neighbours == 8)
     record = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
               "turns": [{"tile": "B", "at": [0, 1], "rotation": 0}]}

@@ -54,7 +54,8 @@ def test_a_refuted_house_rule_writes_a_record_that_replays_to_the_violation(tmp_
     rec = record_of(out, invariant)
     assert rec.parent == tmp_path and rec.exists()
     doc = json.loads(rec.read_text())
-    assert doc["format"] == "tessera-game/1" and any(r.endswith(f"{variant}.tess") for r in doc["rules"])
+    # a bundled house rule by its name (rules/variants/); another rule file would be copied beside the record
+    assert doc["format"] == "tessera-game/1" and variant in doc["rules"]
     assert f"see it:    tessera view {rec} -o" in out
     # the witness: whose score goes below 0, when, by which rule
     block = out.split(f"invariant `{invariant}`", 1)[1]
@@ -119,3 +120,26 @@ def test_the_search_is_deterministic(tmp_path):
     assert (a.witness.seed, a.witness.players, a.witness.policy, a.witness.what) == \
            (b.witness.seed, b.witness.players, b.witness.policy, b.witness.what)
     assert json.loads(a.witness.record.read_text())["turns"] == json.loads(b.witness.record.read_text())["turns"]
+
+
+def test_a_house_rule_outside_the_bundled_rules_is_copied_beside_its_witness(tmp_path, monkeypatch):
+    """BASE-SCORE-2: knights that are never returned stay on a completed city.  The house rule's file
+    goes beside the record (a replay reads rule files from the record's folder only), so the record
+    replays from anywhere, and the board shows the knight on the completed city."""
+    src = tmp_path / "rules"
+    src.mkdir()
+    (src / "knights.tess").write_text('module knights "knights that stay"\nrequires base\n'
+                                      'figure knight 2 per player on city when figures == 0   [BASE-FOLLOW-1]\n',
+                                      encoding="utf-8")
+    out_dir = tmp_path / "witnesses"
+    monkeypatch.setattr(W, "RECORD_DIR", out_dir)
+    rs = require_rule_set([str(src / "knights.tess")])
+    res = run_check(load_checks()["invariants"], rs)
+    text = "\n".join(d.message for d in res.diagnostics)
+    assert "invariant `returned-when-scored` [BASE-SCORE-2] is refuted for score city complete" in text
+    assert re.search(r"witness: p\d's knight stays on the completed city at \[-?\d+,-?\d+\] after turn \d+", text)
+    rec = record_of(text, "returned-when-scored")
+    assert (out_dir / "knights.tess").read_text() == (src / "knights.tess").read_text()
+    assert json.loads(rec.read_text())["rules"] == ["base", "knights.tess"]
+    rep = run("replay", "--json", str(rec), cwd=tmp_path)
+    assert rep.returncode == 0, rep.stdout + rep.stderr

@@ -29,7 +29,7 @@ with the values of its first occurrence; every later one is matched against that
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
@@ -97,6 +97,8 @@ class Model:
                         self.vars[f"{part}[{p}].{f}"] = v
         for k, v in b.st.items():
             self.vars[k] = v
+        for k, v in getattr(b, "done", {}).items():  # completed(K): part of the state
+            self.vars[f"completed({k})"] = v
         self.names = list(self.vars)
         self.shared = {"players", "current"}
         self._inst: dict = {}
@@ -115,6 +117,14 @@ class Model:
         if i not in self._states:
             self._states[i] = {n: z3.Int(f"S{i}|{n}") for n in self.names}
         return self._states[i]
+
+    def completions(self, kind: str) -> list[int]:
+        """The step of a feature of `kind` completing (its first member: `a KIND completes`)."""
+        key = ("complete", kind)
+        if key not in self._cands:
+            self._cands[key] = [k for k, st in enumerate(self.steps)
+                                if getattr(st, "members", None) and st.members[0][0] == f"a {kind} completes"]
+        return self._cands[key]
 
     def candidates(self, pred, key=None) -> list[int]:
         if key is not None and key in self._cands:
@@ -164,6 +174,8 @@ class Model:
                             out[n] = getattr(a, part)[(p, f)]
             for key, v in a.st.items():
                 out[key] = v
+            for key, v in getattr(a, "done", {}).items():
+                out[f"completed({key})"] = v
             self._afters[k] = out
         return self._afters[k]
 
@@ -256,12 +268,6 @@ class Model:
         return self._chains[shape]
 
 
-@dataclass
-class Transition:
-    slots: list = field(default_factory=list)  # (label, [step indices], optional)
-    events: list = field(default_factory=list)
-
-
 class Watcher:
     """Follows one game of the engine check and checks each transition against the model."""
 
@@ -344,19 +350,20 @@ class Watcher:
         for a, e0, e1, c0, c1 in marks:
             if a is None:
                 pass
-            elif a[0] == "ransom":
-                slots.append(("ransom", m.candidates(lambda r, f=figs[a[2]]: r == f"ransom {_a(f)}", ("ransom", a[2])), False))
-            elif a[0] == "capture":
-                f = figs[a[2]]
+            elif a.KIND == "ransom":  # typed moves (runtime/moves.py): read by kind and field
+                slots.append(("ransom", m.candidates(lambda r, f=figs[a.figure]: r == f"ransom {_a(f)}", ("ransom", a.figure)),
+                              False))
+            elif a.KIND == "capture":
+                f = figs[a.figure]
                 slots.append(("capture", m.candidates(lambda r, f=f: r.startswith(f"capture {_a(f)} ("), ("capture", f)), False))
-            elif len(a) == 3 and not isinstance(a[0], str):
-                fig = a[2]
+            elif a.KIND == "place":
+                fig = a.figure
                 if fig is not None:
-                    if fig[0] == "recall":
-                        f = figs[fig[1]]
+                    if fig.KIND == "recall":
+                        f = figs[fig.figure]
                         slots.append((f"recall {f}", m.candidates(lambda r, f=f: r.startswith(f"recall {f} from"), ("recall", f)), False))
                     else:
-                        f = figs[fig[1] if fig[0] == "at" else fig[0]]
+                        f = figs[fig.figure]
                         # invariants.place_step names it `place a F` (whatever F's first letter)
                         slots.append((f"place {_a(f)}", m.candidates(lambda r, f=f: r == f"place a {f}" or
                                                                       r.startswith(f"place a {f} on "), ("place", f)), False))
@@ -366,7 +373,6 @@ class Watcher:
                     slots.append(("on place", [k], True))
                 if joins:  # `score K join F`: a tile that joins features, scoring nothing, has no event
                     slots.append(("", joins, True))
-            seen_complete: dict = {}
             for ev in g.events[e0:e1]:
                 kind = ev.get("kind")
                 if kind == "score" and ev.get("feature") != "outpost":
@@ -379,7 +385,7 @@ class Watcher:
                         finals.append((ev, cands))
                         continue
                     if w == "complete":
-                        seen_complete[fk] = seen_complete.get(fk, 0) + 1
+                        continue  # part of its feature's completion step (below)
                     slots.append((f"score {fk} {w}", cands, False))
                 elif kind == "award":
                     name = ev.get("award")
@@ -397,17 +403,11 @@ class Watcher:
                         lambda r, f=f: r.startswith(f"put {_a(f)} on an outpost"), ("outpost", f)), False))
             for ki, (x0, x1) in enumerate(zip(c0, c1)):
                 k = kinds[ki]
-                extra = max(0, (x1 - x0) - seen_complete.get(k, 0))
-                if x1 == x0:
-                    continue
-                cands = m.candidates(lambda r, k=k: r == f"score {k} complete", ("complete", k))
-                ons = m.candidates(lambda r, k=k: r.startswith(f"on complete of {k}"), ("on complete", k))
-                for _ in range(extra):
-                    if cands:
-                        slots.append((f"score {k} complete", cands, True))
+                # each feature completed: its kind's completion step (counted, scored, figures home, the
+                # `on complete` rules: invariants.completion_steps)
+                cands = m.completions(k)
                 for _ in range(x1 - x0):
-                    for o in ons:
-                        slots.append((f"on complete of {k}", [o], True))
+                    slots.append((m.steps[cands[0]].rule if cands else f"a {k} completes", cands, False))
         return slots, finals
 
     @staticmethod
@@ -440,14 +440,18 @@ class Watcher:
             self.checked += 1
             m.cache[key] = m.possible([(c, opt) for _, c, opt in slots], before, after, g.nplayers, acting)
         ok = m.cache[key]
-        if ok is None:
+        if ok is True:
+            return
+        changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
+        fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
+        if ok is None:  # never a pass: said, and the check fails
             self.unknown += 1
-        elif not ok:
-            changed = [f"{n} {before.get(n, 0)} -> {after.get(n, 0)}" for n, d in zip(names, delta) if d]
-            fired = ", ".join(dict.fromkeys(lab for lab, _, _ in slots if lab)) or "no rule"
-            self.errors.append(ModelError(self.seed, g.turn, (
-                f"the engine's move is impossible in the verifier's model: rules that fired: {fired}; "
-                f"changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
+            head = (f"inconclusive, not a pass: z3 could not tell within {SLOT_RLIMIT:,} of its resource count "
+                    f"whether the verifier's model can make the engine's move")
+        else:
+            head = "the engine's move is impossible in the verifier's model"
+        self.errors.append(ModelError(self.seed, g.turn, (
+            f"{head}: rules that fired: {fired}; changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
 
 
 _MODELS: dict = {}

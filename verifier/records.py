@@ -1,22 +1,23 @@
 """The rulebooks' worked examples as games: bundled records replayed with the rule set's engine.
 
-A worked example that is a situation on the board (a barn put beside two tied farmers, a
-floor that captures across a gap, a follower refused on a barn's field) cannot be an
+A worked example that is a situation on the board (a floor that captures across a gap, a
+follower refused on an occupied road, a counterattack on a full outpost) cannot be an
 `example` block, which asks z3 about one scoring formula.  It is a game record
 (`tessera-game/1`, conventions.md) under `rules/records/<module>/`, and the folder's
 `expected.json` says what the rulebook says the game gives, worked out by hand from the
-rulebook's text (never read from the engine):
+rulebook's text (never read from the engine). Every key is shown below; an expectation
+has those it needs (a refused game: `error` alone):
 
-    {"put_tied_farmers.json": {
-        "clause": "<the clause, e.g. the barn's scoring>",
-        "rulebook": "each field owner gets 3 points per completed city: 9 each",
-        "scores": {"red": 9, "blue": 9},
-        "events": [[7, "field", "put", {"red": 9, "blue": 9}]],
-        "supply": {"red": {"follower": 7, "barn": 1}},
-        "prisoners": {"blue": {"red": {"follower": 1}}},
+    {"city_3_tiles_1_shield.json": {
+        "clause": "BASE-CITY-2",
+        "rulebook": "a completed city of 3 tiles and 1 shield: 2 per tile and per shield, 8",
+        "scores": {"red": 8, "blue": 0},
+        "events": [[2, "city", "complete", {"red": 8}, "BASE-CITY-2"]],
+        "supply": {"red": {"follower": 7}},
+        "prisoners": {},
         "outposts": {"monks": {"row": ["red"], "pool": [], "catapults": 0}},
-        "winners": ["red", "blue"],
-        "error": {"turn": 8, "clause": "<the refusing clause>", "words": ["follower", "field"]}}}
+        "winners": ["red"],
+        "error": {"turn": 8, "clause": "BASE-FOLLOW-2", "words": ["follower", "city"]}}}
 
 `scores`, `prisoners` and `winners` are compared whole; `events` is every scoring event
 (turn, feature, when, points, and optionally the clause or a list of acceptable ones), in

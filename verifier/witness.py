@@ -248,19 +248,21 @@ class Policy:
         self.abstain = "abstain" in name
 
     def wanted(self, g, a) -> bool:
-        if a[0] in self.acts:
+        """Whether move a (a typed move, runtime/moves.py: read by kind and field) serves the focus."""
+        kind = a.KIND
+        if kind in self.acts:
             return True
-        if a[0] in ("outpost",) or a[0] in ("capture", "ransom", "pass", "discard", "catapult", "remove"):
+        if kind != "place":  # an outpost, capture, ransom, pass, discard, catapult or removal not asked for
             return False
-        fig = a[2]
-        if fig is None or fig[0] in ("recall", "at"):
+        fig = a.figure
+        if fig is None or fig.KIND in ("recall", "at"):
             return False
-        gi = fig[0]
+        gi = fig.figure
         if gi in self.figs:
             return True
         if self.kinds and not self.figs:
-            o = g.orientation(a[1])
-            fi = fig[1]
+            o = g.orientation(a.rotation)
+            fi = fig.feature
             return 0 <= fi < len(o.kinds) and o.kinds[fi] in self.kinds
         if "outpost" in self.acts:  # a figure put makes an outpost put possible
             return True
@@ -277,7 +279,7 @@ class Policy:
         if focus and rng.random() < 0.8:
             return focus[rng.randrange(len(focus))]
         if self.lean:
-            plain = [a for a in acts if len(a) == 3 and a[2] is None] or [a for a in acts if a[0] == "pass"]
+            plain = [a for a in acts if a.KIND == "place" and a.figure is None] or [a for a in acts if a.KIND == "pass"]
             if plain:
                 return plain[rng.randrange(len(plain))]
         return acts[rng.randrange(len(acts))]
@@ -349,13 +351,13 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
             a = pol.choose(g, acts)
             rec(g, a)
             g.apply_action(a)
-            if a[0] != "ransom" and pending_ransom:
+            if a.KIND != "ransom" and pending_ransom:
                 pending_ransom = False
             if g.pending is not None or getattr(g, "sdec", None) is not None:
                 continue  # a decision of this turn is still to come
             if found is None:
                 found = mon.check(g)
-                if found is not None and a[0] == "ransom":
+                if found is not None and a.KIND == "ransom":
                     pending_ransom = True  # a record writes a ransom with the next turn's tile: play on to it
                     continue
             if found is not None and not pending_ransom:

@@ -95,7 +95,7 @@ class Place(NamedTuple):
     rotation: int
     figure: object = None
     KIND = "place"
-    CLAUSE = "PLACE_CLAUSES"  # edges (CLAUSE_EDGES) or the tile's placement check (placement.why_not_placed)
+    CLAUSE = "CLAUSE_MATCHING"  # its edges; also CLAUSE_ADJACENT and the tile's PLACE_CHECKS (placement.why_not_placed)
 
 
 # ------------------------------------------------------------------ moves without a tile

@@ -81,6 +81,33 @@ class Observer:
                     high[t] = (max(1, cats), max(1, rows.get(players, 0)))
             at += n
 
+    # ------------------------------------------------------------ planes
+    @property
+    def planes_shape(self) -> tuple[int, int, int]:
+        """(C, H, W) of `set_planes`: the board's planes, then one constant plane per number of
+        every other view, in the flat tensor's order (the drawn tile, supply, scores, turn, bag,
+        prisoners, outposts, catapults)."""
+        w = 2 * self.view + 1
+        return (self.planes + self.tensor.size - self.dict["board"].size, w, w)
+
+    def planes_high(self) -> np.ndarray:
+        """The upper bound of every number of `set_planes` (for a gymnasium Box)."""
+        board = self.dict["board"].size
+        shape = self.planes_shape
+        high = np.empty(shape, np.float32)
+        high[:self.planes] = self.high[:board].reshape(self.dict["board"].shape)
+        high[self.planes:] = self.high[board:, None, None]
+        return high
+
+    def set_planes(self, g, player: int, drawn: bool = True, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation as planes (C, H, W) (`planes_shape`), the same numbers as `set_from`'s:
+        the board's planes as they are, every other number broadcast over a plane of its own."""
+        flat = self.set_from(g, player, drawn)
+        out = np.empty(self.planes_shape, np.float32) if out is None else out
+        out[:self.planes] = self.dict["board"]
+        out[self.planes:] = flat[self.dict["board"].size:, None, None]
+        return out
+
     def set_from(self, g, player: int, drawn: bool = True) -> np.ndarray:
         """Fill `tensor` for `player` (0-based seat); `drawn=False` hides the drawn tile."""
         self.tensor.fill(0)
@@ -134,3 +161,58 @@ class Observer:
                         outs[t, slot, seat[who]] += 1
                 cats[t] = (o["catapults"], o["slots"] - len(o["row"]))
         return self.tensor
+
+
+# where each place name is drawn in a cell's 3 x 3 block (row, column)
+_AT = {"N": (0, 1), "Nw": (0, 1), "Ne": (0, 1), "E": (1, 2), "En": (1, 2), "Es": (1, 2),
+       "S": (2, 1), "Sw": (2, 1), "Se": (2, 1), "W": (1, 0), "Wn": (1, 0), "Ws": (1, 0),
+       "C": (1, 1), "NW": (0, 0), "NE": (0, 2), "SE": (2, 2), "SW": (2, 0)}
+
+
+def kind_letters(kinds) -> dict[str, str]:
+    """A letter per feature kind: the first letter of its name not taken by an earlier kind."""
+    out: dict[str, str] = {}
+    for k in kinds:
+        out[k] = next((ch for ch in k.lower() if ch.isalpha() and ch not in out.values()), "?")
+    return out
+
+
+def board_text(g, centre=(0, 0), view: int | None = None) -> str:
+    """The board as text a person reads: each cell a 3 x 3 block (its sides, centre and corners) with
+    the letter of the feature kind lying there (upper case once the feature is complete), a
+    figure as its owner's seat number (1, 2, ...); `.` for an empty cell; rows north to south.
+    Cells beyond `view` (max(|dx|, |dy|) from `centre`) are left out.  A legend line follows."""
+    feats = g.features()
+    letters = kind_letters(sorted({f["kind"] for f in feats}))
+    seat = {name: i + 1 for i, name in enumerate(g.names)}
+    cx, cy = centre
+    blocks: dict[tuple, list] = {}
+
+    def inside(x, y):
+        return view is None or max(abs(x - cx), abs(y - cy)) <= view
+
+    marks = []  # (priority, cell, place, character): a side's halves first, the side itself over them, figures last
+    for f in feats:
+        ch = letters[f["kind"]].upper() if f["complete"] else letters[f["kind"]]
+        marks += [(len(place) == 2 and place[1].islower(), (x, y), place, ch) for (x, y), place in f["places"]]
+        marks += [(2, (x, y), place, str(seat.get(name, "?"))) for name, _, (x, y), place in f["figure_places"]]
+    for _, (x, y), place, ch in sorted(marks, key=lambda m: {True: 0, False: 1, 2: 2}[m[0]]):
+        if inside(x, y):
+            r, c = _AT.get(place, (1, 1))
+            blocks.setdefault((x, y), [[" "] * 3 for _ in range(3)])[r][c] = ch
+    if not blocks:
+        return "(empty board)"
+    xs = [x for x, _ in blocks]
+    ys = [y for _, y in blocks]
+    lines = [f"x {min(xs)}..{max(xs)}, y {min(ys)}..{max(ys)} (north up)"]
+    for y in range(min(ys), max(ys) + 1):
+        for r in range(3):
+            row = []
+            for x in range(min(xs), max(xs) + 1):
+                b = blocks.get((x, y))
+                row.append("".join(b[r]) if b else (" . " if r == 1 else "   "))
+            lines.append("|".join(row).rstrip())
+    lines.append("legend: " + ", ".join(f"{v} {k}" for k, v in letters.items())
+                 + "; upper case: complete; digits: figures by seat (1 = " + g.names[0] + ")")
+    return "\n".join(lines)
+

@@ -12,7 +12,8 @@
   from the active player (the engine's `current_player()`);
 - actions are the stable numbers of `compiler.actions.ActionCodec`; legal-action
   masks follow from them (`num_distinct_actions() == codec.size`);
-- the observation tensor is `tessera.adapters.observation.Observer`'s;
+- the observation tensor is `tessera.adapters.observation.Observer`'s as planes (C, H, W);
+  the observation string is the board as text (`board_text`);
 - returns at the end (zero-sum): the winners share `players - winners` points
   and every other player gets -1 (two players: +1 / -1, a tie 0 / 0); the scores
   themselves are in the observation and in `state.engine_game().scores`;
@@ -29,7 +30,7 @@ import pyspiel
 
 from compiler.actions import ActionCodec
 from compiler.replay import engine_for
-from .observation import Observer
+from .observation import Observer, board_text
 
 SHORT_NAME = "tessera"
 DEFAULTS = {"rules": "base", "players": 2, "radius": 0, "view": 0}  # 0: the full window (docs/engine.md)
@@ -217,18 +218,33 @@ class TesseraState(pyspiel.State):
 
 
 class TesseraObserver:
-    """OpenSpiel's PyObserver interface over tessera.adapters.observation.Observer."""
+    """OpenSpiel's PyObserver interface over tessera.adapters.observation.Observer: the tensor
+    is the observation as planes (C, H, W) (`Observer.set_planes`), so that
+    `observation_tensor_shape()` is [C, H, W]; the string is the board as text."""
 
     def __init__(self, game: TesseraGame):
         self._obs = Observer(game.codec, game.players, game.view)
-        self.tensor = self._obs.tensor
-        self.dict = self._obs.dict
+        shape = self._obs.planes_shape
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
 
     def set_from(self, state: TesseraState, player: int):
-        self._obs.set_from(state.engine_game(), player, drawn=not state.is_chance_node())
+        self._obs.set_planes(state.engine_game(), player, drawn=not state.is_chance_node(),
+                             out=self.dict["observation"])
 
     def string_from(self, state: TesseraState, player: int) -> str:
-        return f"player {player}: {state}"
+        return f"player {player}: {status_text(state.engine_game(), state.is_chance_node())}\n" + board_text(
+            state.engine_game(), self._obs.codec.centre, self._obs.view)
+
+
+def status_text(g, chance: bool = False) -> str:
+    """One line: whose turn, the drawn tile, the scores (the head of the observation string)."""
+    scores = ", ".join(f"{n} {s}" for n, s in zip(g.names, g.scores))
+    if g.is_terminal():
+        return f"game over: {scores}"
+    if chance:
+        return f"{g.tiles_left()} tiles left, a tile is drawn next: {scores}"
+    return f"{g.names[g.current_player()]} to play tile {g.tile_name()} ({g.tiles_left()} left): {scores}"
 
 
 pyspiel.register_game(GAME_TYPE, TesseraGame)

@@ -10,7 +10,9 @@
 
 Actions are the stable numbers of `compiler.actions.ActionCodec` (`Discrete(size)`);
 the observation is `{"observation": float32 vector (tessera.adapters.observation),
-"action_mask": int8 vector}`.  A step's reward is each player's score change, so an
+"action_mask": int8 vector}`, or with `observation="planes"` a float32 array (C, H, W)
+in a `Box` (`Observer.set_planes`) with the mask in `infos[agent]["action_mask"]`
+(what `last()` answers as its info) and `env.action_mask(agent)`.  A step's reward is each player's score change, so an
 agent's rewards add up to its final score.  Needs the `rl` extra.
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pettingzoo import AECEnv
 
 from compiler.actions import ActionCodec
 from compiler.replay import engine_for
-from .observation import Observer
+from .observation import Observer, board_text
 
 
 def env(**kwargs) -> "TesseraEnv":
@@ -34,7 +36,7 @@ class TesseraEnv(AECEnv):
     metadata = {"name": "tessera_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, rules=("base",), players: int = 2, radius: int | None = None, view: int | None = None,
-                 search=(), render_mode: str | None = None):
+                 search=(), render_mode: str | None = None, observation: str = "dict"):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r}: only 'ansi' (text) is offered")
@@ -47,10 +49,16 @@ class TesseraEnv(AECEnv):
         self.codec = ActionCodec(self.engine, radius)
         self.observer = Observer(self.codec, players, view)
         self.possible_agents = [f"player_{i}" for i in range(players)]
-        obs = spaces.Dict({
-            "observation": spaces.Box(0.0, self.observer.high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.codec.size,), dtype=np.int8),
-        })
+        if observation not in ("dict", "planes"):
+            raise ValueError(f"observation {observation!r}: 'dict' (flat vector and mask) or 'planes'")
+        self.planes = observation == "planes"
+        if self.planes:  # a standard Box of planes; the mask goes in the info (infos[agent]["action_mask"])
+            obs = spaces.Box(0.0, self.observer.planes_high(), dtype=np.float32)
+        else:
+            obs = spaces.Dict({
+                "observation": spaces.Box(0.0, self.observer.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.size,), dtype=np.int8),
+            })
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.codec.size) for a in self.possible_agents}
         self._seeds = random.Random()
@@ -83,12 +91,24 @@ class TesseraEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[g.current_player()]
 
-    def observe(self, agent):
-        p = self.possible_agents.index(agent)
+    def action_mask(self, agent) -> np.ndarray:
+        """int8 of `codec.size`: 1 at the numbers `agent` may play now (all 0 for the others)."""
         mask = np.zeros(self.codec.size, np.int8)
         if self.agent_selection == agent and not self.game.is_terminal():
             mask[list(self._legal)] = 1
-        return {"observation": self.observer.set_from(self.game, p).copy(), "action_mask": mask}
+        return mask
+
+    def observe(self, agent):
+        p = self.possible_agents.index(agent)
+        if self.planes:
+            return self.observer.set_planes(self.game, p)
+        return {"observation": self.observer.set_from(self.game, p).copy(), "action_mask": self.action_mask(agent)}
+
+    def last(self, observe=True):
+        if self.planes:  # the mask of the agent to act, where PettingZoo's tests and wrappers look for it
+            agent = self.agent_selection
+            self.infos[agent] = {**self.infos.get(agent, {}), "action_mask": self.action_mask(agent)}
+        return super().last(observe)
 
     def step(self, action):
         agent = self.agent_selection
@@ -120,9 +140,10 @@ class TesseraEnv(AECEnv):
         g = self.game
         scores = ", ".join(f"{a} {s}" for a, s in zip(self.possible_agents, g.scores))
         if g.is_terminal():
-            return f"game over: {scores}"
-        t = self.codec.drawn_tile(g)
-        return f"{self.agent_selection} to place tile {t} ({g.tiles_left()} left): {scores}"
+            head = f"game over: {scores}"
+        else:
+            head = f"{self.agent_selection} to place tile {self.codec.drawn_tile(g)} ({g.tiles_left()} left): {scores}"
+        return head + "\n" + board_text(g, self.codec.centre, self.observer.view)
 
     def close(self):
         pass

@@ -1,0 +1,94 @@
+"""The move vocabulary (compiler/runtime/moves.py, docs/engine.md section 2): one type per kind,
+equal to its written form, read back from it by one decoder, refused with a clause when it is
+no move at all."""
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+
+import pytest
+
+from compiler.runtime import moves as M
+from conftest import engine
+
+WRITTEN = [
+    (M.Place((1, 0), 90), ((1, 0), 90, None)),
+    (M.Place((1, 0), 90, M.Put(0, 2)), ((1, 0), 90, (0, 2))),
+    (M.Place((1, 0), 0, M.PutCorner(1, 3, "NE")), ((1, 0), 0, (1, 3, "NE"))),
+    (M.Place((1, 0), 0, M.Recall(2, (0, 0), 5)), ((1, 0), 0, ("recall", 2, (0, 0), 5))),
+    (M.Place((1, 0), 0, M.PutAt(1, (0, 0), 5)), ((1, 0), 0, ("at", 1, (0, 0), 5))),
+    (M.Discard(), ("discard",)),
+    (M.Pass(), ("pass",)),
+    (M.Capture(1, 0, 7, None), ("capture", 1, 0, 7, None)),
+    (M.Ransom(1, 0), ("ransom", 1, 0)),
+    (M.Catapult(2), ("catapult", 2)),
+    (M.Remove(0, 0, 9), ("remove", 0, 0, 9)),
+    (M.Outpost(1, "pool"), ("outpost", 1, "pool")),
+]
+
+
+@pytest.mark.parametrize("move,written", WRITTEN, ids=[type(m).__name__ + (f"-{m.figure.KIND}" if type(m) is M.Place and
+                                                                             m.figure is not None else "")
+                                                        for m, _ in WRITTEN])
+def test_a_move_is_its_written_form_and_is_read_back_from_it(move, written):
+    assert move == written and hash(move) == hash(written)
+    back = M.as_move(written)
+    assert back == move and type(back) is type(move)
+    if type(move) is M.Place and move.figure is not None:
+        assert type(back.figure) is type(move.figure)
+    via_json = M.as_move(json.loads(json.dumps(move)))  # lists, as records and state files hold them
+    assert via_json == move and type(via_json) is type(move)
+    assert pickle.loads(pickle.dumps(move)) == move and type(pickle.loads(pickle.dumps(move))) is type(move)
+    assert M.written(move) == written
+
+
+def test_kinds_with_the_same_items_are_told_apart():
+    assert M.Pass() != M.Discard() and M.Recall(0, (0, 0), 1) != M.PutAt(0, (0, 0), 1)
+    assert {type(m).KIND for m, _ in WRITTEN} == {"place", "discard", "pass", "capture", "ransom", "catapult",
+                                                 "remove", "outpost"}
+    assert {m.figure.KIND for m, _ in WRITTEN if type(m) is M.Place and m.figure is not None} == \
+        {"put", "corner", "recall", "at"}
+
+
+@pytest.mark.parametrize("bad", [(), ("fly", 1), ("capture", 1, 2), ((0, 0), 90), ((0, 0, 1), 90, None),
+                                 ((0, 0), 90, (1,)), ((0, 0), 90, ("recall", 1, 2)), 5, "discard", None])
+def test_what_has_the_shape_of_no_move_is_not_a_move(bad):
+    with pytest.raises(M.NotAMove):
+        M.as_move(bad)
+
+
+def test_the_engine_refuses_a_shapeless_move_with_a_clause():
+    """BASE-FOLLOW-1 names the refusal: not a traceback (the engine's IllegalAction)."""
+    eng = engine("base")
+    g = eng.new_game(2, 1)
+    with pytest.raises(eng.IllegalAction) as exc:
+        g.apply_action(("fly", 1))
+    assert exc.value.clause == g.R.CLAUSE_FOLLOW and "no move is called 'fly'" in exc.value.message
+    with pytest.raises(eng.IllegalAction) as exc:
+        g.apply_action(((0, -1), 45, None))
+    assert exc.value.clause == g.R.CLAUSE_MATCHING
+
+
+@pytest.mark.parametrize("rules", [("base",), ("base", "barn"), ("base", "tower"), ("base", "siege")],
+                         ids=lambda r: "+".join(r))
+def test_legal_actions_are_typed_and_every_clause_table_exists(rules):
+    """Every listed move is of a move type (its figure too), and every type's CLAUSE names a table
+    the generated rules have."""
+    eng = engine(*rules)
+    g = eng.new_game(2, 3)
+    E = sys.modules[type(g).__module__.rsplit(".", 1)[0] + ".moves"]  # the engine's own copy of moves.py
+    seen = set()
+    for _ in range(40):
+        acts = g.legal_actions()
+        if not acts:
+            break
+        for a in acts:
+            assert type(a) in E.MOVES, a
+            if type(a) is E.Place and a.figure is not None:
+                assert type(a.figure) in E.WITH_TILE, a
+                seen.add(type(a.figure))
+            seen.add(type(a))
+        g.apply_action(acts[len(acts) // 2])
+    for t in seen:
+        assert hasattr(g.R, t.CLAUSE), (t.__name__, t.CLAUSE)
