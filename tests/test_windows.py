@@ -179,6 +179,15 @@ def test_pettingzoo_api_test_with_planes_gives_no_warning(rules):
     assert [str(w.message) for w in caught] == []
 
 
+@pytest.mark.slow
+def test_pettingzoo_seed_test_with_planes():
+    from pettingzoo.test import seed_test
+
+    from tessera.adapters.pettingzoo import env
+
+    seed_test(lambda: env(rules=["base"], radius=COMPACT, observation="planes"), num_cycles=10)
+
+
 def test_pettingzoo_planes_and_the_mask_in_the_info():
     from tessera.adapters.pettingzoo import env
 
