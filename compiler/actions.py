@@ -108,7 +108,8 @@ class ActionCodec:
         self.seats = R.PLAYERS[1]
         tracks = getattr(R, "TRACKS", ())
         self.tracks = [t[0] for t in tracks]
-        self.pass_id = self.placements if (R.CAPTURES or tracks) else None  # no capture, or no extra figure
+        self.ransom = R.RANSOM is not None
+        self.pass_id = self.placements if (R.CAPTURES or tracks or R.RANSOM is not None) else None  # no capture, or no extra figure
         self.capture_base = self.placements + (1 if self.pass_id is not None else 0)
         ncap = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1) if R.CAPTURES else 0
         self.ransom_base = self.capture_base + ncap
@@ -121,9 +122,10 @@ class ActionCodec:
         self.most = max(self.supply, default=0)
         self.discard = self.remove_base + nt * nf * self.most
         self.size = self.discard + 1  # ids are 0 .. size-1
-        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner;
+        # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner
+        # and the pass that ends a turn where one could be paid after its scoring;
         # with outposts an extra figure (or pass), two catapults and a removal by every seat twice
-        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + (R.RANSOM is not None)
+        self.max_moves = self.tiles * (1 + bool(R.CAPTURES) + 2 * (R.RANSOM is not None)
                                        + ((3 + 2 * self.seats) if nt else 0))
         # moves masked out because their cell lies beyond the radius, and games ended because every
         # placement of the drawn tile did (both counted since the codec was made; docs/engine.md, section 6)
@@ -280,6 +282,9 @@ class ActionCodec:
             return "discard"
         nf = len(self.figures)
         if number == self.pass_id:
+            if self.ransom:  # a pass also ends a turn where a ransom could follow its scoring (TOWER-RANSOM-1)
+                return "pass (capture nothing, or pay no ransom and end the turn)" if not self.tracks else \
+                    "pass (no capture, no figure on an outpost, or pay no ransom and end the turn)"
             return "capture nothing" if not self.tracks else "pass (no capture, no figure on an outpost)"
         if number >= self.remove_base:
             rest, k = divmod(number - self.remove_base, self.most)

@@ -14,11 +14,14 @@ name; every random choice an agent makes comes from that seed, so a game is
 the same on every run and in every process.
 
     random   a uniformly random legal action (the default)
-    greedy   the action with the best immediate change of its own score minus
-             the best opponent's change (of `projected_returns()` where the
-             engine offers it: the card game's scores as if the round ended now); ties: an action that puts a figure on
-             the board first (a figure standing on a feature is points to
-             come), then the engine's order of legal actions
+    greedy   the action with the best immediate change of its own value minus
+             the best opponent's change: the score plus what stands by the rules
+             (`standing_points()`: figures on outposts, prisoners held), or
+             `projected_returns()` where the engine offers it (the card game's
+             scores as if the round ended now); a move after which the same
+             player decides again is worth its best follow-up; ties: an action
+             that puts a figure on the board first (a figure standing on a
+             feature is points to come), then the engine's order of legal actions
     mcts:N   Monte Carlo tree search with N playouts per move (information-set
              MCTS over determinizations: each playout first reorders the
              unseen tiles of the bag at random, since a player cannot see
@@ -91,18 +94,25 @@ def _places_figure(action) -> bool:
 
 
 class GreedyAgent:
-    """The best immediate change of own score minus the best opponent's change.
+    """The best immediate change of own value minus the best opponent's change, where a player's
+    value is its score plus what stands for it by the rules' own terms (`standing_points()`: a
+    figure on an outpost, a prisoner held; runtime/lookahead.py).
 
-    An action is tried on a clone of the game only when it may change a score,
-    and only once for all the actions that change the scores alike: the
-    engine's `score_classes(actions)` (runtime/lookahead.py) gives each action
-    None when it certainly leaves every score as it is -- a tile placement with
-    no figure near and none put, or one that completes nothing -- and
-    otherwise a key shared by actions whose changes are equal (a placement
-    without a figure and the same placement with a figure on a feature it does
-    not complete).  Neither shortcut changes the choice."""
+    A move after which the same player decides again within the turn (the extra figure an
+    outpost rule offers, a capture after a floor, a placement after a ransom) is worth the best
+    of those decisions, looked at `FOLLOW` decisions deep: so a follower put that may send
+    another to an outpost, a floor that captures, a ransom whose freed follower scores at once
+    show what they set up.
+
+    An action is tried on a clone of the game only when it may change a value, and only once
+    for all the actions that change the values alike: the engine's `score_classes(actions)`
+    (runtime/lookahead.py) gives each action None when it certainly leaves every score and what
+    stands as it is -- a tile placement with no figure near and none put, or one that completes
+    nothing and opens no decision -- and otherwise a key shared by actions whose changes are
+    equal.  Neither shortcut changes the choice."""
 
     name = "greedy"
+    FOLLOW = 2  # decisions of the same player looked at after a move, within its turn
 
     def choose(self, game, actions):
         if len(actions) == 1:
@@ -110,11 +120,20 @@ class GreedyAgent:
         me = game.current_player()
         # a game that scores later than its moves (the card game scores claims at the round's end)
         # offers `projected_returns()`: the scores as if its pending scoring happened now
-        score = type(game).projected_returns if hasattr(game, "projected_returns") else type(game).returns
-        before = score(game)
+        if hasattr(game, "projected_returns"):
+            value = type(game).projected_returns
+        elif hasattr(game, "standing_points"):
+            def value(g):
+                return [a + b for a, b in zip(g.returns(), g.standing_points())]
+        else:
+            value = type(game).returns
+        return self._best(game, actions, me, value, value(game), self.FOLLOW)[0]
+
+    def _best(self, game, actions, me, value, before, depth):
+        """(the best action, its gain) among `actions` of player `me` in `game`."""
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
-        best, best_key = actions[0], None
+        best, best_key, best_gain = actions[0], None, 0
         for a, key in zip(actions, game.score_classes(actions)):
             fig = _places_figure(a)
             if key is None:
@@ -124,19 +143,24 @@ class GreedyAgent:
                 if gain is None:
                     g = game.clone()
                     g.apply_action(a)
-                    if fig and g.current_player() == me and not g.is_terminal():  # the same player decides again
+                    if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
                         nxt = g.legal_actions()
-                        if nxt and nxt[-1].KIND == "pass" and nxt[0].KIND == "outpost":
-                            g.apply_action(nxt[-1])  # an outpost's extra figure is offered first: pass, so the turn's scoring shows
-                    after = score(g)
+                        if nxt:
+                            _, gain = self._best(g, nxt, me, value, before, depth - 1)
+                            tried[key] = gain
+                            k = (gain, fig)
+                            if best_key is None or k > best_key:
+                                best, best_key, best_gain = a, k, gain
+                            continue
+                    after = value(g)
                     gain = after[me] - before[me]
                     if others:
                         gain -= max(after[p] - before[p] for p in others)
                     tried[key] = gain
             k = (gain, fig)
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
-                best, best_key = a, k
-        return best
+                best, best_key, best_gain = a, k, gain
+        return best, best_gain
 
 
 class _Node:

@@ -72,14 +72,15 @@ SCHEMA: dict = {
                     "properties": {"figure": _NAME, "on": _NAME, "corner": _NAME, "at": _CELL},
                     "oneOf": [{"required": ["on"]}, {"required": ["corner"]}],
                 },
-                # the Tower (docs/records.md): a capture after the turn's floor, ransoms before its tile
+                # the Tower (docs/records.md): a capture after the turn's floor, ransoms before its tile (or `when`)
                 "capture": {
                     "type": "object", "required": ["figure", "of", "at", "on"], "additionalProperties": False,
                     "properties": {"figure": _NAME, "of": _NAME, "at": _CELL, "on": _NAME, "back": _NAME},
                 },
                 "ransom": {"type": "array", "maxItems": 64, "items": {
                     "type": "object", "required": ["figure", "from"], "additionalProperties": False,
-                    "properties": {"figure": _NAME, "from": _NAME},
+                    "properties": {"figure": _NAME, "from": _NAME,
+                                   "when": {"enum": ["before tile", "before capture", "after scoring"]}},
                 }},
                 # Siege and Defense (docs/records.md): the drawn tile's catapults, an attack's removals
                 # (both before the tile is placed), the extra figure on an outpost (after the figure)

@@ -29,6 +29,7 @@ from typing import Callable, Iterator
 from . import stats
 from .agents import make_agent
 from .turns import Recorder
+from .usage import count_events
 
 AGENT_TAG = 0x6167656E  # "agen": keeps players' streams apart from bag seeds
 
@@ -117,6 +118,8 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
         if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
             rows[-1]["winners"] = list(g.winners)
+        rows[-1]["fired"] = count_events(g.events)  # rule usage: times each rule fired (compiler/usage.py)
+        rows[-1].update(lead(g, rows[-1].get("winners")))
         if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
             rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
                             attacks=sum(ev["kind"] == "attack" for ev in g.events),
@@ -127,6 +130,57 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
                          gseed, rec)
     return rows
+
+
+def lead(g, winners: list[int] | None = None) -> dict:
+    """How the lead went in game `g`, read from its scoring events (each names its turn and the
+    points it moved; the sum of a seat's points is its final score):
+
+    - `lead_changes`: how often the player alone on top changed (a tie on top between two
+      leaders does not end the lead; the first player to lead alone is no change);
+    - `decided_at`: the turn from which the winner led alone for good (the final scoring counts
+      as the turn after the last, so a game only the final scoring decided has `decided_at`
+      equal to its number of turns), None in a game without a single winner;
+    - `moves`: that number of turns (discards and other players' decisions in a turn included)."""
+    names = {n: p for p, n in enumerate(g.names)}
+    score = [0] * len(g.names)
+    leader = None  # the player alone on top, after the last turn that had one
+    changes = 0
+    since = None  # the turn since which the eventual winner has been alone on top
+    end = getattr(g, "turn", 0)
+    final = g.returns() if callable(getattr(g, "returns", None)) else list(g.scores)
+    if winners is None:
+        top = max(final)
+        winners = [p for p, s in enumerate(final) if s == top]
+    win = winners[0] if len(winners) == 1 else None
+
+    def after(turn: int) -> None:
+        nonlocal leader, changes, since
+        top = max(score)
+        alone = [p for p, s in enumerate(score) if s == top]
+        if len(alone) == 1:
+            if leader is not None and alone[0] != leader:
+                changes += 1
+            leader = alone[0]
+        if win is not None and alone == [win]:
+            since = turn if since is None else since
+        else:
+            since = None
+
+    turn = None
+    for ev in g.events:
+        pts = ev.get("points")
+        if not pts or "turn" not in ev:
+            continue
+        if turn is not None and ev["turn"] != turn:
+            after(turn)
+        turn = ev["turn"]
+        for name, v in pts.items():
+            score[names[name]] += v
+    if turn is not None:
+        after(turn)
+    return {"lead_changes": changes, "decided_at": None if win is None or since is None else min(since, end),
+            "moves": end}
 
 
 def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
@@ -310,12 +364,27 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
 
 
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
-             agents: list[str] | None = None, record_rules: list[str] | None = None) -> Summary:
-    """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`."""
+             agents: list[str] | None = None, record_rules: list[str] | None = None, rule_set=None) -> Summary:
+    """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`
+    (`rule_set`: the RuleSet the engine was compiled from, for rule usage by rule-file line).
+    With `record_dir` and no `record_rules`, the rule files named are copied beside the records
+    (a bundled one is named by its module), as `tessera simulate --record` does: a record's rule
+    files lie in its folder."""
     agents = agents or ["random"] * players
+    if record_dir is not None and record_rules is None:
+        from dsl.loader import BUNDLED_RULES, _inside, is_module_name
+
+        from .records import rule_paths_for
+
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
+        specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
+        record_rules = rule_paths_for(Path(record_dir), specs, [r for r in specs if not is_module_name(r)])
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
             "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules}
-    return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng))
+    from .usage import catalogue
+
+    return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng),
+                   catalogue(rule_set) if rule_set is not None else None)
 
 
 def default_jobs() -> int:
@@ -334,6 +403,7 @@ class Summary:
     seed: int
     agents: list[str]
     rows: list[dict] = field(default_factory=list)  # finished games, in game order
+    catalogue: object = None  # the rule set's firing statements (compiler/usage.py), for rule usage by line
 
     @property
     def games(self) -> int:
@@ -386,6 +456,91 @@ class Summary:
         """The mean per game of a per-game count (`counterattacks`, `attacks`, `removals`)."""
         return sum(r.get(key, 0) for r in self.rows) / max(self.games, 1)
 
+    def usage_catalogue(self):
+        from .usage import Catalogue
+
+        return self.catalogue if self.catalogue is not None else Catalogue([])
+
+    def rule_usage(self) -> list[dict]:
+        """Per firing rule: the share of games it fired in and the times per game (compiler/usage.py)."""
+        from .usage import usage
+
+        return usage(self.usage_catalogue(), self.rows)
+
+    def never_fired(self) -> list[str]:
+        """A warning per rule of the rule set that fired in none of the games."""
+        from .usage import never_fired
+
+        return never_fired(self.usage_catalogue(), self.rows) if self.catalogue is not None and self.rows else []
+
+    # the balance measures (docs/simulate.md, "Balance"): one value per game each
+    def top_shared(self) -> list[int]:
+        """1 where the top score was shared (where the rules break ties: where more than one won)."""
+        out = []
+        for r in self.rows:
+            if "winners" in r:
+                out.append(int(len(r["winners"]) > 1))
+            else:
+                top = max(r["scores"])
+                out.append(int(r["scores"].count(top) > 1))
+        return out
+
+    def seat_edge(self, p: int = 0) -> list[float]:
+        """Seat p's score minus the mean score of the other seats, per game."""
+        k = self.players - 1
+        return [r["scores"][p] - (sum(r["scores"]) - r["scores"][p]) / k for r in self.rows] if k else []
+
+    def spread(self) -> list[int]:
+        return [max(r["scores"]) - min(r["scores"]) for r in self.rows]
+
+    def lowest(self) -> list[int]:
+        return [min(r["scores"]) for r in self.rows]
+
+    def decided(self) -> list[float | None]:
+        """The share of the game played before the winner led alone for good (None: no single winner)."""
+        return [None if r.get("decided_at") is None else r["decided_at"] / max(r.get("moves") or 1, 1)
+                for r in self.rows]
+
+    def length_deviation(self) -> list[float]:
+        """Each game's distance in turns from the median game length (Brown & Forsythe 1974)."""
+        import statistics
+
+        if not self.rows:
+            return []
+        med = statistics.median(r["turns"] for r in self.rows)
+        return [abs(r["turns"] - med) for r in self.rows]
+
+    def counts(self, key: str) -> list[int]:
+        return [r.get(key, 0) for r in self.rows]
+
+    EXPANSION_COUNTS = (("captures", "captures"), ("ransoms", "ransoms"), ("attacks", "attacks on outposts"),
+                        ("removals", "figures removed by attacks"), ("counterattacks", "counterattacks (rows filled)"))
+
+    def balance(self) -> dict:
+        n = self.games
+        decided = [x for x in self.decided() if x is not None]
+        doc = {
+            "tie_rate": stats.rate_ci(sum(self.top_shared()), n),
+            "decided_at": stats.mean_ci(decided),
+            "lead_changes": stats.mean_ci(self.counts("lead_changes")),
+            "score_spread": stats.mean_ci(self.spread()),
+            "lowest_score": {**stats.mean_ci(self.lowest()), "min": min(self.lowest(), default=None)},
+            "length_spread": stats.sd_ci([r["turns"] for r in self.rows]),
+            "seat_advantage": None,
+        }
+        if self.players > 1:
+            doc["seat_advantage"] = {"score": stats.mean_ci(self.seat_edge(0)),
+                                     "wins": stats.rate_ci(sum(self.won(0)), n), "fair_share": _r4(1 / self.players)}
+        return doc
+
+    def expansion_counts(self) -> dict:
+        """Mean per game of the expansions' events that happened in any game (captures, ransoms, attacks,
+        removals, counterattacks of rows filled in play) and of the outposts' points."""
+        out = {k: stats.mean_ci(self.counts(k)) for k, _ in self.EXPANSION_COUNTS if any(self.counts(k))}
+        if any(r["points"].get("outpost") for r in self.rows):
+            out["outpost_points"] = stats.mean_ci(self.points("outpost"))
+        return out
+
     def to_dict(self, per_game: bool = True) -> dict:
         n = self.games
         by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
@@ -416,16 +571,25 @@ class Summary:
         if self.rows and "attacks" in self.rows[0]:  # rules with outposts (Siege and Defense)
             doc.update(mean_counterattacks=self.mean_of("counterattacks"), mean_attacks=self.mean_of("attacks"),
                        mean_removals=self.mean_of("removals"))
+        doc["balance"] = self.balance()
+        doc["expansion_counts"] = self.expansion_counts()
+        doc["rule_usage"] = self.rule_usage()
+        doc["never_fired"] = self.never_fired()
         if per_game:
             doc["per_game"] = self.rows
         return doc
 
 
+def _r4(x: float) -> float:
+    return round(float(x), 4)
+
+
 def compare(ours: Summary, ref: Summary) -> list[dict]:
     """Paired differences (ours - ref) over the games both finished, with BH-adjusted significance."""
     both = {r["game"] for r in ours.rows} & {r["game"] for r in ref.rows}
-    a = Summary(ours.rules, ours.players, ours.seed, ours.agents, [r for r in ours.rows if r["game"] in both])
-    b = Summary(ref.rules, ref.players, ref.seed, ref.agents, [r for r in ref.rows if r["game"] in both])
+    a = Summary(ours.rules, ours.players, ours.seed, ours.agents, [r for r in ours.rows if r["game"] in both],
+                ours.catalogue)
+    b = Summary(ref.rules, ref.players, ref.seed, ref.agents, [r for r in ref.rows if r["game"] in both], ref.catalogue)
     rows = []
 
     def row(measure: str, x: list, y: list, unit: str = "points") -> None:
@@ -444,8 +608,31 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
         row(f"points from {kind}", a.points(kind), b.points(kind))
     row("game length (turns)", [r["turns"] for r in a.rows], [r["turns"] for r in b.rows], "turns")
     row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
+    # the balance measures (docs/simulate.md, "Balance")
+    if a.players > 1:
+        row("seat advantage (seat 1's score - the others' mean)", a.seat_edge(0), b.seat_edge(0))
+    pairs = [(x, y) for x, y in zip(a.decided(), b.decided()) if x is not None and y is not None]
+    row("decided at (share of the game)", [x for x, _ in pairs], [y for _, y in pairs], "share")
+    row("lead changes", a.counts("lead_changes"), b.counts("lead_changes"), "times")
+    row("score spread (top - bottom)", a.spread(), b.spread())
+    row("lowest score", a.lowest(), b.lowest())
+    row("length spread (turns from the median length)", a.length_deviation(), b.length_deviation(), "turns")
+    for key, label in Summary.EXPANSION_COUNTS:
+        if any(a.counts(key)) or any(b.counts(key)):
+            row(label, a.counts(key), b.counts(key), "times")
+    # rule usage: how often each rule fired per game, under either rule set
+    ua, ub = per_game_usage(ours, a), per_game_usage(ref, b)
+    for label in sorted(set(ua) | set(ub)):
+        zero = [0] * len(both)
+        row(f"fires: {label}", ua.get(label, zero), ub.get(label, zero), "times")
     stats.adjust(rows)
     return rows
+
+
+def per_game_usage(s: Summary, paired: Summary) -> dict[str, list[int]]:
+    from .usage import per_game
+
+    return per_game(s.usage_catalogue(), paired.rows)
 
 
 CSV_FIELDS = ("rules", "game", "seed", "turns", "discards")

@@ -90,3 +90,20 @@ def adjust(rows: list[dict]) -> None:
         for k in ("p", "p_adjusted"):
             if r[k] is not None:
                 r[k] = float(f"{r[k]:.4g}")
+
+
+def sd_ci(xs: Sequence[float]) -> dict:
+    """{"sd", "low", "high", "n"}: the sample standard deviation and its 95% interval from the
+    chi-square distribution of (n - 1) s^2 / sigma^2 (`scipy.stats.chi2.ppf`; exact for normal
+    data, approximate otherwise)."""
+    import numpy as np
+    from scipy import stats
+
+    n = len(xs)
+    if n < 2:
+        return {"sd": None if n == 0 else 0.0, "low": None, "high": None, "n": n}
+    sd = float(np.asarray(xs, dtype=float).std(ddof=1))
+    a = (1 - LEVEL) / 2
+    lo = sd * math.sqrt((n - 1) / stats.chi2.ppf(1 - a, n - 1))
+    hi = sd * math.sqrt((n - 1) / stats.chi2.ppf(a, n - 1))
+    return {"sd": _r(sd), "low": _r(lo), "high": _r(hi), "n": n}

@@ -68,6 +68,21 @@ def tile_turn(g, a) -> dict:
     return t
 
 
+# When in a turn a ransom was paid (a record's `ransom` entry's `when`; docs/records.md): the
+# active player's decisions, in the order they come (TOWER-RANSOM-1 «в любой момент своего хода»).
+BEFORE_TILE, BEFORE_CAPTURE, AFTER_SCORING = "before tile", "before capture", "after scoring"
+RANSOM_MOMENTS = (BEFORE_TILE, BEFORE_CAPTURE, AFTER_SCORING)
+
+
+def ransom_moment(g) -> str:
+    """The decision a ransom would be paid at now."""
+    if getattr(g, "closing", False):
+        return AFTER_SCORING
+    if g.pending is not None:
+        return BEFORE_CAPTURE
+    return BEFORE_TILE
+
+
 def move_record(g, a) -> dict:
     """Move a (legal in g, not yet applied) as record keys: a placement or a discard as its whole
     turn; a capture, a ransom, a catapult, a removal or an extra figure as the key it adds to a turn
@@ -79,7 +94,11 @@ def move_record(g, a) -> dict:
     if k == "pass":
         return {}
     if k == "ransom":
-        return {"ransom": [{"figure": g.figure_name(a.figure), "from": g.names[a.holder]}]}
+        item = {"figure": g.figure_name(a.figure), "from": g.names[a.holder]}
+        when = ransom_moment(g)
+        if when != BEFORE_TILE:
+            item["when"] = when
+        return {"ransom": [item]}
     if k == "outpost":
         return {"outpost": {"name": g.R.TRACKS[a.track][0], "slot": a.slot}}
     if k == "catapult":
@@ -110,7 +129,11 @@ class Recorder:
         elif k in ("outpost", "capture"):
             self.turns[-1].update(move_record(g, a))
         elif k == "ransom":
-            self.ransoms.extend(move_record(g, a)["ransom"])
+            item = move_record(g, a)["ransom"]
+            if "when" in item[0]:  # within the turn just recorded: before its capture, or after its scoring
+                self.turns[-1].setdefault("ransom", []).extend(item)
+            else:
+                self.ransoms.extend(item)
         elif k != "pass":
             t = tile_turn(g, a)
             if self.ransoms:
@@ -130,13 +153,17 @@ def play_turn(g, R, t: dict, i: int) -> None:
     if not isinstance(t, dict) or not isinstance(t.get("tile"), str):
         raise RecordError(f"turn {i}: a turn is an object with a `tile` name")
     name = t["tile"]
-    _ransoms(g, R, t.get("ransom"), i)  # at any time in one's own turn: before the tile (TOWER-RANSOM-1)
+    ransoms = _ransom_items(t.get("ransom"), i)  # at any time in one's own turn (TOWER-RANSOM-1)
+    _ransoms(g, R, ransoms[BEFORE_TILE], i)
     g.force_tile(name)
     if R.TRACKS:  # the tile's siege symbols, before it is placed (SIEGE-ADVANCE-1, SIEGE-ATTACK-1)
         _siege_draw(g, R, t, i)
     elif "catapult" in t or "remove" in t or "outpost" in t:
         _illegal(g, "these rules have no outposts (`track`)", R.CLAUSE_FOLLOW)
     if t.get("discard"):
+        if ransoms[BEFORE_CAPTURE] or ransoms[AFTER_SCORING]:
+            _illegal(g, "a discarded tile is neither placed nor scored: a ransom in this turn comes before the tile",
+                     R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
         g.apply_action(M.Discard())
         return
     try:
@@ -205,7 +232,9 @@ def play_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     cap = t.get("capture")
-    g.keep_capture = cap is not None
+    g.keep_capture = cap is not None or bool(ransoms[BEFORE_CAPTURE])
+    if R.RANSOM is not None:
+        g.keep_closing = bool(ransoms[AFTER_SCORING])
     post = t.get("outpost")
     if R.TRACKS:
         g.keep_outpost = post is not None
@@ -217,12 +246,27 @@ def play_turn(g, R, t: dict, i: int) -> None:
         g.keep_capture = False
         if R.TRACKS:
             g.keep_outpost = False
-    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
-        g.apply_action(_capture_action(g, R, cap, i) if cap is not None else M.Pass())
-    elif cap is not None:
-        clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
-        _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
-                 clause)
+    if ransoms[BEFORE_CAPTURE]:
+        if g.pending is None:
+            _illegal(g, "a ransom `before capture`: this turn put no figure that allows a capture",
+                     R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
+        _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
+    try:
+        if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+            g.apply_action(_capture_action(g, R, cap, i) if cap is not None else M.Pass())
+        elif cap is not None:
+            clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
+            _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
+                     clause)
+    finally:
+        if R.RANSOM is not None:
+            g.keep_closing = False
+    if getattr(g, "closing", False):  # the turn is scored: the ransoms paid after it, then the turn passes on
+        _ransoms(g, R, ransoms[AFTER_SCORING], i)
+        g.apply_action(M.Pass())
+    elif ransoms[AFTER_SCORING]:
+        _illegal(g, "these rules have no ransom" if R.RANSOM is None else "the turn is over: no ransom may follow it",
+                 R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
 
 
 def _siege_draw(g, R, t: dict, i: int) -> None:
@@ -318,13 +362,24 @@ def _outpost(g, R, post, i: int) -> None:
     g.apply_action(_moves(g).Outpost(t, slot))
 
 
-def _ransoms(g, R, items, i: int) -> None:
+def _ransom_items(items, i: int) -> dict:
+    """A turn's `ransom` entries by the moment they were paid (`when`, default before the tile)."""
+    out = {m: [] for m in RANSOM_MOMENTS}
     if items is None:
-        return
+        return out
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
         raise RecordError(f"turn {i}: `ransom` must be a list of {{\"figure\": NAME, \"from\": PLAYER}}")
+    for item in items:
+        when = item.get("when", BEFORE_TILE) if isinstance(item, dict) else BEFORE_TILE
+        if when not in out:
+            raise RecordError(f"turn {i}: a ransom's `when` is one of {', '.join(map(repr, RANSOM_MOMENTS))}")
+        out[when].append(item)
+    return out
+
+
+def _ransoms(g, R, items, i: int) -> None:
     for item in items:
         try:
             fname, holder = item["figure"], item["from"]

@@ -334,7 +334,10 @@ class Builder:
         if key is not None:
             if override:
                 if key not in self._seen:
-                    self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it", "override-missing")
+                    hint = "" if mod.of_type(A.Requires) or mod.of_type(A.Extends) else \
+                        f"; module `{mod.name}` builds on no other: a house rule starts with `extends base`"
+                    self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it{hint}",
+                             "override-missing")
                 else:
                     self.rs.overrides[key] = item.span
             elif key in self._seen and key[0] not in ("deck", "on"):  # several `on` rules for one event are normal
@@ -377,6 +380,14 @@ class Builder:
                 rs.decks = [d for d in rs.decks if d.name != item.name] + [item]
             case A.BoxDecl():
                 prev = next((b for b in rs.boxed if b.tile == item.tile), None)
+                if override:  # the same copy boxed, for a more specific reason (its clause is the one cited)
+                    if prev is None:
+                        self.err(item.span, f"`override` of box {item.tile}, but no earlier module boxes it; "
+                                            f"write `box {item.tile}` without `override`", "override-missing",
+                                 word=item.tile)
+                        return
+                    rs.boxed[rs.boxed.index(prev)] = item
+                    return
                 if prev is not None:
                     self.err(item.span, f"tile `{item.tile}` is already boxed at {prev.span}; a `box` takes its "
                                         f"tile out of the game once: write it once", "duplicate", word=item.tile)
@@ -733,7 +744,12 @@ class Builder:
                 self.expr(rs.ransom.when, {"game", "ransom"}, "bool")
         self._check_tracks()
         if rs.players is not None and not (1 <= rs.players.low <= rs.players.high <= MOST_PLAYERS):
-            self.err(rs.players.span, f"players must be a range within 1..{MOST_PLAYERS}", "range")
+            lo, hi = rs.players.low, rs.players.high
+            if lo > hi and 1 <= hi and lo <= MOST_PLAYERS:  # within the bounds, but backwards
+                self.err(rs.players.span, f"players {lo}..{hi} is backwards: the fewest come first, "
+                                          f"as in `players {hi}..{lo}`", "range")
+            else:
+                self.err(rs.players.span, f"players must be a range within 1..{MOST_PLAYERS}", "range")
 
     def _check_tracks(self) -> None:
         """The outposts (Siege and Defense): tracks, the extra figures put on them, their events."""

@@ -979,6 +979,8 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         start = before.rstrip().rfind("if")
         return at(start, "`if … then … else …` inside a sum, product or comparison needs parentheses, "
                          "as in `1 + (if tiles > 2 then 1 else 0)`")
+    if tok.type == "SIGNED_INT" and str(tok).startswith("-") and "INT" in expected and "SIGNED_INT" not in expected:
+        return at(pos, f"a count here is a whole number, 0 or more, not `{tok}`")
     if tok.type == "NAME":
         words = sorted(w for w in (_keyword_of(e) for e in expected) if w)
         close = difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
@@ -1025,12 +1027,30 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         code = "syntax"
     if label:
         msg = f"{label} (found {msg.removeprefix('unexpected ').split(';')[0]})"
+    if code == "syntax" and _in_override(text, err):
+        msg += ("; an `override` restates the whole statement, every part of it, as the module it "
+                "replaces writes it (not only the part that changes)")
     end = col + 1
     tok = getattr(err, "token", None)
     if (isinstance(err, UnexpectedToken) and tok is not None and tok.type != "$END"
             and tok.line == line and tok.column == col and tok.end_line == line and (tok.end_column or 0) > col):
         end = tok.end_column  # the whole unexpected word is underlined, not its first letter
     return Diagnostic(A.Span(file, line, col, line, end), msg, code)
+
+
+def _in_override(text: str, err) -> bool:
+    """Whether the syntax error lies inside a statement that starts with `override` (the statement
+    begins at the last line before the error that starts at column 1)."""
+    pos = getattr(err, "pos_in_stream", None)
+    tok = getattr(err, "token", None)
+    if pos is None and tok is not None and tok.type != "$END":
+        pos = tok.start_pos
+    if pos is None:
+        pos = len(text)
+    for line in reversed(text[:pos].split("\n")):
+        if line[:1] not in ("", " ", "\t", "#"):
+            return line.startswith("override ")
+    return False
 
 
 _PRETTY = {

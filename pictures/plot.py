@@ -34,6 +34,40 @@ def win_rates(s):
     return [(x["wins"]["rate"], x["wins"]["low"], x["wins"]["high"]) for x in s.to_dict(per_game=False)["by_seat"]]
 
 
+BALANCE = (("seat 1 wins", lambda b: b["seat_advantage"] and b["seat_advantage"]["wins"], "rate"),
+           ("tie rate", lambda b: b["tie_rate"], "rate"),
+           ("decided at (share of game)", lambda b: b["decided_at"], "mean"))
+
+
+def _balance_panel(ax, runs) -> None:
+    """The balance measures that are shares (docs/simulate.md, Balance), each with its 95% interval."""
+    hb = 0.8 / len(runs)
+    for n, (s, colour) in enumerate(runs):
+        name = "+".join(s.rules)
+        b = s.balance()
+        ys, xs, lo, hi = [], [], [], []
+        for k, (label, pick, key) in enumerate(BALANCE):
+            m = pick(b)
+            if not m or m.get(key) is None:
+                continue
+            v = m[key]
+            ys.append(k + (n - (len(runs) - 1) / 2) * hb)
+            xs.append(v)
+            lo.append(v - (m["low"] if m.get("low") is not None else v))
+            hi.append((m["high"] if m.get("high") is not None else v) - v)
+        bars = ax.barh(ys, xs, height=hb * 0.9, color=colour, label=name)
+        for (label, _, _), bar in zip(BALANCE, bars):
+            bar.set_gid(f"balance-{name}-{label.split(' (')[0].replace(' ', '-')}")
+        ax.errorbar(xs, ys, xerr=[lo, hi], fmt="none", ecolor="#111111", capsize=3, linewidth=1)
+    if runs and runs[0][0].players > 1:
+        ax.axvline(1 / runs[0][0].players, color="#888888", linestyle=":", linewidth=1)  # seat 1's fair share
+    ax.set_yticks(range(len(BALANCE)), [label for label, _, _ in BALANCE])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_title("balance (95% interval)")
+    ax.legend(loc="lower right", fontsize=8)
+
+
 def plot_summaries(summ, against=None) -> str:
     """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
     import matplotlib
@@ -46,8 +80,8 @@ def plot_summaries(summ, against=None) -> str:
         wins = {id(s): win_rates(s) for s, _ in runs}
         with_wins = all(w is not None for w in wins.values())
         if with_wins:
-            fig = Figure(figsize=(15, 4.8), layout="constrained")
-            ax_s, ax_k, ax_w = fig.subplots(1, 3, width_ratios=[1.1, 1, 0.8])
+            fig = Figure(figsize=(20, 4.8), layout="constrained")
+            ax_s, ax_k, ax_w, ax_b = fig.subplots(1, 4, width_ratios=[1.1, 1, 0.8, 1])
         else:
             fig = Figure(figsize=(11, 4.8), layout="constrained")
             ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
@@ -97,6 +131,7 @@ def plot_summaries(summ, against=None) -> str:
             ax_w.set_ylabel("games won alone on top")
             ax_w.set_title("win rate by seat (95% interval)")
             ax_w.legend(loc="upper right", fontsize=8)
+            _balance_panel(ax_b, runs)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()

@@ -200,8 +200,10 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
             raise typer.Exit(2)
+    from compiler.usage import catalogue
+
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
-            "record": str(record) if record is not None else None, "record_rules": kept}, eng
+            "record": str(record) if record is not None else None, "record_rules": kept}, (eng, catalogue(rs))
 
 
 def loopback_address(address: str) -> bool:
@@ -299,7 +301,7 @@ def simulate(
     loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
     if against:
         loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
-    tasks, engines = [t for t, _ in loaded], [e for _, e in loaded]
+    tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     jobs = jobs or (default_jobs() if games >= 20 else 1)  # a few games: not worth starting processes
     import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
 
@@ -324,8 +326,8 @@ def simulate(
     except RuleFailure as failure:
         _rule_failed(failure, as_json)
     seconds = time.perf_counter() - t0
-    summs = [Summary(t["rules"], players, seed, seat_agents, [r for r in rows if r is not None])
-             for t, rows in zip(tasks, res.rows)]
+    summs = [Summary(t["rules"], players, seed, seat_agents, [r for r in rows if r is not None], cat)
+             for t, rows, cat in zip(tasks, res.rows, cats)]
     if len(summs) == 2:  # a comparison uses the games finished under both rule sets
         both = {r["game"] for r in summs[0].rows} & {r["game"] for r in summs[1].rows}
         for s_ in summs:
@@ -353,6 +355,9 @@ def simulate(
         _print_comparison(summs[1], summs[0], compare(summs[0], summs[1]), seconds)
     else:
         _print_summary(summs[0], seconds)
+    if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
+        for w in summs[0].never_fired():
+            err.print(printable(f"warning: {w}"), markup=False)
     if res.interrupted:
         raise typer.Exit(130)
 
@@ -406,6 +411,48 @@ def _print_summary(summ, seconds: float) -> None:
         out.print(f"outposts, mean per game: counterattacks {summ.mean_of('counterattacks'):.2f} (rows filled during "
                   f"play; those at the end are not counted); attacks {summ.mean_of('attacks'):.2f}; removals "
                   f"{summ.mean_of('removals'):.2f}", markup=False)
+    _print_balance(d)
+    _print_usage(d)
+
+
+def _print_balance(d: dict) -> None:
+    """The balance measures of one summary (docs/simulate.md, Balance)."""
+    from rich.table import Table
+
+    b = d["balance"]
+    t = Table(title="balance")
+    t.add_column("measure")
+    t.add_column("value [95% CI]", justify="right")
+    sa = b["seat_advantage"]
+    if sa is not None:
+        t.add_row("seat advantage: seat 1's score - the others' mean", _ci(sa["score"]))
+        t.add_row(f"seat 1's wins (a fair share: {sa['fair_share']:.1%})", _rate(sa["wins"]))
+    t.add_row("tie rate (top score shared)", _rate(b["tie_rate"]))
+    t.add_row("decided at: share of the game before the winner led for good", _ci(b["decided_at"], "{:.3f}"))
+    t.add_row("lead changes per game", _ci(b["lead_changes"]))
+    t.add_row("score spread (top - bottom)", _ci(b["score_spread"]))
+    low = b["lowest_score"]
+    t.add_row("lowest score (mean per game; lowest of all)", f"{_ci(low)}; {low['min']}")
+    ls = b["length_spread"]
+    t.add_row("length spread (standard deviation, turns)",
+              "-" if ls["sd"] is None else f"{ls['sd']:.2f}" + ("" if ls["low"] is None else f" [{ls['low']:.2f}, {ls['high']:.2f}]"))
+    for k, v in d["expansion_counts"].items():
+        t.add_row(f"{k.replace('_', ' ')} per game", _ci(v))
+    out.print(t)
+
+
+def _print_usage(d: dict) -> None:
+    """How often each rule fired (compiler/usage.py)."""
+    from rich.table import Table
+
+    t = Table(title="rule usage: how often each rule fired")
+    for col, just in (("clause", "left"), ("rule-file line", "left"), ("rule", "left"), ("games fired in", "right"),
+                      ("per game", "right")):
+        t.add_column(col, justify=just)
+    for u in d["rule_usage"]:
+        t.add_row(printable(u["clause"]), printable(u["where"]), printable(u["what"]), _rate(u["games"]),
+                  _ci(u["per_game"]))
+    out.print(t)
 
 
 def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:

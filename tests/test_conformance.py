@@ -87,3 +87,21 @@ def test_the_model_agrees_with_the_engine_on_the_expansions(spec):
     rs = require_rule_set(spec)
     mismatches, _ = check_engine(rs, 4, 2, 0, sample=8, conform=True)
     assert mismatches == []
+
+
+def test_a_completed_city_with_a_follower_passes_the_king_on():
+    """KING-1: a city scored and its follower sent home (BASE-SCORE-2), then `on complete of city where
+    tiles > king_city` gives the King to the player who completed it.  The model's completion step once
+    bounded the city's followers again by the board after they went home, which made this move (the
+    engine's, in every game where a first city takes the King) impossible."""
+    rs = require_rule_set(["base", "king_robber"])
+    m = C.Model(rs, 2)
+    [k] = m.completions("city")
+    before = {n: 0 for n in m.names}
+    before.update({"supply[0].follower": 7, "supply[1].follower": 6, "board[1].follower": 1, "king": -1})
+    after = dict(before)
+    after.update({"supply[1].follower": 7, "board[1].follower": 0, "score[1]": 4, "king": 1, "king_city": 2,
+                  "completed(city)": 1})
+    assert m.possible([([k], False)], before, after, 2, 1) is True
+    after_wrong = dict(after, king=0)  # the King to a player who did not complete it: not a move of the rules
+    assert m.possible([([k], False)], before, after_wrong, 2, 1) is False

@@ -106,7 +106,8 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         '                        ^',
     ),
     'override-missing.tess': (
-        'tests/fixtures/bad/override-missing.tess:3:10: error: `override` of score city complete, but no earlier module defines it  [override-missing]',
+        # a forgotten `extends`: the module builds on nothing, and the message says how to build on base
+        'tests/fixtures/bad/override-missing.tess:3:10: error: `override` of score city complete, but no earlier module defines it; module `override_missing` builds on no other: a house rule starts with `extends base`  [override-missing]',
         '    override score city complete = 2 * tiles',
         '             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
     ),
@@ -119,6 +120,21 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
         'tests/fixtures/bad/range.tess:2:1: error: players must be a range within 1..6  [range]',
         '    players 2..9',
         '    ^~~~~~~~~~~~',
+    ),
+    'range_backwards.tess': (  # within the bounds, written largest first: not "a range within 1..6"
+        'tests/fixtures/bad/range_backwards.tess:2:1: error: players 4..2 is backwards: the fewest come first, as in `players 2..4`  [range]',
+        '    players 4..2',
+        '    ^~~~~~~~~~~~',
+    ),
+    'count_negative.tess': (  # a negative count: not "expected a number"
+        'tests/fixtures/bad/count_negative.tess:3:26: error: a count here is a whole number, 0 or more, not `-1`  [syntax]',
+        '    override figure follower -1 per player [BASE-TURN-1] on city',
+        '                             ^',
+    ),
+    'override_partial.tess': (  # only the part that changes: the message says the whole statement is restated
+        'tests/fixtures/bad/override_partial.tess:3:23: error: unexpected end of file; expected `[`, `in`; an `override` restates the whole statement, every part of it, as the module it replaces writes it (not only the part that changes)  [syntax]',
+        '    override capture 1 of follower',
+        '                          ^',
     ),
     'reserved.tess': (
         'tests/fixtures/bad/reserved.tess:2:7: error: `state tiles`: `tiles` is a built-in quantity (number of distinct tiles the feature covers); every rule that reads `tiles` would read the state instead; a state cannot shadow it: give the state another name, e.g. `house_tiles`  [reserved]',

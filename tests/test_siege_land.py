@@ -150,6 +150,18 @@ def test_a_record_cannot_replace_the_landscape():
                 "start": {"tile": "D", "at": [0, 0], "rotation": 0}, "turns": []})
 
 
+def test_the_start_tile_boxed_cites_the_most_specific_clause(tmp_path):
+    """The start tile D goes back in the box: for the River's source (RIVER-SETUP-1) alone, for
+    the Siege's landscape (SIEGE-SETUP-1) with or without the River, which restates the box with
+    `override box D`; an `override box` of a tile nobody boxed is a diagnostic."""
+    assert engine_for(["base", "river"], []).rules.BOX_CLAUSES == {"D": "RIVER-SETUP-1"}
+    assert engine_for(["base", "siege"], []).rules.BOX_CLAUSES["D"] == "SIEGE-SETUP-1"
+    assert engine_for(["base", "river", "siege"], []).rules.BOX_CLAUSES["D"] == "SIEGE-SETUP-1"
+    errs, msgs = _errors(tmp_path, 'module house "h"\nrequires base\noverride box E\n')
+    assert errs == {(3, "override-missing")}
+    assert "`override` of box E, but no earlier module boxes it" in msgs[0]
+
+
 def test_each_fortress_cell_counts_as_a_neighbour():
     """SIEGE-PLACE-1 (the reading taken: a fortress tile covers 6 cells): a cloister on [1,-1]
     has the fortress cells [0,0] [1,0] [2,0] as neighbours: 1 + 3 = 4 at the end."""

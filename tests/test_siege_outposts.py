@@ -3,7 +3,7 @@
 
 Expected numbers are worked out from the rulebook text (004, CLAUSES.md SIEGE-*), never copied
 from the engine.  The row size is the rule file's stated assumption (4 plain slots, a dark "3"
-and a dark "5+").  The tiles with siege symbols in tests/records/siege/siege_tiles.tess (st.K:
+and a dark "5+").  The tiles with siege symbols in tests/records/siege/fortress/siege_tiles.tess (st.K:
 knights, st.M: monks, st.Q: "?", st.TK: travellers then knights) stand in for the expansion's.
 
 Geometry: the records (tests/records/siege/fortress/) lay their tiles beside the Siege's start
@@ -25,7 +25,7 @@ from dsl.loader import load_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = REPO / "tests" / "records" / "siege"
-TILES = str(RECORDS / "siege_tiles.tess")
+TILES = str(RECORDS / "fortress" / "siege_tiles.tess")
 
 
 def _rules(*names):
@@ -105,6 +105,10 @@ RECORD_CASES = {
     "barn_join_at_the_fortress.json": ({"red": 1, "blue": 0},
                                        {"knights": EMPTY, "travellers": EMPTY, "monks": EMPTY}, {"red": 9, "blue": 9}),
     # refusals, each with its clause
+    # SIEGE-SETUP-1: «Отриманий початковий ландшафт замінює початкову плитку» -- the start tile D
+    # goes back in the box, so base's 4 D leave 3 in the bag; a fourth D is refused citing the
+    # Siege's landscape (the most specific clause), not RIVER-SETUP-1 (no River is played).
+    "fourth_d_start_tile_boxed.json": ("SIEGE-SETUP-1", 3),
     "catapult_against_symbol.json": ("SIEGE-ADVANCE-1", 0),  # st.M shows monks; the record says knights
     "removal_by_a_defender.json": ("SIEGE-ATTACK-1", 3),  # blue had a follower on the monks outpost
     "overfull_row.json": ("SIEGE-OUTPOST-4", 4),  # a 5th follower for a row of 4 (no counterattack: house rule)
@@ -414,7 +418,7 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
     rec = load_record(PLAYED / "two_player_dark_slot.json")
     rec["rules"] = ["base", str(house)]
     rec["turns"] += [{"tile": "E", "at": [-2, Y], "rotation": CITY_ROT}, {"tile": "B", "at": [3, Y], "rotation": 0}]
-    res = replay(rec, PLAYED)
+    res = replay(rec, tmp_path)  # the record's folder is where its house rule lies
     assert res.error is None, res.error
     assert res.answer["scores"] == {"red": 6, "blue": 6}
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "red", "blue"]

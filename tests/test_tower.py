@@ -438,6 +438,20 @@ RECORD_CASES = {
     # blue's follower on top of red's tower "stays on the tower to the end" and scores nothing
     # (a tower is not a feature that scores, TOWER-TOP-1).
     "top_follower_at_the_end.json": ("TOWER-TOP-1", {"red": 0, "blue": 0}, {}, (7, 6)),
+    # TOWER-RANSOM-1 «в любой момент своего хода»: ransom.json's turns, but red pays in turn 4, after
+    # its scoring: red's A at [0,3] closes red's road (3 tiles, 3 points, BASE-ROAD-2) and red pays
+    # those 3 points to blue for the monk blue captured in turn 3; it is put again in turn 6.
+    "ransom_after_scoring.json": ("TOWER-RANSOM-1", {"red": 0, "blue": 3}, {}, (6, 7)),
+    # ... and the same ransom before turn 4's tile is refused: red has 0 points until the road scores.
+    "ransom_before_the_points.json": ("TOWER-RANSOM-1", 4),
+    # BARN-SCORE-2 «сразу же» with the Tower: tests/records/barn/join_farmed_field.json's turns, but
+    # blue's joining tile at [1,1] is tower.B (all field, like B) with a first floor on it. The tile
+    # joins red's farmed field (the farmer on B [1,2], 1 tile S of the tower) to the barn's field:
+    # by the text red scores 1 x 3 completed cities = 3 at once and the farmer goes home, before the
+    # floor; so blue's capture range (height 1) holds no figure of red's and blue passes. Red 9 + 3.
+    "barn_join_scores_before_the_floor.json": ("BARN-SCORE-2", {"red": 12, "blue": 9}, {}, (7, 7)),
+    # ... and the same turn naming red's farmer as the floor's capture is refused: it is home already.
+    "barn_join_leaves_nothing_to_capture.json": ("TOWER-CAPTURE-1", 9),
     # EX-TOWER-CAPTURE-2b, 4 players: the record takes black's monk 2 tiles away (the text's "tile 9");
     # test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates tries the other three and the diagonal.
     "ex_capture_2b_four_candidates.json": ("TOWER-CAPTURE-2", {"red": 0, "blue": 0, "green": 0, "black": 0},
@@ -620,9 +634,12 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
                     assert codec.turn(g, a)["capture"]["of"] == g.names[a[1]]
                 elif a[0] == "ransom":
                     assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
-                    assert codec.turn(g, a) == {"ransom": [{"figure": g.figure_name(a[2]), "from": g.names[a[1]]}]}
+                    item = {"figure": g.figure_name(a[2]), "from": g.names[a[1]]}
+                    if g.closing or g.pending is not None:  # paid after the turn's scoring, or before its capture
+                        item["when"] = "after scoring" if g.closing else "before capture"
+                    assert codec.turn(g, a) == {"ransom": [item]}
                 elif a[0] == "pass":
-                    assert d == "capture nothing" and codec.turn(g, a) == {}
+                    assert d == "pass (capture nothing, or pay no ransom and end the turn)" and codec.turn(g, a) == {}
                 elif a[2] is not None and a[2][0] == "at":
                     assert d.startswith(f"[{a[0][0]},{a[0][1]}] rotation {a[1]}, {g.figure_name(a[2][1])} on feature")
             # prefer the rarer Tower moves so that a few games meet them all
@@ -866,3 +883,54 @@ def test_captures_exchanges_and_ransoms_match_an_independent_reading_over_random
         totals = [t + c for t, c in zip(totals, counts)]
     decisions, captures, swaps = totals
     assert decisions > 20 and captures > 10 and swaps > 0, totals
+
+
+# -- TOWER-RANSOM-1 «в любой момент своего хода»: the ransom at each of the player's decisions --------
+def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn():
+    """tests/records/tower/ransom_after_scoring.json, move by move: red's turn 4 closes red's road (3
+    points); before the tile red could not pay (0 points), after the scoring the engine offers the
+    ransom and the pass that ends the turn, and nothing else."""
+    import json
+
+    from compiler.turns import play_turn
+
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
+    eng = engine_for(["base", "tower"], [])
+    g = eng.new_game(2, 0, ["red", "blue"])
+    for i, t in enumerate(rec["turns"][:4]):
+        play_turn(g, eng.rules, t, i)
+    g.force_tile("A")
+    assert [a for a in g.legal_actions() if a.KIND == "ransom"] == []  # red has 0 points before the tile
+    (place,) = [a for a in g.legal_actions() if a.KIND == "place" and a == ((0, 3), 180, None)]
+    g.apply_action(place)
+    assert g.closing and g.current == 0 and g.scores == [3, 0]
+    acts = g.legal_actions()
+    assert [a.KIND for a in acts] == ["ransom", "pass"]
+    assert (acts[0].holder, g.figure_name(acts[0].figure)) == (1, "follower")
+    g.apply_action(acts[0])
+    assert g.scores == [0, 3] and g.closing  # still red's turn: another ransom, or the pass
+    assert [a.KIND for a in g.legal_actions()] == ["pass"]
+    g.apply_action(g.legal_actions()[0])
+    assert not g.closing and g.current == 1 and g.turn == 5
+
+
+def test_TOWER_RANSOM_1_a_ransom_before_the_floors_capture_and_records_saying_when():
+    """While a floor's capture is pending the payer may ransom first; the record says
+    `"when": "before capture"`, and a `when` the turn has no such moment for is refused."""
+    setup = ROAD_SETUP  # red has 3 points (the road), blue holds red's monk
+    early = [{"figure": "follower", "from": "blue", "when": "before capture"}]
+    # red builds a floor at [2,2]; nothing of blue's is in range, but red pays before the capture
+    ok = _play(setup + [_t("tower.C", 2, 2, place=FLOOR, ransom=early)])
+    assert ok.error is None, ok.error
+    assert ok.answer["scores"] == {"red": 0, "blue": 3} and ok.answer["prisoners"] == {}
+    (ev,) = [e for e in ok.answer["events"] if e["kind"] == "ransom"]
+    assert ev["turn"] == 6 and ev["clause"] == "TOWER-RANSOM-1"
+    # a ransom `before capture` in a turn that built no floor: refused, citing the ransom's clause
+    bad = _play(setup + [_t("B", 2, 2, ransom=early)])
+    assert bad.error is not None and bad.error["clause"] == "TOWER-RANSOM-1"
+    assert "before capture" in bad.error["message"]
+    # an unknown moment is a malformed record: refused by the schema (docs/records.md), never coerced
+    from compiler.records import RecordError
+
+    with pytest.raises(RecordError, match='is not one of "before tile", "before capture", "after scoring"'):
+        _play(setup + [_t("B", 2, 2, ransom=[{"figure": "follower", "from": "blue", "when": "later"}])])

@@ -53,6 +53,8 @@ def snapshot(rs: RuleSet, g) -> Snap:
                 v[f"held[{p}].{f}"] = g.held_count(p, gi)
             if rs.tracks:
                 v[f"outpost[{p}].{f}"] = g.on_outposts(p, gi)
+    for i, k in enumerate(g.R.KINDS):  # completed(K): how many features of kind K have completed
+        v[f"completed({k[0]})"] = g.completed_count[i]
     for i, (name, sd) in enumerate(rs.states.items()):
         val = g.st[i]
         if sd.each:

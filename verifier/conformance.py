@@ -97,6 +97,8 @@ class Model:
                         self.vars[f"{part}[{p}].{f}"] = v
         for k, v in b.st.items():
             self.vars[k] = v
+        for k, v in getattr(b, "done", {}).items():  # completed(K): part of the state
+            self.vars[f"completed({k})"] = v
         self.names = list(self.vars)
         self.shared = {"players", "current"}
         self._inst: dict = {}
@@ -115,6 +117,14 @@ class Model:
         if i not in self._states:
             self._states[i] = {n: z3.Int(f"S{i}|{n}") for n in self.names}
         return self._states[i]
+
+    def completions(self, kind: str) -> list[int]:
+        """The step of a feature of `kind` completing (its first member: `a KIND completes`)."""
+        key = ("complete", kind)
+        if key not in self._cands:
+            self._cands[key] = [k for k, st in enumerate(self.steps)
+                                if getattr(st, "members", None) and st.members[0][0] == f"a {kind} completes"]
+        return self._cands[key]
 
     def candidates(self, pred, key=None) -> list[int]:
         if key is not None and key in self._cands:
@@ -164,6 +174,8 @@ class Model:
                             out[n] = getattr(a, part)[(p, f)]
             for key, v in a.st.items():
                 out[key] = v
+            for key, v in getattr(a, "done", {}).items():
+                out[f"completed({key})"] = v
             self._afters[k] = out
         return self._afters[k]
 
@@ -361,7 +373,6 @@ class Watcher:
                     slots.append(("on place", [k], True))
                 if joins:  # `score K join F`: a tile that joins features, scoring nothing, has no event
                     slots.append(("", joins, True))
-            seen_complete: dict = {}
             for ev in g.events[e0:e1]:
                 kind = ev.get("kind")
                 if kind == "score" and ev.get("feature") != "outpost":
@@ -374,7 +385,7 @@ class Watcher:
                         finals.append((ev, cands))
                         continue
                     if w == "complete":
-                        seen_complete[fk] = seen_complete.get(fk, 0) + 1
+                        continue  # part of its feature's completion step (below)
                     slots.append((f"score {fk} {w}", cands, False))
                 elif kind == "award":
                     name = ev.get("award")
@@ -392,17 +403,11 @@ class Watcher:
                         lambda r, f=f: r.startswith(f"put {_a(f)} on an outpost"), ("outpost", f)), False))
             for ki, (x0, x1) in enumerate(zip(c0, c1)):
                 k = kinds[ki]
-                extra = max(0, (x1 - x0) - seen_complete.get(k, 0))
-                if x1 == x0:
-                    continue
-                cands = m.candidates(lambda r, k=k: r == f"score {k} complete", ("complete", k))
-                ons = m.candidates(lambda r, k=k: r.startswith(f"on complete of {k}"), ("on complete", k))
-                for _ in range(extra):
-                    if cands:
-                        slots.append((f"score {k} complete", cands, True))
+                # each feature completed: its kind's completion step (counted, scored, figures home, the
+                # `on complete` rules: invariants.completion_steps)
+                cands = m.completions(k)
                 for _ in range(x1 - x0):
-                    for o in ons:
-                        slots.append((f"on complete of {k}", [o], True))
+                    slots.append((m.steps[cands[0]].rule if cands else f"a {k} completes", cands, False))
         return slots, finals
 
     @staticmethod

@@ -684,7 +684,11 @@ def completion_steps(g: SymGame) -> list[RuleStep]:
         ons = [on for on in rs.ons if on.event == "complete" and on.of in (kind, None)]
         for i, on in enumerate(ons):
             st = on_step(replace(g, before=state), on, f"#{i + 1}" if i + 1 < len(ons) else "")
-            facts += [f for f in st.facts if id(f) not in base_ids]
+            # the feature's figures were bounded by the board before its scoring sent them home; bounding
+            # the same variables again by the board after it made the step impossible whenever a figure
+            # went home (found by the conformance check, verifier/conformance.py)
+            bounded = {f.text for f in facts if f.where == "builtin" and " on the " in f.text and " are among its " in f.text}
+            facts += [f for f in st.facts if id(f) not in base_ids and not (f.where == "builtin" and f.text in bounded)]
             members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
             show.update(st.show)
             inputs += st.inputs

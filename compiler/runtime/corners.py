@@ -124,12 +124,33 @@ class Corners:
         self._award(r, self.seg_kind[r], "put", rule)
         self._return_figures(r)
 
-    def _score_joins(self):
-        """Features in which this turn's tile joined a feature holding a FIGURE to one holding
-        figures that count toward ownership: `score KIND join FIGURE`, then returns."""
+    def _score_joins(self, touched):
+        """Features in which the tile just laid joined a feature holding a FIGURE to one holding
+        figures that count toward ownership: `score KIND join FIGURE`, then returns -- at once, as
+        the tile is laid and before the turn's figure (the Barn's «сразу же»).  A feature the
+        tile completed (`touched`, the tile's features) counts as completed for it, as it does for
+        a figure put this turn: the tile is laid; its scoring waits for the turn's
+        end, so its `done` flag is raised only while the join scores."""
         joins, self.joins = self.joins, []
         if not joins:
             return
+        R = self.R
+        closed = []
+        done, seg_kind, complete = self.done, self.seg_kind, R.COMPLETE
+        for r in set(touched):
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    closed.append(r)
+        for r in closed:
+            done[r] = True
+        try:
+            self._score_joined(joins)
+        finally:
+            for r in closed:
+                done[r] = False
+
+    def _score_joined(self, joins):
         R = self.R
         corner = R.FIG_CORNER
         done = set()

@@ -116,12 +116,14 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         then each recall."""
         if self.ended:
             return []
+        if self.closing:  # the turn is scored: a ransom, or the pass that ends the turn (TOWER-RANSOM-1)
+            return self.ransom_options() + [_PASS]
         if self._siege:  # the drawn tile's catapults first, then any decision they open
             self._siege_ready()
             if self.sdec is not None:
                 return self.siege_options()
-        if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1)
-            return self.capture_options() + [_PASS]
+        if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1); a ransom first
+            return self.capture_options() + self.ransom_options() + [_PASS]
         if self.drawn is None:
             return []
         R = self.R
@@ -213,6 +215,17 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             t = type(action)
         if self.ended:
             raise IllegalAction("the game is over", R.CLAUSE_END)
+        if self.closing:
+            if t is Pass:
+                self.history.append((None, action))
+                self._next_turn()
+                return
+            if t is not Ransom:
+                raise IllegalAction("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
+                                    R.RANSOM[3])
+            self._ransom(action)
+            self.history.append((None, action))
+            return
         if self._siege:
             if t is not Ransom:
                 self._siege_ready()
@@ -222,6 +235,10 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             if t in SIEGE:
                 raise IllegalAction(f"no {action.kind} decision is open now", R.TRACK_RULES[0][3] if R.TRACK_RULES else "")
         if self.pending is not None:
+            if t is Ransom:  # at any time in one's own turn: before the capture too (TOWER-RANSOM-1)
+                self._ransom(action)
+                self.history.append((None, action))
+                return
             if t is Pass:
                 self.history.append((None, action))
                 self._end_turn()
@@ -296,6 +313,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         touched = self._place(o, cell)
         for name_i, val in state_sets:
             self.st[name_i] = val
+        if self.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
+            self._score_joins(touched)
         put = None  # the figure this turn put: (figure, segment), for `score ... put`
         if fig is not None:
             if ft is Recall:
@@ -330,8 +349,14 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if self.joins:
-            self._score_joins()
+        if R.RANSOM is not None and not self.ended and (self.keep_closing or self.ransom_options()):
+            self.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
+            return
+        self._next_turn()
+
+    def _next_turn(self):
+        """Pass the turn on: the next player draws (or the game ends)."""
+        self.closing = False
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()

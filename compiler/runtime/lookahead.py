@@ -10,7 +10,7 @@ on every bundled module).
 from __future__ import annotations
 
 from .geometry import AROUND, DX, DY, OPP
-from .moves import Place, Put, PutAt, Recall, as_move
+from .moves import Capture, Place, Put, PutAt, Recall, as_move
 
 _CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
 
@@ -25,21 +25,65 @@ def _closing(o, closed):
 class Lookahead:
     """Mixin of Game.  Owns nothing: `completes` changes the board and puts it back."""
 
+    def standing_points(self):
+        """Per player, what stands now is worth by the rules' own terms, beside the score: a figure
+        on an outpost, what the outposts' `on end` rules would pay for it were the game to end now
+        (SIEGE-END-1); a prisoner that the rules' `ransom` lets its owner buy back, its price now,
+        to its holder, and minus its price to its owner (TOWER-RANSOM-1).  Players that try moves
+        add it to the score (compiler/agents.py's greedy), so that a figure sent to an outpost,
+        a capture and a ransom show what they set up.  All zeros without outposts and ransoms."""
+        R = self.R
+        out = [0] * self.nplayers
+        if self._siege:
+            for event, tracks, acts, _ in R.TRACK_RULES:
+                if event != "end":
+                    continue
+                for t in tracks:
+                    if not (self.trow[t] or self.tpool[t]):
+                        continue
+                    for act in acts:
+                        if act[0] == "score":
+                            for p in range(self.nplayers):
+                                out[p] += act[1](self, t, p)
+        rn = R.RANSOM
+        if rn is not None:
+            kinds, price = rn[0], rn[1]
+            for h, row in enumerate(self.held):
+                for o, figs in enumerate(row):
+                    n = sum(1 for gi in figs if gi in kinds)
+                    if n:
+                        v = n * price(self)
+                        out[h] += v
+                        out[o] -= v
+        return out
+
     def score_classes(self, actions):
         """For the actions `legal_actions` listed now, one entry each: None when applying it certainly
         leaves every score as it is (as `scores_may_change` says), else a key; actions with equal keys
         change every score alike, so a player that tries moves need try only one of each key.
 
-        Equal keys: a tile placement with no figure and the same placement with a figure on a
-        feature it does not complete, when the rules read without placing the tile how it completes
-        (QUICK_COMPLETE) and putting a figure starts nothing of its own (no `score ... put`, no
-        capture, no outpost, no `score ... join`): the figure then stands on a feature that is not
-        scored this turn.  Every other action is its own key."""
+        None also means that what stands by the rules (`standing_points`: outposts, prisoners) is
+        unchanged.  Equal keys: a tile placement with no figure and the same placement with a figure
+        on a feature it does not complete, when the rules read without placing the tile how it
+        completes (QUICK_COMPLETE), there is no `score ... join`, and putting that figure starts
+        nothing of its own (no `score ... put`, no capture, no outpost): the figure then stands on a
+        feature that is not scored this turn (or, put on another placed tile, on a feature of a kind
+        no `complete` rule completes).  Placements that complete nothing and put a figure
+        that starts something share a key with the others that start the same: a figure that may
+        send one more to an outpost, by figure and feature kind (what the outpost decision offers
+        depends on nothing else); a floor put on another placed tile's tower, by that put (its
+        captures do not depend on the tile, which carries no figure).  Every other action is its
+        own key."""
+        if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
+            return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
         if self.pending is not None or not any(self.decks) or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard; or the last tile
         R = self.R
-        twins = R.QUICK_COMPLETE is not None and not (R.SCORE_PUT or R.CAPTURES or R.OUTPOST_PUTS or R.SCORE_JOIN)
-        put_figs = {g for _, g in R.SCORE_PUT}
+        twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
+        scored = {g for _, g in R.SCORE_PUT}  # a put that scores at once
+        captors = set(R.CAPTURES)  # a put that opens a capture
+        outpost_figs = {g for r in R.OUTPOST_PUTS for g in r[0]}  # a put that may send one more to an outpost
+        plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
         near = {}
         done = {}
         out = []
@@ -49,8 +93,8 @@ class Lookahead:
                 continue
             cell, rot, fig = a
             ft = type(fig)
-            if fig is not None and (ft is Recall or ft is PutAt or fig.figure in put_figs):
-                out.append(a)
+            if fig is not None and (ft is Recall or fig.figure in scored or (ft is Put and fig.figure in captors)):
+                out.append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
                 continue
             if fig is None:
                 n = near.get(cell)
@@ -62,12 +106,59 @@ class Lookahead:
             c = done.get((cell, rot))
             if c is None:
                 c = done[(cell, rot)] = self._completion(cell, rot)
-            if not c[0]:
-                out.append(None)
-            elif fig is None or (twins and ft is Put and fig.feature not in c[1]):
+            if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
+                if fig is None or fig.figure not in plain:
+                    out.append(None)
+                elif fig.figure in captors:  # on another placed tile: its captures do not depend on this tile
+                    out.append(("capture", fig))
+                elif ft is PutAt:  # the outpost decision that follows: by figure and kind
+                    out.append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
+                else:
+                    out.append(("outpost", fig.figure, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
+            elif fig is None or (twins and fig.figure not in plain and (
+                    (ft is Put and fig.feature not in c[1])
+                    # on another tile, on a feature no `complete` rule ever completes (a tower's top)
+                    or (ft is PutAt and self.seg_kind[self.find(fig.segment)] not in R.COMPLETE))):
                 out.append((cell, rot))
             else:
                 out.append(a)
+        return out
+
+    def _capture_classes(self, actions):
+        """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
+        same figure back in an exchange, change the scores and the prisoners alike when the feature
+        it stands on is not scored this turn (the tile's scoring follows the decision); the pass
+        and every other capture are their own keys."""
+        finishing = self._finishing()
+        out = []
+        for a in actions:
+            if type(a) is Capture and self.find(a.segment) not in finishing:
+                out.append(("captive", a.owner, a.figure, a.back))
+            else:
+                out.append(a)
+        return out
+
+    def _finishing(self):
+        """The roots of the features the pending placement will complete when its turn is scored
+        (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
+        cell, touched = self.pending[1], self.pending[2]
+        x, y = cell
+        cands = set(self.find(r) for r in touched)
+        board = self.board
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                for i in nb[0].centre:
+                    cands.add(self.find(nb[1] + i))
+        complete = self.R.COMPLETE
+        done = self.done
+        seg_kind = self.seg_kind
+        out = set()
+        for r in cands:
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    out.add(r)
         return out
 
     def scores_may_change(self, action, cache=None):

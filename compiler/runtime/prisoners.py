@@ -25,6 +25,10 @@ class Prisoners:
         # refusal can say why (out of range, not capturable); play moves straight on instead.
         self.keep_capture = False
         self._put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
+        # After the turn's scoring, while the player may still pay a ransom (with the points just
+        # scored) before passing the turn on; a replay that names such a ransom keeps it open.
+        self.closing = False
+        self.keep_closing = False
 
     def held_count(self, owner, gi):
         """How many of `owner`'s figures gi other players hold."""
@@ -133,9 +137,10 @@ class Prisoners:
 
     # ------------------------------------------------------------ ransom
     def ransom_options(self):
-        """Ransom(holder, figure) for every own prisoner the current player may buy back now."""
+        """Ransom(holder, figure) for every own prisoner the current player may buy back now: at each of
+        their decisions -- before the tile, before a floor's capture, after the turn's scoring."""
         rn = self.R.RANSOM
-        if rn is None or self.pending is not None or self.ended:
+        if rn is None or self.ended:
             return []
         kinds, price, allowed, _, _ = rn
         p = self.current
