@@ -179,6 +179,15 @@ def test_pettingzoo_api_test_with_planes_gives_no_warning(rules):
     assert [str(w.message) for w in caught] == []
 
 
+@pytest.mark.slow
+def test_pettingzoo_seed_test_with_planes():
+    from pettingzoo.test import seed_test
+
+    from tessera.adapters.pettingzoo import env
+
+    seed_test(lambda: env(rules=["base"], radius=COMPACT, observation="planes"), num_cycles=10)
+
+
 def test_pettingzoo_planes_and_the_mask_in_the_info():
     from tessera.adapters.pettingzoo import env
 
@@ -191,3 +200,19 @@ def test_pettingzoo_planes_and_the_mask_in_the_info():
     e.step(int(np.flatnonzero(info["action_mask"])[0]))
     text = e.render()
     assert text.startswith("player_1 to place tile") and "legend:" in text and len(text.splitlines()) >= 5
+
+
+@pytest.mark.slow
+def test_the_training_example_runs_and_reports_its_curve(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "examples" / "train_candidates.py"
+    spec = importlib.util.spec_from_file_location("train_candidates", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--games", "2", "--every", "1", "--eval", "2"]) == 0
+    out = capsys.readouterr().out
+    lines = [ln for ln in out.splitlines() if ln.startswith("after")]
+    assert [ln.split()[1] for ln in lines] == ["0", "1", "2"]
+    assert all("greedy games against random" in ln for ln in lines) and "largest weights:" in out
