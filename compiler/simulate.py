@@ -62,7 +62,7 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
         if cards:
             return eng.runtime.random_moves(g, seed, before=before), turns
-        from .runtime.game import random_moves
+        from .runtime.play import random_moves
 
         return random_moves(g, seed, before=before), turns
     seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]

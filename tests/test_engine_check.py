@@ -112,7 +112,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     monkeypatch.setattr(ec, "compare", spy)
     mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)
     assert mismatches == [] and checked == len(seen)
-    from compiler.runtime.game import random_moves
+    from compiler.runtime.play import random_moves
 
     eng = load_engine(rs)
     for gseed in (40, 41):  # the same games again: which moves completed something

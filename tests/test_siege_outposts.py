@@ -245,7 +245,7 @@ def test_SIEGE_OUTPOST_2_is_optional_and_a_decision_of_its_own():
 def test_state_round_trip_keeps_the_outposts():
     eng = engine_for(["base", "abbot", TILES], [])
     g = eng.new_game(players=3, seed=4)
-    from compiler.runtime.game import random_moves
+    from compiler.runtime.play import random_moves
     random_moves(g, 4, after=lambda h: h.turn >= 40)
     h = type(g).from_json(eng.rules, g.to_json())
     assert h.scores == g.scores and h.outposts_by_name() == g.outposts_by_name() and h.supply == g.supply

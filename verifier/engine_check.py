@@ -229,7 +229,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
         model = model_for(rs, players)
     model_errors: list = []
     from compiler.replay import raise_rule_failure
-    from compiler.runtime.game import random_moves
+    from compiler.runtime.play import random_moves
 
     for gi in range(games):
         gseed = seed + gi

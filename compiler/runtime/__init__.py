@@ -7,6 +7,7 @@ lives in the generated `rules.py`, which imports what it uses from here by name.
 
 One job per module (docs/engine.md lists the public names):
 
+    moves      the move vocabulary: one typed move per kind, the one decoder of a written move
     geometry   sides, rotations, a tile type at one rotation, edge-pattern fits
     tables     the named records the generated rule tables are made of
     board      placed tiles, the frontier, union-find over features, quantities
@@ -15,14 +16,17 @@ One job per module (docs/engine.md lists the public names):
     figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
     corners    figures on corners (the barn), put and join scorings
     prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
+    outposts   the Siege's outposts: rows, pools, catapults at the draw, attacks and removals
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     records    tessera-state/1 (to_json / from_json)
     game       the Game: turn loop, legal actions, applying an action, events
+    play       random play: the one random player (simulate, play_random, the engine check)
     ops        arithmetic the generated expressions call (division by zero is 0)
     errors     IllegalAction (a refusal and its clause); RuleFailure (a rule that crashed, and its line)
 """
 from .errors import IllegalAction, RuleFailure, rule_failure, rule_location
-from .game import Game, play_random
+from .game import Game
+from .play import play_random
 
 __all__ = ["Game", "IllegalAction", "RuleFailure", "play_random", "rule_failure", "rule_location"]
