@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import z3
 
@@ -221,19 +221,24 @@ def model_values(m: z3.ModelRef, terms: dict[str, z3.ExprRef]) -> dict[str, int 
     return {name: _value(m, t) for name, t in terms.items()}
 
 
-def _symbols(t: z3.ExprRef) -> set[str]:
-    out: set[str] = set()
-    todo = [t]
+def _subterms(terms: Sequence[z3.ExprRef], inside=lambda x: True) -> Iterator[z3.ExprRef]:
+    """Each distinct subterm of the terms once (depth first, shared subterms not revisited);
+    the children of a subterm are visited only where `inside(subterm)` holds."""
+    todo = list(terms)
     seen: set[int] = set()
     while todo:
         x = todo.pop()
         if x.get_id() in seen:
             continue
         seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(x.decl().name())
-        todo.extend(x.children())
-    return out
+        yield x
+        if inside(x):
+            todo.extend(x.children())
+
+
+def _symbols(t: z3.ExprRef) -> set[str]:
+    return {x.decl().name() for x in _subterms([t])
+            if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
 
 
 def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
@@ -319,13 +324,7 @@ def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
 def nonlinear(terms: Sequence[z3.ExprRef]) -> bool:
     """Does any term multiply two unknowns, or divide by one?  z3's optimizer does not keep to its
     resource limit there (a product of unknowns ran for minutes past an rlimit of 20 M)."""
-    todo = list(terms)
-    seen: set[int] = set()
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
+    for x in _subterms(terms, inside=z3.is_app):
         if z3.is_app(x):
             k = x.decl().kind()
             kids = x.children()
@@ -334,7 +333,6 @@ def nonlinear(terms: Sequence[z3.ExprRef]) -> bool:
             if k in (z3.Z3_OP_IDIV, z3.Z3_OP_DIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) and len(kids) == 2 and \
                     not z3.is_int_value(kids[1]):
                 return True
-            todo.extend(kids)
     return False
 
 
