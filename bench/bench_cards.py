@@ -9,18 +9,15 @@ compiled to a package in a temporary folder and imported from there, as a design
 from __future__ import annotations
 
 import argparse
-import importlib
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from compiler.agents import make_agent  # noqa: E402
-from compiler.build import compile_to_dir  # noqa: E402
-from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
+from shipped import shipped_engine  # noqa: E402
 
 
 def main() -> None:
@@ -31,14 +28,7 @@ def main() -> None:
     ap.add_argument("--agent", default="random")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    try:
-        rs = require_rule_set(args.rules.split(","))
-    except RuleSetError as exc:
-        sys.exit(str(exc))
-    with tempfile.TemporaryDirectory() as tmp:
-        compile_to_dir(rs, Path(tmp), "bench_cards_engine")
-        sys.path.insert(0, tmp)
-        eng = importlib.import_module("bench_cards_engine")
+    with shipped_engine(args.rules, "bench_cards_engine") as eng:
         for players in (int(p) for p in args.players.split(",")):
             moves = 0
             t0 = time.perf_counter()

@@ -15,17 +15,14 @@ their costs per turn.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from compiler.agents import make_agent  # noqa: E402
-from compiler.build import compile_to_dir  # noqa: E402
-from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
+from shipped import shipped_engine  # noqa: E402
 
 
 def main() -> None:
@@ -40,14 +37,7 @@ def main() -> None:
     ap.add_argument("--agent", default="random", help="who plays every seat: random (the default) or a "
                                                       "`simulate --agents` name such as greedy (clone-heavy)")
     args = ap.parse_args()
-    try:
-        rs = require_rule_set(args.rules.split(","))
-    except RuleSetError as exc:
-        sys.exit(str(exc))
-    with tempfile.TemporaryDirectory() as tmp:
-        compile_to_dir(rs, Path(tmp), "bench_engine")
-        sys.path.insert(0, tmp)
-        eng = importlib.import_module("bench_engine")
+    with shipped_engine(args.rules, "bench_engine") as eng:
         eng.play_random(args.players, 0)  # warm caches of edge-pattern fits
 
         def run() -> tuple[int, int, int]:
