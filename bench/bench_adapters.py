@@ -84,12 +84,7 @@ def main() -> None:
             before = (codec.masked, codec.ended_by_window)
             s = game.new_initial_state()
             while not s.is_terminal():
-                if s.is_chance_node():
-                    outcomes, probs = zip(*s.chance_outcomes())
-                    s.apply_action(int(rng.choice(outcomes, p=probs)))
-                else:
-                    s.apply_action(int(rng.choice(s.legal_actions())))
-                    moves += 1
+                moves += O.random_step(s, rng)
             count(codec, before)
     dt = time.perf_counter() - t0
     print(f"{args.via}: {args.games} games, {moves} steps in {dt:.2f} s: {args.games / dt:.1f} games/s")

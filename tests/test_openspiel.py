@@ -73,11 +73,7 @@ def test_serialized_state_plays_on_identically():
     state = game.new_initial_state()
     rng = np.random.RandomState(7)
     for _ in range(41):  # ends on a decision node with a tile drawn
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        O.random_step(state, rng)
     copy = game.deserialize_state(state.serialize())
     clone = state.clone()
     assert str(copy) == str(state) == str(clone)
@@ -104,11 +100,7 @@ def test_returns_are_zero_sum_shares_of_the_win():
     rng = np.random.RandomState(0)
     while not state.is_terminal():
         assert state.returns() == [0.0, 0.0, 0.0]
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        O.random_step(state, rng)
     scores = state.engine_game().scores
     top = max(scores)
     k = scores.count(top)

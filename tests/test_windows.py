@@ -11,7 +11,7 @@ import pytest
 
 from compiler.actions import ActionCodec, OutsideWindow
 from compiler.replay import engine_for
-from tessera.adapters import openspiel as O  # noqa: F401  (registers "tessera")
+from tessera.adapters import openspiel as O  # registers "tessera"
 from tessera.adapters.factored import Factored, candidate_features, candidates
 
 COMPACT = 8  # the documented compact window (docs/engine.md): |dx| + |dy| <= 8 around the start tile
@@ -78,11 +78,7 @@ def test_windowed_openspiel_games_never_raise():
     for _ in range(20):
         s = game.new_initial_state()
         while not s.is_terminal():
-            if s.is_chance_node():
-                outcomes, probs = zip(*s.chance_outcomes())
-                s.apply_action(int(rng.choice(outcomes, p=probs)))
-            else:
-                s.apply_action(int(rng.choice(s.legal_actions())))
+            O.random_step(s, rng)
         assert sum(s.returns()) == 0
 
 
@@ -139,11 +135,7 @@ def test_openspiel_observation_is_planes_with_the_flat_observers_numbers():
     state = game.new_initial_state()
     rng = np.random.RandomState(1)
     for _ in range(30):
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        O.random_step(state, rng)
     obs = Observer(game.codec, 2)
     flat = obs.set_from(state.engine_game(), 1, drawn=not state.is_chance_node()).copy()
     C, H, W = game.observation_tensor_shape()

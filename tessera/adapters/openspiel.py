@@ -279,6 +279,17 @@ def score_evaluator():
     return EndNow()
 
 
+def random_step(state, rng: np.random.RandomState) -> bool:
+    """Apply one action to a state not yet ended: at a chance node a tile drawn by its odds, else
+    a legal action picked uniformly.  True if it was a player's move (not a draw)."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+        return False
+    state.apply_action(int(rng.choice(state.legal_actions())))
+    return True
+
+
 def mcts_vs_random(game, games: int, simulations: int = 20, seed: int = 0, evaluator: str = "score"):
     """Play `games` games, OpenSpiel's MCTS bot against uniform random players, the
     bot's seat rotating; answer the bot's wins/ties/losses and mean scores.  The bot
@@ -296,13 +307,10 @@ def mcts_vs_random(game, games: int, simulations: int = 20, seed: int = 0, evalu
         seat = i % n
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-            elif state.current_player() == seat:
+            if not state.is_chance_node() and state.current_player() == seat:
                 state.apply_action(bot.step(state))
             else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
+                random_step(state, rng)
         scores = state.engine_game().scores
         bot_points += scores[seat]
         other_points += sum(s for p, s in enumerate(scores) if p != seat) / (n - 1)
