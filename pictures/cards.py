@@ -17,6 +17,8 @@ from pathlib import Path
 
 import drawsvg as dw
 
+from .viewer import FRAME_CSS, PANEL_CSS
+
 COLOURS = {"yellow": "#f2c12e", "red": "#d64541", "green": "#4caf50", "blue": "#3f7fd6", "black": "#333333"}
 JOKER = "#9c6ade"
 BACK = "#6d4c41"
@@ -170,18 +172,9 @@ def _player_colour(tl: CardTimeline, name: str) -> str:
     return _PLAYER_COLOURS[tl.players.index(name) % len(_PLAYER_COLOURS)] if name in tl.players else "#999"
 
 
-CSS = """
-body{font-family:system-ui,sans-serif;margin:0;background:#f3efe6;color:#222}
-header{padding:8px 16px;background:#4e342e;color:#fff}
-header h1{font-size:18px;margin:0}
-main{display:flex;gap:16px;padding:12px 16px;align-items:flex-start}
-#table{flex:1;min-width:0;overflow:auto}
+CSS = FRAME_CSS + """#table{flex:1;min-width:0;overflow:auto}
 #table svg{display:block;max-width:100%;height:auto}
-aside{width:340px;flex:none}
-.controls{display:flex;gap:6px;align-items:center;margin-bottom:8px}
-.controls button{font-size:16px;padding:4px 10px;cursor:pointer}
-#step-label{font-size:14px;margin:6px 0 10px;min-height:2.6em}
-table{border-collapse:collapse;width:100%;margin-bottom:10px}
+""" + PANEL_CSS + """table{border-collapse:collapse;width:100%;margin-bottom:10px}
 td{padding:3px 6px;border-bottom:1px solid #ddd}
 td.num{text-align:right;font-weight:bold}
 #events{list-style:none;padding:0;margin:0;font-size:13px}

@@ -16,18 +16,23 @@ from .sheet import drawn_features
 from .tile import Style, draw_tile
 import drawsvg as dw
 
-CSS = """
+# The frame both step-through pages share (this game viewer and pictures/cards.py's card game
+# viewer): the header bar and the picture beside a side panel; the panel's step buttons and label.
+FRAME_CSS = """
 body{font-family:system-ui,sans-serif;margin:0;background:#f3efe6;color:#222}
 header{padding:8px 16px;background:#4e342e;color:#fff}
 header h1{font-size:18px;margin:0}
 main{display:flex;gap:16px;padding:12px 16px;align-items:flex-start}
-#board{flex:1;min-width:0;overflow:auto;background:#f3efe6;border:1px solid #cfc6b4;max-height:88vh}
-#board svg{display:block;width:100%;height:auto;min-width:600px}
-aside{width:340px;flex:none}
+"""
+PANEL_CSS = """aside{width:340px;flex:none}
 .controls{display:flex;gap:6px;align-items:center;margin-bottom:8px}
 .controls button{font-size:16px;padding:4px 10px;cursor:pointer}
 #step-label{font-size:14px;margin:6px 0 10px;min-height:2.6em}
-#drawn{display:flex;gap:10px;align-items:center;margin-bottom:10px}
+"""
+
+CSS = FRAME_CSS + """#board{flex:1;min-width:0;overflow:auto;background:#f3efe6;border:1px solid #cfc6b4;max-height:88vh}
+#board svg{display:block;width:100%;height:auto;min-width:600px}
+""" + PANEL_CSS + """#drawn{display:flex;gap:10px;align-items:center;margin-bottom:10px}
 #drawn .tilepic{width:84px;height:84px}
 #drawn .tilepic svg{width:84px;height:84px;transition:none}
 table{border-collapse:collapse;width:100%;margin-bottom:10px}
