@@ -31,6 +31,7 @@ import pyspiel
 from compiler.actions import ActionCodec
 from compiler.replay import engine_for
 from .observation import Observer, board_text
+from .spiel import rules_of, win_shares
 
 SHORT_NAME = "tessera"
 DEFAULTS = {"rules": "base", "players": 2, "radius": 0, "view": 0}  # 0: the full window (docs/engine.md)
@@ -52,11 +53,6 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=DEFAULTS,
 )
-
-
-def rules_of(spec: str) -> list[str]:
-    """`base+river+abbot` -> ["base", "river", "abbot"] (modules or .tess paths)."""
-    return [r for r in spec.split("+") if r]
 
 
 class TesseraGame(pyspiel.Game):
@@ -207,8 +203,7 @@ class TesseraState(pyspiel.State):
             return [0.0] * n
         scores = self._e.g.scores
         top = max(scores)
-        winners = sum(1 for s in scores if s == top)
-        return [float(n - winners) / winners if s == top else -1.0 for s in scores]
+        return win_shares(n, {p for p, s in enumerate(scores) if s == top})
 
     def __str__(self):
         g = self._e.g

@@ -24,6 +24,7 @@ import pyspiel
 
 from compiler.replay import engine_for
 from .cardgame import CardCodec, CardObserver
+from .spiel import rules_of, win_shares
 
 SHORT_NAME = "tessera_cards"
 DEFAULTS = {"rules": "card", "players": 2}
@@ -50,7 +51,7 @@ class CardGame(pyspiel.Game):
     def __init__(self, params=None):
         p = {**DEFAULTS, **(params or {})}
         self.rules_spec = str(p["rules"])
-        self.engine = engine_for([r for r in self.rules_spec.split("+") if r], [])
+        self.engine = engine_for(rules_of(self.rules_spec), [])
         R = self.engine.rules
         if getattr(R, "FAMILY", "tiles") != "cards":
             raise ValueError(f"{self.rules_spec} is not a card game: use the game `tessera`")
@@ -105,7 +106,7 @@ class _Played:
 def _replay(spec, players, drawn, moves):
     e = _Played(spec, players)
     e.drawn = list(drawn)
-    engine = engine_for([r for r in spec.split("+") if r], [])
+    engine = engine_for(rules_of(spec), [])
     if e.drawn and len(e.drawn) == sum(s[3] for _, s in engine.rules.CARDS if not s[5]):
         e.g = engine.new_game(players, 0, None, e.drawn)
         codec = CardCodec(engine)
@@ -204,8 +205,7 @@ class CardState(pyspiel.State):
         n = self._game().players
         if not self.is_terminal():
             return [0.0] * n
-        winners = self._e.g.winners
-        return [float(n - len(winners)) / len(winners) if p in winners else -1.0 for p in range(n)]
+        return win_shares(n, self._e.g.winners)
 
     def information_state_string(self, player):
         return _info_string(self, player)
