@@ -92,6 +92,17 @@ def test_the_model_agrees_with_the_engine_on_the_expansions(spec):
     assert mismatches == []
 
 
+@pytest.mark.slow
+def test_a_barn_join_that_sends_a_farmer_home_before_the_turns_figure_is_a_step_of_the_model():
+    """BARN-SCORE-2 «сразу же»: the join scores (0 points here) and sends p0's farmer home as the tile
+    is laid, then the turn's follower goes on a tower's top: supply and board end as they began.  The
+    join must still be one of the transition's steps (seed 43 of the default all-modules engine check
+    was once called a model error: `place a follower; changes: none`)."""
+    rs = require_rule_set(["base", "river", "abbot", "king_robber", "barn", "tower", "siege"])
+    mismatches, _ = check_engine(rs, 1, 2, 43, conform=True)
+    assert mismatches == []
+
+
 def test_a_completed_city_with_a_follower_passes_the_king_on():
     """KING-1: a city scored and its follower sent home (BASE-SCORE-2), then `on complete of city where
     tiles > king_city` gives the King to the player who completed it.  The model's completion step once

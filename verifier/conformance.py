@@ -423,6 +423,12 @@ class Watcher:
         # a step that may or may not have fired (an `on place` rule, a put scoring nobody) and changes
         # nothing that changed in this transition is left out: it can only have left things as they were
         moved = {n for n, d in zip(names, delta) if d}
+        # ... nor what a step that must have fired changes: a step may undo another's change (a barn
+        # join sends a farmer home, then the turn's figure leaves the supply again: no net change)
+        for _, cands, opt in slots:
+            if not opt:
+                for k in cands:
+                    moved |= self.m.changes(k)
         kept = []
         for lab, cands, opt in slots:
             if opt:
