@@ -239,16 +239,6 @@ def _spans(tl: Timeline) -> None:
                     b[who] = b.get(who, 0) + 1
                 else:
                     now.add((who, fig, tuple(cell), place))
-        for key, builders in heights.items():
-            h = sum(builders.values())
-            old = stacks.get(key)
-            if old is None or old[:2] != (h, builders):
-                if old is not None:
-                    tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
-                stacks[key] = (h, dict(sorted(builders.items())), s.index)
-        for key in [k for k in stacks if k not in heights]:
-            old = stacks.pop(key)
-            tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
             if f["complete"]:
                 for cell, place in f["places"]:
                     p = tl.tiles.get(tuple(cell))
@@ -262,6 +252,16 @@ def _spans(tl: Timeline) -> None:
                     for tf in p.tile.features:
                         if tf.places and rotate(tf.places[0], p.rotation) == place:
                             tl.done_from.setdefault((p.cell, tf.index), s.index)
+        for key, builders in heights.items():
+            h = sum(builders.values())
+            old = stacks.get(key)
+            if old is None or old[:2] != (h, builders):
+                if old is not None:
+                    tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
+                stacks[key] = (h, dict(sorted(builders.items())), s.index)
+        for key in [k for k in stacks if k not in heights]:
+            old = stacks.pop(key)
+            tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
         for key in now:
             open_.setdefault(key, s.index)
         for key in list(open_):
@@ -485,6 +485,8 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
             if ev["kind"] in LEFT_MARKS and tuple(ev["at"]) in tl.tiles:
                 x, y = at(tuple(ev["at"]))
                 fx, fy = FIGURE_AT.get(ev.get("on"), (SIZE / 2, SIZE / 2))
+                if (tuple(ev["at"]), ev.get("on")) in tl.stack_spans:  # it stood on top of a stack
+                    fy -= STACK_TOP
                 marks.append(left_mark(x + fx, y + fy, ev, colours, **({"data_step": s_.index} if step is None else {})))
     d.append(marks)
     if scores_panel:

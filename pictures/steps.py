@@ -128,8 +128,15 @@ def event_text(ev: dict) -> str:
                 f"(the {ev['outpost']} outpost is attacked)")
     pts = ", ".join(f"{p} {v:+d}" for p, v in ev.get("points", {}).items()) or "nobody scores"
     size = f" ({ev['tiles']} tile{'s' if ev['tiles'] != 1 else ''})" if "tiles" in ev else ""
-    what = f"the {ev['outpost']} outpost" if ev.get("outpost") else ev.get("feature", "?")
-    return f"{what} {ev.get('when', '')}{size}: {pts}"
+    if ev.get("outpost"):
+        why = OUTPOST_WHEN.get(ev.get("when"), ev.get("when", ""))
+        return f"the {ev['outpost']} outpost scores at {why}: {pts}"
+    return f"{ev.get('feature', '?')} {ev.get('when', '')}{size}: {pts}"
+
+
+# When an outpost scores (the `on full|overflow|end` of its rules), in words
+OUTPOST_WHEN = {"overflow": "the attack", "full": "the counterattack (its row is full)",
+                "end": "the game's end (a final counterattack)"}
 
 
 def step_label(index: int, player: str | None, moves: list[dict], events: list[dict], final: bool) -> str:
