@@ -1,8 +1,9 @@
 """A game record's board, turn by turn, read through the public replay.
 
 `timeline(record)` replays the record's first k turns for every k (the replay
-answer, `Game.features()` and the scores: nothing of the engine's inner state),
-so a step shows exactly what `tessera replay` says about that prefix.  Step 0 is
+answer -- scores, supply, prisoners, outposts, events --, `Game.features()` and the
+typed moves the step made, `Game.history`), so a step shows exactly what `tessera replay`
+says about that prefix.  Step 0 is
 the start landscape; step k is the board after record entry k-1; the last step
 of a record that ends `"final"` includes final scoring.
 
