@@ -82,16 +82,20 @@ def _placement(m: dict) -> str:
     fig = m.get("figure")
     if fig is None:
         return text
-    where = f"on the {m['feature']}" + (f" at the {m['on']} corner" if m.get("corner") else "")
-    tile_at = f" at {_at(m['figure_at'])}" if m.get("figure_at") != m["at"] else (
-        f" ({m['on']})" if not m.get("corner") else "")
+    where = f"on the {m['feature']}"
+    if m.get("corner"):
+        where += f" at the {m['on']} corner"
+    detail = [] if m.get("corner") or m.get("figure_at") != m["at"] else [m["on"]]
+    if m.get("figure_at") != m["at"]:
+        where += f" at {_at(m['figure_at'])}"
     if m.get("recall"):
         return text + f", takes back {_a(fig)} from the {m['feature']} at {_at(m['figure_at'])}"
-    if "height" in m:
-        return text + f", puts {_a(fig)} {where}{tile_at} (height {m['height']})"
     if "on_top" in m:
-        return text + f", puts {_a(fig)} on top of the {m['feature']}{tile_at} (height {m['on_top']})"
-    return text + f", puts {_a(fig)} {where}{tile_at}"
+        where = f"on top of the {m['feature']}" + (f" at {_at(m['figure_at'])}" if m.get("figure_at") != m["at"] else "")
+        detail.append(f"height {m['on_top']}")
+    elif "height" in m:
+        detail.append(f"height {m['height']}")
+    return text + f", puts {_a(fig)} {where}" + (f" ({', '.join(detail)})" if detail else "")
 
 
 def _fig_of(owner: str, who: str, figure: str) -> str:
@@ -149,12 +153,18 @@ def step_label(index: int, player: str | None, moves: list[dict], events: list[d
     tile = next((m["tile"] for m in moves if m["kind"] in ("place", "discard")), None)
     sentences = []
     drawn = []
+    chosen = [m["outpost"] for m in moves if m["kind"] == "catapult"]  # where the player sent a "?"'s catapult
     for ev in events:  # a tile's siege symbols come before it is laid
-        if ev["kind"] == "catapult":
-            drawn.append(f"a catapult comes to the {ev['outpost']} outpost [{ev['clause']}]")
-        elif ev["kind"] == "attack":
-            drawn.append(f"a catapult comes to the full catapult slot of the {ev['outpost']} outpost: an attack "
-                         f"[{ev['clause']}]")
+        if ev["kind"] in ("catapult", "attack"):
+            by = ""
+            if ev["outpost"] in chosen:
+                chosen.remove(ev["outpost"])
+                by = f" (chosen by {who})"
+            if ev["kind"] == "catapult":
+                drawn.append(f"a catapult comes to the {ev['outpost']} outpost{by} [{ev['clause']}]")
+            else:
+                drawn.append(f"a catapult comes to the full catapult slot of the {ev['outpost']} outpost{by}: an "
+                             f"attack [{ev['clause']}]")
         elif ev["kind"] == "remove":
             drawn.append(f"{ev['player']} removes their {ev['figure']} from {ev['on']} of {_at(ev['at'])} "
                          f"[{ev['clause']}]")

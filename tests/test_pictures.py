@@ -449,3 +449,46 @@ def test_any_tile_covering_several_cells_is_drawn_within_its_cells(tmp_path):
             assert 0 <= x0 and x1 <= 100 * w and 0 <= y0 and y1 <= 100 * h, (name, (x0, x1, y0, y1))
         labels = Counter(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "place")
         assert labels == Counter(p for f in t.features for p in f.places)
+
+
+def _labels(rec):
+    from pictures.board import timeline
+    from pictures.steps import event_text, step_label
+
+    tl = timeline(json.loads(rec.read_text()), rec.parent)
+    return [(step_label(s.index, s.player, s.moves, s.events, s.final), [event_text(e) for e in s.events])
+            for s in tl.steps], tl
+
+
+def test_step_text_says_each_move_and_event_with_its_clause():
+    """Read from the engine's typed moves and events (pictures/steps.py): a floor on another tile's
+    tower with the height it reaches, a follower on top, a capture and a ransom, each with its clause."""
+    steps, tl = _labels(RECORDS / "tower" / "top_captured_then_higher.json")
+    assert [label for label, _ in steps] == [
+        "Start: the start landscape is laid.",
+        "Turn 1: red lays tower.B at [0,1] (rotation 0), puts a floor on the tower (C, height 1).",
+        "Turn 2: blue lays B at [0,2] (rotation 0), puts a follower on top of the tower at [0,1] (height 1).",
+        "Turn 3: red lays tower.A at [1,1] (rotation 0), puts a floor on the tower (C, height 1), captures blue's "
+        "follower at [0,1] [TOWER-CAPTURE-1].",
+        "Turn 4: blue lays B at [0,3] (rotation 0), puts a floor on the tower at [0,1] (height 2)."]
+    assert steps[3][1] == ["red captures blue's follower on C of [0,1], who becomes red's prisoner"]
+    assert tl.steps[3].prisoners == {"red": {"blue": {"follower": 1}}}
+    # the tower at [0,1]: height 1 from step 1, the follower on top from step 2 to its capture at 3, height 2 at 4
+    assert tl.stack_spans[((0, 1), "C")] == [(1, {"red": 1}, 1, 4), (2, {"blue": 1, "red": 1}, 4, None)]
+    assert [(k0, k1) for (who, fig, cell, _), k0, k1 in tl.figure_spans if cell == (0, 1)] == [(2, 3)]
+    steps, _ = _labels(RECORDS / "tower" / "ransom.json")
+    assert "red buys back their follower from blue [TOWER-RANSOM-1], lays B at [2,2]" in steps[7][0]
+    assert steps[7][1] == ["red buys back their follower from blue for 3 points"]
+
+
+def test_step_text_names_an_attack_and_who_removed_what():
+    """attack_question_mark.json: the "?" tile's catapult, sent to the monks outpost whose slot is
+    taken: an attack (SIEGE-ATTACK-1); yellow, with no follower there, removes a monk."""
+    steps, tl = _labels(RECORDS / "siege" / "fortress" / "attack_question_mark.json")
+    label, events = steps[-1]
+    assert label.startswith("Turn 4: you draws st.Q: a catapult comes to the full catapult slot of the monks outpost "
+                            "(chosen by you): an attack [SIEGE-ATTACK-1]; yellow removes their follower from C of "
+                            "[-1,-1] [SIEGE-ATTACK-1]. you lays st.Q at [2,-1]"), label
+    assert "yellow removes their follower from C of [-1,-1] (the monks outpost is attacked)" in events
+    assert "the monks outpost scores at the attack: you +3, blue +3" in events
+    assert tl.steps[-1].outposts["monks"]["catapults"] == 0  # the attack took the catapults away
