@@ -390,6 +390,17 @@ def outposts_group(outposts: dict[str, dict], colours: dict[str, str], x: float,
     return g, yy - y
 
 
+def _panel_height(tl: Timeline, step: int | None) -> float:
+    """How tall the scores panel of `step` is (scores, prisoners, outposts, an error line)."""
+    s = tl.steps[min(step, len(tl.steps) - 1)] if step is not None else tl.steps[-1]
+    h = MARGIN + 40 + 24 * len(tl.players)
+    if tl.rs.captures:
+        h += 26 + sum(19 + 15 * sum(len(f) for f in s.prisoners.get(p, {}).values()) for p in tl.players)
+    if s.outposts:
+        h += 18 + 30 * len(s.outposts)
+    return h + 30
+
+
 def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, places: bool = False) -> dw.Drawing:
     """The board after `step` (None: every step, tagged with data-from/data-to for the viewer)."""
     style = Style.of(tl.rs)
@@ -398,7 +409,8 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
     x0, y0, x1, y1 = board_cells(tl)
     bw, bh = (x1 - x0 + 1) * SIZE, (y1 - y0 + 1) * SIZE
     panel = 190 if scores_panel else 0
-    d = dw.Drawing(bw + 2 * MARGIN + panel, max(bh + 2 * MARGIN, 140), font_family="sans-serif")
+    d = dw.Drawing(bw + 2 * MARGIN + panel, max(bh + 2 * MARGIN, 140, _panel_height(tl, step) if scores_panel else 0),
+                   font_family="sans-serif")
     d.append_def(done_pattern())
     d.append(dw.Rectangle(0, 0, d.width, d.height, fill="#f3efe6"))
     d.append(dw.Title(f"board of a {' + '.join(tl.rs.names)} game, "
@@ -509,10 +521,16 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
                 held = s.prisoners.get(who, {})
                 n = sum(sum(f.values()) for f in held.values())
                 pan.append(dw.Rectangle(px, yy - 11, 12, 12, fill=colours[who], stroke="#111111"))
-                text = ", ".join(f"{c} {o}'s {f}" for o, figs in held.items() for f, c in figs.items()) or "none"
-                pan.append(dw.Text(f"holds {text}", 11, px + 18, yy, fill="#222222", class_="prisoners",
-                                   data_player=attr(who), data_count=n))
-                yy += 18
+                pan.append(dw.Text(f"{who} holds" + ("" if n else " none"), 11, px + 18, yy, fill="#222222",
+                                   class_="prisoners", data_player=attr(who), data_count=n))
+                yy += 16
+                for o, figs in held.items():  # one line per owner: their colour, how many of which figure
+                    for f, c in figs.items():
+                        pan.append(dw.Circle(px + 24, yy - 4, 5, fill=colours.get(o, "#777777"), stroke="#111111"))
+                        pan.append(dw.Text(f"{c} of {o}'s {f}{'s' if c != 1 else ''}", 11, px + 34, yy, fill="#222222",
+                                           class_="held", data_player=attr(who), data_owner=attr(o), data_count=c))
+                        yy += 15
+                yy += 3
             yy += 6
         if s.outposts:
             grp, h = outposts_group(s.outposts, colours, px, yy, s.events)
