@@ -492,3 +492,66 @@ def test_step_text_names_an_attack_and_who_removed_what():
     assert "yellow removes their follower from C of [-1,-1] (the monks outpost is attacked)" in events
     assert "the monks outpost scores at the attack: you +3, blue +3" in events
     assert tl.steps[-1].outposts["monks"]["catapults"] == 0  # the attack took the catapults away
+
+
+def test_a_tower_board_draws_floors_as_a_stack_with_its_height_and_the_prisoners(tmp_path):
+    """top_captured_then_higher.json after 4 turns: the tower at [0,1] has 2 floors (red's, then
+    blue's once red captured blue's follower on top of it): one stack of height 2, no floor drawn
+    as a figure; red holds 1 of blue's followers (TOWER-CAPTURE-1)."""
+    rec = RECORDS / "tower" / "top_captured_then_higher.json"
+    for turn, expect in ((2, {"0,1": "1", "1,1": None}), (4, {"0,1": "2", "1,1": "1"})):
+        res, out = draw(tmp_path, str(rec), "--turn", str(turn), name=f"t{turn}.svg")
+        assert res.exit_code == 0, res.output
+        root = svg(out)
+        stacks = {g.get("data-cell"): g.get("data-height") for g in groups(root, "stack")}
+        assert stacks == {c: h for c, h in expect.items() if h is not None}
+        for g in groups(root, "stack"):  # the number drawn is the height
+            assert [t.text for t in g.iter(f"{SVG}text")] == [g.get("data-height")]
+        assert not groups(root, "figure-floor")
+        on_top = groups(root, "on-top")
+        assert [(g.get("data-player"), g.get("data-cell")) for g in on_top] == ([("blue", "0,1")] if turn == 2 else [])
+        held = [(t.get("data-player"), t.get("data-owner"), t.get("data-count")) for t in root.iter(f"{SVG}text")
+                if t.get("class") == "held"]
+        assert held == ([] if turn == 2 else [("red", "blue", "1")])
+        marks = groups(root, "mark-capture")
+        assert [m.get("data-cell") for m in marks] == ([] if turn == 2 else [])  # the capture was at turn 3
+    res, out = draw(tmp_path, str(rec), "--turn", "3", name="t3.svg")
+    assert [m.get("data-cell") for m in groups(svg(out), "mark-capture")] == ["0,1"]
+
+
+@pytest.mark.slow
+def test_names_in_a_tower_record_cannot_inject_markup_through_prisoners(tmp_path):
+    evil = {"red": "</script><b>red", "blue": '" onload="alert(2)'}
+    rec = json.loads((RECORDS / "tower" / "exchange.json").read_text())
+
+    def rename(x):
+        if isinstance(x, dict):
+            return {k: evil.get(v, v) if k in ("player", "of", "from") else rename(v) for k, v in x.items()}
+        return [rename(v) for v in x] if isinstance(x, list) else x
+
+    rec = dict(rec, players=[evil[p] for p in rec["players"]], turns=rename(rec["turns"]))
+    p = tmp_path / "evil.json"
+    p.write_text(json.dumps(rec))
+    out = tmp_path / "evil.html"
+    res = runner.invoke(app, ["view", str(p), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    from html.parser import HTMLParser
+
+    class Tags(HTMLParser):
+        seen: list = []
+
+        def handle_starttag(self, tag, attrs):
+            self.seen.append((tag, [a for a, _ in attrs]))  # (the viewer's own <b> has an id)
+
+    parser = Tags()
+    parser.feed(page)
+    assert not [t for t, attrs in parser.seen if t == "b" and "id" not in attrs]  # the name's markup is no element
+    assert not [t for t, attrs in parser.seen if "onload" in attrs]  # nor its quote an attribute
+    assert "</script><b>" not in page
+    data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
+    assert data["steps"][2]["prisoners"] == {evil["blue"]: {evil["red"]: {"follower": 1}}}
+    for turn in (2, 5):
+        res, out = draw(tmp_path, str(p), "--turn", str(turn), name=f"evil{turn}.svg")
+        assert res.exit_code == 0, res.output
+        svg(out)  # still well-formed XML
