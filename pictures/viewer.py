@@ -58,6 +58,7 @@ td.prisoners{font-size:12px}
 .catapult{display:inline-block;width:22px;height:16px;border:1px solid #111;margin-left:8px;vertical-align:middle;background:#fff;text-align:center;font-size:12px;line-height:16px}
 .catapult.filled{background:#5d4037;color:#fff}
 #outposts .news{font-size:12px;font-weight:bold;margin-left:6px}
+#outposts .returned{font-size:11px;color:#555;margin-left:6px;opacity:.8}
 #outposts .news.attack{color:#c62828}
 #outposts .news.catapult{color:#5d4037}
 #outposts .news.counterattack{color:#2e7d32}
@@ -133,6 +134,12 @@ JS = """
       for (let i = 0; i < meta.catapults; i++){
         const c = el('span', 'catapult' + (i < o.catapults ? ' filled' : ''), i < o.catapults ? '⚙' : ''); c.title = 'catapult slot';
         div.appendChild(c);
+      }
+      const back = (s.returned || {})[name] || [];
+      if (back.length){
+        const r = el('span', 'returned', 'home: '); r.title = 'followers that left this outpost this step, back to supply';
+        for (const p of back) r.appendChild(disc(p, p));
+        div.appendChild(r);
       }
       for (const ev of s.events){
         if (ev.outpost === name && (ev.kind === 'catapult' || ev.kind === 'attack' || ev.kind === 'counterattack')){
@@ -221,6 +228,26 @@ def _views(tl: Timeline) -> list[tuple[list[float], list[float] | None]]:
     return out
 
 
+def _returned(prev: dict, s) -> dict[str, list[str]]:
+    """The followers who left each outpost during step s (a counterattack or an attack sent them
+    home): those there before the step or put there during it (its `outpost` events), less those
+    still there after it; players in slot order."""
+    out = {}
+    for name, o in s.outposts.items():
+        before = list(prev.get(name, {}).get("row", [])) + list(prev.get(name, {}).get("pool", []))
+        before += [e["player"] for e in s.events if e["kind"] == "outpost" and e["outpost"] == name]
+        left = list(o["row"]) + list(o["pool"])
+        gone = []
+        for p in before:
+            if p in left:
+                left.remove(p)
+            else:
+                gone.append(p)
+        if gone:
+            out[name] = gone
+    return out
+
+
 def _legend(tl: Timeline) -> str:
     """A legend entry for every figure the rule set declares and every mark the board may show."""
     rs = tl.rs
@@ -294,6 +321,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
                       "drawn": drawn, "rotation": rot, "scores": s.scores, "final": s.final,
                       "supply": {p: ", ".join(f"{n} {f}" for f, n in figs.items()) for p, figs in s.supply.items()},
                       "prisoners": s.prisoners, "outposts": s.outposts, "view": view, "last": last,
+                      "returned": _returned(tl.steps[s.index - 1].outposts if s.index else {}, s),
                       "events": [{"text": event_text(e), "clause": e.get("clause"), "kind": e["kind"],
                                   **({"outpost": e["outpost"]} if "outpost" in e else {})} for e in s.events]})
     data = {"players": tl.players, "steps": steps, "colours": colours, "min_scale": MIN_SCALE,

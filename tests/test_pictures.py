@@ -555,3 +555,21 @@ def test_names_in_a_tower_record_cannot_inject_markup_through_prisoners(tmp_path
         res, out = draw(tmp_path, str(p), "--turn", str(turn), name=f"evil{turn}.svg")
         assert res.exit_code == 0, res.output
         svg(out)  # still well-formed XML
+
+
+def test_the_followers_a_counterattack_sends_home_are_shown_on_their_outpost(tmp_path):
+    """counterattack_monks.json (EX-SIEGE-COUNTER-1a, 004 p. 5): "Синій гравець набирає 2 х 3 = 6 очок. Ви
+    набираєте 4 х 3 = 12 очок. Жовтий гравець набирає 1 х 3 = 3 очки." The step of the counterattack
+    shows the monks outpost empty and the 7 followers it sent home: blue's 2, yours 4, yellow's 1."""
+    rec = RECORDS / "siege" / "fortress" / "counterattack_monks.json"
+    out = tmp_path / "ca.html"
+    res = runner.invoke(app, ["view", str(rec), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
+    last = data["steps"][-1]
+    assert last["outposts"]["monks"]["row"] == [] and last["outposts"]["monks"]["pool"] == []
+    home = last["returned"]["monks"]
+    assert {p: home.count(p) for p in set(home)} == {"blue": 2, "you": 4, "yellow": 1}
+    assert set(last["returned"]) == {"monks"}
+    assert not any(s["returned"] for s in data["steps"][:-1])  # nobody left an outpost before
