@@ -51,14 +51,15 @@ aside{max-height:calc(100vh - 70px);overflow-y:auto}
 td.prisoners{font-size:12px}
 .disc{display:inline-block;width:11px;height:11px;border-radius:50%;border:1px solid #111;margin-right:2px;vertical-align:-1px}
 #outposts .outpost{margin:0 0 8px}
-#outposts .name{font-size:13px;font-weight:bold;margin-right:6px}
+#outposts .name{font-size:13px;font-weight:bold;display:inline-block;width:80px}
 .slots{display:inline-flex;gap:3px;vertical-align:middle}
 .slot{width:14px;height:14px;border:1px solid #111;background:#fff}
 .pool{display:inline-flex;gap:2px;align-items:center;margin-left:8px;padding:1px 4px;border:1px dashed #777;border-radius:9px;min-width:14px;min-height:14px;vertical-align:middle}
 .catapult{display:inline-block;width:22px;height:16px;border:1px solid #111;margin-left:8px;vertical-align:middle;background:#fff;text-align:center;font-size:12px;line-height:16px}
 .catapult.filled{background:#5d4037;color:#fff}
-#outposts .news{font-size:12px;font-weight:bold;margin-left:6px}
-#outposts .returned{font-size:11px;color:#555;margin-left:6px;opacity:.8}
+#outposts .happened{margin:2px 0 0 80px}
+#outposts .news{font-size:12px;font-weight:bold;margin-right:8px}
+#outposts .returned{font-size:11px;color:#555}
 #outposts .news.attack{color:#c62828}
 #outposts .news.catapult{color:#5d4037}
 #outposts .news.counterattack{color:#2e7d32}
@@ -135,18 +136,20 @@ JS = """
         const c = el('span', 'catapult' + (i < o.catapults ? ' filled' : ''), i < o.catapults ? '⚙' : ''); c.title = 'catapult slot';
         div.appendChild(c);
       }
-      const back = (s.returned || {})[name] || [];
-      if (back.length){
-        const r = el('span', 'returned', 'home: '); r.title = 'followers that left this outpost this step, back to supply';
-        for (const p of back) r.appendChild(disc(p, p));
-        div.appendChild(r);
-      }
+      const hap = el('div', 'happened');  // what came to the outpost this step, and who went home
       for (const ev of s.events){
         if (ev.outpost === name && (ev.kind === 'catapult' || ev.kind === 'attack' || ev.kind === 'counterattack')){
           const t = {catapult: 'catapult arrives', attack: 'attack!', counterattack: 'counterattack'}[ev.kind];
-          const n = el('span', 'news ' + ev.kind, t); n.dataset.kind = ev.kind; div.appendChild(n);
+          const n = el('span', 'news ' + ev.kind, t); n.dataset.kind = ev.kind; hap.appendChild(n);
         }
       }
+      const back = (s.returned || {})[name] || [];
+      if (back.length){
+        const r = el('span', 'returned', 'sent home: '); r.title = 'followers that left this outpost this step, back to supply';
+        for (const p of back) r.appendChild(disc(p, p));
+        hap.appendChild(r);
+      }
+      if (hap.childNodes.length) div.appendChild(hap);
       box.appendChild(div);
     }
   }
