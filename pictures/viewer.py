@@ -65,7 +65,7 @@ td.prisoners{font-size:12px}
 #outposts .news.counterattack{color:#2e7d32}
 #legend{list-style:none;padding:0;margin:0;font-size:12px;display:grid;grid-template-columns:1fr 1fr;gap:2px 8px}
 #legend li{display:flex;align-items:center;gap:4px}
-#legend svg{width:26px;height:26px;flex:none}
+#legend svg{width:32px;height:32px;flex:none}
 [data-from].hidden,[data-step].hidden{display:none}
 """
 
