@@ -24,7 +24,7 @@ from dsl.model import TileType
 from dsl.multicell import locate
 
 from .tile import (FIELD_SHADES, FIGURE_AT, HALF_SPAN, LABEL_AT, LINE_WIDTH, MID, SIDE_SPAN, SIZE, Drawn, Style,
-                   _centre_emblem, _feature, _lighter, _shield, attr, perimeter, places_layer, runs)
+                   _centre_emblem, _feature, _lighter, _shield, attr, draw_symbols, perimeter, places_layer, runs)
 
 INWARD = {"N": (0, 1), "E": (-1, 0), "S": (0, -1), "W": (1, 0)}
 DEPTH = MID  # how far into the tile an edge curve leaves a side: half a cell
@@ -258,5 +258,7 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
                                        text_anchor="start" if right else "end",
                                        class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
         g.append(lab)
+    if tt.symbols:  # printed symbols: at its NW corner, as on a one-cell tile
+        g.append(draw_symbols(tt.symbols, style, "NW", box.W, box.H))
     g.append(dw.Rectangle(0, 0, box.W, box.H, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g
