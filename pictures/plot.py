@@ -66,7 +66,7 @@ def significance_note(differences) -> str:
             f"across the {len(differences)} measures compared")
     if n == 0:
         return f"no difference is significant ({test})"
-    return f"{SIGNIFICANT} significant difference ({n} of the measures): {test}"
+    return f"{SIGNIFICANT} significant difference: {test} ({n} significant, all named in the printed comparison)"
 
 
 def win_rates(s):

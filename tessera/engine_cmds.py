@@ -404,8 +404,13 @@ def _print_summary(summ, seconds: float) -> None:
     k = Table(title="mean points per game by feature")
     k.add_column("feature")
     k.add_column("points", justify="right")
+    sources = dict(d.get("points_by_source", {}))  # part of a feature's points (field: barn), or none's (ransoms)
     for name, v in d["points_by_feature"].items():
         k.add_row(name, _ci(v))
+        for src in [x for x in sources if x.startswith(f"{name}: ")]:
+            k.add_row(f"  of which {src}", _ci(sources.pop(src)))
+    for src, v in sources.items():
+        k.add_row(src, _ci(v))
     out.print(k)
     out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; discards: {_ci(d['discards'])}; "
               f"highest score: {d['max_score']}", markup=False)
