@@ -367,6 +367,10 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
             ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
             for k in range(f.shields):
                 g.append(_shield(ax + 14 + 14 * k, ay - 4))
+    if symbols:  # under the place names of --places, which stay readable over them
+        from dsl.places import rotate
+
+        g.append(draw_symbols(symbols, style, rotate("NW", rotation)))
     if places:
         lab = places_layer()
         by_index = {f.index: f for f in features}
@@ -381,10 +385,6 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
                     lab.append(dw.Text("→" + " ".join(bordered), 7, x, y + 11 if y < MID else y - 7,
                                        class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
         g.append(lab)
-    if symbols:
-        from dsl.places import rotate
-
-        g.append(draw_symbols(symbols, style, rotate("NW", rotation)))
     g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g
 
