@@ -241,6 +241,8 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
     for j in range(1, h):
         g.append(dw.Line(0, j * SIZE, box.W, j * SIZE, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
                          stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
+    if tt.symbols:  # printed symbols: at its NW corner, as on a one-cell tile, under --places
+        g.append(draw_symbols(tt.symbols, style, "NW", box.W, box.H))
     if places:
         lab = places_layer()
         by_index = {f.index: f for f in features}
@@ -258,7 +260,5 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
                                        text_anchor="start" if right else "end",
                                        class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
         g.append(lab)
-    if tt.symbols:  # printed symbols: at its NW corner, as on a one-cell tile
-        g.append(draw_symbols(tt.symbols, style, "NW", box.W, box.H))
     g.append(dw.Rectangle(0, 0, box.W, box.H, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g

@@ -182,3 +182,23 @@ def test_symbols_are_legible_where_a_person_looks(tmp_path):
         for s in seen:
             assert s["w"] >= BADGE - 0.5 and s["h"] >= BADGE - 0.5 and s["mine"] and s["inside"], s
         assert not page.errors
+
+
+def test_a_tile_covering_several_cells_prints_its_symbols_at_its_nw_corner():
+    """The same badges on a tile drawn whole across its cells (pictures/multicell.py): the Siege's
+    fortress prints none, so here it is given a symbols line as a house rule could."""
+    import dataclasses
+
+    import drawsvg as dw
+
+    from pictures.multicell import draw_multicell
+    from pictures.tile import Style
+
+    rs = require_rule_set(["base", "siege"])
+    (fort,) = rs.tile_types("siege.fortress")
+    marked = dataclasses.replace(fort, decl=dataclasses.replace(fort.decl, symbols=("knights", "any")))
+    d = dw.Drawing(300, 200)
+    d.append(draw_multicell(marked, Style.of(rs)))
+    badges = _badges(ET.fromstring(d.as_svg()))
+    assert [(b[0], b[4]) for b in badges] == [("knights", "K"), ("any", "?")]
+    assert all(x < 100 and y < 100 for _, _, x, y, _ in badges)  # on its NW cell
