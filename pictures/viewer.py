@@ -334,7 +334,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
     templates = []
     for tid, t in used.items():
         d = dw.Drawing(100, 100)
-        d.append(draw_tile(drawn_features(t), style))
+        d.append(draw_tile(drawn_features(t), style, symbols=t.symbols))
         templates.append(f'<template id="tile-{html.escape(tid, quote=True)}">{_svg_text(d)}</template>')
     held = bool(tl.rs.captures)  # a column of prisoners: who holds whose
     rows = "".join(
