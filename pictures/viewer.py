@@ -11,11 +11,11 @@ from __future__ import annotations
 import html
 import json
 
-from .board import (LEFT_MARKS, MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark,
+from .board import (MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark,
                     player_colours)
 from .steps import event_text, step_label
 from .sheet import drawn_features
-from .tile import SIZE, Style, done_pattern, draw_tile
+from .tile import SIZE, Style, done_pattern, draw_tile, symbol_badge
 import drawsvg as dw
 
 # The frame both step-through pages share (this game viewer and pictures/cards.py's card game
@@ -283,6 +283,8 @@ def _legend(tl: Timeline) -> str:
     items.append(("done", pic(hatch, defs=[done_pattern()]), "completed feature"))
     items.append(("last", pic(dw.Rectangle(3, 3, 24, 24, fill="none", stroke="#ff6f00", stroke_width=3)),
                   "tile laid this step"))
+    for name, look in Style.of(rs).symbols.items():  # what a tile prints (`symbols ...`), as the tiles show it
+        items.append(("symbol-" + name, pic(symbol_badge(name, look, 5, 5)), f"printed symbol {look.meaning}"))
     if rs.captures:
         ev = {"kind": "capture", "victim": "", "player": "", "figure": "", "at": [0, 0]}
         items.append(("mark-capture", pic(left_mark(15, 15, ev, {})), "a figure captured this step"))
