@@ -168,8 +168,7 @@ JS = """
     pic.replaceChildren();
     if (s.tile !== null){
       const t = document.getElementById('tile-' + s.tile);
-      if (t){ const c = t.content.cloneNode(true); pic.appendChild(c);
-              const svg = pic.querySelector('svg'); if (svg) svg.style.transform = 'rotate(' + s.rotation + 'deg)'; }
+      if (t) pic.appendChild(t.content.cloneNode(true));
     }
     document.getElementById('drawn-name').textContent = s.tile === null ? 'start landscape' : s.drawn;
     for (const p of data.players){
@@ -318,9 +317,9 @@ def viewer_html(tl: Timeline, title: str) -> str:
             cands = tl.rs.tile_types(drawn) if isinstance(drawn, str) else []
             t = placed.tile if placed is not None else (cands[0] if cands else None)
             if t is not None:
-                tile_id = t.id
-                used[t.id] = t
                 rot = placed.rotation if placed is not None else 0
+                tile_id = f"{t.id}@{rot}"  # drawn turned, its printed symbols upright (as on the board)
+                used[tile_id] = (t, rot)
         view, last = views[s.index]
         steps.append({"label": step_label(s.index, s.player, s.moves, s.events, s.final), "tile": tile_id,
                       "drawn": drawn, "rotation": rot, "scores": s.scores, "final": s.final,
@@ -334,9 +333,9 @@ def viewer_html(tl: Timeline, title: str) -> str:
             "error": f"Replay stopped: {tl.error['message']} [{tl.error['clause']}]" if tl.error else None}
     blob = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     templates = []
-    for tid, t in used.items():
+    for tid, (t, rot) in used.items():
         d = dw.Drawing(100, 100)
-        d.append(draw_tile(drawn_features(t), style, symbols=t.symbols))
+        d.append(draw_tile(drawn_features(t, rot), style, symbols=t.symbols, rotation=rot))
         templates.append(f'<template id="tile-{html.escape(tid, quote=True)}">{_svg_text(d)}</template>')
     held = bool(tl.rs.captures)  # a column of prisoners: who holds whose
     rows = "".join(
