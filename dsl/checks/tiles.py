@@ -55,9 +55,11 @@ def placement(b) -> None:
 
 
 def check_tile(b, t: A.TileDecl, half_kinds: set[str]) -> None:
+    """One tile: known edge codes, features of known kinds on the right kind of place, no place
+    claimed twice, its marks, and each edge's terrain against the features on that side."""
     if id(t) in b.misread:
         check_symbols(b, t)
-        return  # its one misspelt place is reported (`_misread_places`); the rest would repeat it
+        return  # its one misspelt place is reported (`Builder._misread_places`); the rest would repeat it
     if t.cells is not None or (t.edges and isinstance(t.edges[0], tuple)):
         check_multi_tile(b, t, half_kinds)
         check_symbols(b, t)
