@@ -64,6 +64,7 @@ def test_a_tile_that_fits_nowhere_in_the_window_ends_the_game_with_final_scoring
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("error")  # the done-when check: no warning either
 @pytest.mark.parametrize("rules", ["base", "base+tower", "base+siege"])
 def test_openspiel_random_sim_test_at_the_compact_window(rules):
     game = pyspiel.load_game(f"tessera(rules={rules},radius={COMPACT})")
