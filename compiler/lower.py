@@ -20,7 +20,7 @@ from pathlib import Path
 from dsl import ast as A
 from dsl import multicell
 from dsl.model import BUNDLED_RULES, RuleSet
-from .pyexpr import Scope, emit
+from .pyexpr import Scope, emit, free_names
 
 
 class CompileError(Exception):
@@ -193,6 +193,10 @@ class EngineSpec:
     # free (holds no F) is read from masks of the occupied parts around the cell (FIG_MASKS)
     fig_masks: bool
     mask_counts: list  # the figures F whose `count(F)` a condition reads: a mask each (FIG_MASK_COUNTS)
+    # ... and reads nothing else (no state, no players, no completed(K)): which figures may go on a
+    # placement is then a function of the tile's orientation, those masks, which figures are in
+    # supply and the corners ready at the cell, so the listing keeps it once per such key (FIG_PURE)
+    fig_pure: bool
     fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
     fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
     score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
@@ -691,6 +695,7 @@ class Lowering:
         kind_of = "o.feats[fi].kind"
         counts: list = []  # figures whose count(F) a mask condition reads
         masks = True
+        pure = True  # no condition reads anything but `figures` and `count(F)`
         for name, f in rs.figures.items():
             header = f"figure {name}" + (" ... at corner" if name in corner else "") + \
                 (f" ... when {_src(f.when)}" if f.when is not None else "")
@@ -699,6 +704,8 @@ class Lowering:
             sc = self.figure_scope()
             maskable = all(self._zero_tests_only(x.when) for x in [f, *allows, *forbids])
             masks = masks and maskable
+            pure = pure and all(n == "figures" or n.startswith("count(")
+                                for x in [f, *allows, *forbids] if x.when is not None for n in free_names(x.when))
             forms = []
             for scope in (sc, self.mask_scope(counts) if maskable else None):
                 if scope is None:
@@ -730,6 +737,7 @@ class Lowering:
                                   frozenset(sc.used)))
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count", "marks"}),
                     need_figures="figures" in used, fig_masks=masks, mask_counts=counts if masks else [],
+                    fig_pure=masks and pure,
                     forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],

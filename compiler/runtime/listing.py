@@ -11,12 +11,19 @@ every item are those of the list the blocks stand for (`list(moves)`), so a choi
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import compress
 from collections.abc import Sequence
 
 from .corners import cornered_codes
 from .moves import Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+
+# figure_options(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
+# parts (FIG_PURE, decided in lowering), per (orientation, masks, figures in supply, ready corners):
+# the same key always lists the same figures.  Emptied when it grows past _KEPT keys.
+_OPTIONS = {}
+_KEPT = 1 << 16
 
 
 class Moves(Sequence):
@@ -141,12 +148,12 @@ def tile_moves(g):
     end = ends.append
     n = 0
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        for cell, code in g.frontier.items():
-            found = fits.get(code)
-            if found is not None:
-                n += len(found)
-                add((cell, found, None))
-                end(n)
+        frontier = g.frontier
+        for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
+            found = fits[frontier[cell]]
+            n += len(found)
+            add((cell, found, None))
+            end(n)
         return Moves(blocks, ends, extra, ())
     options = R.figure_options
     # the features around a cell: a mask, read for each cell where a figure may go; or the
@@ -161,16 +168,18 @@ def tile_moves(g):
         side_figs &= ~(1 << gi)
     cornered = cornered_codes(g.edge_base) if corner_kinds else ()
     per = 1 + len(extra)  # moves of a placement besides its figures
-    for cell, code in g.frontier.items():
-        found = fits.get(code)
-        if found is None:
-            continue
+    kept = _OPTIONS if R.FIG_PURE else None
+    frontier = g.frontier
+    for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
+        code = frontier[cell]
+        found = fits[code]
         if check is not None:
             found = [o for o in found if check(g, o, cell) is None]
             if not found:
                 continue
         nbr = None  # the mask of occupied parts around the cell, once a figure may go there
         corners = None  # whether a corner figure in supply has a corner ready at the cell
+        ready = None  # the corners ready at the cell for each corner figure in supply (FIG_PURE's key)
         figs = []
         for o in found:
             may = any_fig & o.figmask
@@ -185,7 +194,21 @@ def tile_moves(g):
             if may:
                 if nbr is None and masks:
                     nbr = occupied(cell)
-                got = options(g, o, cell, nbr, sup)
+                if kept is None:
+                    got = options(g, o, cell, nbr, sup)
+                else:
+                    if ready is None:
+                        ready = 0  # no corner ready (or no corner figure in supply)
+                        if code in cornered:
+                            rc = tuple([tuple(g._ready_corners(cell, kinds)) for kinds in corner_kinds])
+                            if any(rc):
+                                ready = rc
+                    key = (o, nbr, any_fig, ready)
+                    got = kept.get(key)
+                    if got is None:
+                        if len(kept) >= _KEPT:
+                            kept.clear()
+                        got = kept[key] = options(g, o, cell, nbr, sup)
                 n += per + len(got)
                 figs.append(got)
             else:
