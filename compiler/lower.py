@@ -100,6 +100,9 @@ class FigureCond:
     corner: bool = False  # `at corner`: tried on each corner of the tile where four tiles meet (the barn)
     used: frozenset = frozenset()  # the names cond reads (roots, figures, count ...)
     mask_cond: str | None = None  # cond over the masks of occupied parts (FIG_MASKS), when it can be
+    # the condition the runtime asks (runtime/figures.py options_for): over the masks (g, o, fi, nbr,
+    # fmask) when every figure's can be, else over the features it would join (g, o, cell, fi, roots, figures)
+    func: Func | None = None
 
 
 @dataclass
@@ -112,6 +115,7 @@ class Forbid:
     clause: str
     span: A.Span
     used: frozenset = frozenset()
+    func: Func | None = None  # cond as a function of (g, o, cell, fi, roots, figures): runtime/figures.py forbidden_by
 
 
 @dataclass
@@ -735,6 +739,14 @@ class Lowering:
             forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
+        # where a figure may stand is decided here and asked by the runtime (runtime/figures.py): one
+        # function per figure and per forbid, tables in the order of the statements
+        for c in conds:
+            c.func = Func(f"may_{c.figure.name}", "g, o, fi, nbr, fmask" if masks else "g, o, cell, fi, roots, figures",
+                          c.header, c.span, c.mask_cond if masks else c.cond, c.span)
+        for i, fb in enumerate(forbids):
+            fb.func = Func(f"forbids_{i}", "g, o, cell, fi, roots, figures",
+                           f"forbid {fb.figure.title} when {fb.src}", fb.span, fb.cond, fb.span)
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count", "marks"}),
                     need_figures="figures" in used, fig_masks=masks, mask_counts=counts if masks else [],
                     fig_pure=masks and pure,
@@ -777,12 +789,17 @@ class Lowering:
             for pm in forbids:
                 ks = tuple(sorted((kind[k] for k in pm.on), key=lambda c: c.value))
                 c = self.expr(pm.when, self.feature_scope()) if pm.when is not None else "True"
-                fb.append(Forbid(fig[name], ks, c, _src(pm.when) if pm.when is not None else "true",
-                                 _first(pm.cites), pm.span))
+                src = _src(pm.when) if pm.when is not None else "true"
+                fb.append(Forbid(fig[name], ks, c, src, _first(pm.cites), pm.span,
+                                 func=Func(f"forbids_{fig[name].name}_anywhere_{len(fb)}", "g, r, k",
+                                           f"forbid {name} when {src}", pm.span, c, pm.span)))
                 cond = f"({cond}) and not (k in ({', '.join(k.name for k in ks)},) and ({c}))"
             span = parts[0][4]
+            header = " / ".join(p[5] for p in parts)
             anywhere.append(Anywhere(fig[name], tuple(sorted({k for t in table for k in t.kinds}, key=lambda c: c.value)),
-                                     FigureCond(fig[name], " / ".join(p[5] for p in parts), span, cond),
+                                     FigureCond(fig[name], header, span, cond,
+                                                func=Func(f"may_{fig[name].name}_anywhere", "g, r, k", header, span,
+                                                          cond, span)),
                                      tuple(table), tuple(fb)))
         kind_clause = {}
         for f in rs.figures.values():

@@ -213,7 +213,7 @@ class Board:
         return (occ, *per)
 
     def _figure_context(self, cell):
-        """What the rules' figure_options reads about the features around an empty cell."""
+        """What figures.options_for reads about the features around an empty cell."""
         return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
 
     def _context_of(self, cell):

@@ -2,7 +2,7 @@
 
 `Game.legal_actions` lists a turn's placements here.  The moves come in blocks, one per placement
 (cell, rotation) in the frontier's order: the tile alone, then each figure the rules' one legality
-predicate allows there (`figure_options`), then each move that goes with any placement (a recall,
+predicate allows there (`figures.options_for`), then each move that goes with any placement (a recall,
 a figure on another tile).  `Moves` keeps those blocks and builds a move only when it is read, so
 a player that picks one of forty moves builds one `Place`, not forty; its length, its order and
 every item are those of the list the blocks stand for (`list(moves)`), so a choice by index
@@ -15,11 +15,12 @@ from itertools import compress
 from collections.abc import Sequence
 
 from .corners import cornered_codes
+from .figures import options_for
 from .moves import Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
 
-# figure_options(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
+# options_for(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
 # parts (FIG_PURE, decided in lowering), per (orientation, masks, figures in supply, ready corners):
 # the same key always lists the same figures.  Emptied when it grows past _KEPT keys.
 _OPTIONS = {}
@@ -155,9 +156,9 @@ def tile_moves(g):
             add((cell, found, None))
             end(n)
         return Moves(blocks, ends, extra, ())
-    options = R.figure_options
+    options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
-    # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
+    # neighbours' roots, read by options_for itself only where it needs them (once per cell)
     masks = R.FIG_MASKS
     occupied = g._occupied_parts
     g._contexts = {}
