@@ -44,6 +44,8 @@ library only, like the engine.
 """
 from __future__ import annotations
 
+import sys
+
 from .turns import move_record
 
 # Every place name of ../shared/spec/conventions.md, in a fixed order.
@@ -52,6 +54,17 @@ PLACES = ("N", "Nw", "Ne", "E", "En", "Es", "S", "Sw", "Se", "W", "Wn", "Ws", "N
 
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# the kinds of move this codec numbers (and describes) by methods of its own; every other kind after
+# the placements is numbered by its fields (its type's DOMAINS) and described by them
+_OWN_NUMBERING = frozenset(("pass", "capture", "ransom", "outpost", "catapult", "remove", "discard"))
+
+
+def _runtime_moves(g):
+    """runtime/moves.py of game g's own runtime (a compiled package has its copy)."""
+    mod = type(g).__module__  # <package>.runtime.game
+    return sys.modules[mod.rsplit(".", 1)[0] + ".moves"]
 
 
 class OutsideWindow(ValueError):
@@ -109,18 +122,42 @@ class ActionCodec:
         tracks = getattr(R, "TRACKS", ())
         self.tracks = [t[0] for t in tracks]
         self.ransom = R.RANSOM is not None
-        self.pass_id = self.placements if (R.CAPTURES or tracks or R.RANSOM is not None) else None  # no capture, or no extra figure
-        self.capture_base = self.placements + (1 if self.pass_id is not None else 0)
-        ncap = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1) if R.CAPTURES else 0
-        self.ransom_base = self.capture_base + ncap
-        # the outposts (Siege and Defense): the extra figure (outpost, row or pool), a "?" catapult's
-        # outpost, an attack's removal (outpost, figure, the remover's k-th such figure by cell)
         nt = len(self.tracks)
-        self.outpost_base = self.ransom_base + (self.seats * nf if R.RANSOM is not None else 0)
-        self.catapult_base = self.outpost_base + 2 * nt
-        self.remove_base = self.catapult_base + nt
         self.most = max(self.supply, default=0)
-        self.discard = self.remove_base + nt * nf * self.most
+        # the blocks after the placements, one per move type in runtime/moves.py's ORDER (the discard
+        # last), each only in rule sets that have that move (moves.in_rules), so other numberings are
+        # unchanged: a type that declares DOMAINS is numbered by its fields in mixed radix
+        # (_fields_number); the captures and removals have numberings of their own
+        M = _runtime_moves(g)
+        self.domain = {"seat": self.seats, "figure": nf, "track": nt}
+        self.blocks = []  # (kind, base, size, type), in number order
+        self.base = {}
+        n = self.placements
+        for T in M.ORDER[1:]:
+            self.base[T.KIND] = n  # where its block starts (or would, in rules that have it)
+            if not M.in_rules(T, R):
+                continue
+            if T.KIND == "capture":
+                size = (1 + 4 * self.reach) * self.feats * self.seats * nf * (nf + 1)
+            elif T.KIND == "remove":  # an attack's removal: (outpost, figure, the remover's k-th such figure by cell)
+                size = nt * nf * self.most
+            elif T.DOMAINS is None:
+                raise ValueError(f"move {T.KIND!r} declares no DOMAINS: the action codec cannot number it")
+            else:
+                size = 1
+                for d in T.DOMAINS:
+                    size *= self._domain_size(d)
+            self.blocks.append((T.KIND, n, size, T))
+            n += size
+        had = {k for k, _, _, _ in self.blocks}
+        self.pass_id = self.base["pass"] if "pass" in had else None  # no capture, no extra figure, no ransom after scoring
+        self.capture_base = self.base["capture"]
+        self.ransom_base = self.base["ransom"]
+        self.outpost_base = self.base["outpost"]
+        self.catapult_base = self.base["catapult"]
+        self.remove_base = self.base["remove"]
+        self.discard = self.base["discard"]
+        self._generic = {k: T for k, _, _, T in self.blocks if k not in _OWN_NUMBERING}  # kinds numbered by fields only
         self.size = self.discard + 1  # ids are 0 .. size-1
         # the most moves a game can take: a tile each, a capture (or pass) after each, a ransom per prisoner
         # and the pass that ends a turn where one could be paid after its scoring;
@@ -203,6 +240,11 @@ class ActionCodec:
     def encode(self, g, action) -> int:
         """The number of a legal action of `g` (its current tile and player)."""
         kind = action.KIND
+        if kind == "place":
+            return self._encode_place(g, action)
+        T = self._generic.get(kind)
+        if T is not None:
+            return self.base[kind] + self._fields_number(T, action)
         if kind == "discard":
             return self.discard
         if kind == "pass":
@@ -220,6 +262,19 @@ class ActionCodec:
             d = g.sdec
             mine = [a for a in g.removal_options(d[1], t, d[3]) if a.figure == gi]
             return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(action)
+        raise ValueError(f"no number for a {kind!r} move in these rules")
+
+    def _domain_size(self, d) -> int:
+        return len(d) if isinstance(d, tuple) else self.domain[d]
+
+    def _fields_number(self, T, action) -> int:
+        """A move's number within its block: its fields in mixed radix, the first most significant."""
+        n = 0
+        for d, v in zip(T.DOMAINS, action[1:]):
+            n = n * self._domain_size(d) + (d.index(v) if isinstance(d, tuple) else v)
+        return n
+
+    def _encode_place(self, g, action) -> int:
         cell, rot, fig = action
         fk = None if fig is None else fig.KIND
         if fk == "recall":
@@ -280,6 +335,17 @@ class ActionCodec:
             return f"no action {number} (ids are 0..{self.size - 1})"
         if number == self.discard:
             return "discard"
+        for kind, base, size, T in self.blocks:
+            if kind in self._generic and base <= number < base + size:
+                vals = []
+                rest = number - base
+                for d in reversed(T.DOMAINS):
+                    rest, v = divmod(rest, self._domain_size(d))
+                    vals.append(d[v] if isinstance(d, tuple) else
+                                {"seat": f"seat {v}", "figure": self.figures[v] if v < len(self.figures) else v,
+                                 "track": self.tracks[v] if v < len(self.tracks) else v}[d])
+                fields = T._fields[1:]
+                return " ".join([kind] + [f"{f} {v}" for f, v in zip(fields, reversed(vals))])
         nf = len(self.figures)
         if number == self.pass_id:
             if self.ransom:  # a pass also ends a turn where a ransom could follow its scoring (TOWER-RANSOM-1)

@@ -92,3 +92,41 @@ def test_legal_actions_are_typed_and_every_clause_table_exists(rules):
         g.apply_action(acts[len(acts) // 2])
     for t in seen:
         assert hasattr(g.R, t.CLAUSE), (t.__name__, t.CLAUSE)
+
+
+# ------------------------------------------------------------------ what each type declares
+def test_every_move_type_names_the_game_methods_that_apply_and_list_it():
+    from compiler.runtime.game import Game
+    assert set(M.ORDER) == M.MOVES and M.ORDER[0] is M.Place and M.ORDER[-1] is M.Discard
+    for T in M.ORDER:
+        for attr in ("APPLY", "OPTIONS"):
+            name = getattr(T, attr)
+            if name is not None:  # Pass: what it does is the open decision's; Place: listed by listing.py
+                assert callable(name) or callable(getattr(Game, name, None)), (T.KIND, attr, name)
+        assert T.DOMAINS is None or all(d in ("seat", "figure", "track") or (isinstance(d, tuple) and d)
+                                        for d in T.DOMAINS), T.KIND
+        assert T.DOMAINS is None or len(T.DOMAINS) == len(T._fields) - 1, T.KIND  # one domain per field
+    assert M.Place.APPLY == "_apply_place" and M.Ransom.OPTIONS == "ransom_options"
+
+
+def test_a_rule_set_has_a_move_where_a_table_its_type_names_is_there():
+    base, tower = engine("base").rules, engine("base", "tower").rules
+    assert M.in_rules(M.Place, base) and M.in_rules(M.Discard, base)
+    assert not M.in_rules(M.Ransom, base) and M.in_rules(M.Ransom, tower)
+    assert not M.in_rules(M.Pass, base) and M.in_rules(M.Pass, tower)
+    assert not M.in_rules(M.Catapult, tower)
+
+
+def test_the_codec_blocks_follow_the_types_order_and_only_where_the_rules_have_the_move():
+    from compiler.actions import ActionCodec
+    for mods in (("base",), ("base", "tower"), ("base", "siege")):
+        e = engine(*mods)
+        c = ActionCodec(e)
+        kinds = [k for k, _, _, _ in c.blocks]
+        assert kinds == [T.KIND for T in M.ORDER[1:] if M.in_rules(T, e.rules)], mods
+        ends = [c.placements] + [b + n for _, b, n, _ in c.blocks]
+        assert [b for _, b, _, _ in c.blocks] == ends[:-1]  # each block starts where the one before ends
+        assert c.discard == c.size - 1
+        if "tower" in mods:  # a ransom's number is its fields in mixed radix: holder, then figure
+            assert c.encode(None, M.Ransom(1, 1)) == c.ransom_base + 1 * len(c.figures) + 1
+            assert c.describe(c.ransom_base + len(c.figures) + 1) == f"ransom own {c.figures[1]} from seat 1"

@@ -17,8 +17,8 @@ from .errors import IllegalAction
 from .figures import Figures
 from .listing import tile_moves
 from .lookahead import Lookahead
-from .moves import (Capture, Discard, NotAMove, Pass, Place, PutAt, PutCorner, Ransom, Recall, SIEGE,
-                    as_move)
+from .moves import (IN_TURN, Capture, Discard, NotAMove, Pass, Place, PutAt, PutCorner, Ransom, Recall, SIEGE,
+                    as_move, in_rules)
 from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
@@ -133,6 +133,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             acts.end_with([_DISCARD] + self.ransom_options() if R.RANSOM is not None else [_DISCARD])
         elif R.RANSOM is not None:
             acts.end_with(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
+        if IN_TURN:  # the moves runtime/moves.py offers after the placements (WHEN "turn"), in its ORDER
+            acts.end_with(list(acts.tail) + [m for T in IN_TURN if in_rules(T, R) for m in _OPTIONS[T](self)])
         self._listed = (self.turn, self.drawn, acts)  # apply_action need not check these again
         return acts
 
@@ -207,13 +209,11 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                                 next(iter(R.CAPTURES.values()), ((), None, ("",)))[2][0])
         if t in SIEGE:  # no outpost decision in these rules
             raise IllegalAction(f"no {action.kind} decision is open now", R.CLAUSE_FOLLOW)
-        checked = self._was_listed(action)
-        if t is Discard:
-            self._discard(checked)
-            return
-        self._apply_place(action, checked)
+        # the tile turn's moves: the placement, the discard, and every move moves.py offers in the turn
+        # (IN_TURN), each to the method its type names (APPLY; _APPLY_IN_TURN below, built from the types)
+        _APPLY_IN_TURN[t](self, action, self._was_listed(action))
 
-    def _discard(self, checked):
+    def _discard(self, action, checked):
         R = self.R
         if not checked and self.placements(self.drawn):
             raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
@@ -336,3 +336,29 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             d["filled"] = self.filled[:]
         return g
 
+
+
+def _method(name):
+    """The Game method (or, for a move that needs no runtime module of its own, the function in
+    runtime/moves.py) that a move type names by its APPLY or OPTIONS."""
+    return name if callable(name) else getattr(Game, name)
+
+
+def _offered(T):
+    """Applying a move of the generic path (moves.IN_TURN): refused unless its OPTIONS list it now
+    (the clause: the rules constant its CLAUSE names), then its APPLY."""
+    apply, options = _method(T.APPLY), _method(T.OPTIONS)
+
+    def run(g, action, checked):
+        if not checked and (not in_rules(T, g.R) or action not in options(g)):
+            clause = getattr(g.R, T.CLAUSE, None)
+            raise IllegalAction(f"no {T.KIND} {tuple(action)[1:]} may be played now",
+                                clause if isinstance(clause, str) else g.R.CLAUSE_FOLLOW)
+        apply(g, action)
+    return run
+
+
+# move type -> what applies it in the tile turn, from the types' own APPLY (runtime/moves.py)
+_APPLY_IN_TURN = {Place: _method(Place.APPLY), Discard: _method(Discard.APPLY)}
+_APPLY_IN_TURN.update((T, _offered(T)) for T in IN_TURN)
+_OPTIONS = {T: _method(T.OPTIONS) for T in IN_TURN}

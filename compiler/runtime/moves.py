@@ -96,11 +96,24 @@ class Place(NamedTuple):
     figure: object = None
     KIND = "place"
     CLAUSE = "CLAUSE_MATCHING"  # its edges; also CLAUSE_ADJACENT and the tile's PLACE_CHECKS (placement.why_not_placed)
+    APPLY = "_apply_place"  # placement.py's checks, board.py's _place, figures.py's _put_figure
+    OPTIONS = None  # listed by listing.tile_moves, block by block
+    RULES = ()  # in every rule set
+    DOMAINS = None  # numbered by the action codec's own placement block
 
 
 # ------------------------------------------------------------------ moves without a tile
-def _tagged(tag, fields, doc, clause):
-    """A named tuple type whose first item is `tag` and whose constructor takes `fields`."""
+def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=None, when=None):
+    """A named tuple type whose first item is `tag` and whose constructor takes `fields`.
+
+    What the other layers need of the type, declared once here (see the module docstring):
+    `apply`, the Game method that applies it (`Game.apply_action` dispatches through APPLIERS);
+    `options`, the Game method that lists it; `rules`, the rules tables of which one (non-empty)
+    means the rule set has the move (the action codec numbers it only there); `domains`, one
+    domain per field ("seat", "figure", "track", or a tuple of the values) when the move's number
+    is those fields in mixed radix (None: the codec numbers it by a method of its own); `when`
+    "turn" for a move the generic path offers after the drawn tile's placements (listed by
+    `options`, applied by `apply`) -- the moves before this had their own turn phases in game.py."""
     base = NamedTuple(f"_{tag}", [("kind", str)] + [(f, object) for f in fields])
     n = len(fields)
 
@@ -115,37 +128,55 @@ def _tagged(tag, fields, doc, clause):
     name = tag.capitalize()
     return type(name, (base,), {"__slots__": (), "__new__": __new__, "__getnewargs__": __getnewargs__,
                                 "__doc__": doc, "KIND": tag, "CLAUSE": clause, "__module__": __name__,
-                                "__qualname__": name})
+                                "__qualname__": name, "APPLY": apply, "OPTIONS": options, "RULES": rules,
+                                "DOMAINS": domains, "WHEN": when})
 
 
-Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only then).", "CLAUSE_DISCARD")
-Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost.", "CAPTURES")
+Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only then).", "CLAUSE_DISCARD",
+                  "_discard", domains=())
+# what a pass does is the open decision's (game.py's apply_action: no capture, no extra figure, the turn ends)
+Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost.", "CAPTURES",
+               None, rules=("CAPTURES", "TRACKS", "RANSOM"), domains=())
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
                   "Capture `owner`'s `figure` on `segment` right after a figure a `capture` rule names; `back`: "
-                  "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES")
+                  "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES",
+                  "_capture", "capture_options", rules=("CAPTURES",))
 Ransom = _tagged("ransom", ("holder", "figure"),
                  "Before the turn's tile: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
-                 "RANSOM")
+                 "RANSOM", "_ransom", "ransom_options", rules=("RANSOM",), domains=("seat", "figure"))
 Catapult = _tagged("catapult", ("track",),
-                   "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS")
+                   "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
+                   "_siege_apply", "siege_options", rules=("TRACKS",), domains=("track",))
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
-                 "(SIEGE-ATTACK-1).", "TRACK_RULES")
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "_siege_apply", "siege_options", rules=("TRACKS",))
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
-                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS")
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "siege_options",
+                  rules=("TRACKS",), domains=("track", ("row", "pool")))
 
+# Every move type that may be played, in the action codec's fixed order: its blocks of numbers
+# come in this order (the placements first, the discard last), each only in rule sets that have
+# the move (RULES), so a new move -- added just before Discard -- changes no other numbering.
+ORDER = (Place, Pass, Capture, Ransom, Outpost, Catapult, Remove, Discard)
 # the moves with a word first, by that word
-TAGGED = {"discard": Discard, "pass": Pass, "capture": Capture, "ransom": Ransom, "catapult": Catapult,
-          "remove": Remove, "outpost": Outpost}
+TAGGED = {T.KIND: T for T in ORDER if T is not Place}
 # every move type that may be played (apply_action takes these as they are)
-MOVES = frozenset((Place,) + tuple(TAGGED.values()))
+MOVES = frozenset(ORDER)
+# the moves the generic path offers after the drawn tile's placements (WHEN "turn"), in ORDER
+IN_TURN = tuple(T for T in ORDER if getattr(T, "WHEN", None) == "turn")
 # what may go with a tile
 WITH_TILE = frozenset((Put, PutCorner, Recall, PutAt))
 # the moves that do not place the drawn tile, so need no tile drawn: no tile is recorded with them
-WITHOUT_TILE = frozenset((Capture, Pass, Ransom, Catapult, Remove, Outpost))
+WITHOUT_TILE = frozenset((Capture, Pass, Ransom, Catapult, Remove, Outpost) + IN_TURN)
 # the outpost decisions (runtime/outposts.py)
 SIEGE = frozenset((Catapult, Remove, Outpost))
+
+
+def in_rules(T, R) -> bool:
+    """Whether rule set R (a rules module) has moves of type T: T.RULES names none, or one of the
+    tables it names is there and not empty."""
+    return not T.RULES or any(getattr(R, n, None) for n in T.RULES)
 
 
 class NotAMove(ValueError):
