@@ -33,7 +33,11 @@ in rule sets that have them (so other numberings are unchanged):
   `1 + (d - 1) * 4 + direction`), `fi` its local feature on that tile (F: the
   most features a tile has), `owner` its seat (P: the most players), `figure` its
   number (N figures), `back` 0 or 1 + the figure that comes back in an exchange;
-- the ransoms: `holder * N + figure`.
+- the ransoms: `holder * N + figure`;
+- the outposts' extra figure, catapults and removals, then any other kind of move, each in the
+  order of runtime/moves.py's `ORDER` and only where the rule set has it (`moves.in_rules`); a
+  kind that declares `DOMAINS` is numbered by its fields in mixed radix, the first most
+  significant (a ransom: `holder * N + figure`), and described by its field names.
 
 The numbering depends on the rule set only (its figures, supplies and tile
 count), never on the state; a number means the same move in every state where

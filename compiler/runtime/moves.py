@@ -16,9 +16,13 @@ section 2): `Place((3, 0), 90, Put(0, 1)) == ((3, 0), 90, (0, 1))` and `Discard(
 kinds with a word first (`"recall"`, `"capture"`, ...) carry that word as their `kind` item; the
 constructors take only the other fields.
 
-A new kind of move: a type here (with its `CLAUSE`, the rules table whose clause a refusal of it
-cites), its branch in `as_move`, a method `Game._apply_<kind>` it dispatches to (APPLY below),
-and its record turn in `compiler/turns.py` plus the record schema.
+Each type also declares what the other layers need of it (`_tagged` says each): `APPLY` and
+`OPTIONS`, the Game methods (or functions here) that apply and list it; `RULES`, the rules tables
+that give it; `DOMAINS`, its fields' domains, from which the action codec numbers it; `WHEN`
+"turn" for a move `game.py` offers and applies generically after the drawn tile's placements.
+`ORDER` is the codec's order of blocks.  A new kind of move: a type here, added to `ORDER` just
+before `Discard`, and its record turn in `compiler/turns.py` plus the record schema
+(docs/architecture.md, "The path of a new kind of move", has a worked example).
 """
 from __future__ import annotations
 
