@@ -346,7 +346,7 @@ class ActionCodec:
                 for d in reversed(T.DOMAINS):
                     rest, v = divmod(rest, self._domain_size(d))
                     vals.append(d[v] if isinstance(d, tuple) else
-                                {"seat": f"seat {v}", "figure": self.figures[v] if v < len(self.figures) else v,
+                                {"seat": v, "figure": self.figures[v] if v < len(self.figures) else v,
                                  "track": self.tracks[v] if v < len(self.tracks) else v}[d])
                 fields = T._fields[1:]
                 return " ".join([kind] + [f"{f} {v}" for f, v in zip(fields, reversed(vals))])

@@ -130,3 +130,51 @@ def test_the_codec_blocks_follow_the_types_order_and_only_where_the_rules_have_t
         if "tower" in mods:  # a ransom's number is its fields in mixed radix: holder, then figure
             assert c.encode(None, M.Ransom(1, 1)) == c.ransom_base + 1 * len(c.figures) + 1
             assert c.describe(c.ransom_base + len(c.figures) + 1) == f"ransom own {c.figures[1]} from seat 1"
+
+
+def test_a_move_declared_in_the_turn_is_offered_applied_numbered_and_refused_generically(monkeypatch):
+    """The generic path (no move of today's rule sets uses it): a move type made here as moves.py
+    would declare it, put into the compiled engine's copy of the tables that moves.py builds from
+    ORDER, is listed after the placements, applied by its APPLY, numbered by the codec from its
+    DOMAINS and refused where the rules lack it -- with no change to game.py or actions.py."""
+    from compiler.actions import ActionCodec
+    from compiler.replay import engine_for
+
+    e = engine_for(["base"], [])
+    pkg = type(e.new_game(2, 0)).__module__.rsplit(".", 1)[0]
+    EM, EG = sys.modules[pkg + ".moves"], sys.modules[pkg + ".game"]
+
+    def apply(g, move):
+        g.history.append((None, move))
+        g.finish()
+
+    Concede = EM._tagged("concede", ("seat",), "End the game now (a test's move).", "CONCEDE", apply,
+                         lambda g: [Concede(g.current)], rules=("CONCEDE",), domains=("seat",), when="turn")
+    order = EM.ORDER[:-1] + (Concede, EM.Discard)
+    monkeypatch.setattr(EM, "ORDER", order)
+    monkeypatch.setattr(EM, "MOVES", frozenset(order))
+    monkeypatch.setitem(EM.TAGGED, "concede", Concede)
+    monkeypatch.setattr(EG, "IN_TURN", (Concede,))
+    monkeypatch.setitem(EG._APPLY_IN_TURN, Concede, EG._offered(Concede))
+    monkeypatch.setitem(EG._OPTIONS, Concede, Concede.OPTIONS)
+
+    g = e.new_game(2, 3)
+    assert all(a.KIND != "concede" for a in g.legal_actions())  # these rules have no CONCEDE
+    with pytest.raises(e.IllegalAction):
+        g.apply_action(Concede(0))
+    plain = ActionCodec(e)
+
+    monkeypatch.setattr(e.rules, "CONCEDE", "BASE-TURN-1", raising=False)
+    c = ActionCodec(e)
+    assert (c.base["concede"], c.discard, c.size) == (plain.discard, plain.discard + c.seats, plain.size + c.seats)
+    assert c.describe(c.base["concede"] + 1) == "concede seat 1"  # one number per seat
+    g = e.new_game(2, 3)
+    acts = list(g.legal_actions())
+    assert acts[-1] == Concede(0) and sum(a.KIND == "concede" for a in acts) == 1
+    assert c.legal(g)[c.base["concede"]] == Concede(0) and c.encode(g, Concede(1)) == c.base["concede"] + 1
+    with pytest.raises(e.IllegalAction):
+        g.apply_action(Concede(1))  # not offered: the other seat's
+    g.apply_action(Concede(0))
+    assert g.is_terminal() and g.history[-1] == (None, ("concede", 0))
+    back = type(g).from_json(e.rules, g.to_json())  # tessera-state/1 reads it back through as_move
+    assert back.history == g.history and back.scores == g.scores and back.ended
