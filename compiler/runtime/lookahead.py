@@ -76,8 +76,10 @@ class Lookahead:
         own key."""
         if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
-        if self.pending is not None or not any(self.decks) or not actions or type(actions[0]) is not Place:
-            return list(actions)  # captures, passes, decisions, the discard; or the last tile
+        if self.pending is not None or not actions or type(actions[0]) is not Place:
+            return list(actions)  # captures, passes, decisions, the discard
+        if not any(self.decks):
+            return self._last_classes(actions)  # the last tile, after which the game is scored
         R = self.R
         twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
         scored = {g for _, g in R.SCORE_PUT}  # a put that scores at once
@@ -86,6 +88,7 @@ class Lookahead:
         plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
         near = {}
         done = {}
+        memo = {}  # what `_captures_nothing` read of this state
         out = []
         for a in actions:
             if type(a) is not Place:
@@ -93,7 +96,11 @@ class Lookahead:
                 continue
             cell, rot, fig = a
             ft = type(fig)
-            if fig is not None and (ft is Recall or fig.figure in scored or (ft is Put and fig.figure in captors)):
+            starts = fig is not None and fig.figure in plain
+            if starts and fig.figure in captors and fig.figure not in scored and fig.figure not in outpost_figs \
+                    and ft is not Recall and self._captures_nothing(fig, cell, rot, memo):
+                starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
+            if fig is not None and (ft is Recall or fig.figure in scored or (ft is Put and starts)):
                 out.append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
                 continue
             if fig is None:
@@ -107,7 +114,7 @@ class Lookahead:
             if c is None:
                 c = done[(cell, rot)] = self._completion(cell, rot)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
-                if fig is None or fig.figure not in plain:
+                if not starts:
                     out.append(None)
                 elif fig.figure in captors:  # on another placed tile: its captures do not depend on this tile
                     out.append(("capture", fig))
@@ -115,7 +122,7 @@ class Lookahead:
                     out.append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
                 else:
                     out.append(("outpost", fig.figure, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
-            elif fig is None or (twins and fig.figure not in plain and (
+            elif fig is None or (twins and not starts and (
                     (ft is Put and fig.feature not in c[1])
                     # on another tile, on a feature no `complete` rule ever completes (a tower's top)
                     or (ft is PutAt and self.seg_kind[self.find(fig.segment)] not in R.COMPLETE))):
@@ -123,6 +130,92 @@ class Lookahead:
             else:
                 out.append(a)
         return out
+
+    def _last_classes(self, actions):
+        """The last tile (BASE-END-1: the game is scored once it is placed): each placement is its own
+        key, and shares it with the same placement putting a figure that no rule ever scores where it
+        stands -- on a feature of a kind with no `complete` and no end scoring (`score KIND end`, nor a
+        `by` rule), the figure starting nothing of its own (no `score ... put`, no outpost, no capture:
+        `_captures_nothing`), and no outposts to counterattack at the end.  Every other action is its
+        own key."""
+        R = self.R
+        if R.TRACKS or R.SCORE_BY:
+            return list(actions)
+        starters = {g for _, g in R.SCORE_PUT} | {g for r in R.OUTPOST_PUTS for g in r[0]}
+        captors = R.CAPTURES
+        unscored = {k for k in range(len(R.KINDS)) if k not in R.COMPLETE and k not in R.SCORE_END}
+        memo = {}
+        out = []
+        for a in actions:
+            if type(a) is not Place:
+                out.append(a)  # a ransom
+                continue
+            cell, rot, fig = a
+            if fig is None:
+                out.append(("last", cell, rot))
+                continue
+            ft = type(fig)
+            if ft is Put:
+                kind = R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]
+            elif ft is PutAt:
+                kind = self.seg_kind[self.find(fig.segment)]
+            else:
+                out.append(a)  # a recall, a figure on a corner
+                continue
+            gi = fig.figure
+            if kind in unscored and gi not in starters and (gi not in captors or self._captures_nothing(fig, cell, rot, memo)):
+                out.append(("last", cell, rot))
+            else:
+                out.append(a)
+        return out
+
+    def _captures_nothing(self, fig, cell, rot, memo):
+        """Whether putting `fig` (a figure a `capture` rule names: the Tower's floor) with the drawn tile
+        at `cell` turned `rot` certainly opens no capture decision (TOWER-CAPTURE-1), read from the board
+        without placing the tile: no figure of the kinds it may capture stands in line with the
+        feature's tile at any distance; or, on another placed tile's feature (PutAt) that the tile
+        neither joins nor stands beside (so its quantities stay as they are) when the tile's `on place`
+        rules change no state, none stands in line within the range the rule gives that feature with
+        the figure on it (TOWER-CAPTURE-2).  The tile itself carries no figure that may be captured (it
+        carries this one).  `memo`, a dict the caller keeps for this very state."""
+        gi = fig.figure
+        kinds, range_fn = self.R.CAPTURES[gi][:2]
+        spots = memo.get(kinds)
+        if spots is None:  # where the figures that may be captured stand: (x, y) each, rows, columns
+            seg_cell = self.seg_cell
+            at = [seg_cell[seg] for figs in self.figs if figs for _, fgi, seg in figs if fgi in kinds]
+            spots = memo[kinds] = (at, {y for _, y in at}, {x for x, _ in at})
+        at, ys, xs = spots
+        if type(fig) is not PutAt:
+            tx, ty = cell
+            return ty not in ys and tx not in xs
+        seg = fig.segment
+        tx, ty = self.seg_cell[seg]
+        if ty not in ys and tx not in xs:
+            return True
+        r = self.find(seg)
+        x, y = cell
+        if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
+            return False  # the tile may join the feature or stand among its neighbours
+        key = ("st", cell, rot)
+        same = memo.get(key)
+        if same is None:
+            st = self.st
+            same = memo[key] = all(st[i] == v for i, v in self.R.on_place(self, self.R.ORIENT[self.drawn][rot // 90 % 4], cell))
+        if not same:
+            return False
+        key = ("range", gi, seg)
+        free = memo.get(key)
+        if free is None:
+            figs = self.figs
+            keep = figs[r]
+            figs[r] = keep + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+            try:
+                h = range_fn(self, r)
+            finally:
+                figs[r] = keep
+            free = memo[key] = not any((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h) for x, y in at)
+        return free
 
     def _capture_classes(self, actions):
         """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
