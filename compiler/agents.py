@@ -130,37 +130,43 @@ class GreedyAgent:
         return self._best(game, actions, me, value, value(game), self.FOLLOW)[0]
 
     def _best(self, game, actions, me, value, before, depth):
-        """(the best action, its gain) among `actions` of player `me` in `game`."""
+        """(the best action, its gain) among `actions` of player `me` in `game`: the largest (gain,
+        puts a figure), the first of equals."""
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
-        best, best_key, best_gain = actions[0], None, 0
-        for a, key in zip(actions, game.score_classes(actions)):
-            fig = _places_figure(a)
-            if key is None:
-                gain = 0
-            else:
-                gain = tried.get(key)
+        quiet = [None, None]  # the first action that changes nothing, without and with a figure put
+        best, best_key = None, None
+        for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
+            if key is None:  # its gain is 0: only the first of each (gain, figure) can be chosen
+                if quiet[1] is None:
+                    fig = _places_figure(a)
+                    if quiet[fig] is None:
+                        quiet[fig] = i
+                continue
+            gain = tried.get(key)
+            if gain is None:
+                g = game.clone()
+                g.apply_action(a)
+                if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
+                    nxt = g.legal_actions()
+                    if nxt:
+                        gain = self._best(g, nxt, me, value, before, depth - 1)[1]
                 if gain is None:
-                    g = game.clone()
-                    g.apply_action(a)
-                    if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
-                        nxt = g.legal_actions()
-                        if nxt:
-                            _, gain = self._best(g, nxt, me, value, before, depth - 1)
-                            tried[key] = gain
-                            k = (gain, fig)
-                            if best_key is None or k > best_key:
-                                best, best_key, best_gain = a, k, gain
-                            continue
                     after = value(g)
                     gain = after[me] - before[me]
                     if others:
                         gain -= max(after[p] - before[p] for p in others)
-                    tried[key] = gain
-            k = (gain, fig)
+                tried[key] = gain
+            k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
-                best, best_key, best_gain = a, k, gain
-        return best, best_gain
+                best, best_key = i, k
+        for fig in (True, False):
+            i = quiet[fig]
+            if i is not None:
+                k = (0, fig)
+                if best_key is None or k > best_key or (k == best_key and i < best):
+                    best, best_key = i, k
+        return actions[best], best_key[0]
 
 
 class _Node:

@@ -86,49 +86,92 @@ class Lookahead:
         captors = set(R.CAPTURES)  # a put that opens a capture
         outpost_figs = {g for r in R.OUTPOST_PUTS for g in r[0]}  # a put that may send one more to an outpost
         plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
+        only_captors = captors - scored - outpost_figs  # figures whose putting starts a capture and nothing else
+        complete = R.COMPLETE
         near = {}
         done = {}
         memo = {}  # what `_captures_nothing` read of this state
+        at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
         out = []
+        append = out.append
         for a in actions:
             if type(a) is not Place:
-                out.append(a)  # a ransom
+                append(a)  # a ransom
                 continue
             cell, rot, fig = a
-            ft = type(fig)
-            starts = fig is not None and fig.figure in plain
-            if starts and fig.figure in captors and fig.figure not in scored and fig.figure not in outpost_figs \
-                    and ft is not Recall and self._captures_nothing(fig, cell, rot, memo):
-                starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
-            if fig is not None and (ft is Recall or fig.figure in scored or (ft is Put and starts)):
-                out.append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
-                continue
             if fig is None:
                 n = near.get(cell)
                 if n is None:
                     n = near[cell] = self._figures_near(cell)
                 if not n:
-                    out.append(None)
+                    append(None)
                     continue
+                c = done.get((cell, rot))
+                if c is None:
+                    c = done[(cell, rot)] = self._completion(cell, rot)
+                append((cell, rot) if c[0] else None)
+                continue
+            ft = type(fig)
+            if ft is PutAt:
+                info = at_info.get(fig)
+                if info is None:
+                    gi = fig.figure
+                    # (it scores as it is put, it starts something: True, False or None when only the tile
+                    # can make its capture possible, it may share the tile's key when the tile completes)
+                    info = at_info[fig] = (gi in scored, gi in plain, self.seg_kind[self.find(fig.segment)] not in complete)
+                    if info[1] and gi in only_captors:
+                        free = self._captures_nothing(fig, None, None, memo)
+                        info = at_info[fig] = (info[0], None if free is None else not free, info[2])
+                if info[0]:
+                    append(a)  # a figure that scores as it is put
+                    continue
+                starts = info[1]
+                if starts is None:
+                    starts = not self._captures_nothing(fig, cell, rot, memo)
+                if not starts and info[2] and twins:  # changes the scores as the tile alone does
+                    n = near.get(cell)
+                    if n is None:
+                        n = near[cell] = self._figures_near(cell)
+                    if not n:
+                        append(None)
+                        continue
+                c = done.get((cell, rot))
+                if c is None:
+                    c = done[(cell, rot)] = self._completion(cell, rot)
+                if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
+                    if not starts:
+                        append(None)
+                    elif fig.figure in captors:  # its captures do not depend on this tile
+                        append(("capture", fig))
+                    else:  # the outpost decision that follows: by figure and kind
+                        append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
+                # on another tile, on a feature no `complete` rule ever completes (a tower's top)
+                elif twins and not starts and info[2]:
+                    append((cell, rot))
+                else:
+                    append(a)
+                continue
+            gi = fig.figure
+            starts = gi in plain
+            if starts and gi in only_captors and ft is Put and self._captures_nothing(fig, cell, rot, memo):
+                starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
+            if ft is Recall or gi in scored or (ft is Put and starts and gi in captors):
+                append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
+                continue
             c = done.get((cell, rot))
             if c is None:
                 c = done[(cell, rot)] = self._completion(cell, rot)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                 if not starts:
-                    out.append(None)
-                elif fig.figure in captors:  # on another placed tile: its captures do not depend on this tile
-                    out.append(("capture", fig))
-                elif ft is PutAt:  # the outpost decision that follows: by figure and kind
-                    out.append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
-                else:
-                    out.append(("outpost", fig.figure, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
-            elif fig is None or (twins and not starts and (
-                    (ft is Put and fig.feature not in c[1])
-                    # on another tile, on a feature no `complete` rule ever completes (a tower's top)
-                    or (ft is PutAt and self.seg_kind[self.find(fig.segment)] not in R.COMPLETE))):
-                out.append((cell, rot))
+                    append(None)
+                elif gi in captors:
+                    append(("capture", fig))
+                else:  # the outpost decision that follows: by figure and kind
+                    append(("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
+            elif twins and not starts and ft is Put and fig.feature not in c[1]:
+                append((cell, rot))
             else:
-                out.append(a)
+                append(a)
         return out
 
     def _last_classes(self, actions):
@@ -183,7 +226,7 @@ class Lookahead:
         spots = memo.get(kinds)
         if spots is None:  # where the figures that may be captured stand: (x, y) each, rows, columns
             seg_cell = self.seg_cell
-            at = [seg_cell[seg] for figs in self.figs if figs for _, fgi, seg in figs if fgi in kinds]
+            at = [seg_cell[seg] for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
             spots = memo[kinds] = (at, {y for _, y in at}, {x for x, _ in at})
         at, ys, xs = spots
         if type(fig) is not PutAt:
@@ -194,6 +237,8 @@ class Lookahead:
         if ty not in ys and tx not in xs:
             return True
         r = self.find(seg)
+        if cell is None:  # whatever the tile: True, False, or None when it depends on the tile
+            return None if self._range_free(gi, seg, r, range_fn, at, tx, ty, memo) else False
         x, y = cell
         if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
             return False  # the tile may join the feature or stand among its neighbours
@@ -204,6 +249,11 @@ class Lookahead:
             same = memo[key] = all(st[i] == v for i, v in self.R.on_place(self, self.R.ORIENT[self.drawn][rot // 90 % 4], cell))
         if not same:
             return False
+        return self._range_free(gi, seg, r, range_fn, at, tx, ty, memo)
+
+    def _range_free(self, gi, seg, r, range_fn, at, tx, ty, memo):
+        """Whether no figure at `at` stands in line within the range the capture rule of figure gi
+        gives feature r (of segment seg, at tx, ty) with that figure put on it, the board as it is."""
         key = ("range", gi, seg)
         free = memo.get(key)
         if free is None:
