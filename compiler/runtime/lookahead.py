@@ -155,8 +155,11 @@ class Lookahead:
             starts = gi in plain
             if starts and gi in only_captors and ft is Put and self._captures_nothing(fig, cell, rot, memo):
                 starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
-            if ft is Recall or gi in scored or (ft is Put and starts and gi in captors):
-                append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
+            if ft is Recall or gi in scored:
+                append(a)  # a recall scores; a figure that scores as it is put
+                continue
+            if ft is Put and starts and gi in captors:  # a capture from this tile
+                append(self._capture_here_key(a, done, memo))
                 continue
             c = done.get((cell, rot))
             if c is None:
@@ -212,6 +215,32 @@ class Lookahead:
                 out.append(a)
         return out
 
+    def _capture_here_key(self, a, done, memo):
+        """The key of a figure whose putting opens a capture, put on the drawn tile's centre feature (a
+        floor on a tower tile): when the tile completes nothing and its `on place` rules change no
+        state, every rotation of the tile at that cell gives the feature the same quantities (one tile,
+        no sides, the same neighbours), so the same range and the same captures follow, and nothing
+        is scored this turn: one key for them all.  Else the action's own key."""
+        cell, rot, fig = a
+        o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+        if fig.feature not in o.centre:
+            return a
+        c = done.get((cell, rot))
+        if c is None:
+            c = done[(cell, rot)] = self._completion(cell, rot)
+        if c[0] or not self._state_kept(cell, rot, o, memo):
+            return a
+        return ("capture here", cell, fig.figure, fig.feature)
+
+    def _state_kept(self, cell, rot, o, memo):
+        """Whether the tile's `on place` rules, at `cell` turned `rot`, leave every state as it is."""
+        key = ("st", cell, rot)
+        same = memo.get(key)
+        if same is None:
+            st = self.st
+            same = memo[key] = all(st[i] == v for i, v in self.R.on_place(self, o, cell))
+        return same
+
     def _captures_nothing(self, fig, cell, rot, memo):
         """Whether putting `fig` (a figure a `capture` rule names: the Tower's floor) with the drawn tile
         at `cell` turned `rot` certainly opens no capture decision (TOWER-CAPTURE-1), read from the board
@@ -242,12 +271,7 @@ class Lookahead:
         x, y = cell
         if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
             return False  # the tile may join the feature or stand among its neighbours
-        key = ("st", cell, rot)
-        same = memo.get(key)
-        if same is None:
-            st = self.st
-            same = memo[key] = all(st[i] == v for i, v in self.R.on_place(self, self.R.ORIENT[self.drawn][rot // 90 % 4], cell))
-        if not same:
+        if not self._state_kept(cell, rot, self.R.ORIENT[self.drawn][rot // 90 % 4], memo):
             return False
         return self._range_free(gi, seg, r, range_fn, at, tx, ty, memo)
 
