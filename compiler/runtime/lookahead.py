@@ -128,13 +128,17 @@ class Lookahead:
                 starts = info[1]
                 if starts is None:
                     starts = not self._captures_nothing(fig, cell, rot, memo)
-                if not starts and info[2] and twins:  # changes the scores as the tile alone does
+                if info[2]:  # on a feature no `complete` rule completes (a tower)
                     n = near.get(cell)
                     if n is None:
                         n = near[cell] = self._figures_near(cell)
-                    if not n:
-                        append(None)
-                        continue
+                    if not n:  # the tile alone changes no score: only what the figure's putting starts counts
+                        if not starts:
+                            append(None)
+                            continue
+                        if fig.figure in captors:  # its captures do not depend on this tile
+                            append(("capture", fig))
+                            continue
                 c = done.get((cell, rot))
                 if c is None:
                     c = done[(cell, rot)] = self._completion(cell, rot)
