@@ -93,6 +93,20 @@ def _places_figure(action) -> bool:
     return action.KIND == "place" and action.figure is not None and action.figure.KIND != "recall"
 
 
+def _pays_for_nothing(game, actions, paid, after, value):
+    """Whether a ransom paid before the tile (`paid`: the game after it, `after`: what its payer may do
+    then) opens no move the payer could not make without it -- the freed figure's kind is still in
+    supply -- and changes no player's value (its price moves from payer to holder what the prisoner
+    stood for: TOWER-RANSOM-1).  Paying it then changes nothing greedy values; it is never better
+    than not paying, so greedy does not look at the placements after it (issue 27: that look was a
+    whole decision again, and at one decision less deep it could only find what this decision finds)."""
+    if not any(x.KIND == "place" for x in actions):
+        return False  # a ransom before a capture, or after the turn's scoring: the look is short
+    if value(paid) != value(game):
+        return False
+    return [x for x in after if x.KIND != "ransom"] == [x for x in actions if x.KIND != "ransom"]
+
+
 class GreedyAgent:
     """The best immediate change of own value minus the best opponent's change, where a player's
     value is its score plus what stands for it by the rules' own terms (`standing_points()`: a
@@ -149,6 +163,8 @@ class GreedyAgent:
                 g.apply_action(a)
                 if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
                     nxt = g.legal_actions()
+                    if a.KIND == "ransom" and _pays_for_nothing(game, actions, g, nxt, value):
+                        continue
                     if nxt:
                         gain = self._best(g, nxt, me, value, before, depth - 1)[1]
                 if gain is None:

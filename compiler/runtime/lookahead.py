@@ -94,19 +94,24 @@ class Lookahead:
         at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
         out = []
         append = out.append
+        pcell = prot = None  # legal_actions lists a placement's actions together: read the tile once for them
+        n = c = None
         for a in actions:
             if type(a) is not Place:
                 append(a)  # a ransom
                 continue
             cell, rot, fig = a
+            if rot != prot or cell != pcell:
+                if cell != pcell:
+                    n = near.get(cell)
+                pcell, prot = cell, rot
+                c = done.get((cell, rot))
             if fig is None:
-                n = near.get(cell)
                 if n is None:
                     n = near[cell] = self._figures_near(cell)
                 if not n:
                     append(None)
                     continue
-                c = done.get((cell, rot))
                 if c is None:
                     c = done[(cell, rot)] = self._completion(cell, rot)
                 append((cell, rot) if c[0] else None)
@@ -122,14 +127,13 @@ class Lookahead:
                     if info[1] and gi in only_captors:
                         free = self._captures_nothing(fig, None, None, memo)
                         info = at_info[fig] = (info[0], None if free is None else not free, info[2])
-                if info[0]:
+                scores_put, starts, unc = info
+                if scores_put:
                     append(a)  # a figure that scores as it is put
                     continue
-                starts = info[1]
                 if starts is None:
                     starts = not self._captures_nothing(fig, cell, rot, memo)
-                if info[2]:  # on a feature no `complete` rule completes (a tower)
-                    n = near.get(cell)
+                if unc:  # on a feature no `complete` rule completes (a tower)
                     if n is None:
                         n = near[cell] = self._figures_near(cell)
                     if not n:  # the tile alone changes no score: only what the figure's putting starts counts
@@ -139,7 +143,6 @@ class Lookahead:
                         if fig.figure in captors:  # its captures do not depend on this tile
                             append(("capture", fig))
                             continue
-                c = done.get((cell, rot))
                 if c is None:
                     c = done[(cell, rot)] = self._completion(cell, rot)
                 if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
@@ -150,7 +153,7 @@ class Lookahead:
                     else:  # the outpost decision that follows: by figure and kind
                         append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
                 # on another tile, on a feature no `complete` rule ever completes (a tower's top)
-                elif twins and not starts and info[2]:
+                elif twins and not starts and unc:
                     append((cell, rot))
                 else:
                     append(a)
@@ -164,8 +167,8 @@ class Lookahead:
                 continue
             if ft is Put and starts and gi in captors:  # a capture from this tile
                 append(self._capture_here_key(a, done, memo))
+                c = done.get((cell, rot))
                 continue
-            c = done.get((cell, rot))
             if c is None:
                 c = done[(cell, rot)] = self._completion(cell, rot)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
