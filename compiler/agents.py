@@ -159,23 +159,32 @@ class GreedyAgent:
                 continue
             gain = tried.get(key)
             if gain is None:
-                g = game.clone()
-                g.apply_action(a)
-                if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
-                    nxt = g.legal_actions()
-                    if a.KIND == "ransom" and _pays_for_nothing(game, actions, g, nxt, value):
-                        continue
-                    if nxt:
-                        gain = self._best(g, nxt, me, value, before, depth - 1)[1]
+                if type(key) is tuple and key and key[0] == "sum":
+                    # the change is the tile's alone (key[1], its placement key[2]) plus what follows the
+                    # figure's putting (key[3]): with two players the gain is their sum too
+                    _, tile_key, tile_move, more_key = key
+                    if others and len(others) == 1:
+                        tile_gain = tried.get(tile_key)
+                        if tile_gain is None:
+                            tile_gain = tried[tile_key] = self._try(game, actions, tile_move, me, value, before, depth, others)
+                        more = tried.get(more_key)
+                        if more is None:
+                            gain = self._try(game, actions, a, me, value, before, depth, others)
+                            if gain is None:
+                                continue
+                            tried[more_key] = gain - tile_gain
+                        else:
+                            gain = tile_gain + more
                 if gain is None:
-                    after = value(g)
-                    gain = after[me] - before[me]
-                    if others:
-                        gain -= max(after[p] - before[p] for p in others)
+                    gain = self._try(game, actions, a, me, value, before, depth, others)
+                    if gain is None:
+                        continue
                 tried[key] = gain
             k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = i, k
+        if best is None and quiet == [None, None]:  # every action was left out: the first of them
+            return actions[0], 0
         for fig in (True, False):
             i = quiet[fig]
             if i is not None:
@@ -183,6 +192,23 @@ class GreedyAgent:
                 if best_key is None or k > best_key or (k == best_key and i < best):
                     best, best_key = i, k
         return actions[best], best_key[0]
+
+    def _try(self, game, actions, a, me, value, before, depth, others):
+        """The gain of action `a` among `actions`, tried on a clone (a decision of the same player that
+        follows it: its best, `depth` deep); None for a ransom that pays for nothing."""
+        g = game.clone()
+        g.apply_action(a)
+        if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
+            nxt = g.legal_actions()
+            if a.KIND == "ransom" and _pays_for_nothing(game, actions, g, nxt, value):
+                return None
+            if nxt:
+                return self._best(g, nxt, me, value, before, depth - 1)[1]
+        after = value(g)
+        gain = after[me] - before[me]
+        if others:
+            gain -= max(after[p] - before[p] for p in others)
+        return gain
 
 
 class _Node:

@@ -88,6 +88,11 @@ class Lookahead:
         plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
         only_captors = captors - scored - outpost_figs  # figures whose putting starts a capture and nothing else
         complete = R.COMPLETE
+        only_outposts = outpost_figs - scored - captors  # figures whose putting may only send one more to an outpost
+        # a placement's change may be the sum of the tile's and what follows its figure's putting: when
+        # completions are read from the board and no decision of the same player follows the turn's scoring
+        # (a tile drawn next whose siege symbols move figures would add what it does to both)
+        sums = twins and R.RANSOM is None and self._next_draw_quiet()
         near = {}
         done = {}
         memo = {}  # what `_captures_nothing` read of this state
@@ -180,9 +185,27 @@ class Lookahead:
                     append(("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
             elif twins and not starts and ft is Put and fig.feature not in c[1]:
                 append((cell, rot))
+            elif sums and ft is Put and gi in only_outposts and fig.feature not in c[1]:
+                # the tile scores what it completes, as alone; the figure stands on a feature not scored
+                # this turn, and the outpost decision that follows is the one a placement that completes
+                # nothing opens (by figure and kind): the change is the sum of those two changes
+                okey = ("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature])
+                if n is None:
+                    n = near[cell] = self._figures_near(cell)
+                append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
             else:
                 append(a)
         return out
+
+    def _next_draw_quiet(self):
+        """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, or no siege
+        symbol on that tile: SIEGE-ADVANCE-1)."""
+        if not self._siege or not getattr(self, "_draw_rules", None):
+            return True
+        for d in self.decks:
+            if d:
+                return not self.R.TILES[d[-1]].symbols
+        return True
 
     def _last_classes(self, actions):
         """The last tile (BASE-END-1: the game is scored once it is placed): each placement is its own
