@@ -128,16 +128,19 @@ class Lookahead:
                     gi = fig.figure
                     # (it scores as it is put, it starts something: True, False or None when only the tile
                     # can make its capture possible, it may share the tile's key when the tile completes)
-                    info = at_info[fig] = (gi in scored, gi in plain, self.seg_kind[self.find(fig.segment)] not in complete)
+                    info = at_info[fig] = (gi in scored, gi in plain, self.seg_kind[self.find(fig.segment)] not in complete, None)
                     if info[1] and gi in only_captors:
                         free = self._captures_nothing(fig, None, None, memo)
-                        info = at_info[fig] = (info[0], None if free is None else not free, info[2])
-                scores_put, starts, unc = info
+                        # the cells within one of the feature's: a tile there may change its range
+                        info = at_info[fig] = (info[0], None if free is None else not free, info[2],
+                                               {(cx + dx, cy + dy) for cx, cy in self.cells[self.find(fig.segment)]
+                                                for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
+                scores_put, starts, unc, beside = info
                 if scores_put:
                     append(a)  # a figure that scores as it is put
                     continue
-                if starts is None:
-                    starts = not self._captures_nothing(fig, cell, rot, memo)
+                if starts is None:  # it captures nothing unless the tile changes the range (`_captures_nothing`)
+                    starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo)
                 if unc:  # on a feature no `complete` rule completes (a tower)
                     if n is None:
                         n = near[cell] = self._figures_near(cell)
