@@ -146,6 +146,8 @@ class GreedyAgent:
     def _best(self, game, actions, me, value, before, depth):
         """(the best action, its gain) among `actions` of player `me` in `game`: the largest (gain,
         puts a figure), the first of equals."""
+        if type(actions) is not list:  # a listing that builds its moves as they are read: build them once
+            actions = list(actions)
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
         quiet = [None, None]  # the first action that changes nothing, without and with a figure put

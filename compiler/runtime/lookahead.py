@@ -92,7 +92,8 @@ class Lookahead:
         # a placement's change may be the sum of the tile's and what follows its figure's putting: when
         # completions are read from the board and no decision of the same player follows the turn's scoring
         # (a tile drawn next whose siege symbols move figures would add what it does to both)
-        sums = twins and R.RANSOM is None and self._next_draw_quiet()
+        # (nor a ransom decision after the turn's scoring: the player has no prisoner to buy back)
+        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in self.held))
         near = {}
         done = {}
         memo = {}  # what `_captures_nothing` read of this state
@@ -163,6 +164,13 @@ class Lookahead:
                 # on another tile, on a feature no `complete` rule ever completes (a tower's top)
                 elif twins and not starts and unc:
                     append((cell, rot))
+                elif sums and starts and unc and fig.figure in only_captors and not cell in beside \
+                        and self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo) \
+                        and self._capture_apart(fig, cell, memo):
+                    # the tile scores what it completes, as alone, and no figure in the range stands on
+                    # a feature it scores: the change is the tile's plus that of the capture decision
+                    # (no ransom can follow: the player has no prisoner to buy back)
+                    append(("sum", (cell, rot), Place(cell, rot, None), ("capture", fig)))
                 else:
                     append(a)
                 continue
@@ -288,8 +296,8 @@ class Lookahead:
         spots = memo.get(kinds)
         if spots is None:  # where the figures that may be captured stand: (x, y) each, rows, columns
             seg_cell = self.seg_cell
-            at = [seg_cell[seg] for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
-            spots = memo[kinds] = (at, {y for _, y in at}, {x for x, _ in at})
+            at = [seg_cell[seg] + (seg,) for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
+            spots = memo[kinds] = (at, {y for _, y, _ in at}, {x for x, _, _ in at})
         at, ys, xs = spots
         if type(fig) is not PutAt:
             tx, ty = cell
@@ -314,15 +322,55 @@ class Lookahead:
         key = ("range", gi, seg)
         free = memo.get(key)
         if free is None:
-            figs = self.figs
-            keep = figs[r]
-            figs[r] = keep + [(self.current, gi, seg)]  # as `_put_figure` leaves it
-            try:
-                h = range_fn(self, r)
-            finally:
-                figs[r] = keep
-            free = memo[key] = not any((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h) for x, y in at)
+            h = self._range_with(gi, seg, r, range_fn)
+            inside = memo[("inside", gi, seg)] = {
+                self.find(s) for x, y, s in at if (x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)}
+            free = memo[key] = not inside
         return free
+
+    def _range_with(self, gi, seg, r, range_fn):
+        """The range the capture rule of figure gi gives feature r with that figure put on segment seg."""
+        figs = self.figs
+        keep = figs[r]
+        figs[r] = keep + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+        try:
+            return range_fn(self, r)
+        finally:
+            figs[r] = keep
+
+    def _capture_apart(self, fig, cell, memo):
+        """Whether no figure that putting `fig` on another placed tile (PutAt) may capture stands on a
+        feature a tile at `cell` joins, or on a centre feature around it (`_range_free` was asked
+        first and found some in range): the tile's completions and the capture then change the values
+        apart, each as it would alone."""
+        inside = memo.get(("inside", fig.figure, fig.segment))
+        if inside is None:
+            return False
+        touch = memo.get(("touch", cell))
+        if touch is None:
+            touch = memo[("touch", cell)] = self._roots_near(cell)
+        return not (inside & touch)
+
+    def _roots_near(self, cell):
+        """The roots of the features a tile at `cell` would join, and of the centre features around it."""
+        x, y = cell
+        board = self.board
+        find = self.find
+        out = set()
+        for d in range(4):
+            nb = board.get((x + DX[d], y + DY[d]))
+            if nb is not None:
+                o, base = nb
+                for p in o.parts[OPP[d]]:
+                    if p >= 0:
+                        out.add(find(base + p))
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                o, base = nb
+                for i in o.centre:
+                    out.add(find(base + i))
+        return out
 
     def _capture_classes(self, actions):
         """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
