@@ -11,7 +11,7 @@ every class to trying its moves, on every bundled module.
 from __future__ import annotations
 
 from .geometry import AROUND, DX, DY, OPP
-from .moves import Capture, Place, Put, PutAt, Recall
+from .moves import Capture, Pass, Place, Put, PutAt, Recall
 
 
 class Classes:
@@ -337,12 +337,19 @@ class Classes:
         """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
         same figure back in an exchange, change the scores and the prisoners alike when the feature
         it stands on is not scored this turn (the tile's scoring follows the decision); the pass
-        and every other capture are their own keys."""
+        changes no score when the turn's scoring that follows it scores nothing (the tile completes
+        nothing, no `score ... put` waits, no outpost row was filled, the next tile drawn plays
+        nothing); every other move is its own key."""
         finishing = self._finishing()
+        quiet_pass = not finishing and not self.filled and not (self._put_after and self.R.SCORE_PUT) \
+            and self._next_draw_quiet()
         out = []
         for a in actions:
-            if type(a) is Capture and self.find(a.segment) not in finishing:
+            t = type(a)
+            if t is Capture and self.find(a.segment) not in finishing:
                 out.append(("captive", a.owner, a.figure, a.back))
+            elif t is Pass and quiet_pass:
+                out.append(None)
             else:
                 out.append(a)
         return out
