@@ -260,9 +260,20 @@ class Classes:
             at = [seg_cell[seg] + (seg,) for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
             spots = memo[kinds] = (at, {y for _, y, _ in at}, {x for x, _, _ in at})
         at, ys, xs = spots
-        if type(fig) is not PutAt:
+        if type(fig) is not PutAt:  # on the drawn tile: its new feature's range, read with the tile placed
             tx, ty = cell
-            return ty not in ys and tx not in xs
+            if ty not in ys and tx not in xs:
+                return True
+            o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+            if fig.feature not in o.centre or not self._state_kept(cell, rot, o, memo):
+                return False
+            key = ("new range", cell, gi, fig.feature)  # one tile, no sides: the same in every rotation
+            free = memo.get(key)
+            if free is None:
+                h = self._range_on_tile(cell, rot, gi, fig.feature, range_fn)
+                free = memo[key] = not any((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)
+                                           for x, y, _ in at)
+            return free
         seg = fig.segment
         tx, ty = self.seg_cell[seg]
         if ty not in ys and tx not in xs:

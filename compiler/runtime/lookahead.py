@@ -215,6 +215,44 @@ class Lookahead(Classes):
         feature (by the rules' `complete` conditions, after its `on place` state changes) or join
         figures a `join` rule scores.  The tile is placed, the candidates tested, and everything
         placing it changed is put back."""
+        return self._with_tile(cell, rot, lambda o, touched, joins: self._completes_placed(cell, touched, joins))
+
+    def _completes_placed(self, cell, touched, joins):
+        if len(self.joins) > joins:
+            return True
+        x, y = cell
+        board = self.board
+        cands = set(touched)
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                no, nbase = nb
+                for i in no.centre:
+                    cands.add(self.find(nbase + i))
+        seg_kind = self.seg_kind
+        complete = self.R.COMPLETE
+        done = self.done
+        for r in cands:
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    return True
+        return False
+
+    def _range_on_tile(self, cell, rot, gi, feature, range_fn):
+        """The range a `capture` rule gives the drawn tile's feature `feature` with figure gi put on
+        it, the tile placed at `cell` turned `rot` (and taken back)."""
+        def ask(o, touched, joins):
+            seg = self.board[cell][1] + feature
+            r = self.find(seg)
+            self.figs[r] = self.figs[r] + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+            return range_fn(self, r)
+        return self._with_tile(cell, rot, ask)
+
+    def _with_tile(self, cell, rot, ask):
+        """`ask(o, touched, joins)` with the drawn tile placed at `cell` turned `rot` (after its `on
+        place` state changes; `touched`, the roots it touches; `joins`, the joins noted before it);
+        then everything placing it changed is put back, the order of the board's cells too."""
         R = self.R
         o = R.ORIENT[self.drawn][rot // 90 % 4]
         x, y = cell
@@ -242,23 +280,7 @@ class Lookahead(Classes):
             for name_i, val in R.on_place(self, o, cell):
                 self.st[name_i] = val
             touched = self._place(o, cell)
-            if len(self.joins) > joins:
-                return True
-            cands = set(touched)
-            for dx, dy in AROUND:
-                nb = board.get((x + dx, y + dy))
-                if nb is not None:
-                    no, nbase = nb
-                    for i in no.centre:
-                        cands.add(self.find(nbase + i))
-            seg_kind = self.seg_kind
-            complete = R.COMPLETE
-            for r in cands:
-                if not done[r]:
-                    test = complete.get(seg_kind[r])
-                    if test is not None and test(self, r):
-                        return True
-            return False
+            return ask(o, touched, joins)
         finally:
             parent[:] = keep_parent
             for lst in (self.seg_kind, self.seg_cell, *lists):
