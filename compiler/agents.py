@@ -153,7 +153,7 @@ class GreedyAgent:
         quiet = [None, None]  # the first action that changes nothing, without and with a figure put
         best, best_key = None, None
         for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
-            if key is None:  # its gain is 0: only the first of each (gain, figure) can be chosen
+            if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
                 if quiet[1] is None:
                     fig = _places_figure(a)
                     if quiet[fig] is None:
@@ -185,12 +185,15 @@ class GreedyAgent:
             k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = i, k
-        if best is None and quiet == [None, None]:  # every action was left out: the first of them
-            return actions[0], 0
+        if best is None and quiet == [None, None]:  # every action was left out (ransoms that pay for nothing)
+            return actions[0], self._try(game, [], actions[0], me, value, before, depth, others)
+        if quiet != [None, None]:  # a move that changes no value leaves them as they are here
+            now = value(game)  # here, after the moves that led here (at the top: `before`)
+            q = now[me] - before[me] - (max(now[p] - before[p] for p in others) if others else 0)
         for fig in (True, False):
             i = quiet[fig]
             if i is not None:
-                k = (0, fig)
+                k = (q, fig)
                 if best_key is None or k > best_key or (k == best_key and i < best):
                     best, best_key = i, k
         return actions[best], best_key[0]

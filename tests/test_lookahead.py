@@ -172,11 +172,12 @@ def _brute_greedy(g, acts):
 
 
 GREEDY_SETS = [["base"], ["base", "barn"], ["base", "tower"], ["rules/variants/big_cities.tess"], ["base", "king_robber"],
-               ["base", "siege"]]
+               ["base", "siege"], ["base", "barn", "tower"]]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("names", GREEDY_SETS, ids=["base", "barn", "tower", "big_cities", "king_robber", "siege"])
+@pytest.mark.parametrize("names", GREEDY_SETS, ids=["base", "barn", "tower", "big_cities", "king_robber", "siege",
+                                                    "barn+tower"])
 def test_greedy_chooses_what_trying_every_move_chooses(names):
     """BARN-SCORE-1: a barn scores as it is put, with nothing completed: the greedy agent tries it."""
     agent = GreedyAgent()

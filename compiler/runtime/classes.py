@@ -37,6 +37,8 @@ class Classes:
         own key."""
         if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
+        if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
+            return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
         if self.pending is not None or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard
         if not any(self.decks):
