@@ -151,6 +151,7 @@ class GreedyAgent:
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
         quiet = [None, None]  # the first action that changes nothing, without and with a figure put
+        here = None  # the gain of this position itself (0 at the top; after other moves of the turn, theirs)
         best, best_key = None, None
         for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
             if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
@@ -163,9 +164,12 @@ class GreedyAgent:
             if gain is None:
                 if type(key) is tuple and key and key[0] == "sum":
                     # the change is the tile's alone (key[1], its placement key[2]) plus what follows the
-                    # figure's putting (key[3]): with two players the gain is their sum too
+                    # figure's putting (key[3]): with two players the gain is their sum too (each part's
+                    # gain, as tried from here, holds this position's own gain once: counted once)
                     _, tile_key, tile_move, more_key = key
                     if others and len(others) == 1:
+                        if here is None:
+                            here = self._here(game, me, value, before, others)
                         tile_gain = tried.get(tile_key)
                         if tile_gain is None:
                             tile_gain = tried[tile_key] = self._try(game, actions, tile_move, me, value, before, depth, others)
@@ -174,9 +178,9 @@ class GreedyAgent:
                             gain = self._try(game, actions, a, me, value, before, depth, others)
                             if gain is None:
                                 continue
-                            tried[more_key] = gain - tile_gain
+                            tried[more_key] = gain - tile_gain + here
                         else:
-                            gain = tile_gain + more
+                            gain = tile_gain + more - here
                 if gain is None:
                     gain = self._try(game, actions, a, me, value, before, depth, others)
                     if gain is None:
@@ -187,16 +191,21 @@ class GreedyAgent:
                 best, best_key = i, k
         if best is None and quiet == [None, None]:  # every action was left out (ransoms that pay for nothing)
             return actions[0], self._try(game, [], actions[0], me, value, before, depth, others)
-        if quiet != [None, None]:  # a move that changes no value leaves them as they are here
-            now = value(game)  # here, after the moves that led here (at the top: `before`)
-            q = now[me] - before[me] - (max(now[p] - before[p] for p in others) if others else 0)
+        if quiet != [None, None] and here is None:  # a move that changes no value leaves them as they are here
+            here = self._here(game, me, value, before, others)
         for fig in (True, False):
             i = quiet[fig]
             if i is not None:
-                k = (q, fig)
+                k = (here, fig)
                 if best_key is None or k > best_key or (k == best_key and i < best):
                     best, best_key = i, k
         return actions[best], best_key[0]
+
+    @staticmethod
+    def _here(game, me, value, before, others):
+        """The gain of the position `game` itself, after the moves of the turn that led to it."""
+        now = value(game)
+        return now[me] - before[me] - (max(now[p] - before[p] for p in others) if others else 0)
 
     def _try(self, game, actions, a, me, value, before, depth, others):
         """The gain of action `a` among `actions`, tried on a clone (a decision of the same player that

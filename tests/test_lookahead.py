@@ -258,6 +258,22 @@ def test_a_sum_key_adds_the_tiles_change_and_what_follows_the_put(names):
     assert added > 0  # the rules offer such moves and the shortcut is used
 
 
+@pytest.mark.slow
+def test_a_sum_after_another_move_of_the_turn_counts_that_move_once():
+    """SIEGE-ATTACK-1: after the player removes a figure from an attacked outpost, the placement that
+    follows is looked at from there; a sum key's two parts, each tried from there, both hold that
+    removal's change, so it must count once (seed 17, turn 47 chose another removal when it counted
+    twice).  Greedy chooses what trying every move chooses, the whole game long."""
+    eng = load_engine(require_rule_set(["base", "siege"]))
+    agent = GreedyAgent()
+    g = eng.new_game(2, 17)
+    while not g.ended and g.turn <= 47:
+        acts = g.legal_actions()
+        mine = agent.choose(g, acts)
+        assert mine == _brute_greedy(g, acts), g.turn
+        g.apply_action(mine)
+
+
 @pytest.mark.parametrize("names", [["base", "tower"], ["base", "siege"]], ids=["tower", "siege"])
 def test_the_towers_and_the_sieges_moves_are_read_from_the_board(names):
     """Issue 27: on the Tower a floor with nothing in range shares its tile's key, a floor on another
