@@ -337,7 +337,6 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         return g
 
 
-
 def _method(name):
     """The Game method (or, for a move that needs no runtime module of its own, the function in
     runtime/moves.py) that a move type names by its APPLY or OPTIONS."""

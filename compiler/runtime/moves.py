@@ -104,6 +104,7 @@ class Place(NamedTuple):
     OPTIONS = None  # listed by listing.tile_moves, block by block
     RULES = ()  # in every rule set
     DOMAINS = None  # numbered by the action codec's own placement block
+    WHEN = None  # the tile turn's own move
 
 
 # ------------------------------------------------------------------ moves without a tile
@@ -111,13 +112,14 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
     """A named tuple type whose first item is `tag` and whose constructor takes `fields`.
 
     What the other layers need of the type, declared once here (see the module docstring):
-    `apply`, the Game method that applies it (`Game.apply_action` dispatches through APPLIERS);
+    `apply`, the Game method that applies it (game.py's `_APPLY_IN_TURN` for the tile turn's moves);
     `options`, the Game method that lists it; `rules`, the rules tables of which one (non-empty)
     means the rule set has the move (the action codec numbers it only there); `domains`, one
     domain per field ("seat", "figure", "track", or a tuple of the values) when the move's number
     is those fields in mixed radix (None: the codec numbers it by a method of its own); `when`
     "turn" for a move the generic path offers after the drawn tile's placements (listed by
-    `options`, applied by `apply`) -- the moves before this had their own turn phases in game.py."""
+    `options`, applied by `apply`); the capture, pass, ransom and outpost decisions have moments of
+    their own, which game.py's `apply_action` and `legal_actions` keep."""
     base = NamedTuple(f"_{tag}", [("kind", str)] + [(f, object) for f in fields])
     n = len(fields)
 
@@ -168,7 +170,7 @@ TAGGED = {T.KIND: T for T in ORDER if T is not Place}
 # every move type that may be played (apply_action takes these as they are)
 MOVES = frozenset(ORDER)
 # the moves the generic path offers after the drawn tile's placements (WHEN "turn"), in ORDER
-IN_TURN = tuple(T for T in ORDER if getattr(T, "WHEN", None) == "turn")
+IN_TURN = tuple(T for T in ORDER if T.WHEN == "turn")
 # what may go with a tile
 WITH_TILE = frozenset((Put, PutCorner, Recall, PutAt))
 # the moves that do not place the drawn tile, so need no tile drawn: no tile is recorded with them
