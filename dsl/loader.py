@@ -444,6 +444,10 @@ class Builder:
                 if override:
                     rs.track_ons = [o for o in rs.track_ons if override_key(o) != key]
                 rs.track_ons.append(item)
+            case A.OnRoundDecl():
+                if override:
+                    rs.round_ons = [o for o in rs.round_ons if override_key(o) != key]
+                rs.round_ons.append(item)
             case A.InvariantDecl():
                 rs.invariants.append(item)
             case A.ClauseDecl():
@@ -695,7 +699,10 @@ class Builder:
             if on.where is not None:
                 self.expr(on.where, ctx, "bool")
             for act in on.actions:
-                if isinstance(act, A.Require):
+                if isinstance(act, A.Release):
+                    self.err(act.span, f"`release` frees prisoners at the end of a round: write it in "
+                                       f"`on round end {{ ... }}`, not in `on {on.event}`", "unsupported")
+                elif isinstance(act, A.Require):
                     self.expr(act.test, ctx, "bool")
                 else:
                     if act.name not in rs.states:
@@ -812,6 +819,35 @@ class Builder:
                         self.expr(act.where, {"game", "track"}, "bool")
             if on.event == "draw" and not rs.tracks:
                 self.err(on.span, "`on draw { put catapult on symbols }` without a `track`: no outpost to put it on", "unknown-name")
+            for k in on.shows:
+                self._kind(k, on.span)
+        self._check_round_ons()
+
+    def _check_round_ons(self) -> None:
+        """`on round end [where C] { release FIGS }` (language.md 2.28): a game-context condition;
+        `release` is its one action, and needs prisoners (a `capture` rule)."""
+        rs = self.rs
+        for on in rs.round_ons:
+            if on.where is not None:
+                self.expr(on.where, {"game"}, "bool")
+            if not on.actions:
+                self.err(on.span, "`on round end { }` does nothing: write `release FIGURE, ...` inside", "unsupported")
+            for act in on.actions:
+                if not isinstance(act, A.Release):
+                    word = "require" if isinstance(act, A.Require) else "set"
+                    self.err(act.span, f"`{word}` has no meaning in `on round end`: its one action is "
+                                       f"`release FIGURE, ...` (prisoners back to their owners' supply)", "unsupported")
+                    continue
+                self._listed_figures("release", act.figures, act.span)
+                if not rs.captures:
+                    self.err(act.span, "`release`: these rules have no `capture`, so nobody is ever a prisoner "
+                                       "(add the Tower: `requires tower`)", "unknown-name")
+                    continue
+                capturable = {f for cap in rs.captures.values() for f in cap.figures}
+                for fig in act.figures:
+                    if fig in rs.figures and fig not in capturable:
+                        self.err(act.span, f"`release {fig}`: no `capture` rule takes a {fig}, so no {fig} is "
+                                           f"ever a prisoner", "unknown-name", word=fig)
 
     def _copies_taken(self, names: set[str]) -> None:
         """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""
