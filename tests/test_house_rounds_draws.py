@@ -67,7 +67,28 @@ def test_HOUSE_FREED_1_the_games_end_closes_a_partial_round():
     res = replay_record("house/prisoners_freed/home_at_a_partial_last_round.json")
     assert res.error is None, res.error
     assert res.answer["prisoners"] == {}
-    assert len(_releases(res.answer)) == 1
+    assert res.answer["supply"]["red"]["follower"] == 7
+    # at the game's end the event carries the turn index final scoring carries: the number of turns
+    assert [(e["turn"], e["player"], e["holder"]) for e in _releases(res.answer)] == [(2, "red", "blue")]
+
+
+def test_a_round_end_condition_reads_the_rounds_last_seat(tmp_path):
+    # `where current == 1`: the rule acts only when seat 1's turn was the round's last -- at the game's
+    # end right after blue's (seat 1) turn, a partial round, though the turn has already passed on;
+    # not at the end of a whole 3-player round, which green (seat 2) ends
+    text = ("module m\nextends tower\nclause HOUSE-X-1 \"seat 1 ends the round\"\n"
+            "on round end where current == 1 [HOUSE-X-1] { release follower }\n")
+    (tmp_path / "m.tess").write_text(text, encoding="utf-8")
+    data = load_record(RECORDS / "house/prisoners_freed/home_at_a_partial_last_round.json")
+    data["rules"] = ["m.tess"]
+    res = replay(data, tmp_path)  # 3 players, the game's end after seat 1's turn: seat 1 was the last
+    assert res.error is None, res.error
+    assert res.answer["prisoners"] == {}
+    data = load_record(RECORDS / "house/prisoners_freed/home_at_the_round_end.json")
+    data["rules"] = ["m.tess"]
+    res = replay(data, tmp_path)  # seat 2 (green) ends the round: the condition does not hold
+    assert res.error is None, res.error
+    assert res.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
 
 
 def test_without_the_house_rule_the_prisoner_stays():
