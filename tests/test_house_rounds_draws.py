@@ -261,3 +261,16 @@ def test_misuse_is_a_diagnostic(name, tmp_path):
     # as `tessera check` prints it: FILE:LINE:COL: error: MESSAGE  [CODE]
     got = [f"{d.span.line}:{d.span.column}: {d.severity}: {d.message}  [{d.code}]" for d in diags]
     assert any(g.startswith(message) and g.endswith(f"  [{code}]") for g in got), got
+
+
+def test_simulate_counts_each_release_under_the_round_end_rule():
+    from compiler.usage import catalogue, count_events
+
+    cat = catalogue(rule_set(PF))
+    ev = {"turn": 2, "kind": "release", "player": "red", "holder": "blue", "figure": "follower",
+          "clause": "HOUSE-FREED-1"}
+    (key, n), = count_events([ev, dict(ev, turn=5)]).items()
+    assert n == 2
+    rule = cat.rule_of(key)
+    assert rule.clause == "HOUSE-FREED-1" and rule.where.endswith("prisoners_freed_each_round.tess:13"), rule
+    assert rule.what == "on round end: release follower, abbot (a prisoner home)"
