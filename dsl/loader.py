@@ -831,7 +831,7 @@ class Builder:
             if on.where is not None:
                 self.expr(on.where, {"game"}, "bool")
             if not on.actions:
-                self.err(on.span, "`on round end { }` does nothing: write `release FIGURE, ...` inside", "unsupported")
+                self.err(on.span, "`on round end { }` does nothing: write `release FIGURE, ...` inside", "unused")
             for act in on.actions:
                 if not isinstance(act, A.Release):
                     word = "require" if isinstance(act, A.Require) else "set"
@@ -840,14 +840,14 @@ class Builder:
                     continue
                 self._listed_figures("release", act.figures, act.span)
                 if not rs.captures:
-                    self.err(act.span, "`release`: these rules have no `capture`, so nobody is ever a prisoner "
-                                       "(add the Tower: `requires tower`)", "unknown-name")
+                    self.err(act.span, "`release` without a `capture` rule: nobody is ever taken prisoner "
+                                       "(add the Tower: `requires tower`)", "unused")
                     continue
                 capturable = {f for cap in rs.captures.values() for f in cap.figures}
                 for fig in act.figures:
                     if fig in rs.figures and fig not in capturable:
                         self.err(act.span, f"`release {fig}`: no `capture` rule takes a {fig}, so no {fig} is "
-                                           f"ever a prisoner", "unknown-name", word=fig)
+                                           f"ever a prisoner", "unused", word=fig)
 
     def _copies_taken(self, names: set[str]) -> None:
         """The start tile and each boxed tile take a copy out of the tile's count: it must have one."""
