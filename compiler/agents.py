@@ -88,6 +88,24 @@ def parse_agents(text: str | None, players: int) -> list[str]:
     return specs
 
 
+def strength(spec: str) -> tuple[int, int]:
+    """Where a player stands on the skill ladder: random < greedy < mcts:N < mcts:M for N < M (measured on
+    base, docs/simulate.md; more simulations are assumed no weaker)."""
+    name, budget = parse_spec(spec)
+    return {"random": 0, "greedy": 1, "mcts": 2}[name], budget
+
+
+def stronger(specs: list[str]) -> str | None:
+    """The strongest player of a game's seats when exactly one seat plays it and every other seat is a
+    weaker player (`strength`), else None (all alike, or the strongest in several seats)."""
+    if len(specs) < 2:
+        return None
+    top = max(specs, key=strength)
+    if sum(strength(s) == strength(top) for s in specs) != 1:
+        return None
+    return top
+
+
 def make_agent(spec: str, seed: int):
     name, budget = parse_spec(spec)
     if name == "random":
