@@ -319,21 +319,6 @@ class _Probe:
 
 
 # ------------------------------------------------------------------ the engine check
-def recount_claims(rows: dict, colours: dict) -> dict:
-    """Independent of the engine: who takes which cards when the round ends now.  Each feudal,
-    left to right in its row, takes the cards since the field or the previous feudal."""
-    got: dict = {}
-    for row, entries in rows.items():
-        since = []
-        for e in entries:
-            if isinstance(e, tuple):
-                got.setdefault(e[1], []).extend((c, row) for c in since)
-                since = []
-            else:
-                since.append(e[0])
-    return got
-
-
 @register("card-engine", ["CARD-COMP-1", "CARD-TURN-1", "CARD-ROUND-1"], applies=CARDS)
 def card_engine(rs: RuleSet):
     """Random games: the engine's card locations match an independent recount after every move."""
