@@ -70,7 +70,7 @@ def parse_spec(spec: str) -> tuple[str, int]:
             raise AgentSpecError(f"player {name!r} takes no budget (got {spec!r})")
         return name, 0
     if not arg.isdigit() or not 1 <= int(arg) <= MCTS_MAX_PLAYOUTS:
-        raise AgentSpecError(f"mcts needs a number of playouts per move from 1 to {MCTS_MAX_PLAYOUTS}, as in mcts:200 (got {spec!r})")
+        raise AgentSpecError(f"mcts needs a number of simulations per move from 1 to {MCTS_MAX_PLAYOUTS}, as in mcts:200 (got {spec!r})")
     return name, int(arg)
 
 
@@ -90,7 +90,7 @@ def parse_agents(text: str | None, players: int) -> list[str]:
 
 def strength(spec: str) -> tuple[int, int]:
     """Where a player stands on the skill ladder: random < greedy < mcts:N < mcts:M for N < M (measured on
-    base, docs/simulate.md; more simulations are assumed no weaker)."""
+    base for the ladder's rungs, docs/simulate.md; another budget is placed by its count of simulations)."""
     name, budget = parse_spec(spec)
     return {"random": 0, "greedy": 1, "mcts": 2}[name], budget
 
