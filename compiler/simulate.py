@@ -109,6 +109,7 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
     players = task["players"]
     record_dir = Path(task["record"]) if task.get("record") else None
     rows = []
+    figures = figure_rules(eng.rules)
     for i in indices:
         gseed = game_seed(task["seed"], i)
         try:
@@ -123,6 +124,7 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                 key = ev.get("feature") or ev.get("award")
                 points[key] = points.get(key, 0) + sum(ev["points"].values())
         rows.append({"game": i, "seed": gseed, "scores": list(g.returns()), "points": dict(sorted(points.items())),
+                     "sources": point_sources(g.events, figures),
                      "turns": g.turn - g.discards, "discards": g.discards,
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
@@ -143,6 +145,54 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
                          gseed, rec)
     return rows
+
+
+def figure_rules(R) -> dict[tuple[str, str, str], str]:
+    """(feature, when, clause) -> the figure a scoring rule belongs to, read from the engine's tables:
+    `score K end by F` (SCORE_BY), `score K put F` / `score K join F` (SCORE_PUT, SCORE_JOIN: the
+    Barn's), `recall F` (RECALLS: the Abbot's, any feature, as "*")."""
+    if getattr(R, "FAMILY", "tiles") != "tiles" or not hasattr(R, "FIGURES"):
+        return {}
+    names = [f.name for f in R.FIGURES]
+    kinds = [k.name for k in R.KINDS]
+    out: dict[tuple[str, str, str], str] = {}
+    for (when, k, g), (_, clause) in getattr(R, "SCORE_BY", {}).items():
+        out[(kinds[k], when, clause)] = names[g]
+    for when, table in (("put", getattr(R, "SCORE_PUT", {})), ("join", getattr(R, "SCORE_JOIN", {}))):
+        for (k, g), (_, clause) in table.items():
+            out[(kinds[k], when, clause)] = names[g]
+    for g, (_, clause) in getattr(R, "RECALLS", {}).items():
+        out[("*", "recall", clause)] = names[g]
+    return out
+
+
+def point_sources(events, figures: dict[tuple[str, str, str], str]) -> dict[str, int]:
+    """Points of one game by where they came from, beyond a feature's own scoring (which `points`
+    holds with the rest, by feature): `FEATURE: FIGURE` for a figure's own rule (`field: barn`,
+    `cloister: abbot`), `outpost: TRACK` for an outpost's counterattacks and attacks, and
+    `ransoms received` / `ransoms paid` (a ransom moves points between players: in `points` it
+    is nowhere).  Read from the events the engine records: their feature, moment and clause."""
+    out: dict[str, int] = {}
+
+    def add(label: str, n: int) -> None:
+        if n:
+            out[label] = out.get(label, 0) + n
+
+    for ev in events:
+        kind, pts = ev.get("kind"), ev.get("points")
+        if not isinstance(pts, dict):
+            continue
+        if kind == "score" and ev.get("feature") == "outpost" and "outpost" in ev:
+            add(f"outpost: {ev['outpost']}", sum(pts.values()))
+        elif kind == "score":
+            key = (ev.get("feature"), ev.get("when"), ev.get("clause"))
+            fig = figures.get(key) or figures.get(("*", key[1], key[2]))
+            if fig is not None:
+                add(f"{key[0]}: {fig}", sum(pts.values()))
+        elif kind == "ransom":
+            add("ransoms received", sum(v for v in pts.values() if v > 0))
+            add("ransoms paid", sum(v for v in pts.values() if v < 0))
+    return dict(sorted(out.items()))
 
 
 def lead(g, winners: list[int] | None = None) -> dict:
@@ -456,6 +506,14 @@ class Summary:
     def points(self, kind: str) -> list[int]:
         return [r["points"].get(kind, 0) for r in self.rows]
 
+    def sources(self) -> list[str]:
+        """The points' sources beyond the features' own scorings (`field: barn`, `outpost: knights`,
+        `ransoms received`, ...: compiler.simulate.point_sources), sorted."""
+        return sorted({k for r in self.rows for k in r.get("sources", {})})
+
+    def source_points(self, source: str) -> list[int]:
+        return [r.get("sources", {}).get(source, 0) for r in self.rows]
+
     def all_seats(self) -> list[float]:
         return [sum(r["scores"]) / self.players for r in self.rows]
 
@@ -602,6 +660,7 @@ class Summary:
     def to_dict(self, per_game: bool = True) -> dict:
         n = self.games
         by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
+        by_source = {k: stats.mean_ci(self.source_points(k)) for k in self.sources()}
         turns = stats.mean_ci([r["turns"] for r in self.rows])
         discards = stats.mean_ci([r["discards"] for r in self.rows])
         seats = []
@@ -613,6 +672,7 @@ class Summary:
             "by_seat": seats,
             "score_all_seats": stats.mean_ci(self.all_seats()),
             "points_by_feature": by_kind,
+            "points_by_source": by_source,  # the parts of points_by_feature from a figure's own rules, outposts, ransoms
             "turns": turns,
             "discards": discards,
             "max_score": max((max(r["scores"]) for r in self.rows), default=0),
@@ -669,6 +729,8 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
             [max(b.tied(p)[i] for p in range(b.players)) for i in range(len(both))], "rate")
     for kind in sorted(set(a.kinds()) | set(b.kinds())):
         row(f"points from {kind}", a.points(kind), b.points(kind))
+    for src in sorted(set(a.sources()) | set(b.sources())):  # their parts by source: the barn's, each outpost's, ransoms
+        row(f"points from {src}", a.source_points(src), b.source_points(src))
     row("game length (turns)", [r["turns"] for r in a.rows], [r["turns"] for r in b.rows], "turns")
     row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
     # the balance measures (docs/simulate.md, "Balance")

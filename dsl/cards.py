@@ -180,7 +180,7 @@ def collect(b, item, override: bool) -> None:
 # ------------------------------------------------------------------ checks
 def check(b) -> None:
     """Every check of a card game's statements, each mistake a diagnostic (none raises)."""
-    from .loader import did_you_mean
+    from .diagnostics import did_you_mean
 
     rs, cg = b.rs, b.rs.cards
     where = rs.modules[-1].span if rs.modules else A.Span()
@@ -282,7 +282,7 @@ def _expr(b, e: A.Expr, ctx: str, want: str) -> str:
 
 
 def _type(b, e: A.Expr, ctx: str) -> str:
-    from .loader import did_you_mean
+    from .diagnostics import did_you_mean
 
     cg = b.rs.cards
     fns, names = CONTEXTS[ctx]

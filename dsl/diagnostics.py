@@ -4,6 +4,7 @@ Each diagnostic is printed with its source line and a caret under the column.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -129,3 +130,9 @@ def summary(diags: list[Diagnostic], files: int) -> str:
         bits.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     touched = len({d.span.file for d in diags})
     return f"Found {' and '.join(bits)} in {touched} file{'s' if touched != 1 else ''} (checked {files} rule file{'s' if files != 1 else ''})"
+
+
+def did_you_mean(name: str, choices) -> str:
+    close = difflib.get_close_matches(name, sorted(set(choices)), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+

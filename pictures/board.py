@@ -288,7 +288,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
             board.append(grp)
             continue
         grp = draw_tile(drawn_features(p.tile, p.rotation), style, places=places, done=done, transform=f"translate({x},{y})",
-                        class_=cls,
+                        class_=cls, symbols=p.tile.symbols, rotation=p.rotation,
                         data_tile=attr(p.tile.id), data_cell=f"{p.cell[0]},{p.cell[1]}", data_rotation=p.rotation, **attrs)
         grp.append(dw.Title(f"{p.tile.id} at [{p.cell[0]},{p.cell[1]}] rotation {p.rotation} (step {p.step})"))
         board.append(grp)

@@ -24,7 +24,7 @@ from dsl.model import TileType
 from dsl.multicell import locate
 
 from .tile import (FIELD_SHADES, FIGURE_AT, HALF_SPAN, LABEL_AT, LINE_WIDTH, MID, SIDE_SPAN, SIZE, Drawn, Style,
-                   _centre_emblem, _feature, _lighter, _shield, attr, perimeter, places_layer, runs)
+                   _centre_emblem, _feature, _lighter, _shield, attr, draw_symbols, perimeter, places_layer, runs)
 
 INWARD = {"N": (0, 1), "E": (-1, 0), "S": (0, -1), "W": (1, 0)}
 DEPTH = MID  # how far into the tile an edge curve leaves a side: half a cell
@@ -241,6 +241,8 @@ def draw_multicell(tt: TileType, style: Style, *, places: bool = False, bad: set
     for j in range(1, h):
         g.append(dw.Line(0, j * SIZE, box.W, j * SIZE, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
                          stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
+    if tt.symbols:  # printed symbols: at its NW corner, as on a one-cell tile, under --places
+        g.append(draw_symbols(tt.symbols, style, "NW", box.W, box.H))
     if places:
         lab = places_layer()
         by_index = {f.index: f for f in features}

@@ -1,11 +1,16 @@
 """`tessera simulate --plot FILE.svg`: what a rule set does, as a chart (matplotlib).
 
 Left: the distribution of each seat's final score over the games (box plots).
-Middle: the mean points per game each feature kind (and award) brings.
+Second: the mean points per game each feature kind (and award) brings, and under a
+feature the part of it from each other source (`field: barn`, `outpost: knights`,
+read from the scoring events by compiler.simulate.point_sources), then sources
+that are no feature's (ransoms received and paid), hatched.
 Right (summaries with per-game rows): each seat's rate of games won alone on
-top, with its 95% Wilson interval (compiler/stats.py) as an error bar.  With
-`--against`, both rule sets are drawn side by side in each panel, the rules
-under study in the darker colour.
+top, with its 95% Wilson interval (compiler/stats.py) as an error bar, and the
+balance measures.  With `--against`, both rule sets are drawn side by side in
+each panel, the rules under study in the darker colour, and each difference the
+paired comparison (compiler.simulate.compare: paired t-test on the same seeds,
+Benjamini-Hochberg adjusted) calls significant is marked with an asterisk.
 """
 from __future__ import annotations
 
@@ -27,6 +32,43 @@ def points_by_kind(s) -> dict[str, float]:
     return {k: sum(v) / max(len(v), 1) for k in s.kinds() for v in [s.points(k)]}
 
 
+def points_by_source(s) -> dict[str, float]:
+    """Mean points per game by source beyond the features' own scorings (compiler.simulate.point_sources)."""
+    if not hasattr(s, "sources"):
+        return {}
+    return {k: sum(v) / max(len(v), 1) for k in s.sources() for v in [s.source_points(k)]}
+
+
+def point_rows(runs) -> list[tuple[str, bool]]:
+    """The rows of the points panel, top to bottom: (key, is a source).  Each feature kind (or
+    award), then the sources that are part of it (`field: barn` under `field`); then the
+    sources that are no feature's (ransoms)."""
+    kinds = sorted(set().union(*(points_by_kind(s) for s in runs)))
+    sources = sorted(set().union(*(points_by_source(s) for s in runs)))
+    rows: list[tuple[str, bool]] = []
+    for k in kinds:
+        rows.append((k, False))
+        rows.extend((src, True) for src in sources if src.startswith(f"{k}: "))
+    placed = {k for k, _ in rows}
+    rows.extend((src, True) for src in sources if src not in placed)
+    return rows
+
+
+SIGNIFICANT = "*"
+
+
+def significance_note(differences) -> str:
+    """What an asterisk means, from compiler/stats.py's own test and threshold."""
+    from compiler.stats import ALPHA
+
+    n = sum(1 for d in differences if d.get("significant"))
+    test = (f"paired t-test over the same seeds, Benjamini-Hochberg adjusted p < {ALPHA:g} "
+            f"across the {len(differences)} measures compared")
+    if n == 0:
+        return f"no difference is significant ({test})"
+    return f"{SIGNIFICANT} significant difference: {test} ({n} significant, all named in the printed comparison)"
+
+
 def win_rates(s):
     """Per seat (rate, low, high) of the games won alone, or None for a summary without per-game rows."""
     if not hasattr(s, "won"):
@@ -39,13 +81,14 @@ BALANCE = (("seat 1 wins", lambda b: b["seat_advantage"] and b["seat_advantage"]
            ("decided at (share of game)", lambda b: b["decided_at"], "mean"))
 
 
-def _balance_panel(ax, runs) -> None:
+def _balance_panel(ax, runs, sig: dict[str, dict]) -> None:
     """The balance measures that are shares (docs/simulate.md, Balance), each with its 95% interval."""
     hb = 0.8 / len(runs)
+    tips: dict[int, float] = {}
     for n, (s, colour) in enumerate(runs):
         name = "+".join(s.rules)
         b = s.balance()
-        ys, xs, lo, hi = [], [], [], []
+        ys, xs, lo, hi, which = [], [], [], [], []
         for k, (label, pick, key) in enumerate(BALANCE):
             m = pick(b)
             if not m or m.get(key) is None:
@@ -55,83 +98,173 @@ def _balance_panel(ax, runs) -> None:
             xs.append(v)
             lo.append(v - (m["low"] if m.get("low") is not None else v))
             hi.append((m["high"] if m.get("high") is not None else v) - v)
+            which.append(k)
+            tips[k] = max(tips.get(k, 0.0), m["high"] if m.get("high") is not None else v)
         bars = ax.barh(ys, xs, height=hb * 0.9, color=colour, label=name)
-        for (label, _, _), bar in zip(BALANCE, bars):
-            bar.set_gid(f"balance-{name}-{label.split(' (')[0].replace(' ', '-')}")
+        for k, bar in zip(which, bars):
+            bar.set_gid(f"balance-{name}-{BALANCE[k][0].split(' (')[0].replace(' ', '-')}")
         ax.errorbar(xs, ys, xerr=[lo, hi], fmt="none", ecolor="#111111", capsize=3, linewidth=1)
     if runs and runs[0][0].players > 1:
         ax.axvline(1 / runs[0][0].players, color="#888888", linestyle=":", linewidth=1)  # seat 1's fair share
+    summ = runs[-1][0]
+    measures = {"seat 1 wins": f"win rate, seat 1 ({summ.agents[0]})" if summ.agents else None,
+                "tie rate": "tie rate (top score shared)", "decided at (share of game)": "decided at (share of the game)"}
+    for k, (label, _, _) in enumerate(BALANCE):
+        d = sig.get(measures.get(label) or "")
+        if d is not None and d.get("significant") and k in tips:
+            _mark(ax, min(tips[k], 0.93) + 0.02, k, f"significant-balance-{label.split(' (')[0].replace(' ', '-')}", d,
+                  ha="left", va="center")
     ax.set_yticks(range(len(BALANCE)), [label for label, _, _ in BALANCE])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_title("balance (95% interval)")
-    ax.legend(loc="lower right", fontsize=8)
+    _legend_below(ax)
 
 
-def plot_summaries(summ, against=None) -> str:
-    """The SVG text of the chart of `summ` (a compiler.simulate.Summary), compared with `against` if given."""
+def _mark(ax, x, y, gid: str, d: dict, transform=None, **kw) -> None:
+    """An asterisk by a difference compare() calls significant (`d`, its row); `gid` names it in the SVG."""
+    t = ax.text(x, y, SIGNIFICANT, fontsize=14, fontweight="bold", color="#c62828",
+                **({"transform": transform} if transform is not None else {}), **kw)
+    t.set_gid(gid)
+
+
+def _legend_below(ax, handles=None) -> None:
+    """The panel's legend under it, where it hides no bar and no asterisk."""
+    kw = {"handles": handles} if handles is not None else {}
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), fontsize=8, frameon=False, **kw)
+
+
+def plot_figure(summ, against=None, differences=None):
+    """The chart of `summ` (a compiler.simulate.Summary) as a matplotlib Figure, compared with `against`
+    if given; `differences` (compiler.simulate.compare(summ, against), computed here if not given)
+    says which differences to mark as significant."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from matplotlib.transforms import blended_transform_factory
 
     runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
-        wins = {id(s): win_rates(s) for s, _ in runs}
-        with_wins = all(w is not None for w in wins.values())
-        if with_wins:
-            fig = Figure(figsize=(20, 4.8), layout="constrained")
-            ax_s, ax_k, ax_w, ax_b = fig.subplots(1, 4, width_ratios=[1.1, 1, 0.8, 1])
-        else:
-            fig = Figure(figsize=(11, 4.8), layout="constrained")
-            ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
-        width = 0.8 / len(runs)
+    if against is not None and differences is None:
+        from compiler.simulate import compare
+
+        differences = compare(summ, against)
+    sig = {d["measure"]: d for d in (differences or [])}
+    wins = {id(s): win_rates(s) for s, _ in runs}
+    with_wins = all(w is not None for w in wins.values())
+    if with_wins:
+        fig = Figure(figsize=(20, 5.8 if against is not None else 5.2), layout="constrained")
+        ax_s, ax_k, ax_w, ax_b = fig.subplots(1, 4, width_ratios=[1.1, 1, 0.8, 1])
+    else:
+        fig = Figure(figsize=(11, 5.8 if against is not None else 5.2), layout="constrained")
+        ax_s, ax_k = fig.subplots(1, 2, width_ratios=[1.1, 1])
+    width = 0.8 / len(runs)
+    top_of = blended_transform_factory(ax_s.transData, ax_s.transAxes)
+    for n, (s, colour) in enumerate(runs):
+        name = "+".join(s.rules)
+        pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
+        bp = ax_s.boxplot([seat_scores(s, p) for p in range(s.players)], positions=pos, widths=width * 0.85, patch_artist=True,
+                          medianprops={"color": "#111111"}, flierprops={"markersize": 3})
+        for p, box in enumerate(bp["boxes"]):
+            box.set_facecolor(colour)
+            box.set_gid(f"scores-{name}-seat{p + 1}")
+        ax_s.plot([], [], color=colour, linewidth=8, label=name)
+    if against is not None:  # headroom above the boxes for the asterisks
+        lo, hi = ax_s.get_ylim()
+        ax_s.set_ylim(lo, hi + 0.1 * (hi - lo))
+    for p in range(summ.players):
+        d = sig.get(f"score, seat {p + 1} ({summ.agents[p]})") if summ.agents else None
+        if d is not None and d.get("significant"):
+            _mark(ax_s, p + 1, 0.93, f"significant-scores-seat{p + 1}", d, transform=top_of, ha="center")
+    ax_s.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
+    ax_s.set_ylabel("final score")
+    ax_s.set_title(f"score distribution by seat ({summ.games} games, {summ.players} players)")
+    _legend_below(ax_s)
+    _points_panel(ax_k, runs, sig)
+    if with_wins:
+        top_w = blended_transform_factory(ax_w.transData, ax_w.transAxes)
         for n, (s, colour) in enumerate(runs):
             name = "+".join(s.rules)
             pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
-            bp = ax_s.boxplot([seat_scores(s, p) for p in range(s.players)], positions=pos, widths=width * 0.85, patch_artist=True,
-                              medianprops={"color": "#111111"}, flierprops={"markersize": 3})
-            for p, box in enumerate(bp["boxes"]):
-                box.set_facecolor(colour)
-                box.set_gid(f"scores-{name}-seat{p + 1}")
-            ax_s.plot([], [], color=colour, linewidth=8, label=name)
-        ax_s.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
-        ax_s.set_ylabel("final score")
-        ax_s.set_title(f"score distribution by seat ({summ.games} games, {summ.players} players)")
-        ax_s.legend(loc="upper right", fontsize=8)
-        points = {id(s): points_by_kind(s) for s, _ in runs}
-        kinds = sorted(set().union(*points.values()))
-        hb = 0.8 / len(runs)
-        for n, (s, colour) in enumerate(runs):
-            name = "+".join(s.rules)
-            ys = [k + (n - (len(runs) - 1) / 2) * hb for k in range(len(kinds))]
-            bars = ax_k.barh(ys, [points[id(s)].get(k, 0.0) for k in kinds], height=hb * 0.9, color=colour,
-                             label=name)
-            for k, bar in zip(kinds, bars):
-                bar.set_gid(f"points-{name}-{k}")
-        ax_k.set_yticks(range(len(kinds)), kinds)
-        ax_k.invert_yaxis()
-        ax_k.set_xlabel("mean points per game")
-        ax_k.set_title("points by feature")
-        ax_k.legend(loc="lower right", fontsize=8)
-        if with_wins:
-            for n, (s, colour) in enumerate(runs):
-                name = "+".join(s.rules)
-                pos = [p + 1 + (n - (len(runs) - 1) / 2) * width for p in range(s.players)]
-                rates = wins[id(s)]
-                ys = [r for r, _, _ in rates]
-                err = [[r - lo for r, lo, _ in rates], [hi - r for r, _, hi in rates]]
-                bars = ax_w.bar(pos, ys, width=width * 0.85, color=colour, label=name)
-                for p, bar in enumerate(bars):
-                    bar.set_gid(f"wins-{name}-seat{p + 1}")
-                eb = ax_w.errorbar(pos, ys, yerr=err, fmt="none", ecolor="#111111", capsize=3, linewidth=1)
-                eb.lines[2][0].set_gid(f"wins-interval-{name}")
-            ax_w.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
-            ax_w.set_ylim(0, 1)
-            ax_w.set_ylabel("games won alone on top")
-            ax_w.set_title("win rate by seat (95% interval)")
-            ax_w.legend(loc="upper right", fontsize=8)
-            _balance_panel(ax_b, runs)
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None})
-    return buf.getvalue()
+            rates = wins[id(s)]
+            ys = [r for r, _, _ in rates]
+            err = [[r - lo for r, lo, _ in rates], [hi - r for r, _, hi in rates]]
+            bars = ax_w.bar(pos, ys, width=width * 0.85, color=colour, label=name)
+            for p, bar in enumerate(bars):
+                bar.set_gid(f"wins-{name}-seat{p + 1}")
+            eb = ax_w.errorbar(pos, ys, yerr=err, fmt="none", ecolor="#111111", capsize=3, linewidth=1)
+            eb.lines[2][0].set_gid(f"wins-interval-{name}")
+        for p in range(summ.players):
+            d = sig.get(f"win rate, seat {p + 1} ({summ.agents[p]})") if summ.agents else None
+            if d is not None and d.get("significant"):
+                _mark(ax_w, p + 1, 0.93, f"significant-wins-seat{p + 1}", d, transform=top_w, ha="center")
+        ax_w.set_xticks(range(1, summ.players + 1), [f"seat {p + 1}" for p in range(summ.players)])
+        ax_w.set_ylim(0, 1.1 if against is not None else 1)
+        ax_w.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax_w.set_ylabel("games won alone on top")
+        ax_w.set_title("win rate by seat (95% interval)")
+        _legend_below(ax_w)
+        _balance_panel(ax_b, runs, sig)
+    if against is not None:
+        note = fig.supxlabel(significance_note(differences or []), fontsize=9, color="#c62828", x=0.01,
+                             ha="left")
+        note.set_gid("significance-note")
+    return fig
+
+
+def _points_panel(ax, runs, sig: dict[str, dict]) -> None:
+    """Mean points per game by feature, each feature's parts by source under it (hatched), then
+    the sources of no feature; an asterisk by a row whose difference is significant."""
+    rows = point_rows([s for s, _ in runs])
+    hb = 0.8 / len(runs)
+    ends: dict[int, float] = {}
+    for n, (s, colour) in enumerate(runs):
+        name = "+".join(s.rules)
+        values = {**points_by_kind(s), **points_by_source(s)}
+        ys = [k + (n - (len(runs) - 1) / 2) * hb for k in range(len(rows))]
+        xs = [values.get(key, 0.0) for key, _ in rows]
+        bars = ax.barh(ys, xs, height=hb * 0.9, color=colour, label=name)
+        for (key, source), bar, x, k in zip(rows, bars, xs, range(len(rows))):
+            bar.set_gid(f"points-{name}-{key}")
+            if source:
+                bar.set_hatch("///")
+                bar.set_edgecolor("#ffffff")
+                bar.set_linewidth(0)
+            ends[k] = max(ends.get(k, 0.0), x)
+    if any(v < 0 for s, _ in runs for v in points_by_source(s).values()):
+        ax.axvline(0, color="#444444", linewidth=0.8)
+    span = max(ends.values(), default=0.0) or 1.0
+    for k, (key, _) in enumerate(rows):
+        d = sig.get(f"points from {key}")
+        if d is not None and d.get("significant"):
+            _mark(ax, ends[k] + 0.02 * span, k, f"significant-points-{key}", d, ha="left", va="center")
+    ax.set_xlim(right=max(ends.values(), default=0.0) + 0.1 * span)
+    ax.set_yticks(range(len(rows)), [f"   {key}" if source and ":" in key else key for key, source in rows])
+    for label, (_, source) in zip(ax.get_yticklabels(), rows):
+        if source:
+            label.set_fontstyle("italic")
+    ax.invert_yaxis()
+    ax.set_xlabel("mean points per game")
+    handles, _ = ax.get_legend_handles_labels()
+    if any(source for _, source in rows):
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="#9e9e9e", edgecolor="#ffffff", hatch="///", linewidth=0,
+                             label="by source: part of the feature above"))
+    ax.set_title("points by feature and by source" if any(source for _, source in rows) else "points by feature")
+    _legend_below(ax, handles)
+
+
+def plot_summaries(summ, against=None, differences=None, fmt: str = "svg"):
+    """The chart of `summ`, compared with `against` if given: SVG text, or PNG bytes (`fmt="png"`)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
+        fig = plot_figure(summ, against, differences)
+        if fmt == "png":
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+            return buf.getvalue()
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None})
+    return out.getvalue()

@@ -8,7 +8,7 @@ import drawsvg as dw
 from dsl.diagnostics import Diagnostic
 from dsl.model import RuleSet, TileType
 
-from .tile import PROBLEM, SIZE, Drawn, Style, attr, draw_tile
+from .tile import BADGE, PROBLEM, SIZE, Drawn, Style, attr, draw_tile, symbol_badge
 
 COLUMNS = 8
 GAP = 18
@@ -57,6 +57,18 @@ def legend(rs: RuleSet, style: Style) -> tuple[dw.Group, float]:
         item.append(dw.Text(f"{kind} ({style.category[kind]})", 12, x + 21, 19, fill="#222222"))
         g.append(item)
         x += 30 + 7.2 * (len(kind) + len(style.category[kind]) + 3)
+    if style.symbols:  # a second row: every symbol a tile prints, as drawn, and what it names
+        sg = dw.Group(class_="legend-symbols", transform="translate(0,28)")
+        sg.append(dw.Text("printed symbols:", 12, 0, 15, fill="#222222"))
+        sx = 7.2 * 17
+        for name, look in style.symbols.items():
+            item = dw.Group(class_="legend-item legend-symbol", data_symbol=attr(name))
+            item.append(symbol_badge(name, look, sx, 1))
+            item.append(dw.Text(look.meaning, 12, sx + BADGE + 5, 15, fill="#222222"))
+            sg.append(item)
+            sx += BADGE + 26 + 5.9 * len(look.meaning)
+        g.append(sg)
+        x = max(x, sx)
     return g, x
 
 
@@ -69,7 +81,7 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
     cell_w, cell_h = SIZE + GAP, SIZE + CAPTION + GAP
     titles = {m.name: m.title for m in rs.modules}
     layout = []  # (tile or module heading, x, y): each module's tiles start a row under its name (not in an excerpt)
-    y = LEGEND
+    y = LEGEND + (LEGEND - 6 if style.symbols else 0)  # the symbols' legend row
     col = 0
     module = None
     wide = GAP  # the widest row of a tile covering several cells
@@ -120,7 +132,8 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
             tw, th = t.cells[0] * SIZE, t.cells[1] * SIZE
             cell.append(draw_multicell(t, style, places=places, bad=bad_features(t, probs)))
         else:
-            cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs)))
+            cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs),
+                                  symbols=t.symbols))
         label = t.name if t.variant is None else f"{t.name} + {t.variant}"
         size = f", {t.cells[0]}x{t.cells[1]} cells" if t.cells is not None else ""
         cell.append(dw.Text(f"{label}  ×{t.count}{size}", 11, tw / 2, th + 13, text_anchor="middle", fill="#222222",

@@ -20,7 +20,7 @@ turned by the tile's rotation, so text always stays upright.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import drawsvg as dw
 
@@ -65,12 +65,72 @@ SHIELD = ("#2f5fb3", "#ffffff")
 
 
 @dataclass(frozen=True)
+class SymbolLook:
+    """How one printed symbol (`symbols NAME ...` on a tile) is drawn: a badge with a glyph,
+    in the colour of what the symbol names (a Siege outpost: the first kind its track is for)."""
+
+    glyph: str  # the shortest prefix that tells it from the rule set's other symbols; "?" for `any`
+    fill: str
+    stroke: str
+    ink: str  # the glyph's colour, dark on a light badge
+    meaning: str  # what it names, in words (the sheet's legend, the badge's tooltip)
+
+
+ANY_SYMBOL = "any"  # the printed "?" (docs/language.md): the drawer chooses
+ANY_LOOK = ("#37474f", "#111111", "#ffffff")
+
+
+def _ink(colour: str) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#111111" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
+
+
+def _glyphs(names: list[str]) -> dict[str, str]:
+    """Each name's shortest prefix that no other name starts with (its first letter, mostly)."""
+    out = {}
+    for n in names:
+        k = 1
+        while k < len(n) and any(o != n and o.lower().startswith(n[:k].lower()) for o in names):
+            k += 1
+        out[n] = n[:1].upper() + n[1:k].lower()
+    return out
+
+
+def symbol_looks(rs: RuleSet, fill: dict[str, str], stroke: dict[str, str]) -> dict[str, SymbolLook]:
+    """A look for every symbol a tile of `rs` prints, from what the rule set says it names:
+    a track (`track knights for city ...`) lends the colour of its first kind; a symbol that
+    names nothing declared gets one of the further colours, in the order of its name."""
+    names = rs.symbol_names()
+    glyphs = _glyphs([n for n in names if n != ANY_SYMBOL])
+    looks: dict[str, SymbolLook] = {}
+    extra = 0
+    for n in names:
+        if n == ANY_SYMBOL:
+            f, s, ink = ANY_LOOK
+            looks[n] = SymbolLook("?", f, s, ink, "any: the player who draws it chooses")
+            continue
+        track = rs.tracks.get(n)
+        kind = next((k for k in (track.kinds if track else ()) if k in fill), None)
+        if kind is not None:
+            f, s = fill[kind], stroke[kind]
+            meaning = f"{n}: the {n} outpost ({', '.join(track.kinds)})"
+        else:
+            f, s = FALLBACK[extra % len(FALLBACK)]
+            extra += 1
+            meaning = n
+        looks[n] = SymbolLook(glyphs[n], f, s, _ink(f), meaning)
+    return looks
+
+
+@dataclass(frozen=True)
 class Style:
-    """How each feature kind of a rule set is drawn: its category and colours."""
+    """How each feature kind of a rule set is drawn: its category and colours; and each
+    printed symbol of its tiles."""
 
     category: dict[str, str]  # kind -> "half" | "area" | "line" | "centre"
     fill: dict[str, str]
     stroke: dict[str, str]
+    symbols: dict[str, SymbolLook] = field(default_factory=dict)
 
     @staticmethod
     def of(rs: RuleSet) -> "Style":
@@ -87,7 +147,7 @@ class Style:
             else:
                 fill[k], stroke[k] = FALLBACK[extra % len(FALLBACK)]
                 extra += 1
-        return Style(cat, fill, stroke)
+        return Style(cat, fill, stroke, symbol_looks(rs, fill, stroke))
 
 
 @dataclass(frozen=True)
@@ -176,6 +236,37 @@ def _shield(x: float, y: float) -> dw.Group:
     return g
 
 
+BADGE = 20  # a symbol's badge: legible on the sheet and on a board (a tile is 100 across)
+BADGE_GAP = 3
+
+
+def symbol_badge(name: str, look: SymbolLook, x: float, y: float, **attrs) -> dw.Group:
+    """One printed symbol: a rounded badge with its glyph, its top-left corner at (x, y)."""
+    g = dw.Group(class_="symbol", data_symbol=attr(name), **attrs)
+    g.append(dw.Title(f"printed symbol {look.meaning}"))
+    g.append(dw.Rectangle(x, y, BADGE, BADGE, rx=4, fill=look.fill, stroke="#ffffff", stroke_width=2.4))
+    g.append(dw.Rectangle(x, y, BADGE, BADGE, rx=4, fill="none", stroke=look.stroke, stroke_width=1.2))
+    size = 14 if len(look.glyph) == 1 else 10
+    g.append(dw.Text(look.glyph, size, x + BADGE / 2, y + BADGE / 2 + size * 0.36, text_anchor="middle",
+                     fill=look.ink, font_weight="bold", font_family="sans-serif"))
+    return g
+
+
+def draw_symbols(symbols: tuple[str, ...], style: Style, corner: str = "NW", width: float = SIZE,
+                 height: float = SIZE) -> dw.Group:
+    """A tile's printed symbols (`symbols ...`), left to right as printed, in a row at `corner`
+    of the tile as seen (the tile's NW corner, turned with the tile on a board); the glyphs stay
+    upright and the row reads left to right whatever the rotation."""
+    g = dw.Group(class_="symbols", data_symbols=attr(" ".join(symbols)))
+    row = len(symbols) * BADGE + (len(symbols) - 1) * BADGE_GAP
+    x = 3 if corner in ("NW", "SW") else width - 3 - row
+    y = 3 if corner in ("NW", "NE") else height - 3 - BADGE
+    for n, name in enumerate(symbols):
+        look = style.symbols.get(name) or SymbolLook(name[:1].upper(), *FALLBACK[0], "#ffffff", name)
+        g.append(symbol_badge(name, look, x + n * (BADGE + BADGE_GAP), y))
+    return g
+
+
 def _centre_emblem(kind: str, style: Style, x: float, y: float, ordinal: int) -> dw.DrawingElement:
     fill, stroke = style.fill[kind], style.stroke[kind]
     g = dw.Group(class_="emblem")
@@ -199,8 +290,10 @@ def _centre_emblem(kind: str, style: Style, x: float, y: float, ordinal: int) ->
 
 
 def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad: set[int] = frozenset(),
-              done: dict[int, dict] | None = None, **attrs) -> dw.Group:
-    """A tile's picture as a group in tile coordinates (0..100): fields, areas, lines, centre emblems.
+              done: dict[int, dict] | None = None, symbols: tuple[str, ...] = (), rotation: int = 0,
+              **attrs) -> dw.Group:
+    """A tile's picture as a group in tile coordinates (0..100): fields, areas, lines, centre emblems,
+    and its printed symbols (`symbols`, at its NW corner turned by `rotation`).
 
     `bad`: indices of features to mark as a problem; `done`: completed features
     (index -> attributes of the shading drawn over it with the `done` pattern,
@@ -274,6 +367,10 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
             ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
             for k in range(f.shields):
                 g.append(_shield(ax + 14 + 14 * k, ay - 4))
+    if symbols:  # under the place names of --places, which stay readable over them
+        from dsl.places import rotate
+
+        g.append(draw_symbols(symbols, style, rotate("NW", rotation)))
     if places:
         lab = places_layer()
         by_index = {f.index: f for f in features}

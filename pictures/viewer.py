@@ -164,7 +164,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
     templates = []
     for tid, t in used.items():
         d = dw.Drawing(100, 100)
-        d.append(draw_tile(drawn_features(t), style))
+        d.append(draw_tile(drawn_features(t), style, symbols=t.symbols))
         templates.append(f'<template id="tile-{html.escape(tid, quote=True)}">{_svg_text(d)}</template>')
     rows = "".join(
         f'<tr><td><span class="swatch" style="background:{colours[p]}"></span>{html.escape(p)}</td>'

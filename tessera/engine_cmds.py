@@ -270,8 +270,10 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat and points by feature "
-                                                             "(both rule sets with --against) as an SVG chart"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat, points by feature and by "
+                                                             "source, win rates and balance (both rule sets with --against, "
+                                                             "significant differences starred) as an SVG chart (a PNG if "
+                                                             "FILE ends in .png)"),
 ) -> None:
     """Play games and summarise with 95% confidence intervals: scores, wins and ties by seat, points by feature, length.
 
@@ -344,22 +346,25 @@ def simulate(
                   f"{' under both rule sets' if len(summs) == 2 else ''}", markup=False)
     if csv_path is not None:
         write_csv(csv_path, summs)
+    diffs = compare(summs[0], summs[1]) if len(summs) == 2 and summs[0].games else None
     if plot is not None and summs[0].games:
         from pictures import write_atomically
         from pictures.plot import plot_summaries
 
-        write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None))
+        fmt = "png" if plot.suffix.lower() == ".png" else "svg"
+        write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None, diffs, fmt))
         err.print(f"wrote {plot}", markup=False)
     if as_json:
         if len(summs) == 1:
             doc = summs[0].to_dict()
         else:
-            doc = {"rules": summs[0].to_dict(), "against": summs[1].to_dict(), "differences": compare(summs[0], summs[1])}
+            doc = {"rules": summs[0].to_dict(), "against": summs[1].to_dict(),
+                   "differences": diffs if diffs is not None else compare(summs[0], summs[1])}
         sys.stdout.write(json.dumps(doc, sort_keys=True) + "\n")
     elif summs[0].games == 0:
         out.print("no game finished", markup=False)
     elif len(summs) == 2:
-        _print_comparison(summs[1], summs[0], compare(summs[0], summs[1]), seconds)
+        _print_comparison(summs[1], summs[0], diffs, seconds)
     else:
         _print_summary(summs[0], seconds)
     if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
@@ -406,8 +411,13 @@ def _print_summary(summ, seconds: float) -> None:
     k = Table(title="mean points per game by feature")
     k.add_column("feature")
     k.add_column("points", justify="right")
+    sources = dict(d.get("points_by_source", {}))  # part of a feature's points (field: barn), or none's (ransoms)
     for name, v in d["points_by_feature"].items():
         k.add_row(name, _ci(v))
+        for src in [x for x in sources if x.startswith(f"{name}: ")]:
+            k.add_row(f"  of which {src}", _ci(sources.pop(src)))
+    for src, v in sources.items():
+        k.add_row(src, _ci(v))
     out.print(k)
     out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; discards: {_ci(d['discards'])}; "
               f"highest score: {d['max_score']}", markup=False)
