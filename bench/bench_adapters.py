@@ -69,8 +69,8 @@ def main() -> None:
             before = (codec.masked, codec.ended_by_window)
             e.reset(seed=seed)
             for agent in e.agent_iter():
-                obs, _, terminated, truncated, _ = e.last()
-                e.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                obs, _, terminated, truncated, info = e.last()
+                e.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(info["action_mask"]))))
                 moves += 1
             count(codec, before)
     else:

@@ -78,11 +78,14 @@ def main() -> None:
             print(f"peak memory of one complete game: {peak / 1024:.0f} KiB "
                   f"({len(g.board)} tiles, {len(g.parent)} feature segments)")
         t0 = time.perf_counter()
+        c0 = time.process_time()
         actions, turns, games = run()
+        cpu = time.process_time() - c0
         dt = time.perf_counter() - t0
         print(f"rules {args.rules}, {args.players} players, {args.agent}: {games} games in {dt:.2f} s = "
               f"{games / dt:.1f} games/s, {dt / turns * 1e6:.1f} us/turn ({turns / games:.1f} turns/game, "
-              f"{actions / turns:.1f} legal actions/turn listed)")
+              f"{actions / turns:.1f} legal actions/turn listed); CPU {cpu:.2f} s = {games / cpu:.1f} games/s "
+              f"of CPU, start-up excluded")
 
 
 if __name__ == "__main__":

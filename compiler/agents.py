@@ -130,6 +130,20 @@ def _places_figure(action) -> bool:
     return action.KIND == "place" and action.figure is not None and action.figure.KIND != "recall"
 
 
+def _pays_for_nothing(game, actions, paid, after, value):
+    """Whether a ransom paid before the tile (`paid`: the game after it, `after`: what its payer may do
+    then) opens no move the payer could not make without it -- the freed figure's kind is still in
+    supply -- and changes no player's value (its price moves from payer to holder what the prisoner
+    stood for: TOWER-RANSOM-1).  Paying it then changes nothing greedy values; it is never better
+    than not paying, so greedy does not look at the placements after it (issue 27: that look was a
+    whole decision again, and at one decision less deep it could only find what this decision finds)."""
+    if not any(x.KIND == "place" for x in actions):
+        return False  # a ransom before a capture, or after the turn's scoring: the look is short
+    if value(paid) != value(game):
+        return False
+    return [x for x in after if x.KIND != "ransom"] == [x for x in actions if x.KIND != "ransom"]
+
+
 class GreedyAgent:
     """The best immediate change of own value minus the best opponent's change, where a player's
     value is its score plus what stands for it by the rules' own terms (`standing_points()`: a
@@ -167,34 +181,82 @@ class GreedyAgent:
         return self._best(game, actions, me, value, value(game), self.FOLLOW)[0]
 
     def _best(self, game, actions, me, value, before, depth):
-        """(the best action, its gain) among `actions` of player `me` in `game`."""
+        """(the best action, its gain) among `actions` of player `me` in `game`: the largest (gain,
+        puts a figure), the first of equals."""
+        if type(actions) is not list:  # a listing that builds its moves as they are read: build them once
+            actions = list(actions)
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
-        best, best_key, best_gain = actions[0], None, 0
-        for a, key in zip(actions, game.score_classes(actions)):
-            fig = _places_figure(a)
-            if key is None:
-                gain = 0
-            else:
-                gain = tried.get(key)
+        quiet = [None, None]  # the first action that changes nothing, without and with a figure put
+        here = None  # the gain of this position itself (0 at the top; after other moves of the turn, theirs)
+        best, best_key = None, None
+        for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
+            if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
+                if quiet[1] is None:
+                    fig = _places_figure(a)
+                    if quiet[fig] is None:
+                        quiet[fig] = i
+                continue
+            gain = tried.get(key)
+            if gain is None:
+                if type(key) is tuple and key and key[0] == "sum":
+                    # the change is the tile's alone (key[1], its placement key[2]) plus what follows the
+                    # figure's putting (key[3]): with two players the gain is their sum too (each part's
+                    # gain, as tried from here, holds this position's own gain once: counted once)
+                    _, tile_key, tile_move, more_key = key
+                    if others and len(others) == 1:
+                        if here is None:
+                            here = self._here(game, me, value, before, others)
+                        tile_gain = tried.get(tile_key)
+                        if tile_gain is None:
+                            tile_gain = tried[tile_key] = self._try(game, actions, tile_move, me, value, before, depth, others)
+                        more = tried.get(more_key)
+                        if more is None:
+                            gain = self._try(game, actions, a, me, value, before, depth, others)
+                            if gain is None:
+                                continue
+                            tried[more_key] = gain - tile_gain + here
+                        else:
+                            gain = tile_gain + more - here
                 if gain is None:
-                    g = game.clone()
-                    g.apply_action(a)
-                    if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
-                        nxt = g.legal_actions()
-                        if nxt:
-                            _, gain = self._best(g, nxt, me, value, before, depth - 1)
-                            tried[key] = gain
-                            k = (gain, fig)
-                            if best_key is None or k > best_key:
-                                best, best_key, best_gain = a, k, gain
-                            continue
-                    after = value(g)
-                    gain = after[me] - before[me]
-                    if others:
-                        gain -= max(after[p] - before[p] for p in others)
-                    tried[key] = gain
-            k = (gain, fig)
+                    gain = self._try(game, actions, a, me, value, before, depth, others)
+                    if gain is None:
+                        continue
+                tried[key] = gain
+            k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
-                best, best_key, best_gain = a, k, gain
-        return best, best_gain
+                best, best_key = i, k
+        if best is None and quiet == [None, None]:  # every action was left out (ransoms that pay for nothing)
+            return actions[0], self._try(game, [], actions[0], me, value, before, depth, others)
+        if quiet != [None, None] and here is None:  # a move that changes no value leaves them as they are here
+            here = self._here(game, me, value, before, others)
+        for fig in (True, False):
+            i = quiet[fig]
+            if i is not None:
+                k = (here, fig)
+                if best_key is None or k > best_key or (k == best_key and i < best):
+                    best, best_key = i, k
+        return actions[best], best_key[0]
+
+    @staticmethod
+    def _here(game, me, value, before, others):
+        """The gain of the position `game` itself, after the moves of the turn that led to it."""
+        now = value(game)
+        return now[me] - before[me] - (max(now[p] - before[p] for p in others) if others else 0)
+
+    def _try(self, game, actions, a, me, value, before, depth, others):
+        """The gain of action `a` among `actions`, tried on a clone (a decision of the same player that
+        follows it: its best, `depth` deep); None for a ransom that pays for nothing."""
+        g = game.clone()
+        g.apply_action(a)
+        if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
+            nxt = g.legal_actions()
+            if a.KIND == "ransom" and _pays_for_nothing(game, actions, g, nxt, value):
+                return None
+            if nxt:
+                return self._best(g, nxt, me, value, before, depth - 1)[1]
+        after = value(g)
+        gain = after[me] - before[me]
+        if others:
+            gain -= max(after[p] - before[p] for p in others)
+        return gain

@@ -31,9 +31,6 @@ def _comment(text: str) -> str:
     return ascii(text)[1:-1]
 
 
-_ROOT_NAMES = frozenset({"figures", "tiles", "shields", "count", "marks"})  # names read from the roots a figure would join
-
-
 def _names(consts) -> str:
     return _tuple([c.name for c in consts])
 
@@ -99,11 +96,10 @@ class CodeGenerator:
                "Do not edit: edit the rule files and compile again.  SOURCE_MAP, at the end,\n"
                "names the rule-file line each function came from.\n"))
         w("from .runtime.geometry import fit_tables, orientations")
-        w("from .runtime.moves import Put, PutCorner")
+        w("from .runtime.moves import Put")
         w("from .runtime.ops import _beyond, _div, _mod, _of, _set_of")
         w("from .runtime.tables import Feature, Figure, Kind, Tile")
         w("")
-        w("_move = tuple.__new__  # builds a move of a known type without its constructor's checks (hot path)")
         w(f"MODULES = {s.modules!r}")
         w(f"PLAYERS = {s.players!r}", s.players_span)
         w("")
@@ -162,7 +158,7 @@ class CodeGenerator:
         w(f"RETURNS = frozenset({_names(s.returns)})")
         w(f"FIG_KINDS = {_tuple([_names(ks) for ks in s.fig_kinds])}  # per figure, every kind it may stand on")
         w(f"FIG_CORNER = frozenset({_names(s.fig_corner)})  # figures on corners (the barn): nobody's ownership")
-        w("# PUTS[figure][feature]: the move part `Put(figure, feature)`, made once (figure_options lists them)")
+        w("# PUTS[figure][feature]: the move part `Put(figure, feature)`, made once (runtime/figures.py options_for lists them)")
         w("PUTS = tuple(tuple(Put(gi, fi) for fi in range(max(len(t.feats) for t in TILES))) for gi in range(len(FIGURES)))")
         w("")
         w("# every tile type at its four rotations; per tile type, a cell's edge code -> the orientations")
@@ -322,162 +318,36 @@ class CodeGenerator:
         w("return None")
         self.outdent()
 
-    def _roots_and_figures(self, need_roots: bool, need_figures: bool, sides: str = "o.sidefeat[fi]") -> None:
-        """`roots`: the placed features local feature fi would join; `figures`: their figures that
-        make an owner (a figure on a corner does not)."""
-        w = self.writeline
-        if need_roots or need_figures:
-            w("if nbr is None:  # legal_actions reads a cell's neighbours once, where some figure may go")
-            self.indent()
-            w("nbr = g._context_of(cell)")
-            self.outdent()
-            w("roots = set()")
-            w(f"for d, k in {sides}:")
-            self.indent()
-            w("side = nbr[d]")
-            w("if side is not None and side[k] >= 0:")
-            self.indent()
-            w("roots.add(side[k])")
-            self.outdent()
-            self.outdent()
-        if need_figures:
-            w("figures = 0")
-            w("for x in roots:")
-            self.indent()
-            w("figures += len(figs[x])")
-            self.outdent()
-            if self.spec.fig_corner:
-                w("if g.on_corners:  # a figure on a corner counts toward nobody's ownership")
-                self.indent()
-                w("figures -= sum(1 for x in roots for e in figs[x] if e[1] in FIG_CORNER)")
-                self.outdent()
-
     def _figure_options(self) -> None:
-        """The one figure-legality predicate (runtime/figures.py)."""
+        """Where a figure may stand, as lowering decided it: one small function per figure's
+        condition and per `forbid`, and the tables runtime/figures.py asks them through."""
         s = self.spec
         w = self.writeline
-        side = [c for c in s.figure_conds if not c.corner]
-        corner = [c for c in s.figure_conds if c.corner]
         w("")
-        w("# whether figure_options reads masks of occupied parts (Board._occupied_parts) rather than the")
-        w("# neighbours' roots: every figure's condition compares `figures` and `count(F)` with 0 only;")
+        w("# whether the figure conditions read masks of occupied parts (Board._occupied_parts) rather than")
+        w("# the neighbours' roots: every figure's condition compares `figures` and `count(F)` with 0 only;")
         w("# the figures F whose count a condition reads (a mask each, after the mask of owning figures)")
         w(f"FIG_MASKS = {s.fig_masks!r}")
         w(f"FIG_MASK_COUNTS = {_names(s.mask_counts)}")
+        w("# ... and read nothing else: which figures may go on a placement is then decided by the")
+        w("# orientation, the masks, the figures in supply and the corners ready at the cell (the listing")
+        w("# keeps it per such key)")
+        w(f"FIG_PURE = {s.fig_pure!r}")
         w("")
-        w("def figure_options(g, o, cell, nbr, sup):")
-        self.indent()
-        if s.fig_masks:
-            self._figure_options_masked(side, corner)
-            return
-        w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
-          '    each figure\'s supply, the kinds it may stand on, and its `when` condition on the\n'
-          '    features it would join (`nbr`: the neighbours\' roots, Board._neighbour_roots, or None:\n'
-          '    read when needed, once per cell while legal_actions lists, Board._context_of);\n'
-          '    (figure, local feature, corner) for a figure `at corner` (runtime/corners.py)."""')
-        w("out = []")
-        if s.need_figures or any("figures" in c.used for c in corner):
-            w("figs = g.figs")
-        if side:
-            if corner:  # while no figure that stands on a feature is in supply, only corners are asked
-                w(f"if {' or '.join(f'sup[{c.figure.name}] > 0' for c in side)}:")
-                self.indent()
-            w("for fi, gis, sides, _ in o.figfeats:")
-            self.indent()
-            if s.need_roots or s.need_figures:
-                # the features a figure would join are read only where some figure in supply may stand
-                cands = " or ".join(f"sup[{c.figure.name}] > 0 and {c.figure.name} in gis" for c in side)
-                w(f"if not ({cands}):")
-                self.indent()
-                w("continue")
-                self.outdent()
-            self._roots_and_figures(s.need_roots, s.need_figures, "sides")
-            self._side_options(side, lambda c: c.cond)
-            self.outdent()
-            if corner:
-                self.outdent()
-        self._corner_options(corner, lambda c: c.cond,
-                             lambda c: self._roots_and_figures(bool(c.used & _ROOT_NAMES), "figures" in c.used))
-
-    def _figure_options_masked(self, side, corner) -> None:
-        """figure_options when every condition asks only whether the features fi would join hold
-        (owning) figures, or figures F: `nbr` holds 12-bit masks of the parts around the cell whose
-        features do (side d, part k: bit 3 * d + k; Board._occupied_parts), `fmask` the parts fi meets."""
-        w = self.writeline
-        w('"""(figure, local feature) pairs a player with supply `sup` may put on o placed at cell:\n'
-          '    each figure\'s supply, the kinds it may stand on, and its `when` condition, read from\n'
-          '    `nbr`, the masks of occupied parts around the cell (Board._occupied_parts);\n'
-          '    (figure, local feature, corner) for a figure `at corner` (runtime/corners.py)."""')
-        w("out = []")
-        if side:
-            if corner:  # while no figure that stands on a feature is in supply, only corners are asked
-                w(f"if {' or '.join(f'sup[{c.figure.name}] > 0' for c in side)}:")
-                self.indent()
-            w("for fi, gis, _, fmask in o.figfeats:")
-            self.indent()
-            self._side_options(side, lambda c: c.mask_cond)
-            self.outdent()
-            if corner:
-                self.outdent()
-        self._corner_options(corner, lambda c: c.mask_cond, lambda c: w("fmask = o.fmasks[fi]"))
-
-    def _side_options(self, side, cond_of) -> None:
-        """Inside the loop over the tile's features: each figure that may stand on feature fi."""
-        w = self.writeline
-        for c in side:
-            g = c.figure.name
-            self.comment(f"{where(c.span)}: {c.header}", c.span)
-            cond = "" if cond_of(c) == "True" else f" and ({cond_of(c)})"
-            w(f"if sup[{g}] > 0 and {g} in gis{cond}:", c.span)
-            self.indent()
-            w(f"out.append(PUTS[{g}][fi])")
-            self.outdent()
-
-    def _corner_options(self, corner, cond_of, prelude) -> None:
-        """Each `at corner` figure's corners (after `prelude` reads what its condition needs), then
-        the end of figure_options and figure_forbidden, the same for masks and for roots."""
-        w = self.writeline
-        for c in corner:
-            g = c.figure.name
-            self.comment(f"{where(c.span)}: {c.header}", c.span)
-            w(f"if sup[{g}] > 0:", c.span)
-            self.indent()
-            w(f"for corner, fi in g.corner_options(o, cell, FIG_KINDS[{g}]):")
-            self.indent()
-            prelude(c)
-            w(f"if {cond_of(c)}:")
-            self.indent()
-            w(f"out.append(_move(PutCorner, ({g}, fi, corner)))")
-            self.outdent()
-            self.outdent()
-            self.outdent()
-        w("return out")
-        self.outdent()
-        self._figure_forbidden()
-
-    def _figure_forbidden(self) -> None:
-        """`figure_forbidden(g, o, cell, nbr, gi, fi)`: (condition, clause) of the first `forbid` that
-        takes figure gi's option on local feature fi away, or None (a refusal cites it)."""
-        s = self.spec
-        w = self.writeline
+        for c in s.figure_conds:
+            self.function(c.func)
+        self.comment("each figure that stands on a feature, in the order of the statements: (figure, whether it may")
+        self.comment("stand on local feature fi); runtime/figures.py options_for asks them feature by feature")
+        w("SIDE_RULES = (" + "".join(f"({c.figure.name}, {c.func.name}), " for c in s.figure_conds if not c.corner) + ")")
+        self.comment("each figure `at corner` (runtime/corners.py): (figure, whether it may stand on a ready corner's feature fi)")
+        w("CORNER_RULES = (" + "".join(f"({c.figure.name}, {c.func.name}), " for c in s.figure_conds if c.corner) + ")")
         w("")
-        w("def figure_forbidden(g, o, cell, nbr, gi, fi):")
-        self.indent()
-        w('"""(condition, clause) of the first `forbid` that holds for figure gi on local feature fi, or None."""')
-        if s.forbids:
-            used = set().union(*(f.used for f in s.forbids))
-            if "figures" in used:
-                w("figs = g.figs")
-            self._roots_and_figures(bool(used & _ROOT_NAMES), "figures" in used)
-            for f in s.forbids:
-                self.comment(f"{where(f.span)}: forbid {f.figure.title}", f.span)
-                w(f"if gi == {f.figure.name} and o.feats[fi].kind in {_names(f.kinds)} and ({f.cond}):", f.span)
-                self.indent()
-                w(f"return ({f.src!r}, {f.clause!r})")
-                self.outdent()
-        w("return None")
-        self.outdent()
-
+        for f in s.forbids:
+            self.function(f.func)
+        self.comment("each `forbid`: (figure, kinds, whether it holds, its condition as written, its clause);")
+        self.comment("a refusal cites the first that holds (runtime/figures.py forbidden_by)")
+        w("FORBID_RULES = (" + "".join(f"({f.figure.name}, {_names(f.kinds)}, {f.func.name}, {f.src!r}, {f.clause!r}), "
+                                        for f in s.forbids) + ")")
 
     def _figure_options_at(self) -> None:
         """Figures that may go on a feature of ANY placed tile (`on KINDS anywhere`, TOWER-TURN-1):
@@ -500,37 +370,19 @@ class CodeGenerator:
         w("FIG_ALLOWS = {" + ", ".join(f"{g.name}: (" + "".join(f"({_names(ks)}, {src!r}, {cl!r}), " for ks, src, cl in al)
                                        + ")" for g, al in s.fig_allows.items()) + "}")
         w("")
-        w("def figure_options_at(g, r, sup):")
-        self.indent()
-        w('"""Figures a player with supply `sup` may put on the placed feature with root r."""')
-        w("out = []")
-        if s.anywhere:
-            w("k = g.seg_kind[r]")
         for a in s.anywhere:
-            g = a.figure.name
-            for p in a.parts:
-                self.comment(f"{where(p.span)}: {p.header}" + (f" when {p.src}" if p.src else ""), p.span)
-            w(f"if sup[{g}] > 0 and ({a.cond.cond}):", a.cond.span)
-            self.indent()
-            w(f"out.append({g})")
-            self.outdent()
-        w("return out")
-        self.outdent()
-        w("")
-        w("def figure_forbidden_at(g, r, gi):")
-        self.indent()
-        w('"""(condition, clause) of the first `forbid` that holds for figure gi on the placed feature r, or None."""')
+            self.function(a.cond.func)
+        self.comment("each figure that may go on a feature of any placed tile: (figure, whether it may go on the")
+        self.comment("placed feature with root r, of kind k); runtime/figures.py anywhere_options asks them")
+        w("ANYWHERE_RULES = (" + "".join(f"({a.figure.name}, {a.cond.func.name}), " for a in s.anywhere) + ")")
         fbs = [f for a in s.anywhere for f in a.forbids]
-        if fbs:
-            w("k = g.seg_kind[r]")
         for f in fbs:
-            self.comment(f"{where(f.span)}: forbid {f.figure.title}", f.span)
-            w(f"if gi == {f.figure.name} and k in {_names(f.kinds)} and ({f.cond}):", f.span)
-            self.indent()
-            w(f"return ({f.src!r}, {f.clause!r})")
-            self.outdent()
-        w("return None")
-        self.outdent()
+            self.function(f.func)
+        self.comment("each `forbid` of those figures: (figure, kinds, whether it holds on root r of kind k, its")
+        self.comment("condition as written, its clause); a refusal cites the first that holds")
+        w("ANYWHERE_FORBIDS = (" + "".join(f"({f.figure.name}, {_names(f.kinds)}, {f.func.name}, {f.src!r}, "
+                                           f"{f.clause!r}), " for f in fbs) + ")")
+        w("")
 
     def _prisoners(self) -> None:
         """Captures, the exchange and the ransom (the Tower)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from dsl import ast as A
 from dsl import multicell
 from dsl.model import BUNDLED_RULES, RuleSet
-from .pyexpr import Scope, emit
+from .pyexpr import Scope, emit, free_names
 
 
 class CompileError(Exception):
@@ -100,6 +100,9 @@ class FigureCond:
     corner: bool = False  # `at corner`: tried on each corner of the tile where four tiles meet (the barn)
     used: frozenset = frozenset()  # the names cond reads (roots, figures, count ...)
     mask_cond: str | None = None  # cond over the masks of occupied parts (FIG_MASKS), when it can be
+    # the condition the runtime asks (runtime/figures.py options_for): over the masks (g, o, fi, nbr,
+    # fmask) when every figure's can be, else over the features it would join (g, o, cell, fi, roots, figures)
+    func: Func | None = None
 
 
 @dataclass
@@ -112,6 +115,7 @@ class Forbid:
     clause: str
     span: A.Span
     used: frozenset = frozenset()
+    func: Func | None = None  # cond as a function of (g, o, cell, fi, roots, figures): runtime/figures.py forbidden_by
 
 
 @dataclass
@@ -193,6 +197,10 @@ class EngineSpec:
     # free (holds no F) is read from masks of the occupied parts around the cell (FIG_MASKS)
     fig_masks: bool
     mask_counts: list  # the figures F whose `count(F)` a condition reads: a mask each (FIG_MASK_COUNTS)
+    # ... and reads nothing else (no state, no players, no completed(K)): which figures may go on a
+    # placement is then a function of the tile's orientation, those masks, which figures are in
+    # supply and the corners ready at the cell, so the listing keeps it once per such key (FIG_PURE)
+    fig_pure: bool
     fig_kinds: list[tuple[Const, ...]]  # per figure, every kind it may stand on (`on` and each `allow`)
     fig_corner: list[Const]  # figures `at corner` (the barn): they make nobody an owner
     score_put: list[tuple[Const, Const, Func, str]]  # `score KIND put FIGURE`: (kind, figure, fn, clause)
@@ -691,6 +699,7 @@ class Lowering:
         kind_of = "o.feats[fi].kind"
         counts: list = []  # figures whose count(F) a mask condition reads
         masks = True
+        pure = True  # no condition reads anything but `figures` and `count(F)`
         for name, f in rs.figures.items():
             header = f"figure {name}" + (" ... at corner" if name in corner else "") + \
                 (f" ... when {_src(f.when)}" if f.when is not None else "")
@@ -699,6 +708,8 @@ class Lowering:
             sc = self.figure_scope()
             maskable = all(self._zero_tests_only(x.when) for x in [f, *allows, *forbids])
             masks = masks and maskable
+            pure = pure and all(n == "figures" or n.startswith("count(")
+                                for x in [f, *allows, *forbids] if x.when is not None for n in free_names(x.when))
             forms = []
             for scope in (sc, self.mask_scope(counts) if maskable else None):
                 if scope is None:
@@ -728,8 +739,17 @@ class Lowering:
             forbids.append(Forbid(self.fig[pm.figure], tuple(self.kind[k] for k in pm.on), c,
                                   _src(pm.when) if pm.when is not None else "true", _first(pm.cites), pm.span,
                                   frozenset(sc.used)))
+        # where a figure may stand is decided here and asked by the runtime (runtime/figures.py): one
+        # function per figure and per forbid, tables in the order of the statements
+        for c in conds:
+            c.func = Func(f"may_{c.figure.name}", "g, o, fi, nbr, fmask" if masks else "g, o, cell, fi, roots, figures",
+                          c.header, c.span, c.mask_cond if masks else c.cond, c.span)
+        for i, fb in enumerate(forbids):
+            fb.func = Func(f"forbids_{i}", "g, o, cell, fi, roots, figures",
+                           f"forbid {fb.figure.title} when {fb.src}", fb.span, fb.cond, fb.span)
         return dict(figure_conds=conds, need_roots=bool(used & {"figures", "tiles", "shields", "count", "marks"}),
                     need_figures="figures" in used, fig_masks=masks, mask_counts=counts if masks else [],
+                    fig_pure=masks and pure,
                     forbids=forbids,
                     fig_kinds=[tuple(self.kind[k] for k in sorted(rs.may_stand(n), key=lambda k: self.kind[k].value))
                                for n in rs.figures],
@@ -769,12 +789,17 @@ class Lowering:
             for pm in forbids:
                 ks = tuple(sorted((kind[k] for k in pm.on), key=lambda c: c.value))
                 c = self.expr(pm.when, self.feature_scope()) if pm.when is not None else "True"
-                fb.append(Forbid(fig[name], ks, c, _src(pm.when) if pm.when is not None else "true",
-                                 _first(pm.cites), pm.span))
+                src = _src(pm.when) if pm.when is not None else "true"
+                fb.append(Forbid(fig[name], ks, c, src, _first(pm.cites), pm.span,
+                                 func=Func(f"forbids_{fig[name].name}_anywhere_{len(fb)}", "g, r, k",
+                                           f"forbid {name} when {src}", pm.span, c, pm.span)))
                 cond = f"({cond}) and not (k in ({', '.join(k.name for k in ks)},) and ({c}))"
             span = parts[0][4]
+            header = " / ".join(p[5] for p in parts)
             anywhere.append(Anywhere(fig[name], tuple(sorted({k for t in table for k in t.kinds}, key=lambda c: c.value)),
-                                     FigureCond(fig[name], " / ".join(p[5] for p in parts), span, cond),
+                                     FigureCond(fig[name], header, span, cond,
+                                                func=Func(f"may_{fig[name].name}_anywhere", "g, r, k", header, span,
+                                                          cond, span)),
                                      tuple(table), tuple(fb)))
         kind_clause = {}
         for f in rs.figures.values():

@@ -1,8 +1,9 @@
 """A game record's board, turn by turn, read through the public replay.
 
 `timeline(record)` replays the record's first k turns for every k (the replay
-answer, `Game.features()` and the scores: nothing of the engine's inner state),
-so a step shows exactly what `tessera replay` says about that prefix.  Step 0 is
+answer -- scores, supply, prisoners, outposts, events --, `Game.features()` and the
+typed moves the step made, `Game.history`), so a step shows exactly what `tessera replay`
+says about that prefix.  Step 0 is
 the start landscape; step k is the board after record entry k-1; the last step
 of a record that ends `"final"` includes final scoring.
 
@@ -68,6 +69,9 @@ class Step:
     features: list[dict]  # Game.features() after this step
     final: bool = False
     supply: dict[str, dict[str, int]] = field(default_factory=dict)  # figures each player has left
+    moves: list[dict] = field(default_factory=list)  # the step's moves (pictures/steps.py's moves_of)
+    prisoners: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # holder -> owner -> figure -> n
+    outposts: dict[str, dict] = field(default_factory=dict)  # the replay answer's `outposts` after this step
 
 
 @dataclass
@@ -80,6 +84,10 @@ class Timeline:
     error: dict | None = None
     figure_spans: list[tuple[tuple, int, int | None]] = field(default_factory=list)  # (figure key, from, to)
     done_from: dict[tuple[tuple[int, int], int], int] = field(default_factory=dict)  # (cell, feature) -> step
+    stacked: set[str] = field(default_factory=set)  # figures drawn as floors (stacked_figures)
+    # (cell, place) of a stack -> [(height, builders {player: n}, from, to)]: a tower's floors over the game
+    stack_spans: dict[tuple, list[tuple[int, dict, int, int | None]]] = field(default_factory=dict)
+    stack_kind: dict[tuple, str] = field(default_factory=dict)  # (cell, place) of a stack -> the feature kind
 
 
 def _rule_set(record: dict, base: Path | None) -> RuleSet:
@@ -97,36 +105,59 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
     """Replay every prefix of the record (raises RecordError / RuleLoadError as `replay` does)."""
     from compiler.replay import replay
 
+    from .steps import moves_of
+
     full = replay(record, base)
     rs = _rule_set(record, base)
+    stacked = stacked_figures(rs)
     turns = list(record.get("turns", []))
     players = list(record["players"])
     last = len(turns) if full.error is None else full.error["turn"]
     steps: list[Step] = []
-    seen_events = 0
+    seen_events = seen_moves = 0
     for k in range(0, min(last, len(turns)) + 1):
         whole = k == len(turns) and full.error is None
         res = full if whole else replay(dict(record, turns=turns[:k], end="none"), base)
         g = res.game
-        evs = [e for e in g.events if e.get("kind") in ("score", "award", "discard")]
+        evs = [e for e in g.events if e.get("kind") in SHOWN_EVENTS]
         new = evs[seen_events:]
         seen_events = len(evs)
+        moves = moves_of(g, g.history[seen_moves:], stacked)
+        seen_moves = len(g.history)
         entry = turns[k - 1] if k else None
         steps.append(Step(k, entry, None, dict(res.answer["scores"]), [_event(e) for e in new],
                           g.features(), final=whole and record.get("end", "final") == "final",
-                          supply=res.answer.get("supply", {})))
+                          supply=res.answer.get("supply", {}), moves=moves,
+                          prisoners=res.answer.get("prisoners", {}), outposts=res.answer.get("outposts", {})))
     _who_played(steps, players)
-    tl = Timeline(rs, players, steps, {}, full.answer, full.error)
+    tl = Timeline(rs, players, steps, {}, full.answer, full.error, stacked=stacked)
     _place_tiles(tl, record, turns)
     _spans(tl)
     return tl
+
+
+# The events a step lists: scoring (and the end's awards), discards, and what the expansions' moves
+# cause (compiler/replay.py's answer_of reports the same kinds).
+SHOWN_EVENTS = ("score", "award", "discard", "capture", "exchange", "ransom", "outpost", "catapult", "attack",
+                "counterattack", "remove")
+
+
+def stacked_figures(rs: RuleSet) -> set[str]:
+    """The figures drawn as floors of a stack rather than as figures standing on a feature: those
+    whose putting a `capture` rule follows (`after put floor`), that is the figures that build the
+    height the capture's range counts (TOWER-CAPTURE-1, -2).  A house rule's own building figure is
+    drawn so by saying `capture ... after put` it."""
+    return {c.after for c in rs.captures.values() if c.after in rs.figures}
 
 
 def _event(e: dict) -> dict:
     if e["kind"] == "award":
         return {"turn": e["turn"], "kind": "score", "feature": e["award"], "when": "end", "points": e["points"],
                 "clause": e["clause"]}
-    return {k: e[k] for k in ("turn", "kind", "feature", "when", "tiles", "points", "clause", "tile", "player") if k in e}
+    if e["kind"] in ("score", "discard"):
+        return {k: e[k] for k in ("turn", "kind", "feature", "outpost", "when", "tiles", "points", "clause", "tile",
+                                  "player") if k in e}
+    return dict(e)
 
 
 def _who_played(steps: list[Step], players: list[str]) -> None:
@@ -197,11 +228,18 @@ def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
 def _spans(tl: Timeline) -> None:
     """When each figure stands and when each feature is complete, from the per-step features."""
     open_: dict[tuple, int] = {}
+    stacks: dict[tuple, tuple] = {}  # (cell, place) -> (height, builders, from) of the stack shown now
     for s in tl.steps:
         now = set()
+        heights: dict[tuple, dict[str, int]] = {}
         for f in s.features:
             for who, fig, cell, place in f["figure_places"]:
-                now.add((who, fig, tuple(cell), place))
+                if fig in tl.stacked:  # a floor: counted into its stack, never drawn as a figure
+                    b = heights.setdefault((tuple(cell), place), {})
+                    tl.stack_kind[(tuple(cell), place)] = f["kind"]
+                    b[who] = b.get(who, 0) + 1
+                else:
+                    now.add((who, fig, tuple(cell), place))
             if f["complete"]:
                 for cell, place in f["places"]:
                     p = tl.tiles.get(tuple(cell))
@@ -215,12 +253,24 @@ def _spans(tl: Timeline) -> None:
                     for tf in p.tile.features:
                         if tf.places and rotate(tf.places[0], p.rotation) == place:
                             tl.done_from.setdefault((p.cell, tf.index), s.index)
+        for key, builders in heights.items():
+            h = sum(builders.values())
+            old = stacks.get(key)
+            if old is None or old[:2] != (h, builders):
+                if old is not None:
+                    tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
+                stacks[key] = (h, dict(sorted(builders.items())), s.index)
+        for key in [k for k in stacks if k not in heights]:
+            old = stacks.pop(key)
+            tl.stack_spans.setdefault(key, []).append((old[0], old[1], old[2], s.index))
         for key in now:
             open_.setdefault(key, s.index)
         for key in list(open_):
             if key not in now:
                 tl.figure_spans.append((key, open_.pop(key), s.index))
     tl.figure_spans.extend((key, start, None) for key, start in open_.items())
+    for key, (h, builders, k0) in stacks.items():
+        tl.stack_spans.setdefault(key, []).append((h, builders, k0, None))
 
 
 def _whole_feature(p: Placed, place: str) -> int | None:
@@ -235,9 +285,40 @@ def _whole_feature(p: Placed, place: str) -> int | None:
     return None
 
 
-def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) -> dw.Group:
-    g = dw.Group(class_=attr(f"figure figure-{figure}"), **attrs)
+STACK_TOP = 24  # how far above a stack's place a figure on top of it stands
+BRICK_W, BRICK_H = 30, 5
+STONE = ("#b9b2a4", "#4a443b")
+
+
+def draw_stack(x: float, y: float, height: int, builders: dict[str, int], colours: dict[str, str], kind: str,
+               cell, place: str, **attrs) -> dw.Group:
+    """A stack of floors at (x, y): grey bricks (one per floor, up to 6 drawn, each with a thin band
+    of its builder's colour) and the height as a number in a badge; never a player's figure."""
+    g = dw.Group(class_="stack", data_cell=f"{cell[0]},{cell[1]}", data_place=attr(place), data_height=height,
+                 **attrs)
+    order = [p for p, n in builders.items() for _ in range(n)]
+    shown = min(height, 6)
+    base = y + 14
+    for i in range(shown):
+        by = base - (i + 1) * BRICK_H
+        g.append(dw.Rectangle(x - BRICK_W / 2, by, BRICK_W, BRICK_H, fill=STONE[0], stroke=STONE[1], stroke_width=1))
+        if i < len(order):
+            g.append(dw.Rectangle(x - BRICK_W / 2 + 1, by + 1, 4, BRICK_H - 2, fill=colours.get(order[i], "#777777")))
+    top = base - shown * BRICK_H
+    g.append(dw.Rectangle(x - BRICK_W / 2 - 2, top - 3, BRICK_W + 4, 3, fill=STONE[1]))  # the battlement
+    g.append(dw.Circle(x + BRICK_W / 2 + 4, base - 6, 8, fill="#ffffff", stroke="#111111", stroke_width=1.2))
+    g.append(dw.Text(str(height), 11, x + BRICK_W / 2 + 4, base - 2, text_anchor="middle", font_weight="bold",
+                     fill="#111111", class_="height", font_family="sans-serif"))
+    who = ", ".join(f"{p} {n}" for p, n in builders.items())
+    g.append(dw.Title(f"{kind or 'stack'} on {place} of [{cell[0]},{cell[1]}]: height {height} ({who})"))
+    return g
+
+
+def _meeple(x: float, y: float, colour: str, figure: str, first: bool, on_top: bool = False, **attrs) -> dw.Group:
+    g = dw.Group(class_=attr(f"figure figure-{figure}" + (" on-top" if on_top else "")), **attrs)
     s = 1.2
+    if on_top:  # a figure on top of a stack: a gold ring beneath it tells it from the floors
+        g.append(dw.Ellipse(x, y + 9 * s, 11, 3.5, fill="#ffd54f", stroke="#111111", stroke_width=1))
     g.append(dw.Path(fill=colour, stroke="#111111", stroke_width=1.1)
              .M(x - 8 * s, y + 9 * s).L(x - 2.5 * s, y - 1 * s).L(x - 8 * s, y - 2 * s).Q(x - 9 * s, y - 6 * s, x - 4 * s, y - 5 * s)
              .A(4.5 * s, 4.5 * s, 0, 1, 1, x + 4 * s, y - 5 * s).Q(x + 9 * s, y - 6 * s, x + 8 * s, y - 2 * s)
@@ -249,17 +330,87 @@ def _meeple(x: float, y: float, colour: str, figure: str, first: bool, **attrs) 
     return g
 
 
+def board_cells(tl: Timeline) -> tuple[int, int, int, int]:
+    """The cells the whole game's board spans: (x0, y0, x1, y1); cell (x, y) is drawn at
+    (MARGIN + (x - x0) * SIZE, MARGIN + (y - y0) * SIZE)."""
+    cells = [p.cell for p in tl.tiles.values()] or [(0, 0)]
+    return (min(c[0] for c in cells), min(c[1] for c in cells), max(c[0] for c in cells), max(c[1] for c in cells))
+
+
+# What happened to a figure that left the board by an event (not by scoring): drawn at the step
+# it happened, where it stood.  event kind -> (mark class, colour)
+LEFT_MARKS = {"capture": ("mark-capture", "#6a1b9a"), "remove": ("mark-remove", "#c62828")}
+
+
+def left_mark(x: float, y: float, ev: dict, colours: dict[str, str], **attrs) -> dw.Group:
+    """A ring and a cross where a figure was captured (purple) or removed (red), with its owner's colour inside."""
+    cls, colour = LEFT_MARKS[ev["kind"]]
+    owner = ev["victim"] if ev["kind"] == "capture" else ev["player"]
+    g = dw.Group(class_=f"mark {cls}", data_cell=f"{ev['at'][0]},{ev['at'][1]}", data_place=attr(ev.get("on", "")),
+                 data_player=attr(owner), **attrs)
+    g.append(dw.Circle(x, y, 12, fill=colours.get(owner, "#777777"), fill_opacity=0.55, stroke=colour, stroke_width=3))
+    g.append(dw.Line(x - 8, y - 8, x + 8, y + 8, stroke=colour, stroke_width=3))
+    g.append(dw.Line(x - 8, y + 8, x + 8, y - 8, stroke=colour, stroke_width=3))
+    if ev["kind"] == "capture":
+        what = f"{owner}'s {ev['figure']} captured by {ev['player']}"
+    else:
+        what = f"{owner}'s {ev['figure']} removed (the {ev.get('outpost', '?')} outpost attacked)"
+    g.append(dw.Title(f"{what} [{ev.get('clause', '')}]"))
+    return g
+
+
+def outposts_group(outposts: dict[str, dict], colours: dict[str, str], x: float, y: float,
+                   events: list[dict]) -> tuple[dw.Group, float]:
+    """The outposts beside the board (`draw`): each one's row of slots (filled in order, in the
+    owners' colours), its pool and its catapult slot, and what came to it this step."""
+    g = dw.Group(class_="outposts", font_family="sans-serif")
+    g.append(dw.Text("outposts", 13, x, y, font_weight="bold", fill="#222222"))
+    yy = y + 18
+    for name, o in outposts.items():
+        g.append(dw.Text(name, 11, x, yy, fill="#222222"))
+        came = [e["kind"] for e in events if e.get("outpost") == name and e["kind"] in ("catapult", "attack", "counterattack")]
+        if came:
+            g.append(dw.Text(", ".join(came), 10, x + 70, yy, fill="#c62828", font_weight="bold"))
+        yy += 6
+        og = dw.Group(class_="outpost", data_outpost=attr(name), data_row=len(o["row"]), data_pool=len(o["pool"]),
+                      data_catapults=o["catapults"])
+        for i in range(o["slots"]):
+            who = o["row"][i] if i < len(o["row"]) else None
+            og.append(dw.Rectangle(x + i * 16, yy, 13, 13, fill=colours.get(who, "#777777") if who else "#ffffff",
+                                   stroke="#111111", class_="slot"))
+        px = x + o["slots"] * 16 + 6
+        og.append(dw.Circle(px + 7, yy + 6.5, 7, fill="#ffffff", stroke="#111111", stroke_dasharray="2 2"))
+        og.append(dw.Text(str(len(o["pool"])), 9, px + 7, yy + 10, text_anchor="middle", fill="#111111"))
+        cx = px + 20
+        og.append(dw.Rectangle(cx, yy, 13, 13, fill="#5d4037" if o["catapults"] else "#ffffff", stroke="#111111"))
+        og.append(dw.Title(f"{name}: row {', '.join(o['row']) or 'empty'} ({o['slots']} slots); pool "
+                           f"{', '.join(o['pool']) or 'empty'}; {o['catapults']} catapult(s)"))
+        g.append(og)
+        yy += 30
+    return g, yy - y
+
+
+def _panel_height(tl: Timeline, step: int | None) -> float:
+    """How tall the scores panel of `step` is (scores, prisoners, outposts, an error line)."""
+    s = tl.steps[min(step, len(tl.steps) - 1)] if step is not None else tl.steps[-1]
+    h = MARGIN + 40 + 24 * len(tl.players)
+    if tl.rs.captures:
+        h += 26 + sum(19 + 15 * sum(len(f) for f in s.prisoners.get(p, {}).values()) for p in tl.players)
+    if s.outposts:
+        h += 18 + 30 * len(s.outposts)
+    return h + 30
+
+
 def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, places: bool = False) -> dw.Drawing:
     """The board after `step` (None: every step, tagged with data-from/data-to for the viewer)."""
     style = Style.of(tl.rs)
     colours = player_colours(tl.players)
     shown = [p for p in tl.tiles.values() if step is None or p.step <= step]
-    cells = [p.cell for p in tl.tiles.values()] or [(0, 0)]
-    x0, x1 = min(c[0] for c in cells), max(c[0] for c in cells)
-    y0, y1 = min(c[1] for c in cells), max(c[1] for c in cells)
+    x0, y0, x1, y1 = board_cells(tl)
     bw, bh = (x1 - x0 + 1) * SIZE, (y1 - y0 + 1) * SIZE
     panel = 190 if scores_panel else 0
-    d = dw.Drawing(bw + 2 * MARGIN + panel, max(bh + 2 * MARGIN, 140), font_family="sans-serif")
+    d = dw.Drawing(bw + 2 * MARGIN + panel, max(bh + 2 * MARGIN, 140, _panel_height(tl, step) if scores_panel else 0),
+                   font_family="sans-serif")
     d.append_def(done_pattern())
     d.append(dw.Rectangle(0, 0, d.width, d.height, fill="#f3efe6"))
     d.append(dw.Title(f"board of a {' + '.join(tl.rs.names)} game, "
@@ -307,6 +458,19 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
                                       stroke_width=3, class_="last-placed", data_step=p.step))
     figs = dw.Group(class_="figures")
     first_fig = next(iter(tl.rs.figures), None)
+    for (cell, place), spans in sorted(tl.stack_spans.items()):
+        if cell not in tl.tiles:
+            continue
+        for h, builders, k0, k1 in spans:
+            if step is not None and not (k0 <= step and (k1 is None or step < k1)):
+                continue
+            x, y = at(cell)
+            fx, fy = FIGURE_AT.get(place, (SIZE / 2, SIZE / 2))
+            attrs = {"data_from": k0} if step is None else {}
+            if step is None and k1 is not None:
+                attrs["data_to"] = k1
+            figs.append(draw_stack(x + fx, y + fy, h, builders, colours, tl.stack_kind.get((cell, place), ""),
+                                   cell, place, **attrs))
     for (who, fig, cell, place), k0, k1 in sorted(tl.figure_spans, key=lambda s: s[1]):
         if step is not None and not (k0 <= step and (k1 is None or step < k1)):
             continue
@@ -317,11 +481,27 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         attrs = {"data_from": k0} if step is None else {}
         if step is None and k1 is not None:
             attrs["data_to"] = k1
+        top = (cell, place) in tl.stack_spans  # on a feature that holds a stack: on top of it
+        if top:
+            fy -= STACK_TOP
         m = _meeple(x + fx, y + fy, colours.get(who, "#777777"), fig, fig == first_fig, data_player=attr(who), data_place=attr(place),
-                    data_cell=f"{cell[0]},{cell[1]}", **attrs)
-        m.append(dw.Title(f"{who}'s {fig} on {place} of [{cell[0]},{cell[1]}]"))
+                    data_cell=f"{cell[0]},{cell[1]}", on_top=top, **attrs)
+        m.append(dw.Title(f"{who}'s {fig} on {'top of the ' + tl.stack_kind.get((cell, place), '') + ' on ' if top else ''}"
+                          f"{place} of [{cell[0]},{cell[1]}]"))
         figs.append(m)
     d.append(figs)
+    marks = dw.Group(class_="marks")
+    for s_ in tl.steps:
+        if step is not None and s_.index != step:
+            continue
+        for ev in s_.events:
+            if ev["kind"] in LEFT_MARKS and tuple(ev["at"]) in tl.tiles:
+                x, y = at(tuple(ev["at"]))
+                fx, fy = FIGURE_AT.get(ev.get("on"), (SIZE / 2, SIZE / 2))
+                if (tuple(ev["at"]), ev.get("on")) in tl.stack_spans:  # it stood on top of a stack
+                    fy -= STACK_TOP
+                marks.append(left_mark(x + fx, y + fy, ev, colours, **({"data_step": s_.index} if step is None else {})))
+    d.append(marks)
     if scores_panel:
         s = tl.steps[min(step, len(tl.steps) - 1)] if step is not None else tl.steps[-1]
         px = bw + 2 * MARGIN
@@ -333,8 +513,30 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
             pan.append(dw.Rectangle(px, yy - 12, 14, 14, fill=colours[who], stroke="#111111"))
             pan.append(dw.Text(f"{who}: {s.scores.get(who, 0)}", 13, px + 20, yy, fill="#222222", class_="score",
                                data_player=attr(who), data_score=s.scores.get(who, 0)))
+        yy = MARGIN + 40 + len(tl.players) * 24
+        if tl.rs.captures:  # prisoners: who holds whose
+            pan.append(dw.Text("prisoners", 13, px, yy, font_weight="bold", fill="#222222"))
+            yy += 20
+            for who in tl.players:
+                held = s.prisoners.get(who, {})
+                n = sum(sum(f.values()) for f in held.values())
+                pan.append(dw.Rectangle(px, yy - 11, 12, 12, fill=colours[who], stroke="#111111"))
+                pan.append(dw.Text(f"{who} holds" + ("" if n else " none"), 11, px + 18, yy, fill="#222222",
+                                   class_="prisoners", data_player=attr(who), data_count=n))
+                yy += 16
+                for o, figs in held.items():  # one line per owner: their colour, how many of which figure
+                    for f, c in figs.items():
+                        pan.append(dw.Circle(px + 24, yy - 4, 5, fill=colours.get(o, "#777777"), stroke="#111111"))
+                        pan.append(dw.Text(f"{c} of {o}'s {f}{'s' if c != 1 else ''}", 11, px + 34, yy, fill="#222222",
+                                           class_="held", data_player=attr(who), data_owner=attr(o), data_count=c))
+                        yy += 15
+                yy += 3
+            yy += 6
+        if s.outposts:
+            grp, h = outposts_group(s.outposts, colours, px, yy, s.events)
+            pan.append(grp)
+            yy += h
         if tl.error is not None and step is not None and step >= len(tl.steps) - 1:
-            pan.append(dw.Text(f"stopped: {tl.error['message']}", 10, px, MARGIN + 50 + 24 * len(tl.players),
-                               fill="#c62828"))
+            pan.append(dw.Text(f"stopped: {tl.error['message']}", 10, px, yy + 12, fill="#c62828"))
         d.append(pan)
     return d

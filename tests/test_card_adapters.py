@@ -77,8 +77,21 @@ def test_a_face_down_card_is_known_to_its_player_only():
     assert f"play {card} {row}" not in state.information_state_string(1 - me)
 
 
+@pytest.mark.filterwarnings("error")  # a vector in a Box, the mask in the info: no warning
 def test_pettingzoo_api_test():
-    api_test(env(players=3), num_cycles=200)
+    e = env(players=3)
+    api_test(e, num_cycles=200)
+    assert e.observation_space("player_0").shape == (e.observer.size,)
+
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+def test_pettingzoo_dict_observation_on_request():
+    e = env(players=2, observation="dict")
+    e.reset(seed=2)
+    obs, _, _, _, info = e.last()
+    assert obs["action_mask"].sum() == len(e.codec.legal(e.game)) > 0 and "action_mask" not in info
+    api_test(e, num_cycles=20)
 
 
 def test_pettingzoo_seed_test():
@@ -91,10 +104,10 @@ def test_pettingzoo_observation_hides_other_hands():
     g = e.game
     while g.phase != "play":  # set-up jokers laid first
         e.step(next(iter(e._legal)))
-    obs0 = e.observe("player_0")["observation"].copy()
+    obs0 = e.observe("player_0").copy()
     i = next(i for i, c in enumerate(g.deck) if c not in g.hands[1])
     g.hands[1][0], g.deck[i] = g.deck[i], g.hands[1][0]
-    assert np.array_equal(obs0, e.observe("player_0")["observation"])
+    assert np.array_equal(obs0, e.observe("player_0"))
 
 
 def test_pettingzoo_rewards_add_up_to_the_scores():
@@ -104,5 +117,5 @@ def test_pettingzoo_rewards_add_up_to_the_scores():
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
         total[agent] += reward
-        e.step(None if terminated or truncated else e.action_space(agent).sample(obs["action_mask"]))
+        e.step(None if terminated or truncated else e.action_space(agent).sample(info["action_mask"]))
     assert [total[a] for a in e.possible_agents] == [float(s) for s in e.game.scores]

@@ -29,7 +29,9 @@ def test_unlisted_actions_are_still_refused_after_a_listing():
     acts = g.legal_actions()
     taken = next(iter(g.board))
     bogus = (taken, 0, None)
-    acts.append(bogus)  # the caller's copy; the engine's own listing is untouched
+    assert bogus not in acts
+    mine = list(acts) + [bogus]  # a caller's list of its own; the engine's listing is read-only
+    assert bogus in mine and bogus not in acts and len(acts) == len(mine) - 1
     with pytest.raises(eng.IllegalAction):
         g.apply_action(bogus)
     far = ((500, 500), 0, None)

@@ -1,6 +1,8 @@
 """tessera.adapters.pettingzoo: PettingZoo's own API and seed tests, for the base
 game, base + river + abbot, the Tower, Siege and every module, a whole game whose
-rewards add up to the scores, and a Siege game whose removals are the right agent's."""
+rewards add up to the scores, and a Siege game whose removals are the right agent's.  The
+default observation is planes in a Box with the mask in the info: PettingZoo's tests give no
+warning on it (warnings are errors here); `observation="dict"` is the older dict."""
 from __future__ import annotations
 
 import json
@@ -17,17 +19,17 @@ from tessera.adapters.pettingzoo import env
 
 RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"], ["base", "siege"]]
 ALL = ["base", "river", "abbot", "king_robber", "barn", "tower", "siege", "refcard"]
-# PettingZoo's own classic games with action masks get these warnings too (a dict observation)
-pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
-              pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
+NO_WARNING = pytest.mark.filterwarnings("error")  # the default environment draws no warning from PettingZoo's tests
 
 
+@NO_WARNING
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: "+".join(r))
 def test_pettingzoo_api_test(rules):
     api_test(env(rules=rules), num_cycles=100)  # play_test runs a whole game (about 72 moves) inside
 
 
+@NO_WARNING
 @pytest.mark.slow
 def test_pettingzoo_api_test_every_module():
     # a smaller numbering and window (1.9M actions instead of 20.6M; random games reach 27 cells from
@@ -38,20 +40,21 @@ def test_pettingzoo_api_test_every_module():
 @pytest.mark.parametrize("rules", [RULE_SETS[0], RULE_SETS[1], RULE_SETS[3]],  # the Tower's 5.8M-action mask is slow here
                          ids=lambda r: "+".join(r))
 @pytest.mark.slow
+@NO_WARNING
 def test_pettingzoo_seed_test(rules):
     seed_test(lambda: env(rules=rules), num_cycles=10)
 
 
+@NO_WARNING
 def test_rewards_add_up_to_the_scores_and_the_start_tile_is_seen():
     e = env(rules=["base"], players=3)
     e.reset(seed=5)
-    obs, *_ = e.last()
-    board = e.observer.dict["board"]
+    obs, _, _, _, info = e.last()
     v = e.observer.view
-    e.observer.set_from(e.game, 0)
-    assert board[0, v, v] == 1 and board[0].sum() == 1  # only the start tile lies (BASE-SETUP-1)
-    assert obs["observation"].dtype == np.float32 and obs["observation"].sum() > 0
-    assert obs["action_mask"].sum() == len(e.game.legal_actions())
+    assert obs.shape == e.observer.planes_shape and obs.dtype == np.float32
+    assert obs[0, v, v] == 1 and obs[0].sum() == 1  # only the start tile lies (BASE-SETUP-1)
+    assert info["action_mask"].sum() == len(e.game.legal_actions())
+    assert (info["action_mask"] == e.action_mask("player_0")).all()
     total = {a: 0.0 for a in e.possible_agents}
     rng = np.random.default_rng(5)
     for agent in e.agent_iter():
@@ -62,7 +65,7 @@ def test_rewards_add_up_to_the_scores_and_the_start_tile_is_seen():
             continue
         if agent != e.agent_selection:
             raise AssertionError("agent_iter and agent_selection disagree")
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        e.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
     scores = dict(zip(e.possible_agents, e.game.scores))
     assert total == {a: float(s) for a, s in scores.items()}
     assert max(scores.values()) > 0
@@ -80,17 +83,34 @@ def test_a_house_rule_file_is_an_environment_too():
     path = Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess"
     e = env(rules=[str(path)], players=2)
     e.reset(seed=3)
-    obs, *_ = e.last()
-    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    *_, info = e.last()
+    e.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert e.engine.rules.MODULES == ("base", "big_cities")
 
 
+@NO_WARNING
 def test_a_small_view_keeps_the_api_and_shrinks_the_observation():
     small, full = env(rules=["base"], view=12), env(rules=["base"])
     planes = small.observer.planes
     assert small.observer.dict["board"].shape == (planes, 25, 25)
-    assert small.observation_space("player_0")["observation"].shape[0] < full.observation_space("player_0")["observation"].shape[0]
+    assert small.observation_space("player_0").shape[1:] == (25, 25)
+    assert full.observation_space("player_0").shape[1:] == (143, 143)
     api_test(small, num_cycles=100)
+
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+def test_the_dict_observation_is_still_there_on_request():
+    # what PettingZoo's own classic games give (and warn about): the flat vector and the mask together
+    e = env(rules=["base"], radius=8, observation="dict")
+    e.reset(seed=1)
+    obs, _, _, _, info = e.last()
+    assert set(obs) == {"observation", "action_mask"} and "action_mask" not in info
+    assert obs["observation"].shape == e.observer.high.shape
+    assert obs["action_mask"].sum() == len(e.codec.legal(e.game)) > 0
+    api_test(e, num_cycles=20)
+    with pytest.raises(ValueError, match="'planes' .* or 'dict'"):
+        env(rules=["base"], observation="flat")
 
 
 def test_a_siege_game_through_pettingzoo_ends_with_the_engines_scores():
@@ -119,7 +139,7 @@ def test_a_siege_game_through_pettingzoo_ends_with_the_engines_scores():
             continue
         number, decides, _ = moves[i]
         assert agent == f"player_{decides}", i
-        assert obs["action_mask"][number] == 1
+        assert info["action_mask"][number] == 1
         e.step(number)
         i += 1
     assert i == len(moves)

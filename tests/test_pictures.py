@@ -449,3 +449,127 @@ def test_any_tile_covering_several_cells_is_drawn_within_its_cells(tmp_path):
             assert 0 <= x0 and x1 <= 100 * w and 0 <= y0 and y1 <= 100 * h, (name, (x0, x1, y0, y1))
         labels = Counter(e.text for e in cell.iter(f"{SVG}text") if e.get("class") == "place")
         assert labels == Counter(p for f in t.features for p in f.places)
+
+
+def _labels(rec):
+    from pictures.board import timeline
+    from pictures.steps import event_text, step_label
+
+    tl = timeline(json.loads(rec.read_text()), rec.parent)
+    return [(step_label(s.index, s.player, s.moves, s.events, s.final), [event_text(e) for e in s.events])
+            for s in tl.steps], tl
+
+
+def test_step_text_says_each_move_and_event_with_its_clause():
+    """Read from the engine's typed moves and events (pictures/steps.py): a floor on another tile's
+    tower with the height it reaches, a follower on top, a capture and a ransom, each with its clause."""
+    steps, tl = _labels(RECORDS / "tower" / "top_captured_then_higher.json")
+    assert [label for label, _ in steps] == [
+        "Start: the start landscape is laid.",
+        "Turn 1: red lays tower.B at [0,1] (rotation 0), puts a floor on the tower (C, height 1).",
+        "Turn 2: blue lays B at [0,2] (rotation 0), puts a follower on top of the tower at [0,1] (height 1).",
+        "Turn 3: red lays tower.A at [1,1] (rotation 0), puts a floor on the tower (C, height 1), captures blue's "
+        "follower at [0,1] [TOWER-CAPTURE-1].",
+        "Turn 4: blue lays B at [0,3] (rotation 0), puts a floor on the tower at [0,1] (height 2)."]
+    assert steps[3][1] == ["red captures blue's follower on C of [0,1], who becomes red's prisoner"]
+    assert tl.steps[3].prisoners == {"red": {"blue": {"follower": 1}}}
+    # the tower at [0,1]: height 1 from step 1, the follower on top from step 2 to its capture at 3, height 2 at 4
+    assert tl.stack_spans[((0, 1), "C")] == [(1, {"red": 1}, 1, 4), (2, {"blue": 1, "red": 1}, 4, None)]
+    assert [(k0, k1) for (who, fig, cell, _), k0, k1 in tl.figure_spans if cell == (0, 1)] == [(2, 3)]
+    steps, _ = _labels(RECORDS / "tower" / "ransom.json")
+    assert "red buys back their follower from blue [TOWER-RANSOM-1], lays B at [2,2]" in steps[7][0]
+    assert steps[7][1] == ["red buys back their follower from blue for 3 points"]
+
+
+def test_step_text_names_an_attack_and_who_removed_what():
+    """attack_question_mark.json: the "?" tile's catapult, sent to the monks outpost whose slot is
+    taken: an attack (SIEGE-ATTACK-1); yellow, with no follower there, removes a monk."""
+    steps, tl = _labels(RECORDS / "siege" / "fortress" / "attack_question_mark.json")
+    label, events = steps[-1]
+    assert label.startswith("Turn 4: you draws st.Q: a catapult comes to the full catapult slot of the monks outpost "
+                            "(chosen by you): an attack [SIEGE-ATTACK-1]; yellow removes their follower from C of "
+                            "[-1,-1] [SIEGE-ATTACK-1]. you lays st.Q at [2,-1]"), label
+    assert "yellow removes their follower from C of [-1,-1] (the monks outpost is attacked)" in events
+    assert "the monks outpost scores at the attack: you +3, blue +3" in events
+    assert tl.steps[-1].outposts["monks"]["catapults"] == 0  # the attack took the catapults away
+
+
+def test_a_tower_board_draws_floors_as_a_stack_with_its_height_and_the_prisoners(tmp_path):
+    """top_captured_then_higher.json after 4 turns: the tower at [0,1] has 2 floors (red's, then
+    blue's once red captured blue's follower on top of it): one stack of height 2, no floor drawn
+    as a figure; red holds 1 of blue's followers (TOWER-CAPTURE-1)."""
+    rec = RECORDS / "tower" / "top_captured_then_higher.json"
+    for turn, expect in ((2, {"0,1": "1", "1,1": None}), (4, {"0,1": "2", "1,1": "1"})):
+        res, out = draw(tmp_path, str(rec), "--turn", str(turn), name=f"t{turn}.svg")
+        assert res.exit_code == 0, res.output
+        root = svg(out)
+        stacks = {g.get("data-cell"): g.get("data-height") for g in groups(root, "stack")}
+        assert stacks == {c: h for c, h in expect.items() if h is not None}
+        for g in groups(root, "stack"):  # the number drawn is the height
+            assert [t.text for t in g.iter(f"{SVG}text")] == [g.get("data-height")]
+        assert not groups(root, "figure-floor")
+        on_top = groups(root, "on-top")
+        assert [(g.get("data-player"), g.get("data-cell")) for g in on_top] == ([("blue", "0,1")] if turn == 2 else [])
+        held = [(t.get("data-player"), t.get("data-owner"), t.get("data-count")) for t in root.iter(f"{SVG}text")
+                if t.get("class") == "held"]
+        assert held == ([] if turn == 2 else [("red", "blue", "1")])
+        marks = groups(root, "mark-capture")
+        assert [m.get("data-cell") for m in marks] == ([] if turn == 2 else [])  # the capture was at turn 3
+    res, out = draw(tmp_path, str(rec), "--turn", "3", name="t3.svg")
+    assert [m.get("data-cell") for m in groups(svg(out), "mark-capture")] == ["0,1"]
+
+
+@pytest.mark.slow
+def test_names_in_a_tower_record_cannot_inject_markup_through_prisoners(tmp_path):
+    evil = {"red": "</script><b>red", "blue": '" onload="alert(2)'}
+    rec = json.loads((RECORDS / "tower" / "exchange.json").read_text())
+
+    def rename(x):
+        if isinstance(x, dict):
+            return {k: evil.get(v, v) if k in ("player", "of", "from") else rename(v) for k, v in x.items()}
+        return [rename(v) for v in x] if isinstance(x, list) else x
+
+    rec = dict(rec, players=[evil[p] for p in rec["players"]], turns=rename(rec["turns"]))
+    p = tmp_path / "evil.json"
+    p.write_text(json.dumps(rec))
+    out = tmp_path / "evil.html"
+    res = runner.invoke(app, ["view", str(p), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    from html.parser import HTMLParser
+
+    class Tags(HTMLParser):
+        seen: list = []
+
+        def handle_starttag(self, tag, attrs):
+            self.seen.append((tag, [a for a, _ in attrs]))  # (the viewer's own <b> has an id)
+
+    parser = Tags()
+    parser.feed(page)
+    assert not [t for t, attrs in parser.seen if t == "b" and "id" not in attrs]  # the name's markup is no element
+    assert not [t for t, attrs in parser.seen if "onload" in attrs]  # nor its quote an attribute
+    assert "</script><b>" not in page
+    data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
+    assert data["steps"][2]["prisoners"] == {evil["blue"]: {evil["red"]: {"follower": 1}}}
+    for turn in (2, 5):
+        res, out = draw(tmp_path, str(p), "--turn", str(turn), name=f"evil{turn}.svg")
+        assert res.exit_code == 0, res.output
+        svg(out)  # still well-formed XML
+
+
+def test_the_followers_a_counterattack_sends_home_are_shown_on_their_outpost(tmp_path):
+    """counterattack_monks.json (EX-SIEGE-COUNTER-1a, 004 p. 5): "Синій гравець набирає 2 х 3 = 6 очок. Ви
+    набираєте 4 х 3 = 12 очок. Жовтий гравець набирає 1 х 3 = 3 очки." The step of the counterattack
+    shows the monks outpost empty and the 7 followers it sent home: blue's 2, yours 4, yellow's 1."""
+    rec = RECORDS / "siege" / "fortress" / "counterattack_monks.json"
+    out = tmp_path / "ca.html"
+    res = runner.invoke(app, ["view", str(rec), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
+    last = data["steps"][-1]
+    assert last["outposts"]["monks"]["row"] == [] and last["outposts"]["monks"]["pool"] == []
+    home = last["returned"]["monks"]
+    assert {p: home.count(p) for p in set(home)} == {"blue": 2, "you": 4, "yellow": 1}
+    assert set(last["returned"]) == {"monks"}
+    assert not any(s["returned"] for s in data["steps"][:-1])  # nobody left an outpost before

@@ -64,6 +64,7 @@ def test_a_tile_that_fits_nowhere_in_the_window_ends_the_game_with_final_scoring
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("error")  # the done-when check: no warning either
 @pytest.mark.parametrize("rules", ["base", "base+tower", "base+siege"])
 def test_openspiel_random_sim_test_at_the_compact_window(rules):
     game = pyspiel.load_game(f"tessera(rules={rules},radius={COMPACT})")
@@ -158,7 +159,7 @@ def test_BASE_SETUP_1_the_start_tile_reads_as_text():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", [["base"], ["base", "tower"], ["base", "siege"]], ids="+".join)
-def test_pettingzoo_api_test_with_planes_gives_no_warning(rules):
+def test_pettingzoo_api_test_on_the_default_observation_gives_no_warning(rules):
     import warnings
 
     from pettingzoo.test import api_test
@@ -167,7 +168,9 @@ def test_pettingzoo_api_test_with_planes_gives_no_warning(rules):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(env(rules=rules, radius=COMPACT, observation="planes"), num_cycles=100)
+        e = env(rules=rules, radius=COMPACT)  # planes by default, the mask in the info
+        api_test(e, num_cycles=100)
+    assert e.observation_space("player_0").shape == e.observer.planes_shape
     assert [str(w.message) for w in caught] == []
 
 
@@ -177,13 +180,13 @@ def test_pettingzoo_seed_test_with_planes():
 
     from tessera.adapters.pettingzoo import env
 
-    seed_test(lambda: env(rules=["base"], radius=COMPACT, observation="planes"), num_cycles=10)
+    seed_test(lambda: env(rules=["base"], radius=COMPACT), num_cycles=10)
 
 
 def test_pettingzoo_planes_and_the_mask_in_the_info():
     from tessera.adapters.pettingzoo import env
 
-    e = env(rules=["base"], radius=COMPACT, observation="planes", render_mode="ansi")
+    e = env(rules=["base"], radius=COMPACT, render_mode="ansi")
     e.reset(seed=4)
     obs, _, _, _, info = e.last()
     assert isinstance(obs, np.ndarray) and obs.shape == e.observation_space("player_0").shape

@@ -19,7 +19,9 @@ One job per module (docs/engine.md lists the public names):
     outposts   the Siege's outposts: rows, pools, catapults at the draw, attacks and removals
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
+    classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
     records    tessera-state/1 (to_json / from_json)
+    listing    a turn's tile moves, kept as blocks and built only when read (legal_actions)
     game       the Game: turn loop, legal actions, applying an action, events
     play       random play: the one random player (simulate, play_random, the engine check)
     ops        arithmetic the generated expressions call (division by zero is 0)

@@ -101,18 +101,16 @@ class Board:
                     self.anywhere_segs.append(base + i)
         union = self._union
         faces = o.faces
-        for d in range(4):
-            nc = (x + DX[d], y + DY[d])
+        own = o.parts
+        for d, dx, dy, od, _ in _SIDES:
+            nc = (x + dx, y + dy)
             nb = board.get(nc)
             if nb is None:
                 frontier[nc] = frontier.get(nc, 0) + faces[d]
                 continue
             no, nbase = nb
-            mine = o.parts[d]
-            theirs = no.parts[OPP[d]]
-            for k in range(3):
-                a = mine[k]
-                b = theirs[k]
+            theirs = no.parts[od]
+            for a, b in zip(own[d], theirs):
                 if a >= 0 and b >= 0:
                     union(base + a, nbase + b)
         touched = set()
@@ -215,7 +213,7 @@ class Board:
         return (occ, *per)
 
     def _figure_context(self, cell):
-        """What the rules' figure_options reads about the features around an empty cell."""
+        """What figures.options_for reads about the features around an empty cell."""
         return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
 
     def _context_of(self, cell):

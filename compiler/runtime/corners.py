@@ -6,8 +6,8 @@ A corner figure stands where four placed tiles meet -- the tile just placed and 
 three around that corner -- each with a feature of the figure's kinds on both
 half-sides beside the corner.  It joins that feature, and counts toward nobody's
 ownership.  Which corners are allowed, and why one is refused, is geometry only: the
-figure's own `when` and the rules' `forbid`s stay in the one legality predicate, the
-generated `figure_options`.
+figure's own `when` and the rules' `forbid`s stay in the one legality predicate,
+`figures.options_for` (which asks the generated CORNER_RULES and FORBID_RULES).
 """
 from __future__ import annotations
 

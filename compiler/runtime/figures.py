@@ -1,16 +1,108 @@
 """Figures: each player's supply, where a figure may go, recalls, and why a figure is refused.
 
-Whether a figure may stand on a feature is decided in ONE place: the rules'
-generated `figure_options(g, o, cell, nbr, sup)`, which lists the (figure,
-local feature) pairs allowed on a tile about to be placed -- each figure's
-supply, the kinds it may stand on and its `when` condition.  `legal_actions`
-lists those pairs, `apply_action` accepts exactly those, and a refusal names
-the part of the `figure` statement that failed.
+Whether a figure may stand on a feature is decided in ONE place: `options_for(g, o, cell, nbr,
+sup)` here, which lists the (figure, local feature) pairs allowed on a tile about to be placed --
+each figure's supply, the kinds it may stand on and its condition.  The conditions are the
+rules' own, decided in lowering (compiler/lower.py) and written as small functions in the
+generated tables SIDE_RULES, CORNER_RULES and FORBID_RULES; this module asks them.  The listing
+lists those pairs, `apply_action` accepts exactly those, and a refusal names the part of the
+`figure` statement that failed.
 """
 from __future__ import annotations
 
 from .errors import article
 from .moves import Put, PutAt, PutCorner, Recall
+
+_move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+
+
+def joined(g, o, cell, fi, nbr):
+    """(roots, figures): the placed features local feature fi of o at cell would join, and how many
+    figures on them make an owner (a figure on a corner does not).  `nbr`: the neighbours' roots
+    (Board._neighbour_roots), or None: read once per cell (Board._context_of)."""
+    if nbr is None:
+        nbr = g._context_of(cell)
+    roots = set()
+    for d, k in o.sidefeat[fi]:
+        side = nbr[d]
+        if side is not None and side[k] >= 0:
+            roots.add(side[k])
+    figs = g.figs
+    figures = 0
+    for x in roots:
+        figures += len(figs[x])
+    if g.on_corners:  # a figure on a corner counts toward nobody's ownership
+        corner = g.R.FIG_CORNER
+        figures -= sum(1 for x in roots for e in figs[x] if e[1] in corner)
+    return roots, figures
+
+
+def options_for(g, o, cell, nbr, sup):
+    """The figures a player with supply `sup` may put on o placed at cell: Put(figure, local
+    feature) for each feature in turn and each figure in the order of the statements (SIDE_RULES),
+    then PutCorner(figure, feature, corner) for each figure `at corner` (CORNER_RULES, on the
+    corners runtime/corners.py finds ready).  `nbr`: the masks of occupied parts around the cell
+    (FIG_MASKS: each condition is asked with them and the feature's own parts), else the
+    neighbours' roots or None (each condition is asked with the features it would join)."""
+    R = g.R
+    out = []
+    masks = R.FIG_MASKS
+    side = R.SIDE_RULES
+    puts = R.PUTS
+    for first, _ in side:
+        if sup[first] > 0:  # some figure that stands on a feature is in supply
+            if masks:
+                for fi, gis, _, fmask in o.figfeats:
+                    for gi, may in side:
+                        if sup[gi] > 0 and gi in gis and may(g, o, fi, nbr, fmask):
+                            out.append(puts[gi][fi])
+            else:
+                for fi, gis, _, _ in o.figfeats:
+                    found = None
+                    for gi, may in side:
+                        if sup[gi] > 0 and gi in gis:
+                            if found is None:  # the features it would join, read where some figure may go
+                                found = joined(g, o, cell, fi, nbr)
+                            if may(g, o, cell, fi, *found):
+                                out.append(puts[gi][fi])
+            break
+    for gi, may in R.CORNER_RULES:
+        if sup[gi] > 0:
+            for corner, fi in g.corner_options(o, cell, R.FIG_KINDS[gi]):
+                if masks:
+                    ok = may(g, o, fi, nbr, o.fmasks[fi])
+                else:
+                    ok = may(g, o, cell, fi, *joined(g, o, cell, fi, nbr))
+                if ok:
+                    out.append(_move(PutCorner, (gi, fi, corner)))
+    return out
+
+
+def forbidden_by(g, o, cell, nbr, gi, fi):
+    """(condition, clause) of the first `forbid` that holds for figure gi on local feature fi of o
+    at cell (FORBID_RULES), or None.  `nbr`: the neighbours' roots (Board._neighbour_roots)."""
+    kind = o.feats[fi].kind
+    for fg, kinds, holds, src, clause in g.R.FORBID_RULES:
+        if fg == gi and kind in kinds and holds(g, o, cell, fi, *joined(g, o, cell, fi, nbr)):
+            return (src, clause)
+    return None
+
+
+def anywhere_for(g, r, sup):
+    """The figures a player with supply `sup` may put on the placed feature with root r
+    (ANYWHERE_RULES, in the order of the statements)."""
+    k = g.seg_kind[r]
+    return [gi for gi, may in g.R.ANYWHERE_RULES if sup[gi] > 0 and may(g, r, k)]
+
+
+def forbidden_at(g, r, gi):
+    """(condition, clause) of the first `forbid` that holds for figure gi on the placed feature with
+    root r (ANYWHERE_FORBIDS), or None."""
+    k = g.seg_kind[r]
+    for fg, kinds, holds, src, clause in g.R.ANYWHERE_FORBIDS:
+        if fg == gi and k in kinds and holds(g, r, k):
+            return (src, clause)
+    return None
 
 
 class Figures:
@@ -33,7 +125,7 @@ class Figures:
     def figure_options(self, o, cell, player=None):
         """(figure, local feature) pairs `player` (default: the current one) may put on o placed at cell."""
         p = self.current if player is None else player
-        return self.R.figure_options(self, o, cell, self._figure_context(cell), self.supply[p])
+        return options_for(self, o, cell, self._figure_context(cell), self.supply[p])
 
     def figure_refusal(self, o, cell, gi, fi, corner=None):
         """None if the current player may put figure gi on local feature fi of o at cell (on
@@ -63,7 +155,7 @@ class Figures:
         kind = o.feats[fi].kind
         if kind not in R.FIG_KINDS[gi]:
             return (f"{article(fname)} cannot stand on {article(R.KINDS[kind].name)}", on)
-        forbidden = R.figure_forbidden(self, o, cell, self._neighbour_roots(cell), gi, fi)
+        forbidden = forbidden_by(self, o, cell, self._neighbour_roots(cell), gi, fi)
         if forbidden is not None:
             src, clause = forbidden
             return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "
@@ -87,7 +179,7 @@ class Figures:
         p = self.current if player is None else player
         sup = self.supply[p]
         parent, seg_cell = self.parent, self.seg_cell
-        options = R.figure_options_at
+        options = anywhere_for
         out = []
         for s in self.anywhere_segs:  # the segments of those kinds, in the order they were placed
             if parent[s] == s:
@@ -121,7 +213,7 @@ class Figures:
             return (f"{article(fname)} cannot stand on {article(kind)}", R.ANYWHERE_AT[gi][0][2])
         if self.supply[self.current][gi] <= 0:
             return (f"no {fname} left in supply", supply)
-        forbidden = R.figure_forbidden_at(self, r, gi)
+        forbidden = forbidden_at(self, r, gi)
         if forbidden is not None:
             src, clause = forbidden
             return (f"{article(fname)} may not be placed on the {kind} at {at}: the rule "

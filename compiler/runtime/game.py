@@ -12,9 +12,10 @@ import random
 
 from .bag import Bag
 from .board import Board
-from .corners import Corners, cornered_codes
+from .corners import Corners
 from .errors import IllegalAction
 from .figures import Figures
+from .listing import tile_moves
 from .lookahead import Lookahead
 from .moves import (Capture, Discard, NotAMove, Pass, Place, PutAt, PutCorner, Ransom, Recall, SIEGE,
                     as_move)
@@ -127,70 +128,13 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         if self.drawn is None:
             return []
         R = self.R
-        tid = self.drawn
-        fits = R.FITS[tid]
-        check = R.PLACE_CHECKS[tid]
-        sup = self.supply[self.current]
-        any_fig = 0  # figures in supply, one bit each
-        for gi, n in enumerate(sup):
-            if n > 0:
-                any_fig |= 1 << gi
-        # after each placement (and its figures): each recall, then each figure on another tile
-        extra = self.recall_options() + (self.anywhere_options() if any_fig else [])
-        acts = []
-        append = acts.append
-        if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-            for cell, code in self.frontier.items():
-                rots = fits.get(code)
-                if rots is not None:
-                    for o in rots:
-                        append(_move(Place, (cell, o.rot, None)))
-        else:
-            options = R.figure_options
-            # the features around a cell: a mask, read for each cell where a figure may go; or the
-            # neighbours' roots, read by figure_options itself only where it needs them (once per cell)
-            masks = R.FIG_MASKS
-            occupied = self._occupied_parts
-            self._contexts = {}
-            # figures on corners (the barn) in supply: they may go only where a corner is ready
-            corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
-            side_figs = any_fig
-            for gi in R.FIG_CORNER:
-                side_figs &= ~(1 << gi)
-            cornered = cornered_codes(self.edge_base) if corner_kinds else ()
-            for cell, code in self.frontier.items():
-                rots = fits.get(code)
-                if rots is None:
-                    continue
-                nbr = None  # the mask of occupied parts around the cell, once a figure may go there
-                corners = None  # whether a corner figure in supply has a corner ready at the cell
-                for o in rots:
-                    if check is not None and check(self, o, cell) is not None:
-                        continue
-                    rot = o.rot
-                    append(_move(Place, (cell, rot, None)))
-                    may = any_fig & o.figmask
-                    if may and not may & side_figs:  # only corner figures could go on this tile
-                        if corners is None:
-                            corners = False
-                            if code in cornered:
-                                for kinds in corner_kinds:
-                                    if self._ready_corners(cell, kinds):
-                                        corners = True
-                        may = corners
-                    if may:
-                        if nbr is None and masks:
-                            nbr = occupied(cell)
-                        for fig in options(self, o, cell, nbr, sup):
-                            append(_move(Place, (cell, rot, fig)))
-                    if extra:
-                        acts.extend([_move(Place, (cell, rot, e)) for e in extra])
-        if not acts and R.DISCARD:
-            acts = [_DISCARD]
-        if R.RANSOM is not None:
-            acts.extend(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
-        self._listed = (self.turn, tid, acts)  # apply_action need not check these again
-        return list(acts)
+        acts = tile_moves(self)
+        if not acts.placed and R.DISCARD:
+            acts.end_with([_DISCARD] + self.ransom_options() if R.RANSOM is not None else [_DISCARD])
+        elif R.RANSOM is not None:
+            acts.end_with(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
+        self._listed = (self.turn, self.drawn, acts)  # apply_action need not check these again
+        return acts
 
     def orientation(self, rot, tid=None):
         """Tile type `tid` (default: the drawn tile) turned by `rot` degrees."""
@@ -200,7 +144,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def _was_listed(self, action):
         """Whether `action` is one that legal_actions listed for this very state (same turn, same tile)."""
         listed = self._listed
-        return listed is not None and listed[0] == self.turn and listed[1] == self.drawn and action in listed[2]
+        return (listed is not None and listed[0] == self.turn and listed[1] == self.drawn
+                and (action is getattr(listed[2], "last", None) or action in listed[2]))
 
     def apply_action(self, action):
         """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
@@ -284,7 +229,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def _apply_place(self, action, checked):
         R = self.R
         cell, rot, fig = action
-        if rot not in (0, 90, 180, 270) or type(rot) is not int:
+        if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
             raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
         o = R.ORIENT[self.drawn][rot // 90]
         why = None if checked else self.why_not_placed(o, cell)

@@ -9,8 +9,9 @@ on every bundled module).
 """
 from __future__ import annotations
 
+from .classes import Classes
 from .geometry import AROUND, DX, DY, OPP
-from .moves import Capture, Place, Put, PutAt, Recall, as_move
+from .moves import Place, PutAt, Recall, as_move
 
 _CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
 
@@ -22,8 +23,9 @@ def _closing(o, closed):
     return spec
 
 
-class Lookahead:
-    """Mixin of Game.  Owns nothing: `completes` changes the board and puts it back."""
+class Lookahead(Classes):
+    """Mixin of Game.  Owns nothing: `completes` changes the board and puts it back.  Which moves
+    change the values alike (`score_classes`) is runtime/classes.py's."""
 
     def standing_points(self):
         """Per player, what stands now is worth by the rules' own terms, beside the score: a figure
@@ -55,110 +57,6 @@ class Lookahead:
                         v = n * price(self)
                         out[h] += v
                         out[o] -= v
-        return out
-
-    def score_classes(self, actions):
-        """For the actions `legal_actions` listed now, one entry each: None when applying it certainly
-        leaves every score as it is (as `scores_may_change` says), else a key; actions with equal keys
-        change every score alike, so a player that tries moves need try only one of each key.
-
-        None also means that what stands by the rules (`standing_points`: outposts, prisoners) is
-        unchanged.  Equal keys: a tile placement with no figure and the same placement with a figure
-        on a feature it does not complete, when the rules read without placing the tile how it
-        completes (QUICK_COMPLETE), there is no `score ... join`, and putting that figure starts
-        nothing of its own (no `score ... put`, no capture, no outpost): the figure then stands on a
-        feature that is not scored this turn (or, put on another placed tile, on a feature of a kind
-        no `complete` rule completes).  Placements that complete nothing and put a figure
-        that starts something share a key with the others that start the same: a figure that may
-        send one more to an outpost, by figure and feature kind (what the outpost decision offers
-        depends on nothing else); a floor put on another placed tile's tower, by that put (its
-        captures do not depend on the tile, which carries no figure).  Every other action is its
-        own key."""
-        if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
-            return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
-        if self.pending is not None or not any(self.decks) or not actions or type(actions[0]) is not Place:
-            return list(actions)  # captures, passes, decisions, the discard; or the last tile
-        R = self.R
-        twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
-        scored = {g for _, g in R.SCORE_PUT}  # a put that scores at once
-        captors = set(R.CAPTURES)  # a put that opens a capture
-        outpost_figs = {g for r in R.OUTPOST_PUTS for g in r[0]}  # a put that may send one more to an outpost
-        plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
-        near = {}
-        done = {}
-        out = []
-        for a in actions:
-            if type(a) is not Place:
-                out.append(a)  # a ransom
-                continue
-            cell, rot, fig = a
-            ft = type(fig)
-            if fig is not None and (ft is Recall or fig.figure in scored or (ft is Put and fig.figure in captors)):
-                out.append(a)  # a recall scores; a figure that scores as it is put; a capture from this tile
-                continue
-            if fig is None:
-                n = near.get(cell)
-                if n is None:
-                    n = near[cell] = self._figures_near(cell)
-                if not n:
-                    out.append(None)
-                    continue
-            c = done.get((cell, rot))
-            if c is None:
-                c = done[(cell, rot)] = self._completion(cell, rot)
-            if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
-                if fig is None or fig.figure not in plain:
-                    out.append(None)
-                elif fig.figure in captors:  # on another placed tile: its captures do not depend on this tile
-                    out.append(("capture", fig))
-                elif ft is PutAt:  # the outpost decision that follows: by figure and kind
-                    out.append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
-                else:
-                    out.append(("outpost", fig.figure, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
-            elif fig is None or (twins and fig.figure not in plain and (
-                    (ft is Put and fig.feature not in c[1])
-                    # on another tile, on a feature no `complete` rule ever completes (a tower's top)
-                    or (ft is PutAt and self.seg_kind[self.find(fig.segment)] not in R.COMPLETE))):
-                out.append((cell, rot))
-            else:
-                out.append(a)
-        return out
-
-    def _capture_classes(self, actions):
-        """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
-        same figure back in an exchange, change the scores and the prisoners alike when the feature
-        it stands on is not scored this turn (the tile's scoring follows the decision); the pass
-        and every other capture are their own keys."""
-        finishing = self._finishing()
-        out = []
-        for a in actions:
-            if type(a) is Capture and self.find(a.segment) not in finishing:
-                out.append(("captive", a.owner, a.figure, a.back))
-            else:
-                out.append(a)
-        return out
-
-    def _finishing(self):
-        """The roots of the features the pending placement will complete when its turn is scored
-        (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
-        cell, touched = self.pending[1], self.pending[2]
-        x, y = cell
-        cands = set(self.find(r) for r in touched)
-        board = self.board
-        for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
-            if nb is not None:
-                for i in nb[0].centre:
-                    cands.add(self.find(nb[1] + i))
-        complete = self.R.COMPLETE
-        done = self.done
-        seg_kind = self.seg_kind
-        out = set()
-        for r in cands:
-            if not done[r]:
-                test = complete.get(seg_kind[r])
-                if test is not None and test(self, r):
-                    out.add(r)
         return out
 
     def scores_may_change(self, action, cache=None):
@@ -317,6 +215,44 @@ class Lookahead:
         feature (by the rules' `complete` conditions, after its `on place` state changes) or join
         figures a `join` rule scores.  The tile is placed, the candidates tested, and everything
         placing it changed is put back."""
+        return self._with_tile(cell, rot, lambda o, touched, joins: self._completes_placed(cell, touched, joins))
+
+    def _completes_placed(self, cell, touched, joins):
+        if len(self.joins) > joins:
+            return True
+        x, y = cell
+        board = self.board
+        cands = set(touched)
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                no, nbase = nb
+                for i in no.centre:
+                    cands.add(self.find(nbase + i))
+        seg_kind = self.seg_kind
+        complete = self.R.COMPLETE
+        done = self.done
+        for r in cands:
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    return True
+        return False
+
+    def _range_on_tile(self, cell, rot, gi, feature, range_fn):
+        """The range a `capture` rule gives the drawn tile's feature `feature` with figure gi put on
+        it, the tile placed at `cell` turned `rot` (and taken back)."""
+        def ask(o, touched, joins):
+            seg = self.board[cell][1] + feature
+            r = self.find(seg)
+            self.figs[r] = self.figs[r] + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+            return range_fn(self, r)
+        return self._with_tile(cell, rot, ask)
+
+    def _with_tile(self, cell, rot, ask):
+        """`ask(o, touched, joins)` with the drawn tile placed at `cell` turned `rot` (after its `on
+        place` state changes; `touched`, the roots it touches; `joins`, the joins noted before it);
+        then everything placing it changed is put back, the order of the board's cells too."""
         R = self.R
         o = R.ORIENT[self.drawn][rot // 90 % 4]
         x, y = cell
@@ -344,23 +280,7 @@ class Lookahead:
             for name_i, val in R.on_place(self, o, cell):
                 self.st[name_i] = val
             touched = self._place(o, cell)
-            if len(self.joins) > joins:
-                return True
-            cands = set(touched)
-            for dx, dy in AROUND:
-                nb = board.get((x + dx, y + dy))
-                if nb is not None:
-                    no, nbase = nb
-                    for i in no.centre:
-                        cands.add(self.find(nbase + i))
-            seg_kind = self.seg_kind
-            complete = R.COMPLETE
-            for r in cands:
-                if not done[r]:
-                    test = complete.get(seg_kind[r])
-                    if test is not None and test(self, r):
-                        return True
-            return False
+            return ask(o, touched, joins)
         finally:
             parent[:] = keep_parent
             for lst in (self.seg_kind, self.seg_cell, *lists):

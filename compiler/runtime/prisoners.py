@@ -66,16 +66,16 @@ class Prisoners:
             return []
         p, _, _, (tx, ty), h, _, kinds = self.pending
         out = []
-        for r, figs in enumerate(self.figs):
-            if not figs:
-                continue
+        seg_cell = self.seg_cell
+        exchange = self.R.EXCHANGE
+        for figs in filter(None, self.figs):  # the features with figures on them
             for q, fgi, seg in figs:
                 if fgi not in kinds:
                     continue
-                x, y = self.seg_cell[seg]
+                x, y = seg_cell[seg]
                 if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
                     continue
-                backs = sorted(set(self.held[q][p])) if self.R.EXCHANGE and q != p else []
+                backs = sorted(set(self.held[q][p])) if exchange and q != p else []
                 if backs:
                     out.extend(Capture(q, fgi, seg, b) for b in backs)
                 else:

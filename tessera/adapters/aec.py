@@ -17,7 +17,10 @@ from compiler.replay import engine_for
 
 class ScoreEnv(AECEnv):
     """A subclass makes `self.codec` and `self.observer`, then calls `_agents(players, obs)`; it
-    writes `observe` and `_render_text`."""
+    writes `observe` and `_render_text`, and sets `mask_in_info` False when its observation is a
+    dict that holds the mask itself."""
+
+    mask_in_info = True
 
     def __init__(self, rules, players: int, search, render_mode: str | None):
         super().__init__()
@@ -74,6 +77,12 @@ class ScoreEnv(AECEnv):
         if self.agent_selection == agent and not self.game.is_terminal():
             mask[list(self._legal)] = 1
         return mask
+
+    def last(self, observe=True):
+        if self.mask_in_info:  # the mask of the agent to act, where PettingZoo's tests and wrappers look for it
+            agent = self.agent_selection
+            self.infos[agent] = {**self.infos.get(agent, {}), "action_mask": self.action_mask(agent)}
+        return super().last(observe)
 
     def step(self, action):
         agent = self.agent_selection

@@ -5,14 +5,15 @@
     e.reset(seed=1)
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
-        action = None if terminated else e.action_space(agent).sample(obs["action_mask"])
+        action = None if terminated else e.action_space(agent).sample(info["action_mask"])
         e.step(action)
 
 Actions are the stable numbers of `compiler.actions.ActionCodec` (`Discrete(size)`);
-the observation is `{"observation": float32 vector (tessera.adapters.observation),
-"action_mask": int8 vector}`, or with `observation="planes"` a float32 array (C, H, W)
-in a `Box` (`Observer.set_planes`) with the mask in `infos[agent]["action_mask"]`
-(what `last()` answers as its info) and `env.action_mask(agent)`.  A step's reward is each player's score change, so an
+the observation is a float32 array (C, H, W) in a `Box` (`Observer.set_planes`) with the
+mask in `infos[agent]["action_mask"]` (what `last()` answers as its info) and
+`env.action_mask(agent)`; with `observation="dict"` it is the older `{"observation": float32
+vector (tessera.adapters.observation), "action_mask": int8 vector}` (PettingZoo's `api_test`
+then warns that it is not a NumPy array in a standard space).  A step's reward is each player's score change, so an
 agent's rewards add up to its final score.  Needs the `rl` extra.
 """
 from __future__ import annotations
@@ -33,13 +34,13 @@ class TesseraEnv(ScoreEnv):
     metadata = {"name": "tessera_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, rules=("base",), players: int = 2, radius: int | None = None, view: int | None = None,
-                 search=(), render_mode: str | None = None, observation: str = "dict"):
+                 search=(), render_mode: str | None = None, observation: str = "planes"):
         super().__init__(rules, players, search, render_mode)
         self.codec = ActionCodec(self.engine, radius)
         self.observer = Observer(self.codec, players, view)
         if observation not in ("dict", "planes"):
-            raise ValueError(f"observation {observation!r}: 'dict' (flat vector and mask) or 'planes'")
-        self.planes = observation == "planes"
+            raise ValueError(f"observation {observation!r}: 'planes' (the default) or 'dict' (flat vector and mask)")
+        self.planes = self.mask_in_info = observation == "planes"
         if self.planes:  # a standard Box of planes; the mask goes in the info (infos[agent]["action_mask"])
             obs = spaces.Box(0.0, self.observer.planes_high(), dtype=np.float32)
         else:
@@ -54,12 +55,6 @@ class TesseraEnv(ScoreEnv):
         if self.planes:
             return self.observer.set_planes(self.game, p)
         return {"observation": self.observer.set_from(self.game, p).copy(), "action_mask": self.action_mask(agent)}
-
-    def last(self, observe=True):
-        if self.planes:  # the mask of the agent to act, where PettingZoo's tests and wrappers look for it
-            agent = self.agent_selection
-            self.infos[agent] = {**self.infos.get(agent, {}), "action_mask": self.action_mask(agent)}
-        return super().last(observe)
 
     def _render_text(self, g, scores: str) -> str:
         if g.is_terminal():

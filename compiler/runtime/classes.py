@@ -1,0 +1,391 @@
+"""Classes of moves: which of the moves listed now change the values alike (`score_classes`).
+
+Players that try moves (the greedy agent, compiler/agents.py) try one move of each class: the
+board says, without making a move, when two moves change every score, what stands by the rules
+(`standing_points`) and the same player's next decision alike -- by what the tile completes
+(runtime/lookahead.py), what a figure's putting starts (a capture, an outpost decision), and
+where the figures that may be captured stand; and when a move's change is the sum of its bare
+placement's and of the decision its figure opens (a *sum* key).  Tests/test_lookahead.py holds
+every class to trying its moves, on every bundled module.
+"""
+from __future__ import annotations
+
+from .geometry import AROUND, DX, DY, OPP
+from .moves import Capture, Pass, Place, Put, PutAt, Recall
+
+
+class Classes:
+    """Mixin of Game (through Lookahead).  Owns nothing: it reads the board, and a floor's range
+    with the floor put for a moment (`_range_with`)."""
+
+    def score_classes(self, actions):
+        """For the actions `legal_actions` listed now, one entry each: None when applying it certainly
+        leaves every score as it is (as `scores_may_change` says), else a key; actions with equal keys
+        change every score alike, so a player that tries moves need try only one of each key.
+
+        None also means that what stands by the rules (`standing_points`: outposts, prisoners) is
+        unchanged.  Equal keys: a tile placement with no figure and the same placement with a figure
+        on a feature it does not complete, when the rules read without placing the tile how it
+        completes (QUICK_COMPLETE), there is no `score ... join`, and putting that figure starts
+        nothing of its own (no `score ... put`, no capture, no outpost): the figure then stands on a
+        feature that is not scored this turn (or, put on another placed tile, on a feature of a kind
+        no `complete` rule completes).  Placements that complete nothing and put a figure
+        that starts something share a key with the others that start the same: a figure that may
+        send one more to an outpost, by figure and feature kind (what the outpost decision offers
+        depends on nothing else); a floor put on another placed tile's tower, by that put (its
+        captures do not depend on the tile, which carries no figure).  Every other action is its
+        own key."""
+        if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
+            return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
+        if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
+            return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
+        if self.pending is not None or not actions or type(actions[0]) is not Place:
+            return list(actions)  # captures, passes, decisions, the discard
+        if not any(self.decks):
+            return self._last_classes(actions)  # the last tile, after which the game is scored
+        R = self.R
+        twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
+        scored = {g for _, g in R.SCORE_PUT}  # a put that scores at once
+        captors = set(R.CAPTURES)  # a put that opens a capture
+        outpost_figs = {g for r in R.OUTPOST_PUTS for g in r[0]}  # a put that may send one more to an outpost
+        plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
+        only_captors = captors - scored - outpost_figs  # figures whose putting starts a capture and nothing else
+        complete = R.COMPLETE
+        only_outposts = outpost_figs - scored - captors  # figures whose putting may only send one more to an outpost
+        # a placement's change may be the sum of the tile's and what follows its figure's putting: when
+        # completions are read from the board and no decision of the same player follows the turn's scoring
+        # (a tile drawn next whose siege symbols move figures would add what it does to both)
+        # (nor a ransom decision after the turn's scoring: the player has no prisoner to buy back)
+        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in self.held))
+        near = {}
+        done = {}
+        memo = {}  # what `_captures_nothing` read of this state
+        at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
+        out = []
+        append = out.append
+        pcell = prot = None  # legal_actions lists a placement's actions together: read the tile once for them
+        n = c = None
+        for a in actions:
+            if type(a) is not Place:
+                append(a)  # a ransom
+                continue
+            cell, rot, fig = a
+            if rot != prot or cell != pcell:
+                if cell != pcell:
+                    n = near.get(cell)
+                pcell, prot = cell, rot
+                c = done.get((cell, rot))
+            if fig is None:
+                if n is None:
+                    n = near[cell] = self._figures_near(cell)
+                if not n:
+                    append(None)
+                    continue
+                if c is None:
+                    c = done[(cell, rot)] = self._completion(cell, rot)
+                append((cell, rot) if c[0] else None)
+                continue
+            ft = type(fig)
+            if ft is PutAt:
+                info = at_info.get(fig)
+                if info is None:
+                    gi = fig.figure
+                    # (it scores as it is put, it starts something: True, False or None when only the tile
+                    # can make its capture possible, it may share the tile's key when the tile completes)
+                    info = at_info[fig] = (gi in scored, gi in plain, self.seg_kind[self.find(fig.segment)] not in complete, None)
+                    if info[1] and gi in only_captors:
+                        free = self._captures_nothing(fig, None, None, memo)
+                        # the cells within one of the feature's: a tile there may change its range
+                        info = at_info[fig] = (info[0], None if free is None else not free, info[2],
+                                               {(cx + dx, cy + dy) for cx, cy in self.cells[self.find(fig.segment)]
+                                                for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
+                scores_put, starts, unc, beside = info
+                if scores_put:
+                    append(a)  # a figure that scores as it is put
+                    continue
+                if starts is None:  # it captures nothing unless the tile changes the range (`_captures_nothing`)
+                    starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo)
+                if unc:  # on a feature no `complete` rule completes (a tower)
+                    if n is None:
+                        n = near[cell] = self._figures_near(cell)
+                    if not n:  # the tile alone changes no score: only what the figure's putting starts counts
+                        if not starts:
+                            append(None)
+                            continue
+                        if fig.figure in captors:  # its captures do not depend on this tile
+                            append(("capture", fig))
+                            continue
+                if c is None:
+                    c = done[(cell, rot)] = self._completion(cell, rot)
+                if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
+                    if not starts:
+                        append(None)
+                    elif fig.figure in captors:  # its captures do not depend on this tile
+                        append(("capture", fig))
+                    else:  # the outpost decision that follows: by figure and kind
+                        append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
+                # on another tile, on a feature no `complete` rule ever completes (a tower's top)
+                elif twins and not starts and unc:
+                    append((cell, rot))
+                elif sums and starts and unc and fig.figure in only_captors and not cell in beside \
+                        and self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo) \
+                        and self._capture_apart(fig, cell, memo):
+                    # the tile scores what it completes, as alone, and no figure in the range stands on
+                    # a feature it scores: the change is the tile's plus that of the capture decision
+                    # (no ransom can follow: the player has no prisoner to buy back)
+                    append(("sum", (cell, rot), Place(cell, rot, None), ("capture", fig)))
+                else:
+                    append(a)
+                continue
+            gi = fig.figure
+            starts = gi in plain
+            if starts and gi in only_captors and ft is Put and self._captures_nothing(fig, cell, rot, memo):
+                starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
+            if ft is Recall or gi in scored:
+                append(a)  # a recall scores; a figure that scores as it is put
+                continue
+            if ft is Put and starts and gi in captors:  # a capture from this tile
+                append(self._capture_here_key(a, done, memo))
+                c = done.get((cell, rot))
+                continue
+            if c is None:
+                c = done[(cell, rot)] = self._completion(cell, rot)
+            if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
+                if not starts:
+                    append(None)
+                elif gi in captors:
+                    append(("capture", fig))
+                else:  # the outpost decision that follows: by figure and kind
+                    append(("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
+            elif twins and not starts and ft is Put and fig.feature not in c[1]:
+                append((cell, rot))
+            elif sums and ft is Put and gi in only_outposts and fig.feature not in c[1]:
+                # the tile scores what it completes, as alone; the figure stands on a feature not scored
+                # this turn, and the outpost decision that follows is the one a placement that completes
+                # nothing opens (by figure and kind): the change is the sum of those two changes
+                okey = ("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature])
+                if n is None:
+                    n = near[cell] = self._figures_near(cell)
+                append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
+            else:
+                append(a)
+        return out
+
+    def _next_draw_quiet(self):
+        """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, or no siege
+        symbol on that tile: SIEGE-ADVANCE-1)."""
+        if not self._siege or not getattr(self, "_draw_rules", None):
+            return True
+        for d in self.decks:
+            if d:
+                return not self.R.TILES[d[-1]].symbols
+        return True
+
+    def _last_classes(self, actions):
+        """The last tile (BASE-END-1: the game is scored once it is placed): each placement is its own
+        key, and shares it with the same placement putting a figure that no rule ever scores where it
+        stands -- on a feature of a kind with no `complete` and no end scoring (`score KIND end`, nor a
+        `by` rule), the figure starting nothing of its own (no `score ... put`, no outpost, no capture:
+        `_captures_nothing`), and no outposts to counterattack at the end.  Every other action is its
+        own key."""
+        R = self.R
+        if R.TRACKS or R.SCORE_BY:
+            return list(actions)
+        starters = {g for _, g in R.SCORE_PUT} | {g for r in R.OUTPOST_PUTS for g in r[0]}
+        captors = R.CAPTURES
+        unscored = {k for k in range(len(R.KINDS)) if k not in R.COMPLETE and k not in R.SCORE_END}
+        memo = {}
+        out = []
+        for a in actions:
+            if type(a) is not Place:
+                out.append(a)  # a ransom
+                continue
+            cell, rot, fig = a
+            if fig is None:
+                out.append(("last", cell, rot))
+                continue
+            ft = type(fig)
+            if ft is Put:
+                kind = R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]
+            elif ft is PutAt:
+                kind = self.seg_kind[self.find(fig.segment)]
+            else:
+                out.append(a)  # a recall, a figure on a corner
+                continue
+            gi = fig.figure
+            if kind in unscored and gi not in starters and (gi not in captors or self._captures_nothing(fig, cell, rot, memo)):
+                out.append(("last", cell, rot))
+            else:
+                out.append(a)
+        return out
+
+    def _capture_here_key(self, a, done, memo):
+        """The key of a figure whose putting opens a capture, put on the drawn tile's centre feature (a
+        floor on a tower tile): when the tile completes nothing and its `on place` rules change no
+        state, every rotation of the tile at that cell gives the feature the same quantities (one tile,
+        no sides, the same neighbours), so the same range and the same captures follow, and nothing
+        is scored this turn: one key for them all.  Else the action's own key."""
+        cell, rot, fig = a
+        o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+        if fig.feature not in o.centre:
+            return a
+        c = done.get((cell, rot))
+        if c is None:
+            c = done[(cell, rot)] = self._completion(cell, rot)
+        if c[0] or not self._state_kept(cell, rot, o, memo):
+            return a
+        return ("capture here", cell, fig.figure, fig.feature)
+
+    def _state_kept(self, cell, rot, o, memo):
+        """Whether the tile's `on place` rules, at `cell` turned `rot`, leave every state as it is."""
+        key = ("st", cell, rot)
+        same = memo.get(key)
+        if same is None:
+            st = self.st
+            same = memo[key] = all(st[i] == v for i, v in self.R.on_place(self, o, cell))
+        return same
+
+    def _captures_nothing(self, fig, cell, rot, memo):
+        """Whether putting `fig` (a figure a `capture` rule names: the Tower's floor) with the drawn tile
+        at `cell` turned `rot` certainly opens no capture decision (TOWER-CAPTURE-1), read from the board
+        without placing the tile: no figure of the kinds it may capture stands in line with the
+        feature's tile at any distance; or, on another placed tile's feature (PutAt) that the tile
+        neither joins nor stands beside (so its quantities stay as they are) when the tile's `on place`
+        rules change no state, none stands in line within the range the rule gives that feature with
+        the figure on it (TOWER-CAPTURE-2).  The tile itself carries no figure that may be captured (it
+        carries this one).  `memo`, a dict the caller keeps for this very state."""
+        gi = fig.figure
+        kinds, range_fn = self.R.CAPTURES[gi][:2]
+        spots = memo.get(kinds)
+        if spots is None:  # where the figures that may be captured stand: (x, y) each, rows, columns
+            seg_cell = self.seg_cell
+            at = [seg_cell[seg] + (seg,) for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
+            spots = memo[kinds] = (at, {y for _, y, _ in at}, {x for x, _, _ in at})
+        at, ys, xs = spots
+        if type(fig) is not PutAt:  # on the drawn tile: its new feature's range, read with the tile placed
+            tx, ty = cell
+            if ty not in ys and tx not in xs:
+                return True
+            o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+            if fig.feature not in o.centre or not self._state_kept(cell, rot, o, memo):
+                return False
+            key = ("new range", cell, gi, fig.feature)  # one tile, no sides: the same in every rotation
+            free = memo.get(key)
+            if free is None:
+                h = self._range_on_tile(cell, rot, gi, fig.feature, range_fn)
+                free = memo[key] = not any((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)
+                                           for x, y, _ in at)
+            return free
+        seg = fig.segment
+        tx, ty = self.seg_cell[seg]
+        if ty not in ys and tx not in xs:
+            return True
+        r = self.find(seg)
+        if cell is None:  # whatever the tile: True, False, or None when it depends on the tile
+            return None if self._range_free(gi, seg, r, range_fn, at, tx, ty, memo) else False
+        x, y = cell
+        if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
+            return False  # the tile may join the feature or stand among its neighbours
+        if not self._state_kept(cell, rot, self.R.ORIENT[self.drawn][rot // 90 % 4], memo):
+            return False
+        return self._range_free(gi, seg, r, range_fn, at, tx, ty, memo)
+
+    def _range_free(self, gi, seg, r, range_fn, at, tx, ty, memo):
+        """Whether no figure at `at` stands in line within the range the capture rule of figure gi
+        gives feature r (of segment seg, at tx, ty) with that figure put on it, the board as it is."""
+        key = ("range", gi, seg)
+        free = memo.get(key)
+        if free is None:
+            h = self._range_with(gi, seg, r, range_fn)
+            inside = memo[("inside", gi, seg)] = {
+                self.find(s) for x, y, s in at if (x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)}
+            free = memo[key] = not inside
+        return free
+
+    def _range_with(self, gi, seg, r, range_fn):
+        """The range the capture rule of figure gi gives feature r with that figure put on segment seg."""
+        figs = self.figs
+        keep = figs[r]
+        figs[r] = keep + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+        try:
+            return range_fn(self, r)
+        finally:
+            figs[r] = keep
+
+    def _capture_apart(self, fig, cell, memo):
+        """Whether no figure that putting `fig` on another placed tile (PutAt) may capture stands on a
+        feature a tile at `cell` joins, or on a centre feature around it (`_range_free` was asked
+        first and found some in range): the tile's completions and the capture then change the values
+        apart, each as it would alone."""
+        inside = memo.get(("inside", fig.figure, fig.segment))
+        if inside is None:
+            return False
+        touch = memo.get(("touch", cell))
+        if touch is None:
+            touch = memo[("touch", cell)] = self._roots_near(cell)
+        return not (inside & touch)
+
+    def _roots_near(self, cell):
+        """The roots of the features a tile at `cell` would join, and of the centre features around it."""
+        x, y = cell
+        board = self.board
+        find = self.find
+        out = set()
+        for d in range(4):
+            nb = board.get((x + DX[d], y + DY[d]))
+            if nb is not None:
+                o, base = nb
+                for p in o.parts[OPP[d]]:
+                    if p >= 0:
+                        out.add(find(base + p))
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                o, base = nb
+                for i in o.centre:
+                    out.add(find(base + i))
+        return out
+
+    def _capture_classes(self, actions):
+        """The capture decision (TOWER-CAPTURE-1): captures of the same owner's same figure, with the
+        same figure back in an exchange, change the scores and the prisoners alike when the feature
+        it stands on is not scored this turn (the tile's scoring follows the decision); the pass
+        changes no score when the turn's scoring that follows it scores nothing (the tile completes
+        nothing, no `score ... put` waits, no outpost row was filled, the next tile drawn plays
+        nothing); every other move is its own key."""
+        finishing = self._finishing()
+        quiet_pass = not finishing and not self.filled and not (self._put_after and self.R.SCORE_PUT) \
+            and self._next_draw_quiet()
+        out = []
+        for a in actions:
+            t = type(a)
+            if t is Capture and self.find(a.segment) not in finishing:
+                out.append(("captive", a.owner, a.figure, a.back))
+            elif t is Pass and quiet_pass:
+                out.append(None)
+            else:
+                out.append(a)
+        return out
+
+    def _finishing(self):
+        """The roots of the features the pending placement will complete when its turn is scored
+        (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
+        cell, touched = self.pending[1], self.pending[2]
+        x, y = cell
+        cands = set(self.find(r) for r in touched)
+        board = self.board
+        for dx, dy in AROUND:
+            nb = board.get((x + dx, y + dy))
+            if nb is not None:
+                for i in nb[0].centre:
+                    cands.add(self.find(nb[1] + i))
+        complete = self.R.COMPLETE
+        done = self.done
+        seg_kind = self.seg_kind
+        out = set()
+        for r in cands:
+            if not done[r]:
+                test = complete.get(seg_kind[r])
+                if test is not None and test(self, r):
+                    out.add(r)
+        return out

@@ -1,0 +1,220 @@
+"""Listing a turn's tile moves: every placement of the drawn tile and what may go with it.
+
+`Game.legal_actions` lists a turn's placements here.  The moves come in blocks, one per placement
+(cell, rotation) in the frontier's order: the tile alone, then each figure the rules' one legality
+predicate allows there (`figures.options_for`), then each move that goes with any placement (a recall,
+a figure on another tile).  `Moves` keeps those blocks and builds a move only when it is read, so
+a player that picks one of forty moves builds one `Place`, not forty; its length, its order and
+every item are those of the list the blocks stand for (`list(moves)`), so a choice by index
+(`moves[rng.randrange(len(moves))]`) picks the same move as before.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import compress
+from collections.abc import Sequence
+
+from .corners import cornered_codes
+from .figures import options_for
+from .moves import Place
+
+_move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+
+# options_for(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
+# parts (FIG_PURE, decided in lowering), per (orientation, masks, figures in supply, ready corners):
+# the same key always lists the same figures.  Emptied when it grows past _KEPT keys.
+_OPTIONS = {}
+_KEPT = 1 << 16
+
+
+class Moves(Sequence):
+    """The legal moves of one turn, read-only: blocks of placements, one per cell, then `tail`
+    (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, figures), lists for each
+    orientation o in turn the placement (cell, o.rot) with None, then each of its figures
+    (figures[k] for the k-th orientation; figures is None where no figure may go), then each of
+    `extra`; ends[b] is the index just after the block."""
+
+    __slots__ = ("blocks", "ends", "extra", "per", "tail", "n", "placed", "last")
+
+    def __init__(self, blocks, ends, extra, tail):
+        self.blocks = blocks
+        self.ends = ends
+        self.extra = extra
+        self.per = 1 + len(extra)  # moves of a placement besides its figures
+        self.tail = tail
+        self.placed = ends[-1] if ends else 0  # how many moves place the tile
+        self.n = self.placed + len(tail)
+        self.last = None  # the last placement read by index: apply_action knows it was listed
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if type(i) is not int:
+            if isinstance(i, slice):
+                return list(self)[i]
+            i = i.__index__()
+        if i < 0:
+            i += self.n
+        if i >= self.placed:
+            if i >= self.n or i < 0:
+                raise IndexError("move index out of range")
+            return self.tail[i - self.placed]
+        if i < 0:
+            raise IndexError("move index out of range")
+        b = bisect_right(self.ends, i)
+        j = i - (self.ends[b - 1] if b else 0)
+        cell, orients, figs = self.blocks[b]
+        per = self.per
+        if figs is None:
+            k, j = divmod(j, per)
+            got = ()
+        else:
+            k = 0
+            for got in figs:
+                size = per + len(got)
+                if j < size:
+                    break
+                j -= size
+                k += 1
+        if j == 0:
+            fig = None
+        else:
+            fig = got[j - 1] if j <= len(got) else self.extra[j - 1 - len(got)]
+        self.last = m = _move(Place, (cell, orients[k].rot, fig))
+        return m
+
+    def __iter__(self):
+        extra = self.extra
+        for cell, orients, figs in self.blocks:
+            for k, o in enumerate(orients):
+                rot = o.rot
+                yield _move(Place, (cell, rot, None))
+                if figs is not None:
+                    for fig in figs[k]:
+                        yield _move(Place, (cell, rot, fig))
+                for fig in extra:
+                    yield _move(Place, (cell, rot, fig))
+        yield from self.tail
+
+    def end_with(self, tail):
+        """The moves after the placements: a discard, ransoms."""
+        self.tail = tail
+        self.n = self.placed + len(tail)
+
+    def __contains__(self, a):
+        if type(a) is Place:  # its block, found by cell and rotation
+            cell, rot, fig = a
+            for c, orients, figs in self.blocks:
+                if c == cell:
+                    for k, o in enumerate(orients):
+                        if o.rot == rot:
+                            return fig is None or (figs is not None and fig in figs[k]) or fig in self.extra
+                    break
+            return a in self.tail
+        return any(a == m for m in self)
+
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple, Moves)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __add__(self, other):
+        return list(self) + list(other)
+
+    def __radd__(self, other):
+        return list(other) + list(self)
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+def tile_moves(g):
+    """The drawn tile's placements, with what may go with each, as `Moves` (no tail yet)."""
+    R = g.R
+    fits = R.FITS[g.drawn]
+    check = R.PLACE_CHECKS[g.drawn]
+    sup = g.supply[g.current]
+    any_fig = 0  # figures in supply, one bit each
+    for gi, n in enumerate(sup):
+        if n > 0:
+            any_fig |= 1 << gi
+    # after each placement (and its figures): each recall, then each figure on another tile
+    extra = g.recall_options() + (g.anywhere_options() if any_fig else [])
+    blocks = []
+    ends = []
+    add = blocks.append
+    end = ends.append
+    n = 0
+    if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
+        frontier = g.frontier
+        for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
+            found = fits[frontier[cell]]
+            n += len(found)
+            add((cell, found, None))
+            end(n)
+        return Moves(blocks, ends, extra, ())
+    options = options_for
+    # the features around a cell: a mask, read for each cell where a figure may go; or the
+    # neighbours' roots, read by options_for itself only where it needs them (once per cell)
+    masks = R.FIG_MASKS
+    occupied = g._occupied_parts
+    g._contexts = {}
+    # figures on corners (the barn) in supply: they may go only where a corner is ready
+    corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
+    side_figs = any_fig
+    for gi in R.FIG_CORNER:
+        side_figs &= ~(1 << gi)
+    cornered = cornered_codes(g.edge_base) if corner_kinds else ()
+    per = 1 + len(extra)  # moves of a placement besides its figures
+    kept = _OPTIONS if R.FIG_PURE else None
+    frontier = g.frontier
+    for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
+        code = frontier[cell]
+        found = fits[code]
+        if check is not None:
+            found = [o for o in found if check(g, o, cell) is None]
+            if not found:
+                continue
+        nbr = None  # the mask of occupied parts around the cell, once a figure may go there
+        corners = None  # whether a corner figure in supply has a corner ready at the cell
+        ready = None  # the corners ready at the cell for each corner figure in supply (FIG_PURE's key)
+        figs = []
+        for o in found:
+            may = any_fig & o.figmask
+            if may and not may & side_figs:  # only corner figures could go on this tile
+                if corners is None:
+                    corners = False
+                    if code in cornered:
+                        for kinds in corner_kinds:
+                            if g._ready_corners(cell, kinds):
+                                corners = True
+                may = corners
+            if may:
+                if nbr is None and masks:
+                    nbr = occupied(cell)
+                if kept is None:
+                    got = options(g, o, cell, nbr, sup)
+                else:
+                    if ready is None:
+                        ready = 0  # no corner ready (or no corner figure in supply)
+                        if code in cornered:
+                            rc = tuple([tuple(g._ready_corners(cell, kinds)) for kinds in corner_kinds])
+                            if any(rc):
+                                ready = rc
+                    key = (o, nbr, any_fig, ready)
+                    got = kept.get(key)
+                    if got is None:
+                        if len(kept) >= _KEPT:
+                            kept.clear()
+                        got = kept[key] = options(g, o, cell, nbr, sup)
+                n += per + len(got)
+                figs.append(got)
+            else:
+                n += per
+                figs.append(())
+        add((cell, found, figs))
+        end(n)
+    return Moves(blocks, ends, extra, ())
