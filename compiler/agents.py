@@ -1,4 +1,4 @@
-"""Players for simulated games: `random`, `greedy` and `mcts:N`.
+"""Players for simulated games: `random`, `greedy`, `mcts:N` and the skill ladder `ladder:K`.
 
 Every agent is written against the engine's public game API only --
 `legal_actions()`, `apply_action(a)`, `clone()`, `current_player()`,
@@ -22,36 +22,55 @@ the same on every run and in every process.
              player decides again is worth its best follow-up; ties: an action
              that puts a figure on the board first (a figure standing on a
              feature is points to come), then the engine's order of legal actions
-    mcts:N   Monte Carlo tree search with N playouts per move (information-set
-             MCTS over determinizations: each playout first reorders the
-             unseen tiles of the bag at random, since a player cannot see
-             them; selection by UCB1 with availability counts; random
-             playouts to the end; reward: the player's share of all points)
+    mcts:N   Monte Carlo search with N simulations per move (compiler/mcts.py):
+             information-set sampling of the bag's hidden order, a UCB1 bandit
+             widened in the order of a one-move prior, each simulation two
+             rounds of greedy play then the rules' value of the position (the
+             scores were the game to end now, plus `standing_points()`)
+    ladder:K the K-th rung of the skill ladder measured on base (docs/simulate.md):
+             `LADDER[K]`, each rung measured against the one below
 """
 from __future__ import annotations
 
-import math
 import random
 
-NAMES = ("random", "greedy", "mcts")
+from .mcts import MCTSAgent
+
+NAMES = ("random", "greedy", "mcts", "ladder")
 MCTS_MAX_PLAYOUTS = 100_000
+# the skill ladder (issue 27): random < greedy < mcts:N < mcts:4N on base, measured by bench/ladder.py
+# (docs/simulate.md: 100%, 83% and 55.5% of the games won against the rung below)
+LADDER = ("random", "greedy", "mcts:16", "mcts:64")
 
 
 class AgentSpecError(ValueError):
     """A player name on the command line that is not an agent."""
 
 
-def parse_spec(spec: str) -> tuple[str, int]:
-    """`random`, `greedy`, `mcts:200` -> (name, budget); budget 0 where there is none."""
+def canonical(spec: str) -> str:
+    """A player's name as it plays: `ladder:K` is the ladder's K-th rung (`ladder:2` -> `mcts:16`);
+    every other name is itself."""
     name, _, arg = spec.strip().partition(":")
+    if name != "ladder":
+        return spec.strip()
+    if not arg.isdigit() or not 0 <= int(arg) < len(LADDER):
+        raise AgentSpecError(f"the skill ladder has rungs 0 to {len(LADDER) - 1} ({', '.join(LADDER)}), "
+                             f"as in ladder:2 (got {spec!r})")
+    return LADDER[int(arg)]
+
+
+def parse_spec(spec: str) -> tuple[str, int]:
+    """`random`, `greedy`, `mcts:200`, `ladder:2` -> (name, budget); budget 0 where there is none."""
+    spec = canonical(spec)
+    name, _, arg = spec.partition(":")
     if name not in NAMES:
-        raise AgentSpecError(f"unknown player {spec!r}: use {', '.join(n if n != 'mcts' else 'mcts:N' for n in NAMES)}")
+        raise AgentSpecError(f"unknown player {spec!r}: use random, greedy, mcts:N or ladder:0 to ladder:{len(LADDER) - 1}")
     if name != "mcts":
         if arg:
             raise AgentSpecError(f"player {name!r} takes no budget (got {spec!r})")
         return name, 0
     if not arg.isdigit() or not 1 <= int(arg) <= MCTS_MAX_PLAYOUTS:
-        raise AgentSpecError(f"mcts needs a number of playouts per move from 1 to {MCTS_MAX_PLAYOUTS}, as in mcts:200 (got {spec!r})")
+        raise AgentSpecError(f"mcts needs a number of simulations per move from 1 to {MCTS_MAX_PLAYOUTS}, as in mcts:200 (got {spec!r})")
     return name, int(arg)
 
 
@@ -59,7 +78,7 @@ def parse_agents(text: str | None, players: int) -> list[str]:
     """`--agents greedy,random` -> one canonical spec per seat.  One name plays every seat."""
     if not text:
         return ["random"] * players
-    specs = [s.strip() for s in text.split(",")]
+    specs = [canonical(s) for s in text.split(",")]
     for s in specs:
         parse_spec(s)
     if len(specs) == 1:
@@ -67,6 +86,24 @@ def parse_agents(text: str | None, players: int) -> list[str]:
     if len(specs) != players:
         raise AgentSpecError(f"{len(specs)} players named in --agents for {players} seats: name one per seat, or one for all")
     return specs
+
+
+def strength(spec: str) -> tuple[int, int]:
+    """Where a player stands on the skill ladder: random < greedy < mcts:N < mcts:M for N < M (measured on
+    base for the ladder's rungs, docs/simulate.md; another budget is placed by its count of simulations)."""
+    name, budget = parse_spec(spec)
+    return {"random": 0, "greedy": 1, "mcts": 2}[name], budget
+
+
+def stronger(specs: list[str]) -> str | None:
+    """The strongest player of a game's seats when exactly one seat plays it and every other seat is a
+    weaker player (`strength`), else None (all alike, or the strongest in several seats)."""
+    if len(specs) < 2:
+        return None
+    top = max(specs, key=strength)
+    if sum(strength(s) == strength(top) for s in specs) != 1:
+        return None
+    return top
 
 
 def make_agent(spec: str, seed: int):
@@ -223,87 +260,3 @@ class GreedyAgent:
         if others:
             gain -= max(after[p] - before[p] for p in others)
         return gain
-
-
-class _Node:
-    __slots__ = ("player", "children", "visits", "reward", "avail")
-
-    def __init__(self, player: int):
-        self.player = player  # who made the move that leads here
-        self.children: dict = {}
-        self.visits = 0
-        self.reward = 0.0
-        self.avail = 0
-
-
-def _shares(scores: list[int]) -> list[float]:
-    total = sum(max(s, 0) for s in scores)
-    if total <= 0:
-        return [1 / len(scores)] * len(scores)
-    return [max(s, 0) / total for s in scores]
-
-
-class MCTSAgent:
-    """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012) with random playouts."""
-
-    C = 0.7  # exploration constant of UCB1 for rewards in [0, 1]
-
-    def __init__(self, seed: int, playouts: int):
-        self.rng = random.Random(seed)
-        self.playouts = playouts
-        self.name = f"mcts:{playouts}"
-
-    def choose(self, game, actions):
-        if len(actions) == 1:
-            return actions[0]
-        rng = self.rng
-        root = _Node(game.current_player())
-        for _ in range(self.playouts):
-            g = game.clone()
-            g.shuffle_bag(rng)  # determinize: one order of the tiles this player cannot see
-            node = root
-            path = []
-            acts = actions
-            while True:  # selection and expansion
-                if g.is_terminal():
-                    break
-                if acts is None:
-                    acts = g.legal_actions()
-                    if not acts:
-                        g.finish()
-                        break
-                player = g.current_player()
-                kids = node.children
-                untried = [a for a in acts if a not in kids]
-                for a in acts:
-                    k = kids.get(a)
-                    if k is not None:
-                        k.avail += 1
-                if untried:
-                    a = untried[rng.randrange(len(untried))]
-                    child = kids[a] = _Node(player)
-                    child.avail = 1
-                    g.apply_action(a)
-                    path.append(child)
-                    break
-                best, best_v = None, -1.0
-                for a in acts:
-                    k = kids[a]
-                    v = k.reward / k.visits + self.C * math.sqrt(math.log(k.avail) / k.visits)
-                    if v > best_v:
-                        best, best_v = a, v
-                g.apply_action(best)
-                node = kids[best]
-                path.append(node)
-                acts = None
-            while not g.is_terminal():  # random playout
-                acts = g.legal_actions()
-                if not acts:
-                    g.finish()
-                    break
-                g.apply_action(acts[rng.randrange(len(acts))])
-            shares = _shares(g.returns())
-            for n in path:
-                n.visits += 1
-                n.reward += shares[n.player]
-        return max(actions, key=lambda a: root.children[a].visits if a in root.children else -1)

@@ -445,9 +445,21 @@ class CodeGenerator:
                     out.append(f"('return', {_names(a[1])})")
                 elif a[0] == "remove":
                     out.append(f"('remove', {a[1]!r}, {_names(a[2])}, {a[3].name if a[3] else None})")
+                elif a[0] == "put":
+                    out.append(f"('put', {_names(a[1])})")
                 else:
                     out.append(repr(a))
             w(f"({event!r}, {idx!r}, {_tuple(out)}, {clause!r}),", span)
+        self.outdent()
+        w(")")
+        for cond, _, _, _ in s.round_rules:
+            if cond is not None:
+                self.function(cond)
+        self.comment("at the end of each round: (condition or None, figures whose prisoners go home, clause)")
+        w("ROUND_RULES = (")
+        self.indent()
+        for cond, figs, clause, span in s.round_rules:
+            w(f"({cond.name if cond else None}, {_names(figs)}, {clause!r}),", span)
         self.outdent()
         w(")")
 

@@ -241,6 +241,8 @@ class EngineSpec:
     # `on full|overflow|end|draw of TRACKS { ... }`: (event, track indices, actions, clause, span);
     # an action is ("score", Func) | ("return", figs) | ("catapult",) | ("remove", n, figs, Func | None) | ("put",)
     track_rules: list[tuple] = field(default_factory=list)
+    # `on round end [where C] { release FIGS }`: (condition Func | None, figures released, clause, span)
+    round_rules: list[tuple] = field(default_factory=list)
 
 
 _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES", "TILE_IDS", "TILE_CLAUSES",
@@ -251,7 +253,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
              "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "FIG_MASKS",
              "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
-             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "PUTS", "Put", "PutCorner"}
+             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "ROUND_RULES", "PUTS", "Put", "PutCorner"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -887,10 +889,20 @@ class Lowering:
                             n += 1
                         acts.append(("remove", c, figs(fs), fn))
                     case A.PutCatapult():
-                        acts.append(("put",))
+                        # `on draw of KINDS`: only a drawn tile showing a feature of one of them (() any)
+                        acts.append(("put", tuple(sorted((kind[k] for k in on.shows if k in kind),
+                                                         key=lambda c: c.value))))
             rules.append((on.event, tuple(order.index(t) for t in on.tracks if t in order), tuple(acts),
                           _first(on.cites), on.span))
-        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules)
+        rounds = []
+        for j, on in enumerate(rs.round_ons):
+            cond = None
+            if on.where is not None:
+                cond = self.func(f"round_end_{j}", "g", on, f"on round end where {_src(on.where)}", on.where,
+                                 self.game_scope())
+            released = tuple(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
+            rounds.append((cond, figs(released), _first(on.cites), on.span))
+        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules, round_rules=rounds)
 
     def _ons(self) -> dict:
         places, completes = [], []

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from . import stats
-from .agents import make_agent
+from .agents import make_agent, stronger
 from .turns import Recorder
 from .usage import count_events
 
@@ -45,6 +45,16 @@ def agent_seed(gseed: int, seat: int) -> int:
     import numpy as np
 
     return int(np.random.SeedSequence([gseed, AGENT_TAG], spawn_key=(seat,)).generate_state(1, np.uint64)[0])
+
+
+def seating(agents: list[str], i: int, rotate: bool) -> list[str]:
+    """Who plays each seat in game i: `agents` as given, or, with `rotate` (`--rotate-seats`), moved
+    i seats on (game 0 as given, game 1 with the last player first, ...), so that each player sits in
+    each seat equally often over every `players` games."""
+    if not rotate or not agents:
+        return list(agents)
+    k = i % len(agents)
+    return list(agents[-k:] + agents[:-k]) if k else list(agents)
 
 
 def play_one(eng, players: int, seed: int, agents: list[str] | None = None, record: bool = True):
@@ -103,7 +113,8 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
     for i in indices:
         gseed = game_seed(task["seed"], i)
         try:
-            g, rec = play_one(eng, players, gseed, task["agents"], record_dir is not None)
+            specs = seating(task["agents"], i, task.get("rotate", False))
+            g, rec = play_one(eng, players, gseed, specs, record_dir is not None)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             from .replay import raise_rule_failure
             raise_rule_failure(exc, f"in game {i} (seed {gseed})")
@@ -120,6 +131,8 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
         if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
             rows[-1]["winners"] = list(g.winners)
+        if task.get("rotate"):
+            rows[-1]["agents"] = specs  # who sat where in this game (--rotate-seats)
         rows[-1]["fired"] = count_events(g.events)  # rule usage: times each rule fired (compiler/usage.py)
         rows[-1].update(lead(g, rows[-1].get("winners")))
         if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
@@ -414,7 +427,8 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
 
 
 def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_dir: Path | None = None,
-             agents: list[str] | None = None, record_rules: list[str] | None = None, rule_set=None) -> Summary:
+             agents: list[str] | None = None, record_rules: list[str] | None = None, rule_set=None,
+             rotate: bool = False) -> Summary:
     """Serial simulation with an engine already loaded (tests, scripts): the same games as `run`
     (`rule_set`: the RuleSet the engine was compiled from, for rule usage by rule-file line).
     With `record_dir` and no `record_rules`, the rule files named are copied beside the records
@@ -430,7 +444,8 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
         specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
         record_rules = rule_paths_for(Path(record_dir), specs, [r for r in specs if not is_module_name(r)])
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,
-            "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules}
+            "record": str(record_dir) if record_dir is not None else None, "record_rules": record_rules,
+            "rotate": rotate}
     from .usage import catalogue
 
     return Summary(list(rules), players, seed, agents, play_chunk(task, list(range(games)), eng),
@@ -513,6 +528,49 @@ class Summary:
     def mean_of(self, key: str) -> float:
         """The mean per game of a per-game count (`counterattacks`, `attacks`, `removals`)."""
         return sum(r.get(key, 0) for r in self.rows) / max(self.games, 1)
+
+    @property
+    def rotated(self) -> bool:
+        """Whether the players moved seats from game to game (`--rotate-seats`)."""
+        return any("agents" in r for r in self.rows)
+
+    def seat_label(self, p: int) -> str:
+        """Who played seat p: its player, or `rotated` when the players moved seats."""
+        return "rotated" if self.rotated else self.agents[p]
+
+    # the stronger player's edge (issue 27): the one player stronger than every other (agents.stronger)
+    def edge_player(self) -> str | None:
+        return stronger(self.agents)
+
+    def _edge_seats(self) -> list[int]:
+        who = self.edge_player()
+        return [r.get("agents", self.agents).index(who) for r in self.rows]
+
+    def edge_won(self) -> list[int]:
+        """1 where the stronger player alone had the top score (where the rules break ties: alone won)."""
+        out = []
+        for r, p in zip(self.rows, self._edge_seats()):
+            if "winners" in r:
+                out.append(int(r["winners"] == [p]))
+            else:
+                top = max(r["scores"])
+                out.append(int(r["scores"][p] == top and r["scores"].count(top) == 1))
+        return out
+
+    def edge_lead(self) -> list[int]:
+        """The stronger player's score minus the best other player's, per game."""
+        return [r["scores"][p] - max(s for q, s in enumerate(r["scores"]) if q != p)
+                for r, p in zip(self.rows, self._edge_seats())]
+
+    def edge(self) -> dict | None:
+        """The stronger player's wins (alone on top) and lead over the best other, with intervals; None when
+        no one player is stronger than every other."""
+        who = self.edge_player()
+        if who is None:
+            return None
+        return {"player": who, "others": [a for a in self.agents if a != who],
+                "seats": "rotated" if self.rotated else "fixed",
+                "wins": stats.rate_ci(sum(self.edge_won()), self.games), "lead": stats.mean_ci(self.edge_lead())}
 
     def usage_catalogue(self):
         from .usage import Catalogue
@@ -607,7 +665,7 @@ class Summary:
         discards = stats.mean_ci([r["discards"] for r in self.rows])
         seats = []
         for p in range(self.players):
-            seats.append({"seat": p + 1, "agent": self.agents[p], "score": stats.mean_ci(self.scores(p)),
+            seats.append({"seat": p + 1, "agent": self.seat_label(p), "score": stats.mean_ci(self.scores(p)),
                           "wins": stats.rate_ci(sum(self.won(p)), n), "ties": stats.rate_ci(sum(self.tied(p)), n)})
         doc = {
             "games": n, "players": self.players, "seed": self.seed, "rules": self.rules, "agents": self.agents,
@@ -632,6 +690,7 @@ class Summary:
             doc.update(mean_counterattacks=self.mean_of("counterattacks"), mean_attacks=self.mean_of("attacks"),
                        mean_removals=self.mean_of("removals"))
         doc["balance"] = self.balance()
+        doc["edge"] = self.edge()
         doc["expansion_counts"] = self.expansion_counts()
         doc["rule_usage"] = self.rule_usage()
         doc["never_fired"] = self.never_fired()
@@ -658,9 +717,13 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
 
     row("mean score (all seats)", a.all_seats(), b.all_seats())
     for p in range(a.players):
-        row(f"score, seat {p + 1} ({a.agents[p]})", a.scores(p), b.scores(p))
+        row(f"score, seat {p + 1} ({a.seat_label(p)})", a.scores(p), b.scores(p))
     for p in range(a.players):
-        row(f"win rate, seat {p + 1} ({a.agents[p]})", a.won(p), b.won(p), "rate")
+        row(f"win rate, seat {p + 1} ({a.seat_label(p)})", a.won(p), b.won(p), "rate")
+    who = a.edge_player()
+    if who is not None:  # whether the rule change moves the stronger player's edge (issue 27)
+        row(f"edge: win rate of the stronger player ({who})", a.edge_won(), b.edge_won(), "rate")
+        row(f"edge: lead of the stronger player ({who}) over the best other", a.edge_lead(), b.edge_lead())
     if a.players > 1:
         row("tie rate (top score shared)", [max(a.tied(p)[i] for p in range(a.players)) for i in range(len(both))],
             [max(b.tied(p)[i] for p in range(b.players)) for i in range(len(both))], "rate")

@@ -121,7 +121,7 @@ class Recorder:
     def __call__(self, g, a) -> None:
         k = a.KIND
         if k == "catapult":
-            syms = list(g.R.TILES[g.drawn].symbols)
+            syms = [s for s, _ in g.draw_symbols()]  # the symbols whose catapults come
             chosen = self.siege.setdefault("catapult", [s if s != "any" else None for s in syms])
             chosen[chosen.index(None)] = g.R.TRACKS[a.track][0]
         elif k == "remove":
@@ -273,12 +273,20 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     """Play the drawn tile's siege symbols: a named symbol's catapult goes where it says (a record's
     `catapult` may repeat it, but never name another outpost); a "?" takes the record's choice;
     an attack's removals come from the record's `remove`, in turn (docs/records.md)."""
-    syms = list(getattr(R.TILES[g.drawn], "symbols", ()))
+    printed = list(getattr(R.TILES[g.drawn], "symbols", ()))
+    # the symbols whose catapults come: all printed ones, or none where an `on draw of KINDS` rule
+    # asks for a feature the tile does not show
+    syms = [s for s, _ in g.draw_symbols()]
     draw_clause = next((r[3] for r in R.TRACK_RULES if r[0] == "draw"), R.CLAUSE_FOLLOW)
     chosen = t.get("catapult")
     if chosen is not None:
         if not isinstance(chosen, list) or not all(isinstance(c, str) for c in chosen):
             raise RecordError(f"turn {i}: `catapult` must be a list of outpost names, one per siege symbol")
+        if len(chosen) != len(syms) and len(syms) < len(printed):
+            _illegal(g, f"tile {t['tile']} shows {len(printed)} siege symbol{'s' if len(printed) != 1 else ''}, "
+                        f"but the rules' `on draw` brings {len(syms) or 'no'} catapult{'s' if len(syms) != 1 else ''} "
+                        f"for it (it shows none of the kinds the rule asks for), and `catapult` names {len(chosen)} "
+                        f"outpost{'s' if len(chosen) != 1 else ''}", draw_clause)
         if len(chosen) != len(syms):
             _illegal(g, f"tile {t['tile']} shows {len(syms)} siege symbol{'s' if len(syms) != 1 else ''}, "
                         f"but `catapult` names {len(chosen)} outpost{'s' if len(chosen) != 1 else ''}", draw_clause)

@@ -3,7 +3,7 @@
 Every event the engine records names the clause of the rule that made it (docs/engine.md).
 A worker counts each game's events by `event_key` (what happened and the clause: a scoring of
 a feature at a moment, an award, a capture, a ransom, an exchange, a figure put on an outpost,
-a catapult, an attack, a counterattack, a discard); `catalogue(rs)` lists the statements of the
+a catapult, an attack, a counterattack, a discard, a prisoner released at a round's end); `catalogue(rs)` lists the statements of the
 rule set that make such events, each with its clause and rule-file line, and says which key
 each event counts under.  A statement fires once per event it makes: a scoring once per
 feature scored (per clause), an `on overflow` once per attack (its points and removals are
@@ -15,6 +15,8 @@ changes, `complete` conditions) are not listed: their effect shows in the measur
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from dsl import ast as A
 
 # decisions a player takes or leaves: a rule of these kinds that never fired was never chosen
 CHOSEN = ("capture", "ransom", "outpost", "recall")
@@ -34,7 +36,7 @@ def event_key(ev: dict) -> str | None:
         return f"score|{ev.get('feature', '')} {when}|{clause}"
     if kind == "award":
         return f"award|{ev.get('award', '')}|{clause}"
-    if kind in ("capture", "exchange", "ransom", "discard", "catapult", "attack"):
+    if kind in ("capture", "exchange", "ransom", "discard", "catapult", "attack", "release"):
         return f"{kind}||{clause}"
     if kind == "outpost":
         return f"outpost|{ev.get('slot', '')}|{clause}"
@@ -143,11 +145,15 @@ def catalogue(rs) -> Catalogue:
     for on in rs.track_ons:
         tracks = f" of {', '.join(on.tracks)}" if on.tracks else ""
         if on.event == "draw":
-            add(on, f"on draw{tracks} (a catapult)", "catapult", "")
+            shows = f" of {', '.join(on.shows)}" if on.shows else ""
+            add(on, f"on draw{shows} (a catapult)", "catapult", "")
         elif on.event == "overflow":
             add(on, f"on overflow{tracks} (an attack)", "attack", "")
         else:
             add(on, f"on {on.event}{tracks} (a counterattack)", "counterattack", on.event)
+    for on in rs.round_ons:
+        figs = ", ".join(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
+        add(on, f"on round end: release {figs} (a prisoner home)", "release", "")
     pm = rs.placement.get("discard")
     if pm is not None:
         add(pm, "discard", "discard", "")

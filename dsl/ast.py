@@ -357,13 +357,33 @@ class SetAction:
     seat: Expr | None = None  # `set NAME of SEAT = ...` (a state kept per player)
 
 
-Action = Union[Require, SetAction]
+@dataclass(frozen=True)
+class Release:
+    """`release FIGS` (in `on round end`): every prisoner of those kinds goes back to its owner's
+    supply, whoever holds it."""
+
+    figures: tuple[str, ...]
+    span: Span = _span()
+
+
+Action = Union[Require, SetAction, Release]
 
 
 @dataclass(frozen=True)
 class OnDecl:
     event: str  # place | complete
     of: str | None
+    where: Expr | None
+    actions: tuple[Action, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OnRoundDecl:
+    """`on round end [where C] { release FIGS }`: when every player has taken one turn (the game's
+    end closes a last round that is not whole; docs/language.md 2.28)."""
+
     where: Expr | None
     actions: tuple[Action, ...]
     cites: tuple[Cite, ...] = ()
@@ -495,6 +515,7 @@ class OnTrackDecl:
     actions: tuple[TrackAction, ...]
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
+    shows: tuple[str, ...] = ()  # `on draw of KIND, ...`: only a drawn tile showing one of these kinds (() any)
 
 
 @dataclass(frozen=True)
@@ -724,7 +745,7 @@ Statement = Union[
     Requires, Extends, Total, CompositionDecl, Players, EdgeDecl, FeatureDecl, FigureDecl, TileDecl,
     StartDecl, DeckDecl, BoxDecl, PlacementDecl, CompleteDecl, ScoreDecl, OwnersDecl, ReturnDecl,
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, TrackDecl,
-    OnPutDecl, OnTrackDecl, InvariantDecl,
+    OnPutDecl, OnTrackDecl, OnRoundDecl, InvariantDecl,
     ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
     ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, FeudalDecl, TakeDecl,
     MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl,

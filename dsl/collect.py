@@ -252,6 +252,10 @@ class Builder:
                 if override:
                     rs.track_ons = [o for o in rs.track_ons if override_key(o) != key]
                 rs.track_ons.append(item)
+            case A.OnRoundDecl():
+                if override:
+                    rs.round_ons = [o for o in rs.round_ons if override_key(o) != key]
+                rs.round_ons.append(item)
             case A.InvariantDecl():
                 rs.invariants.append(item)
             case A.ClauseDecl():

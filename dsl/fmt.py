@@ -123,7 +123,7 @@ class _Printer:
                     self.line_unit(depth, next(kids), "symbols " + " ".join(symbols))
                 for v in variants:
                     self.variant(depth, next(kids), v)
-            case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions):
+            case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions) | A.OnRoundDecl(actions=actions):
                 for a in actions:
                     self.line_unit(depth, next(kids), _action(a))
             case A.OnPutDecl(figure=f, slot=slot):

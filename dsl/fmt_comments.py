@@ -145,7 +145,7 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
             vu.block = True
             vu.children = [_unit(src, f.span) for f in v.features]
             u.children.append(vu)
-    elif isinstance(d, (A.OnDecl, A.OnTrackDecl)):
+    elif isinstance(d, (A.OnDecl, A.OnTrackDecl, A.OnRoundDecl)):
         u.block = True
         u.children = [_unit(src, a.span) for a in d.actions]
     elif isinstance(d, A.OnPutDecl):

@@ -69,6 +69,8 @@ def _action(a: A.Action) -> str:
             return _join(f"remove {n} of {', '.join(figs)}", f"where {format_expr(w)}" if w is not None else None)
         case A.PutCatapult():
             return "put catapult on symbols"
+        case A.Release(figures=figs):
+            return f"release {', '.join(figs)}"
     raise TypeError(f"not an action: {a!r}")
 
 
@@ -228,8 +230,11 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
                                       f"where {format_expr(where)}" if where is not None else None), c), s)
         case A.OnPutDecl(figures=figs, kinds=kinds):
             return _Block(_Line(_join(f"on put {', '.join(figs)}", f"of {', '.join(kinds)}" if kinds else None), c), s)
-        case A.OnTrackDecl(event=ev, tracks=tracks):
-            return _Block(_Line(_join(f"on {ev}", f"of {', '.join(tracks)}" if tracks else None), c), s)
+        case A.OnTrackDecl(event=ev, tracks=tracks, shows=shows):
+            of = tracks or shows
+            return _Block(_Line(_join(f"on {ev}", f"of {', '.join(of)}" if of else None), c), s)
+        case A.OnRoundDecl(where=where):
+            return _Block(_Line(_join("on round end", f"where {format_expr(where)}" if where is not None else None), c), s)
         case A.TrackDecl(name=n, kinds=kinds, row=row, row_expr=rx, pool=pool, catapult=cap):
             rc, sc = _cites(s.row_cites), _cites(s.slot_cites)
             if not (rc or sc):
@@ -316,4 +321,4 @@ def _aligns(r: object) -> bool:
     """Does this statement join the citation column of its neighbours?  One-line
     statements and the heads of `on` blocks do; tiles, examples and wrapped lines
     end the run."""
-    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, (A.OnDecl, A.OnPutDecl, A.OnTrackDecl)))
+    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, (A.OnDecl, A.OnPutDecl, A.OnTrackDecl, A.OnRoundDecl)))

@@ -86,6 +86,7 @@ class RuleSet:
     tracks: dict[str, A.TrackDecl] = field(default_factory=dict)
     outpost_puts: list[A.OnPutDecl] = field(default_factory=list)
     track_ons: list[A.OnTrackDecl] = field(default_factory=list)
+    round_ons: list[A.OnRoundDecl] = field(default_factory=list)  # `on round end { release ... }`
     awards: dict[str, A.AwardDecl] = field(default_factory=dict)
     recalls: dict[str, A.RecallDecl] = field(default_factory=dict)
     players: A.Players | None = None
@@ -212,6 +213,8 @@ def override_key(decl: object) -> tuple | None:
             return ("on", "put", f, k, tuple(x.clause for x in c))
         case A.OnTrackDecl(event=e, tracks=t, cites=c):
             return ("on", e, t, tuple(x.clause for x in c))
+        case A.OnRoundDecl(cites=c):
+            return ("on", "round end", tuple(x.clause for x in c))
         case A.RecallDecl(figure=f):
             return ("recall", f)
         case A.StateDecl(name=n):

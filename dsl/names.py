@@ -73,6 +73,8 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "on_put_decl": ("figure", "kind"),
     "may_put": ("figure",),
     "on_track_decl": ("track",),
+    "on_draw_decl": ("kind",),
+    "release": ("figure",),
     "return_from": ("figure",),
     "remove_figures": ("figure",),
     "invariant_decl": ("*invariant",),

@@ -405,8 +405,19 @@ class _Build(Transformer):
 
     @v_args(meta=True)
     def on_draw_decl(self, meta, children):
-        cites = children[0] if isinstance(children[0], tuple) else ()
-        return A.OnTrackDecl("draw", (), (children[-1],), cites, self._span(meta))
+        shows = children[0] or ()
+        cites = children[1] if isinstance(children[1], tuple) else ()
+        return A.OnTrackDecl("draw", (), (children[-1],), cites, self._span(meta), tuple(shows))
+
+    @v_args(meta=True)
+    def release(self, meta, children):
+        return A.Release(children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def on_round_decl(self, meta, children):
+        where, *rest = children
+        cites = rest.pop(0) if rest and (rest[0] is None or isinstance(rest[0], tuple)) else ()
+        return A.OnRoundDecl(where, tuple(a for a in rest if a is not None), cites or (), self._span(meta))
 
     @v_args(meta=True)
     def score_each(self, meta, children):

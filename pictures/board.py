@@ -139,7 +139,7 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
 # The events a step lists: scoring (and the end's awards), discards, and what the expansions' moves
 # cause (compiler/replay.py's answer_of reports the same kinds).
 SHOWN_EVENTS = ("score", "award", "discard", "capture", "exchange", "ransom", "outpost", "catapult", "attack",
-                "counterattack", "remove")
+                "counterattack", "remove", "release")
 
 
 def stacked_figures(rs: RuleSet) -> set[str]:

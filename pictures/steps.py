@@ -114,6 +114,8 @@ def event_text(ev: dict) -> str:
         return f"{ev['player']} captures {what} on {ev['on']} of {_at(ev['at'])}{to}"
     if k == "exchange":
         return f"prisoners exchanged: {ev['victim']}'s {ev['figure']} goes home, {ev['player']}'s {ev['back']} comes back"
+    if k == "release":  # `on round end { release FIGURE }`: a prisoner goes home, nobody pays
+        return f"{ev['holder']} releases {ev['player']}'s {ev['figure']} at the round's end: back to {ev['player']}'s supply"
     if k == "ransom":
         pts = ev.get("points", {})
         return (f"{ev['player']} buys back their {ev['figure']} from {ev['holder']} for "
@@ -187,6 +189,11 @@ def step_label(index: int, player: str | None, moves: list[dict], events: list[d
             parts.append(f"buys back their {ev['figure']} from {ev['holder']} [{ev['clause']}]")
     if parts:
         sentences.append(f"{who} " + ", ".join(parts))
+    freed = [f"{ev['player']}'s {ev['figure']} from {ev['holder']}" for ev in events if ev["kind"] == "release"]
+    if freed:  # after the turn: the round ends and its rule sends prisoners home
+        clauses = sorted({ev["clause"] for ev in events if ev["kind"] == "release"})
+        sentences.append("The round ends: " + ", ".join(freed) + " go" + ("es" if len(freed) == 1 else "")
+                         + " home [" + ", ".join(clauses) + "]")
     text = f"Turn {index}: " + (". ".join(sentences) if sentences else f"{who} plays")
     if final:
         text += "; the game ends and final scoring follows"

@@ -251,8 +251,13 @@ def simulate(
     against: Optional[List[str]] = typer.Option(None, "--against", "-a",
                                                 help="also play the same seeds under these rules and compare (a rule change's effect)"),
     agents: Optional[str] = typer.Option(None, "--agents",
-                                         help="who plays each seat: random, greedy or mcts:N (N playouts per move), "
+                                         help="who plays each seat: random, greedy, mcts:N (N simulations per move) "
+                                              "or a rung of the skill ladder, ladder:0 to ladder:3 (docs/simulate.md), "
                                               "comma-separated per seat, or one for every seat [default: random]"),
+    rotate_seats: bool = typer.Option(False, "--rotate-seats",
+                                      help="move the players of --agents one seat on from game to game, so that each "
+                                           "sits in each seat equally often (the stronger player's edge without the "
+                                           "first seat's advantage)"),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: all cores]; the results do not depend on it"),
     backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera[cluster]')"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="with --backend dask: the address of a running Dask scheduler "
@@ -304,6 +309,8 @@ def simulate(
     if against:
         loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
+    for t in tasks:
+        t["rotate"] = rotate_seats
     jobs = jobs or (default_jobs() if games >= 20 else 1)  # a few games: not worth starting processes
     import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
 
@@ -422,6 +429,7 @@ def _print_summary(summ, seconds: float) -> None:
                   f"play; those at the end are not counted); attacks {summ.mean_of('attacks'):.2f}; removals "
                   f"{summ.mean_of('removals'):.2f}", markup=False)
     _print_balance(d)
+    _print_edge(d)
     _print_usage(d)
 
 
@@ -449,6 +457,15 @@ def _print_balance(d: dict) -> None:
     for k, v in d["expansion_counts"].items():
         t.add_row(f"{k.replace('_', ' ')} per game", _ci(v))
     out.print(t)
+
+
+def _print_edge(d: dict) -> None:
+    """The stronger player's wins and lead, when one player is stronger than every other."""
+    e = d.get("edge")
+    if e is None:
+        return
+    out.print(f"the stronger player, {e['player']} (against {', '.join(e['others'])}; seats {e['seats']}): wins "
+              f"{_rate(e['wins'])}, lead over the best other {_ci(e['lead'])} points", markup=False)
 
 
 def _print_usage(d: dict) -> None:
@@ -494,6 +511,22 @@ def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:
         t.add_row(r["measure"], num(r["ref"], r["unit"]), num(r["ours"], r["unit"]), change(r),
                   "-" if q is None else "<0.0001" if q < 1e-4 else f"{q:.3g}", "yes" if r["significant"] else "no")
     out.print(t)
+    edge = [r for r in diffs if r["measure"].startswith("edge: ")]
+    if edge:  # whether the rule change moves the stronger player's edge (docs/simulate.md)
+        (r, lead), who = edge, ours.edge_player()
+
+        def adj(x: dict) -> str:
+            q = x["p_adjusted"]
+            return "-" if q is None else "<0.0001" if q < 1e-4 else f"{q:.3g}"
+
+        verdict = ("changes it significantly" if r["significant"] or lead["significant"]
+                   else "does not change it significantly")
+        out.print(f"the stronger player's edge: {who} wins {num(r['ref'], 'rate')} of the games under "
+                  f"{_label(ref.rules)} and {num(r['ours'], 'rate')} under {_label(ours.rules)}, a change of "
+                  f"{change(r)} (p adj. {adj(r)}); its lead over the best other changes by {change(lead)} points "
+                  f"(p adj. {adj(lead)}): {_label(ours.rules)} {verdict}"
+                  + ("" if ours.rotated else "; seats fixed, so seat 1's advantage is part of it: --rotate-seats "
+                     "moves every player through every seat"), markup=False)
     sig = [r["measure"] for r in diffs if r["significant"]]
     out.print(("significant at the 5% level: " + "; ".join(sig)) if sig else
               "no difference is significant at the 5% level", markup=False)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.agents import AgentSpecError, GreedyAgent, make_agent, parse_agents
+from compiler.agents import LADDER, AgentSpecError, GreedyAgent, make_agent, parse_agents, strength, stronger
 from compiler.replay import engine_for, replay
-from compiler.simulate import play_one, simulate
+from compiler.simulate import compare, play_one, seating, simulate
 
 BIG_CITIES = str(Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess")
 COMBOS = [["base"], ["base", "river", "abbot", "king_robber"], ["base", "barn"], [BIG_CITIES]]
@@ -99,3 +99,54 @@ def test_agent_names():
             parse_agents(bad, 2)
     with pytest.raises(AgentSpecError):
         parse_agents("greedy,random", 3)
+
+
+def test_the_ladder_names():
+    """`ladder:K` is the K-th rung (docs/simulate.md), played under its own name; rungs climb in strength."""
+    assert parse_agents("ladder:0,ladder:3", 2) == [LADDER[0], LADDER[3]]
+    assert make_agent("ladder:2", 1).name == LADDER[2]
+    assert [strength(s) for s in LADDER] == sorted(strength(s) for s in LADDER)
+    assert len({strength(s) for s in LADDER}) == len(LADDER)
+    for bad in ("ladder", "ladder:-1", f"ladder:{len(LADDER)}", "ladder:x"):
+        with pytest.raises(AgentSpecError):
+            parse_agents(bad, 2)
+    assert stronger(["greedy", "random", "random"]) == "greedy"
+    assert stronger(["mcts:8", "mcts:32"]) == "mcts:32"
+    assert stronger(["greedy", "greedy"]) is None and stronger(["greedy", "greedy", "random"]) is None
+
+
+def test_search_player_outscores_random_players():
+    """mcts:N values positions by the rules (the scores were the game to end now): with a handful of
+    simulations it already scores more than a random player in each seat."""
+    eng = engine_for(["base"], [])
+    for seats, me in ((["mcts:4", "random"], 0), (["random", "mcts:4"], 1)):
+        g, _ = play_one(eng, 2, 21, seats, record=False)
+        assert g.returns()[me] > g.returns()[1 - me], (seats, g.returns())
+
+
+def test_rotated_seats_and_the_stronger_players_edge():
+    """--rotate-seats moves the players one seat on a game; the stronger player's edge is read from the
+    seat it sat in, per game, and compared between two rule sets game by game."""
+    assert [seating(["a", "b", "c"], i, True) for i in range(4)] == [
+        ["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a"], ["a", "b", "c"]]
+    assert seating(["a", "b"], 1, False) == ["a", "b"]
+    base, big = engine_for(["base"], []), engine_for([BIG_CITIES], [])
+    ours = simulate(big, 4, 2, 5, [BIG_CITIES], agents=["greedy", "random"], rotate=True)
+    ref = simulate(base, 4, 2, 5, ["base"], agents=["greedy", "random"], rotate=True)
+    for s in (ours, ref):
+        assert [r["agents"] for r in s.rows] == [["greedy", "random"], ["random", "greedy"]] * 2
+        seats = [r["agents"].index("greedy") for r in s.rows]
+        leads = [r["scores"][p] - r["scores"][1 - p] for r, p in zip(s.rows, seats)]
+        assert s.edge_lead() == leads
+        assert s.edge_won() == [int(x > 0) for x in leads]
+        e = s.to_dict()["edge"]
+        assert e["player"] == "greedy" and e["seats"] == "rotated" and e["wins"]["count"] == sum(x > 0 for x in leads)
+        assert e["lead"]["mean"] > 0  # greedy outscores a random player, whichever seat it sits in
+        assert [b["agent"] for b in s.to_dict()["by_seat"]] == ["rotated", "rotated"]
+    rows = {r["measure"]: r for r in compare(ours, ref)}
+    lead = rows["edge: lead of the stronger player (greedy) over the best other"]
+    assert lead["diff"] == pytest.approx(sum(ours.edge_lead()) / 4 - sum(ref.edge_lead()) / 4, abs=1e-3)
+    assert "edge: win rate of the stronger player (greedy)" in rows
+    same = simulate(base, 2, 2, 5, ["base"], agents=["greedy", "greedy"])
+    assert same.to_dict()["edge"] is None
+    assert not any(r["measure"].startswith("edge") for r in compare(same, same))

@@ -137,6 +137,10 @@ on full of knights, monks [SIEGE-COUNTER-1] {
 on overflow of knights { remove 1 of follower, abbot where own == 0 remove 1 of follower }
 on end of knights { }
 on draw [SIEGE-ADVANCE-1] { put catapult on symbols }
+on draw of city, road { put catapult on symbols }
+on round end [HOUSE-1] { release follower, abbot }
+on round end where current == 0 and players > 2 { release follower release abbot }
+override on round end [HOUSE-1] { release follower }
 invariant nonneg: (if true then 1 else 2) >= 0 or false and true
 example e1 [BASE-CITY-2] {
   tiles = 3
@@ -258,7 +262,7 @@ def test_snippets_cover_every_statement_kind() -> None:
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
                           A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl,
-                          A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.FeudalDecl, A.TakeDecl,
+                          A.OnRoundDecl, A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.FeudalDecl, A.TakeDecl,
                           A.MisplacedDecl, A.TableDecl, A.CardScoreDecl, A.EndDecl, A.TieDecl}
 
 

@@ -573,3 +573,15 @@ def test_the_followers_a_counterattack_sends_home_are_shown_on_their_outpost(tmp
     assert {p: home.count(p) for p in set(home)} == {"blue": 2, "you": 4, "yellow": 1}
     assert set(last["returned"]) == {"monks"}
     assert not any(s["returned"] for s in data["steps"][:-1])  # nobody left an outpost before
+
+
+def test_step_text_says_a_round_end_release_and_the_prisoners_column_empties():
+    """prisoners_freed_each_round (rules/variants): blue captures red's follower at turn 2, the last
+    seat's turn; the round ends and HOUSE-FREED-1's `release` sends it home at once, so the step says
+    so with its clause and nobody is left holding a prisoner."""
+    steps, tl = _labels(RECORDS / "house" / "prisoners_freed" / "two_players_home_at_once.json")
+    label, events = steps[2]
+    assert label.endswith("captures red's follower at [0,1] [TOWER-CAPTURE-1]. The round ends: red's follower "
+                          "from blue goes home [HOUSE-FREED-1]."), label
+    assert "blue releases red's follower at the round's end: back to red's supply" in events
+    assert tl.steps[2].prisoners == {}

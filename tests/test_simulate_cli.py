@@ -186,3 +186,28 @@ def test_ctrl_c_stops_the_workers_and_summarises_the_games_finished(tmp_path):
     assert len(records) >= played
     for f in records:
         assert json.loads(f.read_text(encoding="utf-8"))["format"] == "tessera-game/1"
+
+
+def test_against_reports_the_stronger_players_edge():
+    """With one player stronger than the others (--agents greedy,ladder:0), --against says whether the rule
+    change moves its edge: in the table, the sentence and the JSON, each rule set's edge read from the
+    per-game rows; with --rotate-seats the players swap seats game by game."""
+    args = ["-n", "6", "-s", "3", "--jobs", "1", "--agents", "greedy,ladder:0", "--rotate-seats",
+            "--rules", str(VARIANTS / "big_cities.tess"), "--against", "base"]
+    text = _run(args)
+    assert "the stronger player's edge: greedy wins" in text and "seats fixed" not in text
+    doc = _json(args)
+    for side in ("rules", "against"):
+        s = doc[side]
+        assert s["agents"] == ["greedy", "random"] and s["edge"]["player"] == "greedy"
+        assert s["edge"]["seats"] == "rotated"
+        assert [r["agents"] for r in s["per_game"]] == [["greedy", "random"], ["random", "greedy"]] * 3
+        wins = sum(r["scores"][r["agents"].index("greedy")] > r["scores"][r["agents"].index("random")]
+                   for r in s["per_game"])
+        assert s["edge"]["wins"]["count"] == wins
+    d = {r["measure"]: r for r in doc["differences"]}
+    w = d["edge: win rate of the stronger player (greedy)"]
+    assert w["ours"] == pytest.approx(doc["rules"]["edge"]["wins"]["rate"])
+    assert w["ref"] == pytest.approx(doc["against"]["edge"]["wins"]["rate"])
+    fixed = _run(args[:-5] + ["--rules", str(VARIANTS / "big_cities.tess"), "--against", "base"])
+    assert "seats fixed" in fixed

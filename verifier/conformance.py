@@ -348,6 +348,7 @@ class Watcher:
         joins = m.candidates(lambda r: r.startswith("score ") and " join " in r, "join")
         on_place = m.candidates(lambda r: r.startswith("on place"), "on place")
         for a, e0, e1, c0, c1 in marks:
+            released: set = set()  # the `on round end` rules whose releases this stretch's events show
             if a is None:
                 pass
             elif a.KIND == "ransom":  # typed moves (runtime/moves.py): read by kind and field
@@ -397,6 +398,15 @@ class Watcher:
                     slots.append((f"on {w} of {t}", m.candidates(
                         lambda r, w=w, t=t: r.startswith(f"on {w} of ") and t in r[len(f"on {w} of "):].split(", "),
                         ("track", w, t)), False))
+                elif kind == "release":  # a round's end: one step per `on round end` rule, however many go home
+                    cl = ev.get("clause", "")
+                    if ("release", cl) in released:
+                        continue
+                    released.add(("release", cl))
+                    slots.append((f"on round end [{cl}]", m.candidates(
+                        lambda r, cl=cl: r.startswith("on round end") and (not cl or cl in r), ("round", cl)), False))
+                elif kind == "catapult":  # a draw's catapult: the `on draw` step (it moves nothing the model holds)
+                    slots.append(("on draw", m.candidates(lambda r: r.startswith("on draw"), "draw"), False))
                 elif kind == "outpost":
                     f = ev.get("figure", "")
                     slots.append((f"put {_a(f)} on an outpost", m.candidates(

@@ -626,6 +626,77 @@ def all_steps(g: SymGame) -> list[RuleStep]:
     if rs.ransom is not None:
         out.extend(ransom_steps(g))
     out.extend(outpost_steps(g))
+    out.extend(draw_steps(g))
+    out.extend(round_steps(g))
+    return out
+
+
+def round_label(on: A.OnRoundDecl) -> str:
+    """The step's name: `on round end [CLAUSES]` (the conformance check finds it by its clause)."""
+    cl = ", ".join(c.clause for c in on.cites)
+    return "on round end" + (f" [{cl}]" if cl else "")
+
+
+def round_steps(g: SymGame) -> list[RuleStep]:
+    """`on round end [where C] { release FIGS }` (runtime/rounds.py): when C holds (the game context,
+    `current` the seat whose turn ended the round), every seat's prisoners of FIGS go back to its
+    supply: held'[p].F == 0, supply'[p].F == supply[p].F + held[p].F.  Where C does not hold nothing
+    changes, which no invariant can break.  No point moves."""
+    rs = g.rs
+    out: list[RuleStep] = []
+    for on in rs.round_ons:
+        text, at = line_text(on.span), where(on.span)
+        facts = list(g.facts)
+        env = g.env("")
+        if on.where is not None:
+            facts.append(Fact(encode(on.where, env), at, f"{text}   (its condition holds)"))
+        _domain(rs, None, env, facts)
+        changes: dict = {}
+        names = []
+        for act in on.actions:
+            if not isinstance(act, A.Release):
+                continue
+            for f in act.figures:
+                if f not in rs.figures or f in names:
+                    continue
+                names.append(f)
+                for p in range(g.seats):
+                    h = g.before.held[(p, f)]
+                    if z3.is_int_value(h):
+                        continue  # never a prisoner (no `capture` takes it): nothing to release
+                    changes = _sum_changes(changes, {("held", p, f): -h, ("supply", p, f): h})
+        after = g.before.copy()
+        _moves(g, after, "release", changes, at,
+               f"{text}   (every prisoner of {', '.join(names) or 'these figures'} goes back to its owner's supply)", facts)
+        show, inputs = _display(g, after, env.created)
+        out.append(RuleStep(round_label(on), at, text, cites(on), facts, after, {}, show, inputs, on.span))
+    return out
+
+
+def draw_steps(g: SymGame) -> list[RuleStep]:
+    """`on draw [of KINDS] { put catapult on symbols }`: a drawn tile with siege symbols puts their
+    catapults on the outposts -- only a tile showing a feature of one of KINDS, with `of`.  The
+    model holds no catapults (an attack, the catapult that overflows a slot, is the `on overflow`
+    step), so the step moves no figure and no point; its fact is the tile set's answer to whether
+    any tile can bring a catapult under the rule, so a rule no tile satisfies is a step that can
+    never be taken (and a catapult the engine brings under it a model error)."""
+    rs = g.rs
+    out: list[RuleStep] = []
+    for on in rs.track_ons:
+        if on.event != "draw":
+            continue
+        text, at = line_text(on.span), where(on.span)
+        bringers = sorted({t.name for t in rs.tiles if t.symbols and t.count > 0 and
+                           (not on.shows or any(f.kind in on.shows for f in t.features))})
+        what = (f"a drawn tile with siege symbols" + (f" that shows {' or '.join(on.shows)}" if on.shows else ""))
+        facts = list(g.facts) + [Fact(z3.BoolVal(bool(bringers)), at,
+                                      f"{text}   ({what}: " + (f"{len(bringers)} tile types, {', '.join(bringers[:4])}"
+                                                              f"{', ...' if len(bringers) > 4 else ''})" if bringers
+                                                              else "no tile of the rule set is one)"))]
+        after = g.before.copy()
+        show, inputs = _display(g, after)
+        shows = f" of {', '.join(on.shows)}" if on.shows else ""
+        out.append(RuleStep(f"on draw{shows}", at, text, cites(on), facts, after, {}, show, inputs, on.span))
     return out
 
 

@@ -35,6 +35,8 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
+        if self._round_rules and any(figs for row in self.held for figs in row):
+            return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
         if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
         if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
@@ -172,13 +174,13 @@ class Classes:
         return out
 
     def _next_draw_quiet(self):
-        """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, or no siege
-        symbol on that tile: SIEGE-ADVANCE-1)."""
+        """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, no siege symbol
+        on that tile, or none whose catapult comes under an `on draw of KINDS` rule: SIEGE-ADVANCE-1)."""
         if not self._siege or not getattr(self, "_draw_rules", None):
             return True
         for d in self.decks:
             if d:
-                return not self.R.TILES[d[-1]].symbols
+                return not self.draw_symbols(d[-1])  # the symbols whose catapults come (`on draw of KINDS`)
         return True
 
     def _last_classes(self, actions):

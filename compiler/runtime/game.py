@@ -23,6 +23,7 @@ from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
 from .records import Records
+from .rounds import Rounds
 from .scoring import Scoring
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
@@ -34,7 +35,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds, Scoring, Records, Lookahead):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -50,6 +51,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self._init_figures(players)
         self._init_prisoners(players)
         self._init_outposts(players)
+        self._init_rounds()
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -302,6 +304,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
         self.closing = False
+        if self._round_rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
+            self._turn_taken()
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()

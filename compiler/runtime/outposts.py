@@ -82,13 +82,23 @@ class Outposts:
         self._advanced = True
         if not self._draw_rules:
             return
-        syms = self.R.TILES[self.drawn].symbols
+        for s, clause in self.draw_symbols():
+            self.sq.append(("sym", -1 if s == "any" else self.track_index(s), clause))
+        self._srun()
+
+    def draw_symbols(self, tid=None):
+        """(symbol, clause) for each printed symbol of tile `tid` (default: the drawn tile) whose
+        catapult comes when it is drawn: every `put catapult on symbols` of an `on draw` rule, and
+        of an `on draw of KINDS` rule only when the tile shows a feature of one of those kinds."""
+        tile = self.R.TILES[self.drawn if tid is None else tid]
+        if not tile.symbols:
+            return []
+        out = []
         for rule in self._draw_rules:
             for act in rule[2]:
-                if act[0] == "put":
-                    for s in syms:
-                        self.sq.append(("sym", -1 if s == "any" else self.track_index(s), rule[3]))
-        self._srun()
+                if act[0] == "put" and (len(act) < 2 or not act[1] or any(f.kind in act[1] for f in tile.feats)):
+                    out.extend((s, rule[3]) for s in tile.symbols)
+        return out
 
     def _srun(self):
         """Do the queued work until it is done or a player must decide."""

@@ -174,3 +174,22 @@ class Prisoners:
         self.events.append({"turn": self.turn, "kind": "ransom", "player": self.names[p], "holder": self.names[h],
                             "figure": self.figure_name(gi), "points": {self.names[p]: -n, self.names[h]: n},
                             "clause": clause})
+
+    # ------------------------------------------------------------ release (`on round end`)
+    def _release(self, kinds, clause):
+        """Every prisoner of the figures `kinds` goes back to its owner's supply, whoever holds it
+        (a `release` at the end of a round: runtime/rounds.py); one event per figure."""
+        for h, row in enumerate(self.held):
+            for o, figs in enumerate(row):
+                if not figs:
+                    continue
+                kept = []
+                for gi in figs:
+                    if gi in kinds:
+                        self.supply[o][gi] += 1
+                        self.events.append({"turn": self.turn, "kind": "release", "player": self.names[o],
+                                            "holder": self.names[h], "figure": self.figure_name(gi),
+                                            "clause": clause})
+                    else:
+                        kept.append(gi)
+                row[o] = kept

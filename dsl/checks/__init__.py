@@ -42,7 +42,7 @@ REGISTRY: dict[str, LoadCheck] = {}
 
 ORDER = ("edges", "figures", "permits", "tiles", "totals", "compositions", "start", "boxed", "copies",
          "decks", "placement", "complete", "scores", "states", "ons", "awards", "recalls", "returns",
-         "invariants", "captures", "exchange", "ransom", "tracks", "players", "cards")
+         "invariants", "captures", "exchange", "ransom", "rounds", "tracks", "players", "cards")
 
 
 def register(name: str, family: str = "tiles"):

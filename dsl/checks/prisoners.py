@@ -1,6 +1,8 @@
-"""Prisoner checks (the Tower): captures, the exchange of prisoners, the ransom."""
+"""Prisoner checks (the Tower): captures, the exchange of prisoners, the ransom, the release at a
+round's end."""
 from __future__ import annotations
 
+from .. import ast as A
 from ..diagnostics import did_you_mean
 from . import register
 
@@ -35,3 +37,31 @@ def ransom(b) -> None:
         b.expr(rs.ransom.price, {"game", "ransom"}, "int")
         if rs.ransom.when is not None:
             b.expr(rs.ransom.when, {"game", "ransom"}, "bool")
+
+
+@register("rounds")
+def rounds(b) -> None:
+    """`on round end [where C] { release FIGS }` (language.md 2.28): a game-context condition;
+    `release` is its one action, and frees only figures some `capture` takes."""
+    rs = b.rs
+    capturable = {f for cap in rs.captures.values() for f in cap.figures}
+    for on in rs.round_ons:
+        if on.where is not None:
+            b.expr(on.where, {"game"}, "bool")
+        if not on.actions:
+            b.err(on.span, "`on round end { }` does nothing: write `release FIGURE, ...` inside", "unused")
+        for act in on.actions:
+            if not isinstance(act, A.Release):
+                word = "require" if isinstance(act, A.Require) else "set"
+                b.err(act.span, f"`{word}` has no meaning in `on round end`: its one action is "
+                                f"`release FIGURE, ...` (prisoners back to their owners' supply)", "unsupported")
+                continue
+            b.listed_figures("release", act.figures, act.span)
+            if not rs.captures:
+                b.err(act.span, "`release` without a `capture` rule: nobody is ever taken prisoner "
+                                "(add the Tower: `requires tower`)", "unused")
+                continue
+            for fig in act.figures:
+                if fig in rs.figures and fig not in capturable:
+                    b.err(act.span, f"`release {fig}`: no `capture` rule takes a {fig}, so no {fig} is "
+                                    f"ever a prisoner", "unused", word=fig)

@@ -54,7 +54,10 @@ def ons(b) -> None:
         if on.where is not None:
             b.expr(on.where, ctx, "bool")
         for act in on.actions:
-            if isinstance(act, A.Require):
+            if isinstance(act, A.Release):
+                b.err(act.span, f"`release` frees prisoners at the end of a round: write it in "
+                                f"`on round end {{ ... }}`, not in `on {on.event}`", "unsupported")
+            elif isinstance(act, A.Require):
                 b.expr(act.test, ctx, "bool")
             else:
                 if act.name not in rs.states:

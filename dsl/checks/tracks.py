@@ -68,3 +68,5 @@ def tracks(b) -> None:
                     b.expr(act.where, {"game", "track"}, "bool")
         if on.event == "draw" and not rs.tracks:
             b.err(on.span, "`on draw { put catapult on symbols }` without a `track`: no outpost to put it on", "unknown-name")
+        for k in on.shows:  # `on draw of KINDS`: the drawn tile's features
+            b.kind(k, on.span)

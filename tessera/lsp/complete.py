@@ -26,7 +26,7 @@ _FLAT = {"with_mode", "permit_mode", "score_when", "score_trigger", "event", "tr
          "state_each"}
 _NEW_NAME = {"module", "feature", "figure", "tile", "state", "deck", "track", "invariant", "example", "assume",
              "variant", "clause", "colour", "card", "table", "feudal"}
-_FIGURE_AFTER = {"by", "put", "join", "return", "recall", "ransom", "allow", "forbid"}
+_FIGURE_AFTER = {"by", "put", "join", "return", "recall", "ransom", "allow", "forbid", "release"}
 
 
 def _feed(text: str):
