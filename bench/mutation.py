@@ -334,9 +334,16 @@ def make_tree(where: Path, repo: Path = REPO) -> Path:
     """A copy of the toolchain and the rules folder (compiled bytecode kept: same mtimes)."""
     tree = where / "tree"
     ign = shutil.ignore_patterns("*.egg-info", ".venv")
+    # installed as one namespace (pyproject's package-dir: dsl/ is tessera.dsl, ...): the copy is laid out
+    # as installed, tessera/dsl/..., with tessera/rules leading to the rules folder the mutants change
+    # (bundled modules are read from dsl/../rules); a tree from before the namespace keeps its layout
+    nested = '"tessera.dsl"' in (repo / "pyproject.toml").read_text(encoding="utf-8")
     for d in CODE:
-        shutil.copytree(repo / d, tree / d, ignore=ign)
+        shutil.copytree(repo / d, tree / "tessera" / d if nested and d != "tessera" else tree / d, ignore=ign,
+                        dirs_exist_ok=True)
     shutil.copytree(repo / "rules", tree / "rules", ignore=ign)
+    if nested:
+        (tree / "tessera" / "rules").symlink_to(Path("..") / "rules", target_is_directory=True)
     return tree
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from dsl.builtins import FUNCTIONS, QUANTITIES
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "language.md"
+# an installed wheel has it as tessera/docs/language.md (pyproject's package-data); a checkout, as docs/language.md
+DOC = next((d / "docs" / "language.md" for d in Path(__file__).resolve().parents[1:3]
+            if (d / "docs" / "language.md").is_file()), Path(__file__).resolve().parents[2] / "docs" / "language.md")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,143 @@
+"""Rewrite imports and module names of the repository's top-level packages to the installed
+namespace: `dsl`, `compiler`, `verifier`, `pictures` -> `tessera.dsl`, `tessera.compiler`, ...
+
+    python scripts/namespace_imports.py [ROOT] [--check]
+
+The folders stay where they are (dsl/, compiler/, ...); pyproject.toml's package-dir mapping
+installs them under `tessera.`.  This script rewrites what names them as modules, in every
+.py, .md, .json, .txt, .toml (but pyproject.toml), .cfg, .ini, .sh, .yml and .yaml file and
+.ci/run under ROOT (not grammar.lark, whose hash keys the parser tables) (default: the repository holding this script), skipping .git, virtual
+environments, node_modules, build output and caches:
+
+- import statements (whatever module they name): `from dsl.loader import x`, `from dsl import parser`, `import compiler.build`,
+  `import verifier.witness as W`, `import dsl, compiler` (at a line's start, after `>>>`, or
+  inside a string or inline code: `"from dsl import parser"`, `"import compiler.build as b"`);
+- dotted names: `compiler.build.load_engine` in code (after `import compiler.build`), in
+  docstrings and docs, in strings such as `mock.patch("compiler.replay.replay")`,
+  `python -m dsl.parser` or `f"verifier.{name}"`.  A dotted name is rewritten only when what
+  follows the package's name is one of its modules or subpackages as they lie in ROOT now (so
+  `verifier.md`, `pictures.md`, `self.compiler.x` and `dsl/parser.py` are left alone);
+- a package's bare name in quotes where a module name is meant: on a line (or the line before
+  one) that says `import_module`, `sys.modules`, `find_spec`, `__import__` or `"-m"`
+  (`importlib.import_module("verifier")`); a folder named in quotes (`REPO / "dsl"`) is a path
+  and stays.
+
+Idempotent: a name already under `tessera.` is never touched again, so it can be re-run on a
+tree that has new code in the old spelling.  `--check` changes nothing and exits 1 if anything
+would change (listing the files).  The copied engine runtime (compiler/runtime, compiler/cardrt)
+imports only relatively, so generated engines are unaffected.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+PACKAGES = ("dsl", "compiler", "verifier", "pictures")
+PREFIX = "tessera"
+SUFFIXES = {".py", ".md", ".json", ".txt", ".toml", ".cfg", ".ini", ".sh", ".yml", ".yaml"}
+SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", ".pytest_cache",
+             ".hypothesis", ".mypy_cache", "out"}
+SKIP_FILES = {"pyproject.toml", "constraints.txt"}
+HERE = Path(__file__).resolve()
+PKG = "|".join(PACKAGES)
+NOT_AFTER = r"(?<![\w.\-/\\])"  # not part of a longer dotted name, a path or an option
+SPLIT = re.compile(r"\.split\(")  # m.split('.')[0] in ('dsl', ...): a first component, left as it is
+MODULE_CONTEXT = re.compile(r"import_module|sys\.modules|find_spec|__import__|[\"']-m[\"']")
+
+
+def submodules(root: Path, package: str) -> set[str]:
+    """The names directly under a package folder: its modules and subpackages."""
+    folder = root / package
+    names = set()
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if entry.suffix == ".py" and entry.stem != "__init__":
+                names.add(entry.stem)
+            elif entry.is_dir() and (entry / "__init__.py").is_file():
+                names.add(entry.name)
+    return names
+
+
+def rewriter(root: Path):
+    subs = {p: submodules(root, p) for p in PACKAGES}
+    dotted = re.compile(NOT_AFTER + r"(" + PKG + r")\.(?=([A-Za-z_]\w*|\{))")
+
+    def dotted_sub(m: re.Match) -> str:
+        pkg, nxt = m.group(1), m.group(2)
+        if nxt == "{" or nxt in subs[pkg]:
+            return f"{PREFIX}.{pkg}."
+        return m.group(0)
+
+    from_import = re.compile(r"(?:(?<=\\n)|" + NOT_AFTER + r")(from\s+)(" + PKG + r")(?=\s+import\b|\.)")
+    import_line = re.compile(r"(?m)^(\s*(?:>>>\s*|\.\.\.\s*)?import\s+)([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
+    import_inline = re.compile(r"((?:^|[;\"'(]|\\n)\s*import\s+)(" + PKG + r")(?=\s*(?:$|[;\"'\n\\)]|\s+as\s))",
+                               re.M)
+    bare_quoted = re.compile(r"(?<!/\s)(?<!/)([\"'])(" + PKG + r")\1(?!\s*/)")  # not a path: REPO / "dsl"
+
+    def fix_import_list(m: re.Match) -> str:
+        items = re.split(r"(\s*,\s*)", m.group(2))
+        out = []
+        for item in items:
+            head = item.split(".")[0].split()[0] if item.strip() and not item.strip().startswith(",") else ""
+            out.append(f"{PREFIX}.{item}" if head in PACKAGES else item)
+        return m.group(1) + "".join(out)
+
+    def rewrite(text: str, python: bool) -> str:
+        text = import_line.sub(fix_import_list, text)
+        text = from_import.sub(lambda m: f"{m.group(1)}{PREFIX}.{m.group(2)}", text)
+        if python:
+            text = import_inline.sub(lambda m: f"{m.group(1)}{PREFIX}.{m.group(2)}", text)
+        text = dotted.sub(dotted_sub, text)
+        if python:
+            lines = text.split("\n")
+            for i, line in enumerate(lines):
+                window = line + (lines[i + 1] if i + 1 < len(lines) else "")
+                if bare_quoted.search(line) and MODULE_CONTEXT.search(window) and not SPLIT.search(line):
+                    lines[i] = bare_quoted.sub(lambda m: f"{m.group(1)}{PREFIX}.{m.group(2)}{m.group(1)}", line)
+            text = "\n".join(lines)
+        return text
+
+    return rewrite
+
+
+def files(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                             and not (Path(dirpath) / d / "pyvenv.cfg").exists())
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if name in SKIP_FILES or path.resolve() == HERE:
+                continue
+            if path.suffix in SUFFIXES or path.relative_to(root).as_posix() == ".ci/run":
+                yield path
+
+
+def main(argv: list[str]) -> int:
+    args = [a for a in argv if not a.startswith("--")]
+    check = "--check" in argv
+    root = Path(args[0]).resolve() if args else HERE.parent.parent
+    if not all((root / pkg / "__init__.py").is_file() for pkg in PACKAGES):
+        print(f"{root}: not the repository's root (no {', '.join(p + '/' for p in PACKAGES)} here)", file=sys.stderr)
+        return 2
+    rewrite = rewriter(root)
+    changed = []
+    for path in files(root):
+        try:
+            text = path.read_bytes().decode("utf-8")  # line ends kept as they are
+        except (UnicodeDecodeError, OSError):
+            continue
+        new = rewrite(text, path.suffix == ".py")
+        if new != text:
+            changed.append(path.relative_to(root).as_posix())
+            if not check:
+                path.write_bytes(new.encode("utf-8"))
+    for name in changed:
+        print(name)
+    print(f"{len(changed)} file(s) {'to rewrite' if check else 'rewritten'}", file=sys.stderr)
+    return 1 if check and changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,186 @@
+"""The installed distribution: one import namespace, compatible ranges.
+
+tessera installs as the package `tessera` alone: the repository's dsl/, compiler/, verifier/ and
+pictures/ folders become tessera.dsl, tessera.compiler, tessera.verifier and tessera.pictures
+(pyproject.toml's package-dir), so nothing named `compiler` or `dsl` lands beside a researcher's
+own packages.  The slow test builds a wheel from the sources and installs it into a fresh virtual
+environment beside a numpy other than constraints.txt's (still in pyproject's range), then plays
+games, compiles an engine and runs it on the standard library alone.  pip's cache is shared with
+the README's install, so only the other numpy is fetched on a fresh machine.
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("dsl", "compiler", "verifier", "pictures")
+OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=2.2,<3
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _setup_packages() -> list[str]:
+    spec = importlib.util.spec_from_file_location("tessera_setup", REPO / "setup.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # not run as __main__: setup() is not called
+    return mod.packages()
+
+
+def test_pyproject_maps_the_folders_under_tessera():
+    tool = _pyproject()["tool"]["setuptools"]
+    for pkg in PACKAGES:
+        assert tool["package-dir"][f"tessera.{pkg}"] == pkg
+    packages = _setup_packages()
+    assert all(p == "tessera" or p.startswith("tessera.") for p in packages), packages
+    # every folder of Python code under the mapped folders is a package of the build, and so is each folder of rules
+    for pkg in PACKAGES:
+        for init in (REPO / pkg).rglob("__init__.py"):
+            dotted = "tessera." + ".".join(init.parent.relative_to(REPO).parts)
+            assert dotted in packages, dotted
+    assert {"tessera", "tessera.adapters", "tessera.lsp", "tessera.compiler.runtime", "tessera.docs"} <= set(packages)
+    for folder in [REPO / "rules", *(d for d in (REPO / "rules").rglob("*") if d.is_dir())]:
+        dotted = "tessera." + ".".join(folder.relative_to(REPO).parts)
+        assert dotted in packages, f"{dotted}: its rule files and records would be left out of a wheel"
+
+
+def test_no_import_names_the_old_top_level_packages():
+    # scripts/namespace_imports.py --check: exit 1 and the files if an old spelling is left anywhere
+    res = subprocess.run([sys.executable, str(REPO / "scripts" / "namespace_imports.py"), str(REPO), "--check"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "0 file(s) to rewrite" in res.stderr
+
+
+def test_the_rewrite_script_rewrites_the_old_spellings_and_only_those(tmp_path):
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "compiler" / "build.py").write_text("", encoding="utf-8")
+    (tmp_path / "verifier" / "witness.py").write_text("", encoding="utf-8")
+    (tmp_path / "dsl" / "parser.py").write_text("", encoding="utf-8")
+    src = tmp_path / "tool.py"
+    # the old spellings, each package name behind a "-" that the script leaves alone (so that running the
+    # script on this repository does not rewrite this test's input); the "-" goes before the file is written
+    src.write_text((
+        "from -dsl.parser import parse\n"
+        "from -dsl import parser\n"
+        "import -compiler.build\n"
+        "import -verifier.witness as W, os\n"
+        "    import -compiler\n"
+        "x = -compiler.build.load_engine(rs)\n"
+        "patch('-verifier.witness.Search')\n"
+        "importlib.import_module('-verifier')\n"
+        "importlib.import_module(f'-verifier.{name}')\n"
+        "code = \"import -compiler.build as b\\nfrom -dsl import parser\\n\"\n"
+        "path = REPO / '-dsl' / 'grammar.lark'\n"
+        "doc = 'see -dsl/parser.py, -verifier.md and self.-compiler.build'\n").replace("-", ""),
+        encoding="utf-8")
+    (tmp_path / "notes.md").write_text("`python -m -dsl.parser`, [verifier](verifier.md), pictures.md\n".replace("-dsl", "dsl"),
+                                       encoding="utf-8")
+    script = [sys.executable, str(REPO / "scripts" / "namespace_imports.py"), str(tmp_path)]
+    assert subprocess.run([*script, "--check"], capture_output=True, timeout=60).returncode == 1
+    assert subprocess.run(script, capture_output=True, timeout=60).returncode == 0
+    assert src.read_text(encoding="utf-8") == (
+        "from tessera.dsl.parser import parse\n"
+        "from tessera.dsl import parser\n"
+        "import tessera.compiler.build\n"
+        "import tessera.verifier.witness as W, os\n"
+        "    import tessera.compiler\n"
+        "x = tessera.compiler.build.load_engine(rs)\n"
+        "patch('tessera.verifier.witness.Search')\n"
+        "importlib.import_module('tessera.verifier')\n"
+        "importlib.import_module(f'tessera.verifier.{name}')\n"
+        "code = \"import tessera.compiler.build as b\\nfrom tessera.dsl import parser\\n\"\n"
+        "path = REPO / 'dsl' / 'grammar.lark'\n"
+        "doc = 'see dsl/parser.py, verifier.md and self.compiler.build'\n")
+    assert (tmp_path / "notes.md").read_text(encoding="utf-8") == (
+        "`python -m tessera.dsl.parser`, [verifier](verifier.md), pictures.md\n")
+    res = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=60)  # idempotent
+    assert res.returncode == 0, res.stdout
+
+
+def test_the_numpy_range_admits_the_other_numpy():
+    deps = _pyproject()["project"]["dependencies"]
+    spec = next(d for d in deps if re.match(r"numpy\b", d))
+    low = re.search(r">=\s*([\d.]+)", spec).group(1)
+    key = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
+    assert key(low) <= key(OTHER_NUMPY) < (3,), spec
+    pinned = re.search(r"^numpy==(\S+)$", (REPO / "constraints.txt").read_text(encoding="utf-8"), re.M).group(1)
+    assert pinned != OTHER_NUMPY
+
+
+def _copy_sources(dest: Path) -> Path:
+    src = dest / "src"
+    keep = ("pyproject.toml", "setup.py", "README.md", "tessera", "rules", "docs", *PACKAGES)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    for name in keep:
+        path = REPO / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=ignore)
+        else:
+            src.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, src / name)
+    return src
+
+
+@pytest.mark.slow
+def test_a_built_wheel_installs_beside_another_numpy_and_plays(tmp_path):
+    src = _copy_sources(tmp_path)
+    constraints = tmp_path / "constraints.txt"  # the tested versions, but another numpy
+    constraints.write_text("".join(line for line in (REPO / "constraints.txt").read_text(encoding="utf-8")
+                                   .splitlines(keepends=True) if not line.startswith("numpy==")), encoding="utf-8")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    bindir = venv / "bin"
+    pip = [str(bindir / "python"), "-m", "pip"]
+    res = subprocess.run([*pip, "install", "-q", "--no-compile", "-c", str(constraints), f"numpy=={OTHER_NUMPY}", str(src)],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run = dict(capture_output=True, text=True, timeout=300, cwd=tmp_path)  # not the checkout: the wheel alone
+
+    res = subprocess.run([str(bindir / "python"), "-c", "import numpy; print(numpy.__version__)"], **run)
+    assert res.stdout.strip() == OTHER_NUMPY, res.stderr
+
+    res = subprocess.run([*pip, "show", "-f", "tessera"], **run)
+    assert res.returncode == 0, res.stderr
+    files = [line.strip() for line in res.stdout.split("Files:", 1)[1].splitlines() if line.strip()]
+    tops = {f.split("/")[0] for f in files}
+    assert not tops & set(PACKAGES), sorted(tops)
+    assert {"tessera/dsl/parser.py", "tessera/dsl/grammar.lark", "tessera/dsl/parser_tables.json",
+            "tessera/compiler/runtime/game.py", "tessera/compiler/cardrt/game.py", "tessera/verifier/checks.py",
+            "tessera/pictures/viewer.py", "tessera/rules/base.tess", "tessera/docs/language.md"} <= set(files)
+    for top in ("tessera", *PACKAGES):  # every module of the sources is in the wheel, under tessera/
+        for py in (REPO / top).rglob("*.py"):
+            rel = py.relative_to(REPO / top if top == "tessera" else REPO).as_posix()
+            assert f"tessera/{rel}" in files, rel
+    for pkg in PACKAGES:
+        gone = subprocess.run([str(bindir / "python"), "-c", f"import {pkg}"], **run)
+        assert "ModuleNotFoundError" in gone.stderr, (pkg, gone.stdout, gone.stderr)
+
+    res = subprocess.run([str(bindir / "tessera"), "simulate", "--games", "2", "--rules", "base,abbot"], **run)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "2 games" in res.stdout, res.stdout
+
+    res = subprocess.run([str(bindir / "tessera"), "check", str(src / "rules")], **run)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+    res = subprocess.run([str(bindir / "tessera"), "compile", "base", "-o", "out"], **run)
+    assert res.returncode == 0, res.stdout + res.stderr
+    engine = next(p.parent for p in (tmp_path / "out").rglob("rules.py"))
+    code = (f"import sys; sys.path.insert(0, {str(engine.parent)!r})\n"
+            f"import {engine.name} as e\n"
+            "g = e.play_random(2, 3)\n"
+            "assert g.is_terminal()\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'tessera', 'numpy', 'lark', 'z3'}))\n")
+    res = subprocess.run([str(bindir / "python"), "-I", "-c", code], **run)  # -I: no site-packages at all
+    assert res.returncode == 0 and res.stdout.strip() == "[]", res.stdout + res.stderr
