@@ -42,8 +42,8 @@ def main() -> None:
         window[0] += c.masked > before[0]
         window[1] += c.ended_by_window > before[1]
     if args.via in ("engine", "codec"):
-        from compiler.actions import ActionCodec
-        from compiler.replay import engine_for
+        from tessera.compiler.actions import ActionCodec
+        from tessera.compiler.replay import engine_for
 
         eng = engine_for(rules, [])
         codec = ActionCodec(eng, args.radius or None)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
-from verifier.engine_check import SAMPLE, check_engine  # noqa: E402
+from tessera.dsl.loader import RuleSetError, require_rule_set  # noqa: E402
+from tessera.verifier.engine_check import SAMPLE, check_engine  # noqa: E402
 
 
 def main() -> None:

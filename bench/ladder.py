@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout first
 
-from compiler import stats  # noqa: E402
-from compiler.agents import LADDER, parse_agents  # noqa: E402
-from compiler.replay import engine_for  # noqa: E402
-from compiler.simulate import simulate  # noqa: E402
+from tessera.compiler import stats  # noqa: E402
+from tessera.compiler.agents import LADDER, parse_agents  # noqa: E402
+from tessera.compiler.replay import engine_for  # noqa: E402
+from tessera.compiler.simulate import simulate  # noqa: E402
 
 
 def play_pair(eng, rules: list[str], strong: str, weak: str, games: int, seed: int) -> dict:

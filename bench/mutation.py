@@ -22,7 +22,7 @@ order and `--sample N` takes N of them spread evenly over the modules (the remai
 the first), each module drawn with random.Random(f"{seed}:{module}").
 
 Each mutant runs in its own copy of the toolchain and the rules folder (the bundled
-modules are found next to the code, dsl.model.BUNDLED_RULES), so nothing in the checkout
+modules are found next to the code, tessera.dsl.model.BUNDLED_RULES), so nothing in the checkout
 changes: `tessera check rules/` first (a mutant it refuses is *rejected*: the designer is
 told at once, it is not a verifier question), then `tessera verify` on the default rule
 sets that load the mutated module (the others cannot change; `tessera verify` with no

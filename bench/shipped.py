@@ -12,8 +12,8 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler.build import compile_to_dir  # noqa: E402
-from dsl.loader import RuleSetError, require_rule_set  # noqa: E402
+from tessera.compiler.build import compile_to_dir  # noqa: E402
+from tessera.dsl.loader import RuleSetError, require_rule_set  # noqa: E402
 
 
 @contextlib.contextmanager

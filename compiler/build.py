@@ -8,7 +8,7 @@ import sys
 import types
 from pathlib import Path
 
-from dsl.model import RuleSet
+from tessera.dsl.model import RuleSet
 from .codegen import generate
 
 RUNTIME = Path(__file__).with_name("runtime")  # the runtime package, copied into every engine

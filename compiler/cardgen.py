@@ -1,21 +1,21 @@
 """A card game's rule set -> the Python source of its engine's `rules.py` (rulebook 001).
 
 The card family's lowering and code generator in one: the tables are plain literals
-written with `repr`, every expression goes through `compiler.pyexpr` (the same backend as
+written with `repr`, every expression goes through `tessera.compiler.pyexpr` (the same backend as
 the tile engine's rules), names are checked identifiers, and no text of a rule file is ever
 written as code (comments through `_comment`).  `SOURCE_MAP` names the rule-file line of
 each generated function, as in the tile engine.
 """
 from __future__ import annotations
 
-from dsl import ast as A
-from dsl.cards import CardGame
-from dsl.model import RuleSet
+from tessera.dsl import ast as A
+from tessera.dsl.cards import CardGame
+from tessera.dsl.model import RuleSet
 
 from .codegen import Compiled, _comment
 from .lower import CompileError, where
 from .pyexpr import Scope, emit
-from dsl.limits import MAX_VALUE
+from tessera.dsl.limits import MAX_VALUE
 
 FAMILY = "cards"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from .records import MAX_NAME, MAX_TURNS, RecordError
 
 CARD_FORMAT = "tessera-cards/1"
-MAX_DECK = 2_000  # cards a record's deck may name (dsl.limits.MAX_CARDS)
+MAX_DECK = 2_000  # cards a record's deck may name (tessera.dsl.limits.MAX_CARDS)
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 _CARD = {"type": "string", "minLength": 1, "maxLength": 2 * MAX_NAME + 8}

@@ -1,6 +1,6 @@
 """Rule expressions -> Python source (the compiler's half of "one AST, two backends").
 
-`verifier.encode` turns the same AST into z3 terms; tests check the two agree.
+`tessera.verifier.encode` turns the same AST into z3 terms; tests check the two agree.
 Names are resolved through a `Scope` that says which Python expression stands
 for each quantity, state variable and function in the emitting context.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from dsl import ast as A
+from tessera.dsl import ast as A
 
 # Python precedence levels (higher binds tighter)
 _PREC = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,

@@ -8,7 +8,7 @@ SCHEMA below (JSON Schema 2020-12, checked with the `jsonschema` library); it is
 published in docs/records.md, and `tests/test_untrusted.py` checks that the two agree.
 
 Rule paths in a record are resolved relative to the record's own folder, never the
-working folder; a bare name is a bundled module (see dsl.loader.Workspace.find_module).
+working folder; a bare name is a bundled module (see tessera.dsl.loader.Workspace.find_module).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
+from tessera.dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
 
 FORMAT = "tessera-game/1"
 COORD_LIMIT = 1000  # |x|, |y|: a game lays at most a few hundred tiles from [0, 0]
@@ -304,8 +304,8 @@ def rule_paths_for(record_dir: Path, specs: list[str], files: list[str] = ()) ->
     was read from (`files`, the bundled modules left out).  A record's rule files lie in its
     folder (a replay refuses others), so the records replay from any working folder and move
     with their rules.  RecordError if two different rule files share a name."""
-    from dsl.loader import is_module_name
-    from dsl.untrusted import MAX_RULE_FILE
+    from tessera.dsl.loader import is_module_name
+    from tessera.dsl.untrusted import MAX_RULE_FILE
 
     copies: dict[str, bytes] = {}
     for f in files:

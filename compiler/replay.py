@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsl.loader import _inside, is_module_name, load_rule_set
-from dsl.diagnostics import Diagnostic
+from tessera.dsl.loader import _inside, is_module_name, load_rule_set
+from tessera.dsl.diagnostics import Diagnostic
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
 from .turns import play_turn
@@ -35,7 +35,7 @@ def engine_for(rules: list[str], search: list[str], confine: str | None = None):
         rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
         if rs is None:
             raise RuleLoadError(diags, ws)
-        from dsl.limits import playable
+        from tessera.dsl.limits import playable
 
         if any(d.severity == "error" for d in playable(rs)):
             raise RuleLoadError(diags + playable(rs), ws)
@@ -82,7 +82,7 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
 
 
 def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
-    """Replay a record (validated against compiler.records.SCHEMA first); rule files it
+    """Replay a record (validated against tessera.compiler.records.SCHEMA first); rule files it
     names are found relative to `base`, the record's folder.  `engine`: an engine already
     compiled from the record's rules (the verifier's `records` check replays with the
     engine of the very rule set it verifies)."""

@@ -436,7 +436,7 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     files lie in its folder."""
     agents = agents or ["random"] * players
     if record_dir is not None and record_rules is None:
-        from dsl.loader import BUNDLED_RULES, _inside, is_module_name
+        from tessera.dsl.loader import BUNDLED_RULES, _inside, is_module_name
 
         from .records import rule_paths_for
 
@@ -508,7 +508,7 @@ class Summary:
 
     def sources(self) -> list[str]:
         """The points' sources beyond the features' own scorings (`field: barn`, `outpost: knights`,
-        `ransoms received`, ...: compiler.simulate.point_sources), sorted."""
+        `ransoms received`, ...: tessera.compiler.simulate.point_sources), sorted."""
         return sorted({k for r in self.rows for k in r.get("sources", {})})
 
     def source_points(self, source: str) -> list[int]:

@@ -234,7 +234,7 @@ def format_module(mod: A.Module, source: str | None = None) -> str:
 
 
 def format_text(text: str, file: str = "<input>") -> str:
-    """Parse and format, comments kept; raises dsl.parser.ParseFailure on a syntax error."""
+    """Parse and format, comments kept; raises tessera.dsl.parser.ParseFailure on a syntax error."""
     from .parser import parse
 
     return format_module(parse(text, file), text)

@@ -1,5 +1,5 @@
 """The Lark parser of dsl/grammar.lark: built from the grammar, or loaded from the LALR tables
-kept in dsl/parser_tables.json (`python -m dsl.parser --write-tables`), and the grammar's keywords.
+kept in dsl/parser_tables.json (`python -m tessera.dsl.parser --write-tables`), and the grammar's keywords.
 """
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def make_parser(**options) -> Lark:
     is unpickled).  They are used only when their recorded SHA-256 of
     grammar.lark (and Lark's version) is that of the grammar read now;
     otherwise the parser is built from the grammar.
-    `python -m dsl.parser --write-tables` writes them anew."""
+    `python -m tessera.dsl.parser --write-tables` writes them anew."""
     grammar = GRAMMAR.read_text(encoding="utf-8")
     if set(options) <= set(_GIVEN):
         tables = _tables(grammar)
@@ -117,7 +117,7 @@ def tables_text() -> str:
     grammar = GRAMMAR.read_text(encoding="utf-8")
     data, memo = _build(grammar).memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k not in _GIVEN}
-    doc = {"about": "LALR tables of dsl/grammar.lark for Lark; written by `python -m dsl.parser --write-tables`",
+    doc = {"about": "LALR tables of dsl/grammar.lark for Lark; written by `python -m tessera.dsl.parser --write-tables`",
            "grammar_sha256": _digest(grammar), "data": _encode(data), "memo": _encode(memo)}
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=True) + "\n"
 

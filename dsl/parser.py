@@ -120,6 +120,6 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] != ["--write-tables"]:
-        sys.exit("usage: python -m dsl.parser --write-tables")
+        sys.exit("usage: python -m tessera.dsl.parser --write-tables")
     TABLES.write_text(tables_text(), encoding="utf-8")
     print(f"wrote {TABLES}")

@@ -44,9 +44,9 @@ class CardTimeline:
 
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it (None: everything)."""
-    from compiler.cardrecords import g_illegal, move_of
-    from compiler.records import RecordError
-    from compiler.replay import _resolve_rules, engine_for
+    from tessera.compiler.cardrecords import g_illegal, move_of
+    from tessera.compiler.records import RecordError
+    from tessera.compiler.replay import _resolve_rules, engine_for
 
     players = record["players"]
     if seat is not None and seat not in players:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from dsl.model import RuleSet
-from dsl.places import OPPOSITE, SIDES, rotate
+from tessera.dsl.model import RuleSet
+from tessera.dsl.places import OPPOSITE, SIDES, rotate
 
 from . import write_atomically
 from .sheet import drawn_features
@@ -34,7 +34,7 @@ def _rotation(rs: RuleSet, name: str, kind: str, sides: set[str]):
 
 
 def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Drawing:
-    """One counterexample (verifier.river.Counterexample) as a board of river tiles."""
+    """One counterexample (tessera.verifier.river.Counterexample) as a board of river tiles."""
     style = Style.of(rs)
     land = bool(getattr(ce, "landscape", False))  # the river leaves a start landscape (SIEGE-SETUP-1)
     cells = [p.cell for p in ce.placed] + [ce.cell] + (list(ce.start) if land else [])
@@ -127,7 +127,7 @@ def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, sourc
 def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:
     """The tile-set check's best laying of the river tiles (verifier/river_layer.py `set-river`), the
     open end where none of the tiles left can continue marked."""
-    from dsl.places import OFFSET
+    from tessera.dsl.places import OFFSET
 
     style = Style.of(rs)
     board = {cell: (name, rot) for name, cell, rot in laying.laid}
@@ -188,7 +188,7 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
         written += _laying(rs, folder, title)
     if "river" not in failed:
         return written
-    from verifier.river import check_river
+    from tessera.verifier.river import check_river
 
     rep = check_river(rs)
     if rep.deck is None:
@@ -205,7 +205,7 @@ def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
     """The best laying `set-river` found (verifier/river_layer.py), the very search that check runs."""
     from collections import Counter
 
-    from verifier.river_layer import _continues, lay_river
+    from tessera.verifier.river_layer import _continues, lay_river
 
     p = _continues(rs)
     if p is None or not p.arg:

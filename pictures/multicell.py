@@ -2,7 +2,7 @@
 
 The tile is one picture of W x H tile boxes (W*100 x H*100), drawn from its declared
 features at their numbered places (`N1w`, `E2`, `C3`, ...): each numbered place is
-mapped by `dsl.multicell.locate` to its cell and that cell's one-cell place, so a
+mapped by `tessera.dsl.multicell.locate` to its cell and that cell's one-cell place, so a
 feature lies exactly where the engine lays it.  It is drawn as one tile is
 (pictures/tile.py), on the tile's whole boundary instead of one cell's:
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import drawsvg as dw
 
-from dsl.model import TileType
-from dsl.multicell import locate
+from tessera.dsl.model import TileType
+from tessera.dsl.multicell import locate
 
 from .tile import (FIELD_SHADES, FIGURE_AT, HALF_SPAN, LABEL_AT, LINE_WIDTH, MID, SIDE_SPAN, SIZE, Drawn, Style,
                    _centre_emblem, _feature, _lighter, _shield, attr, draw_symbols, perimeter, places_layer, runs)

@@ -3,13 +3,13 @@
 Left: the distribution of each seat's final score over the games (box plots).
 Second: the mean points per game each feature kind (and award) brings, and under a
 feature the part of it from each other source (`field: barn`, `outpost: knights`,
-read from the scoring events by compiler.simulate.point_sources), then sources
+read from the scoring events by tessera.compiler.simulate.point_sources), then sources
 that are no feature's (ransoms received and paid), hatched.
 Right (summaries with per-game rows): each seat's rate of games won alone on
 top, with its 95% Wilson interval (compiler/stats.py) as an error bar, and the
 balance measures.  With `--against`, both rule sets are drawn side by side in
 each panel, the rules under study in the darker colour, and each difference the
-paired comparison (compiler.simulate.compare: paired t-test on the same seeds,
+paired comparison (tessera.compiler.simulate.compare: paired t-test on the same seeds,
 Benjamini-Hochberg adjusted) calls significant is marked with an asterisk.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ AGAINST_COLOUR = "#b0b0b0"
 
 
 def seat_scores(s, p: int) -> list[int]:
-    """Seat p's score in each game of a compiler.simulate.Summary (a list per seat, or a method)."""
+    """Seat p's score in each game of a tessera.compiler.simulate.Summary (a list per seat, or a method)."""
     return s.scores(p) if callable(s.scores) else s.scores[p]
 
 
@@ -33,7 +33,7 @@ def points_by_kind(s) -> dict[str, float]:
 
 
 def points_by_source(s) -> dict[str, float]:
-    """Mean points per game by source beyond the features' own scorings (compiler.simulate.point_sources)."""
+    """Mean points per game by source beyond the features' own scorings (tessera.compiler.simulate.point_sources)."""
     if not hasattr(s, "sources"):
         return {}
     return {k: sum(v) / max(len(v), 1) for k in s.sources() for v in [s.source_points(k)]}
@@ -59,7 +59,7 @@ SIGNIFICANT = "*"
 
 def significance_note(differences) -> str:
     """What an asterisk means, from compiler/stats.py's own test and threshold."""
-    from compiler.stats import ALPHA
+    from tessera.compiler.stats import ALPHA
 
     n = sum(1 for d in differences if d.get("significant"))
     test = (f"paired t-test over the same seeds, Benjamini-Hochberg adjusted p < {ALPHA:g} "
@@ -135,8 +135,8 @@ def _legend_below(ax, handles=None) -> None:
 
 
 def plot_figure(summ, against=None, differences=None):
-    """The chart of `summ` (a compiler.simulate.Summary) as a matplotlib Figure, compared with `against`
-    if given; `differences` (compiler.simulate.compare(summ, against), computed here if not given)
+    """The chart of `summ` (a tessera.compiler.simulate.Summary) as a matplotlib Figure, compared with `against`
+    if given; `differences` (tessera.compiler.simulate.compare(summ, against), computed here if not given)
     says which differences to mark as significant."""
     import matplotlib
 
@@ -146,7 +146,7 @@ def plot_figure(summ, against=None, differences=None):
 
     runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
     if against is not None and differences is None:
-        from compiler.simulate import compare
+        from tessera.compiler.simulate import compare
 
         differences = compare(summ, against)
     sig = {d["measure"]: d for d in (differences or [])}

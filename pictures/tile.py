@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import drawsvg as dw
 
-from dsl.model import RuleSet
+from tessera.dsl.model import RuleSet
 
 SIZE = 100
 MID = SIZE / 2
@@ -368,7 +368,7 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
             for k in range(f.shields):
                 g.append(_shield(ax + 14 + 14 * k, ay - 4))
     if symbols:  # under the place names of --places, which stay readable over them
-        from dsl.places import rotate
+        from tessera.dsl.places import rotate
 
         g.append(draw_symbols(symbols, style, rotate("NW", rotation)))
     if places:

@@ -10,9 +10,9 @@ from typing import List, Optional
 
 import typer
 
-from dsl.diagnostics import Diagnostic, render
-from dsl.model import MOST_PLAYERS
-from dsl.untrusted import printable
+from tessera.dsl.diagnostics import Diagnostic, render
+from tessera.dsl.model import MOST_PLAYERS
+from tessera.dsl.untrusted import printable
 
 from .app import app, err, missing_paths, out, report
 
@@ -44,12 +44,12 @@ def fmt(
     import tempfile
     from pathlib import Path
 
-    from dsl.ast import Span
-    from dsl.diagnostics import SourceCache
-    from dsl.fmt import comments, format_module
-    from dsl.loader import Workspace, expand_paths
-    from dsl.parser import ParseFailure, parse
-    from dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
+    from tessera.dsl.ast import Span
+    from tessera.dsl.diagnostics import SourceCache
+    from tessera.dsl.fmt import comments, format_module
+    from tessera.dsl.loader import Workspace, expand_paths
+    from tessera.dsl.parser import ParseFailure, parse
+    from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
 
     if write and check_only:
         raise typer.BadParameter("use --write or --check, not both")
@@ -147,7 +147,7 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
     those under a `variants/` folder: name a variant to verify it)."""
     from pathlib import Path
 
-    from dsl.loader import expand_paths
+    from tessera.dsl.loader import expand_paths
 
     targets: list[list[str]] = []
     for r in rules:
@@ -205,18 +205,18 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     """
     from rich.text import Text
 
-    from dsl.diagnostics import SourceCache
-    from dsl.loader import load_rule_set
-    from verifier.checks import run_checks
-    from verifier.solver import set_limits
+    from tessera.dsl.diagnostics import SourceCache
+    from tessera.dsl.loader import load_rule_set
+    from tessera.verifier.checks import run_checks
+    from tessera.verifier.solver import set_limits
 
     set_limits(rlimit, timeout, budget)
-    import verifier.witness as wit
+    import tessera.verifier.witness as wit
 
     wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
     names = None
     if only:
-        from verifier.checks import load_checks
+        from tessera.verifier.checks import load_checks
 
         known = list(load_checks())
         names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
@@ -224,7 +224,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             err.print(printable(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}"), markup=False)
             raise typer.Exit(2)
     if not engine:  # --no-engine: not run, and not listed as skipped either
-        from verifier.checks import load_checks
+        from tessera.verifier.checks import load_checks
 
         names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
@@ -241,13 +241,13 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
     if engine:
-        from verifier.checks import load_checks as _load
+        from tessera.verifier.checks import load_checks as _load
 
         _load()  # register every check first, so the engine check keeps its place (last)
-        import verifier.engine_check as ec
+        import tessera.verifier.engine_check as ec
 
         ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
-        import verifier.cards as vc
+        import tessera.verifier.cards as vc
 
         vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
@@ -266,7 +266,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             for d in diags:
                 out.print(render(d, ws.sources), markup=False)
             continue
-        from verifier.checks import of_family
+        from tessera.verifier.checks import of_family
 
         # a rule set runs the checks of its own game family (the tile game's, or the card game's)
         results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
@@ -294,7 +294,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             else:
                 out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
         if svg is not None and bad:
-            from pictures.counterexamples import write_counterexamples
+            from tessera.pictures.counterexamples import write_counterexamples
 
             for path in write_counterexamples(rs, {r.name for r in results if not r.passed}, svg, "+".join(rs.names)):
                 out.print(printable(f"  wrote {path}"), markup=False)

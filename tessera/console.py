@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from dsl.diagnostics import Diagnostic, render, summary
-from dsl.untrusted import printable
+from tessera.dsl.diagnostics import Diagnostic, render, summary
+from tessera.dsl.untrusted import printable
 
 
 class Console:
@@ -70,7 +70,7 @@ def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] 
 
 def check(paths: list[str]) -> int:
     """`tessera check PATHS…`: the exit code (2 when a path does not exist)."""
-    from dsl.loader import check_paths, stated_assumptions
+    from tessera.dsl.loader import check_paths, stated_assumptions
 
     if missing("check", paths):
         return 2

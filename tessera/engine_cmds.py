@@ -8,9 +8,9 @@ from typing import List, Optional
 
 import typer
 
-from dsl.diagnostics import render
-from dsl.model import MOST_PLAYERS
-from dsl.untrusted import printable
+from tessera.dsl.diagnostics import render
+from tessera.dsl.model import MOST_PLAYERS
+from tessera.dsl.untrusted import printable
 
 from .app import app, err, out, report
 
@@ -25,7 +25,7 @@ def _split(specs: List[str]) -> list[str]:
 
 
 def _load(specs: list[str], command: str = ""):
-    from dsl.loader import load_rule_set
+    from tessera.dsl.loader import load_rule_set
 
     rs, diags, ws = load_rule_set(specs)
     usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
@@ -35,7 +35,7 @@ def _load(specs: list[str], command: str = ""):
         raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
-    from dsl.limits import playable
+    from tessera.dsl.limits import playable
 
     why = playable(rs)  # checks, but no game can be played with it (or a degenerate one: a warning)
     if any(d.severity == "error" for d in why):
@@ -54,9 +54,9 @@ def compile_cmd(
     """Compile rule modules into an importable engine package (standard library only)."""
     import keyword
 
-    from compiler.build import CompileTargetError, compile_to_dir
-    from compiler.codegen import CompileError
-    from dsl.diagnostics import Diagnostic
+    from tessera.compiler.build import CompileTargetError, compile_to_dir
+    from tessera.compiler.codegen import CompileError
+    from tessera.dsl.diagnostics import Diagnostic
 
     if not package.isidentifier() or keyword.iskeyword(package) or len(package) > 64:
         err.print(f"tessera compile: --package {printable(repr(package), 80)} is not a Python package name "
@@ -69,7 +69,7 @@ def compile_cmd(
         err.print(f"tessera compile: {printable(str(exc))}", markup=False)
         raise typer.Exit(2)
     except CompileError as ce:
-        from dsl.diagnostics import SourceCache
+        from tessera.dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
     out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
@@ -81,8 +81,8 @@ def replay(
     as_json: bool = typer.Option(False, "--json", help="print the answer as one JSON object"),
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
-    from compiler.replay import RecordError, RuleLoadError, load_record, replay as run
-    from compiler.runtime.errors import RuleFailure
+    from tessera.compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from tessera.compiler.runtime.errors import RuleFailure
 
     def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
         """Every failure: a message on stderr, or with --json one JSON object on stdout."""
@@ -164,9 +164,9 @@ def replay(
 def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path]) -> dict:
     """Load and compile one rule set for `simulate`: what a worker needs to play its games, and the engine
     to play them in this process."""
-    import compiler.build
-    from compiler.codegen import CompileError
-    from dsl.diagnostics import Diagnostic, SourceCache
+    import tessera.compiler.build
+    from tessera.compiler.codegen import CompileError
+    from tessera.dsl.diagnostics import Diagnostic, SourceCache
 
     rs = _load(specs, "simulate")
     lo, hi = rs.player_range()
@@ -174,12 +174,12 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
         raise typer.Exit(2)
     try:
-        eng = compiler.build.load_engine(rs)
+        eng = tessera.compiler.build.load_engine(rs)
     except CompileError as ce:
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
     if record is not None:  # rule files copied beside the records, so they replay from any folder
-        from compiler.records import rule_paths_for
+        from tessera.compiler.records import rule_paths_for
 
         try:
             record.mkdir(parents=True, exist_ok=True)
@@ -188,8 +188,8 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
                                 f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
                       markup=False)
             raise typer.Exit(2)
-        from dsl.loader import BUNDLED_RULES, _inside
-        from compiler.records import RecordError
+        from tessera.dsl.loader import BUNDLED_RULES, _inside
+        from tessera.compiler.records import RecordError
 
         # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
         bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}
@@ -200,7 +200,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
             raise typer.Exit(2)
-    from compiler.usage import catalogue
+    from tessera.compiler.usage import catalogue
 
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
             "record": str(record) if record is not None else None, "record_rules": kept}, (eng, catalogue(rs))
@@ -283,9 +283,9 @@ def simulate(
     """
     import time
 
-    from compiler.agents import AgentSpecError, parse_agents
-    from compiler.runtime.errors import RuleFailure
-    from compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
+    from tessera.compiler.agents import AgentSpecError, parse_agents
+    from tessera.compiler.runtime.errors import RuleFailure
+    from tessera.compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
 
     if backend not in ("processes", "dask"):
         err.print(f"tessera simulate: --backend {backend!r}: use processes or dask", markup=False)
@@ -348,8 +348,8 @@ def simulate(
         write_csv(csv_path, summs)
     diffs = compare(summs[0], summs[1]) if len(summs) == 2 and summs[0].games else None
     if plot is not None and summs[0].games:
-        from pictures import write_atomically
-        from pictures.plot import plot_summaries
+        from tessera.pictures import write_atomically
+        from tessera.pictures.plot import plot_summaries
 
         fmt = "png" if plot.suffix.lower() == ".png" else "svg"
         write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None, diffs, fmt))

@@ -6,16 +6,16 @@ from typing import List, Optional
 
 import typer
 
-from dsl.untrusted import printable
-from pictures import write_atomically
+from tessera.dsl.untrusted import printable
+from tessera.pictures import write_atomically
 
 from .app import app, err, out, report
 
 
 def _card_record(record_path: Path, command: str, seat: Optional[str]):
     """The card game's timeline of a `tessera-cards/1` record, or None for another record."""
-    from compiler.cardrecords import CARD_FORMAT
-    from compiler.replay import RecordError, RuleLoadError, load_record
+    from tessera.compiler.cardrecords import CARD_FORMAT
+    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
 
     try:
         record = load_record(record_path)
@@ -23,7 +23,7 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
             if seat is not None:
                 raise RecordError("--seat is for a card game's record (tessera-cards/1)")
             return None
-        from pictures.cards import card_timeline
+        from tessera.pictures.cards import card_timeline
 
         return card_timeline(record, record_path.parent, seat)
     except RecordError as exc:
@@ -34,8 +34,8 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
 
 
 def _timeline(record_path: Path, command: str):
-    from compiler.replay import RecordError, RuleLoadError, load_record
-    from pictures.board import timeline
+    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
+    from tessera.pictures.board import timeline
 
     try:
         return timeline(load_record(record_path), record_path.parent)
@@ -84,7 +84,7 @@ def draw(
             if turn is not None and turn > last:
                 err.print(f"tessera draw: the record has {last} steps; --turn {turn} is past them", markup=False)
                 raise typer.Exit(2)
-            from pictures.cards import table_drawing
+            from tessera.pictures.cards import table_drawing
 
             step = last if turn is None else turn
             write_atomically(output, table_drawing(ctl, step).as_svg())
@@ -100,7 +100,7 @@ def draw(
             err.print(f"tessera draw: the record has {last} turns{' that replay' if tl.error else ''}; --turn {turn} is past them",
                       markup=False)
             raise typer.Exit(2)
-        from pictures.board import board_drawing
+        from tessera.pictures.board import board_drawing
 
         step = last if turn is None else turn
         write_atomically(output, board_drawing(tl, step, places=places).as_svg())
@@ -114,7 +114,7 @@ def draw(
         raise typer.BadParameter("--turn is for a game record (GAME.json)")
     specs = _split(inputs)
     rs = _load(specs, "draw")
-    from pictures.sheet import tile_problems, tile_sheet
+    from tessera.pictures.sheet import tile_problems, tile_sheet
 
     if tiles:
         unknown = [t for t in tiles if not any(t in (x.name, x.id) for x in rs.tiles)]
@@ -143,12 +143,12 @@ def view(
     its clause, exactly as `tessera replay` answers for that prefix.
     """
     from .app import missing_paths
-    from pictures.viewer import viewer_html
+    from tessera.pictures.viewer import viewer_html
 
     missing_paths("view", [str(record)])
     ctl = _card_record(record, "view", seat)
     if ctl is not None:  # the card game (rulebook 001)
-        from pictures.cards import card_viewer_html
+        from tessera.pictures.cards import card_viewer_html
 
         write_atomically(output, card_viewer_html(ctl))
         out.print(printable(f"wrote {output} ({len(ctl.steps)} steps; final scores "

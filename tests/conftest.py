@@ -96,7 +96,7 @@ def check_record(exp: Expect, res, name: str, final_turn: str = "index") -> None
 
 def replay_record(rel: str):
     """Replay tests/records/`rel`, its rule files found beside it."""
-    from compiler.replay import load_record, replay
+    from tessera.compiler.replay import load_record, replay
 
     path = RECORDS / rel
     return replay(load_record(path), path.parent)
@@ -105,13 +105,13 @@ def replay_record(rel: str):
 @functools.lru_cache(maxsize=None)
 def rule_set(*modules: str):
     """The rule set of these modules or rule-file paths, loaded once per session (read-only)."""
-    from dsl.loader import require_rule_set
+    from tessera.dsl.loader import require_rule_set
 
     return require_rule_set(list(modules))
 
 
 def engine(*modules: str):
-    """The compiled engine of these modules, built once per session (compiler.replay caches it)."""
-    from compiler.replay import engine_for
+    """The compiled engine of these modules, built once per session (tessera.compiler.replay caches it)."""
+    from tessera.compiler.replay import engine_for
 
     return engine_for(list(modules), [])

@@ -128,9 +128,9 @@ JUNK = st.recursive(
 
 
 def _real_turns() -> list[dict]:
-    from compiler.build import load_engine
-    from compiler.simulate import play_one
-    from dsl.loader import require_rule_set
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.simulate import play_one
+    from tessera.dsl.loader import require_rule_set
 
     eng = load_engine(require_rule_set(["base"]))
     _, turns = play_one(eng, 2, 7)
@@ -246,13 +246,13 @@ _counter = itertools.count()
 def rule_file_pipeline(text: str, work: Path) -> str:
     """parse -> check -> fmt -> compile -> import -> a game; returns how far it got.
     Raises only for a broken guarantee (an internal error)."""
-    from compiler.build import compile_to_dir
-    from compiler.runtime.errors import rule_location
-    from dsl.diagnostics import render
-    from dsl.fmt import format_module
-    from dsl.limits import MAX_TILES, playable
-    from dsl.loader import check_paths, load_rule_set
-    from dsl.parser import ParseFailure, parse
+    from tessera.compiler.build import compile_to_dir
+    from tessera.compiler.runtime.errors import rule_location
+    from tessera.dsl.diagnostics import render
+    from tessera.dsl.fmt import format_module
+    from tessera.dsl.limits import MAX_TILES, playable
+    from tessera.dsl.loader import check_paths, load_rule_set
+    from tessera.dsl.parser import ParseFailure, parse
 
     src = work / "fz.tess"
     src.write_text(text, encoding="utf-8", errors="surrogateescape")

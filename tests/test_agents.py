@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.agents import LADDER, AgentSpecError, GreedyAgent, make_agent, parse_agents, strength, stronger
-from compiler.replay import engine_for, replay
-from compiler.simulate import compare, play_one, seating, simulate
+from tessera.compiler.agents import LADDER, AgentSpecError, GreedyAgent, make_agent, parse_agents, strength, stronger
+from tessera.compiler.replay import engine_for, replay
+from tessera.compiler.simulate import compare, play_one, seating, simulate
 
 BIG_CITIES = str(Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess")
 COMBOS = [["base"], ["base", "river", "abbot", "king_robber"], ["base", "barn"], [BIG_CITIES]]

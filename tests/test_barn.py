@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import load_rule_set, require_rule_set
-from verifier.checks import load_checks, run_check
-from verifier.invariants import check_invariants, summarize
+from tessera.dsl.loader import load_rule_set, require_rule_set
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.invariants import check_invariants, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +38,7 @@ def test_barn_tess_cites_every_barn_clause_and_holds_the_numbers():
     assert (forbid.mode, forbid.figure, forbid.on) == ("forbid", "follower", ("field",))
     cited = {c.clause for d in (barn, put, join, end, forbid) for c in d.cites}
     assert cited == {"BARN-PLACE-1", "BARN-SCORE-1", "BARN-FOLLOW-1", "BARN-SCORE-2", "BARN-END-1"}
-    from dsl.fmt import format_expr
+    from tessera.dsl.fmt import format_expr
     assert format_expr(put.value) == "3 * completed_cities"   # BARN-SCORE-1: 3 per completed city
     assert format_expr(join.value) == "completed_cities"      # BARN-SCORE-2: 1 per completed city
     assert format_expr(end.value) == "4 * completed_cities"   # BARN-END-1: 4 per completed city
@@ -176,7 +176,7 @@ figure scarecrow 1 per player at corner on meadow [BARN-PLACE-1]
 def test_two_fields_at_one_corner_are_no_barn_corner():
     """King & Robber's GD has fields Es and Se, separate (tiles.md), meeting at its SE corner:
     the four tiles would not meet in one field there, so the engine never offers that corner."""
-    from compiler.replay import engine_for
+    from tessera.compiler.replay import engine_for
 
     eng = engine_for(["base", "king_robber", "barn"], [])
     gd = eng.rules.TILE_IDS["GD"][0]
@@ -189,7 +189,7 @@ def test_two_fields_at_one_corner_are_no_barn_corner():
 @pytest.mark.parametrize("combo", ["base+barn", "base+river+abbot+king_robber+barn"])
 def test_every_tile_and_set_check_passes_on_the_barn_combinations(combo):
     """`tessera verify` runs `rules/barn.tess` as base+barn (rules/); the 5-module set is named."""
-    from verifier.checks import run_checks
+    from tessera.verifier.checks import run_checks
 
     rs = require_rule_set(combo.split("+"))
     for r in run_checks(rs, [n for n in load_checks() if n.startswith(("tile-", "set-"))]):

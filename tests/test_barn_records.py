@@ -35,7 +35,7 @@ import pytest
 from conftest import Expect, check_record, replay_record
 
 
-from compiler.replay import engine_for, load_record, replay
+from tessera.compiler.replay import engine_for, load_record, replay
 
 RECORDS = Path(__file__).parent / "records" / "barn"
 
@@ -169,10 +169,10 @@ def test_every_barn_clause_has_a_record():
 # == the engine's barn options against a from-scratch reading of the rule file ===============
 def _expected_barn_options(rs, g, gi):
     """Every (cell, rotation, corner) where the current player may put a barn, computed without
-    the engine's corner code: the rule file's features, rotated (dsl.places), and a networkx
-    rebuild of the board with the tile placed (verifier.engine_check.BoardGraph)."""
-    from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
-    from verifier.engine_check import BoardGraph
+    the engine's corner code: the rule file's features, rotated (tessera.dsl.places), and a networkx
+    rebuild of the board with the tile placed (tessera.verifier.engine_check.BoardGraph)."""
+    from tessera.dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
+    from tessera.verifier.engine_check import BoardGraph
 
     if g.supply[g.current][gi] <= 0:
         return set()
@@ -206,8 +206,8 @@ def test_legal_actions_list_every_legal_barn_corner_and_no_other(seed):
     each, no barn on that field yet)."""
     import random
 
-    from compiler.replay import engine_for
-    from dsl.loader import require_rule_set
+    from tessera.compiler.replay import engine_for
+    from tessera.dsl.loader import require_rule_set
 
     rs = require_rule_set(["base", "barn"])
     eng = engine_for(["base", "barn"], [])
@@ -232,7 +232,7 @@ def test_a_barn_game_round_trips_as_engine_state():
     """`tessera-state/1` (docs/records.md) keeps a barn's corner: [figure, feature, corner]."""
     import json
 
-    from compiler.replay import engine_for
+    from tessera.compiler.replay import engine_for
 
     res = _run("join_farmed_field.json")
     text = res.game.to_json()
@@ -246,8 +246,8 @@ def test_a_barn_game_round_trips_as_engine_state():
 
 def test_engine_check_catches_a_barn_on_the_wrong_field():
     """`verify --engine` rebuilds each barn's field: a barn the engine holds elsewhere is reported."""
-    from verifier.engine_check import compare, compile_complete_rules
-    from dsl.loader import require_rule_set
+    from tessera.verifier.engine_check import compare, compile_complete_rules
+    from tessera.dsl.loader import require_rule_set
 
     rs = require_rule_set(["base", "barn"])
     g = _run("put_tied_farmers.json").game
@@ -268,10 +268,10 @@ def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
     """Random games: `simulate --record` writes barn corners that `replay` accepts with the same
     scores, and the engine's features (barns included) match the networkx rebuild after every move
     (`verify --engine`; 200 games per combination are measured in the report, 3 here)."""
-    from compiler.replay import engine_for
-    from compiler.simulate import play_one, simulate
-    from dsl.loader import require_rule_set
-    from verifier.engine_check import check_engine
+    from tessera.compiler.replay import engine_for
+    from tessera.compiler.simulate import play_one, simulate
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.engine_check import check_engine
 
     eng = engine_for(rules, [])
     simulate(eng, 3, 2, 11, rules, tmp_path)
@@ -310,7 +310,7 @@ def test_a_house_rule_changes_the_barn_in_text(tmp_path):
 @pytest.mark.parametrize("place", [{"figure": "barn", "corner": "N"}, {"figure": "barn", "corner": ["NE"]},
                                    {"figure": "barn", "corner": "NE", "on": "Nw"}])
 def test_a_malformed_corner_is_a_record_error(place):
-    from compiler.replay import RecordError
+    from tessera.compiler.replay import RecordError
 
     rec = {"format": "tessera-game/1", "rules": ["base", "barn"], "players": ["red", "blue"],
            "turns": [{"tile": "B", "at": [0, 1], "rotation": 0, "place": place}], "end": "none"}
@@ -349,19 +349,19 @@ def _owners(farmers):
 
 def _independent_barn(rules, seed):
     """BARN-SCORE-1, BARN-SCORE-2 and BARN-END-1 read from the text alone, on the networkx rebuild of
-    the board (verifier.engine_check.BoardGraph, from the rule files' tiles, never the engine's
+    the board (tessera.verifier.engine_check.BoardGraph, from the rule files' tiles, never the engine's
     union-find): a barn put on a field with farmers gives the field's owners 3 per completed city
     bordering it; a tile that joins farmers to a barn's field gives the joined field's owners 1 per
     completed city; at the end each barn gives its owner 4 per completed city bordering its field.
-    Where the farmers stand is read from the engine before each move (`verifier.engine_check`
+    Where the farmers stand is read from the engine before each move (`tessera.verifier.engine_check`
     compares each engine feature, its figure count included, with the rebuild). Returns (what the
     text gives, what the engine did)."""
     import random
     from collections import Counter
 
-    from dsl.loader import require_rule_set
-    from dsl.places import CORNER_HALVES
-    from verifier.engine_check import BoardGraph, _sync
+    from tessera.dsl.loader import require_rule_set
+    from tessera.dsl.places import CORNER_HALVES
+    from tessera.verifier.engine_check import BoardGraph, _sync
 
     g = engine_for(rules, []).new_game(2, seed)
     bg = BoardGraph(require_rule_set(rules), {})

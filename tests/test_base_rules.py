@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.replay import replay
+from tessera.compiler.replay import replay
 from conftest import Expect, check_record
-from compiler.simulate import play_one
+from tessera.compiler.simulate import play_one
 
 RECORDS = Path(__file__).parent / "records" / "base"
 SPEC_KEYS = {"format", "rules", "players", "turns", "end", "start"}
@@ -278,7 +278,7 @@ def test_BASE_SCORE_2_farmers_stay_after_final_scoring_examples():
 
 
 def _full_game(seed: int = 11, players: int = 3):
-    from compiler.replay import engine_for
+    from tessera.compiler.replay import engine_for
 
     eng = engine_for(["base"], [])
     g, turns = play_one(eng, players, seed)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import load_rule_set
-from dsl.model import RuleSet, TileType
+from tessera.dsl.loader import load_rule_set
+from tessera.dsl.model import RuleSet, TileType
 
 REPO = Path(__file__).resolve().parent.parent
 

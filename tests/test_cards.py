@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import load_engine
-from compiler.records import load_record
-from compiler.replay import replay
-from dsl.loader import check_text, load_rule_set, require_rule_set
+from tessera.compiler.build import load_engine
+from tessera.compiler.records import load_record
+from tessera.compiler.replay import replay
+from tessera.dsl.loader import check_text, load_rule_set, require_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = REPO / "tests" / "records" / "card"
@@ -97,7 +97,7 @@ def test_a_deck_naming_too_many_copies_is_refused():
 
 
 def test_record_schema_refuses_unknown_keys():
-    from compiler.records import RecordError, validate
+    from tessera.compiler.records import RecordError, validate
 
     with pytest.raises(RecordError):
         validate({"format": "tessera-cards/1", "players": ["a"], "turns": [{"play": "dragon"}]})
@@ -158,7 +158,7 @@ def test_view_hides_other_hands(eng):
 
 
 def test_simulated_records_replay_to_the_same_scores(eng, tmp_path):
-    from compiler.simulate import play_one, write_card_record
+    from tessera.compiler.simulate import play_one, write_card_record
 
     for i, seed in enumerate((11, 12)):
         g, turns = play_one(eng, 3, seed, ["greedy", "random", "random"], record=True)
@@ -215,7 +215,7 @@ def test_card_expression_mistakes_are_diagnostics():
 
 # -- the verifier (verifier/cards.py) ---------------------------------------------------------
 def _verify(rs, name):
-    from verifier.checks import load_checks, run_check
+    from tessera.verifier.checks import load_checks, run_check
 
     return run_check(load_checks()[name], rs)
 
@@ -252,7 +252,7 @@ def test_verifier_refutes_an_example_the_rules_break(tmp_path):
 
 def test_recount_of_claims_is_the_rulebook_s():
     """CARD-TURN-1: a feudal takes the cards to its left up to the field or the previous feudal."""
-    from verifier.cards import recount_claims
+    from tessera.verifier.cards import recount_claims
 
     rows = {"red": [["red.city", False], ("F", 0), ["red.animal", True], ["dragon", False], ("F", 1), ["red.city", False]]}
     assert recount_claims(rows) == {0: [("red.city", "red")], 1: [("red.animal", "red"), ("dragon", "red")]}
@@ -268,17 +268,17 @@ def test_the_rulebook_s_examples_are_all_in_the_rule_file():
 
 
 def test_docs_publish_the_card_record_schema():
-    from compiler.cardrecords import CARD_SCHEMA
+    from tessera.compiler.cardrecords import CARD_SCHEMA
 
     doc = (REPO / "docs" / "records.md").read_text(encoding="utf-8")
-    part = doc.split("The schema (`compiler.cardrecords.CARD_SCHEMA`):", 1)[1]
+    part = doc.split("The schema (`tessera.compiler.cardrecords.CARD_SCHEMA`):", 1)[1]
     block = part.split("```json", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads(json.dumps(CARD_SCHEMA))
 
 
 def test_simulate_counts_a_tie_broken_by_the_rules_as_a_win(eng):
     """CARD-END-1: equal points, the most city cards wins: simulate's wins follow the engine's winners."""
-    from compiler.simulate import Summary
+    from tessera.compiler.simulate import Summary
 
     s = Summary(["card"], 2, 0, ["random", "random"], [{"game": 0, "scores": [50, 50], "winners": [1]}])
     assert s.won(1) == [1] and s.won(0) == [0] and s.tied(0) == [0]

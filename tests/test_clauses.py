@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dsl.clauses import CLAUSES
+from tessera.dsl.clauses import CLAUSES
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUSES_MD = REPO / ".." / "shared" / "rulebooks" / "CLAUSES.md"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import compile_to_dir, load_engine
-from compiler.codegen import generate
+from tessera.compiler.build import compile_to_dir, load_engine
+from tessera.compiler.codegen import generate
 from conftest import rule_set
-from dsl.loader import load_rule_set
+from tessera.dsl.loader import load_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
@@ -99,7 +99,7 @@ def test_same_seed_same_game():
 
 def test_a_record_start_tile_comes_from_the_bag(tmp_path):
     """BASE-COMP-1: a record that starts with C has no other C, and the rules' start D is back in the bag."""
-    from compiler.replay import replay
+    from tessera.compiler.replay import replay
 
     rec = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
            "start": {"tile": "C", "at": [0, 0], "rotation": 0},

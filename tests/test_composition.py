@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import load_rule_set
-from verifier.checks import load_checks, run_check
+from tessera.dsl.loader import load_rule_set
+from tessera.verifier.checks import load_checks, run_check
 
 REPO = Path(__file__).resolve().parent.parent
 BASE = (REPO / "rules" / "base.tess").read_text(encoding="utf-8")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import verifier.conformance as C
-import verifier.engine_check as ec
-from dsl.loader import require_rule_set
-from verifier.checks import load_checks, run_check
-from verifier.engine_check import check_engine
-from verifier.invariants import all_steps, check_invariants
+import tessera.verifier.conformance as C
+import tessera.verifier.engine_check as ec
+from tessera.dsl.loader import require_rule_set
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.engine_check import check_engine
+from tessera.verifier.invariants import all_steps, check_invariants
 
 ROOT = Path(__file__).resolve().parent.parent
 

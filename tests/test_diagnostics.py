@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dsl.parser import _EXAMPLES, ParseFailure, parse
+from tessera.dsl.parser import _EXAMPLES, ParseFailure, parse
 from tessera.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -375,7 +375,7 @@ def test_check_starts_without_typer_rich_or_the_other_commands() -> None:
     bad = root / "tests" / "fixtures" / "bad" / "three-mistakes.tess"
     code = ("import sys\nfrom tessera.main import main\nsys.argv = ['tessera', 'check', sys.argv[1]]\n"
             "try:\n    main()\nexcept SystemExit as e:\n    rc = e.code\n"
-            "heavy = sorted(m for m in ('typer', 'click', 'rich', 'compiler', 'verifier', 'tessera.cli') "
+            "heavy = sorted(m for m in ('typer', 'click', 'rich', 'tessera.compiler', 'tessera.verifier', 'tessera.cli') "
             "if m in sys.modules)\nprint('LOADED', heavy, rc)\n")
     proc = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True, text=True, cwd=root,
                           timeout=60)

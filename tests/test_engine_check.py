@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from compiler.build import load_engine
+from tessera.compiler.build import load_engine
 from conftest import rule_set
-from verifier.engine_check import check_engine, compare, compile_complete_rules
+from tessera.verifier.engine_check import check_engine, compare, compile_complete_rules
 
 COMBOS = [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
           ["base", "river", "abbot", "king_robber"]]
@@ -70,7 +70,7 @@ def test_a_wrong_open_count_is_caught():
 def test_the_comparison_after_a_move_covers_the_features_on_its_tiles():
     """Between moves only the features on the tiles placed since the last comparison are compared (they are
     the ones a move can change); the whole board is compared at the end."""
-    from verifier.engine_check import BoardGraph
+    from tessera.verifier.engine_check import BoardGraph
 
     rs, g = _midgame(["base"])
     road = next(f for f in g.features() if f["kind"] == "road")
@@ -87,7 +87,7 @@ def test_the_comparison_after_a_move_covers_the_features_on_its_tiles():
 def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     """`verify --engine` compares after each move that completes a feature or scores, at the end, and one
     move in SAMPLE otherwise; the rebuild graph it grows move by move is the one built from scratch."""
-    import verifier.engine_check as ec
+    import tessera.verifier.engine_check as ec
 
     rs = _rs(["base", "abbot"])
     seen = []
@@ -112,7 +112,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     monkeypatch.setattr(ec, "compare", spy)
     mismatches, checked = ec.check_engine(rs, games=2, players=2, seed=40, sample=ec.SAMPLE)
     assert mismatches == [] and checked == len(seen)
-    from compiler.runtime.play import random_moves
+    from tessera.compiler.runtime.play import random_moves
 
     eng = load_engine(rs)
     for gseed in (40, 41):  # the same games again: which moves completed something
@@ -137,7 +137,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
 @pytest.mark.slow
 def test_parallel_check_plays_the_same_games_as_one_process():
     """`verify --engine` splits the seeds over processes; the positions checked are those of one process."""
-    from verifier.engine_check import SAMPLE, check_engine_parallel
+    from tessera.verifier.engine_check import SAMPLE, check_engine_parallel
 
     rs = _rs(["base"])
     one = check_engine(rs, 40, 2, 0, sample=SAMPLE)

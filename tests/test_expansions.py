@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from conftest import Expect, check_record, replay_record
 
-from compiler.replay import RecordError, engine_for, load_record, replay
-from compiler.simulate import play_one, simulate
+from tessera.compiler.replay import RecordError, engine_for, load_record, replay
+from tessera.compiler.simulate import play_one, simulate
 
 RECORDS = Path(__file__).parent / "records"
 _run = replay_record
@@ -345,15 +345,15 @@ def test_simulate_and_replay_on_the_command_line(tmp_path):
 # == King & Robber against an independent reading, over whole random games ==================
 def _independent_king_robber(rules, seed):
     """KING-1 / ROBBER-1 read from the text alone, on the networkx rebuild of the board
-    (verifier.engine_check.BoardGraph, built from the rule files' tiles, never the engine's
+    (tessera.verifier.engine_check.BoardGraph, built from the rule files' tiles, never the engine's
     union-find): a city (road) is complete when no edge of it is open; the first completed one
     goes to whoever placed the tile, then one with strictly more distinct tiles than every one
     completed before; at the end the holder scores 1 per completed city (road) on the map.
     Returns (end awards, transfers) as the text gives them and as the engine played them."""
     import random
 
-    from dsl.loader import require_rule_set
-    from verifier.engine_check import BoardGraph, _sync
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.engine_check import BoardGraph, _sync
 
     rs = require_rule_set(rules)
     g = engine_for(rules, []).new_game(2, seed)

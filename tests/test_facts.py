@@ -24,13 +24,13 @@ from pathlib import Path
 
 import z3
 
-from dsl.diagnostics import SourceCache, render
-from dsl.loader import require_rule_set
-from verifier import solver
-from verifier.checks import load_checks, run_check
-from verifier.domain import Domain
-from verifier.examples import check_examples
-from verifier.invariants import SymGame, check_invariants
+from tessera.dsl.diagnostics import SourceCache, render
+from tessera.dsl.loader import require_rule_set
+from tessera.verifier import solver
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.domain import Domain
+from tessera.verifier.examples import check_examples
+from tessera.verifier.invariants import SymGame, check_invariants
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dsl import ast as A
-from dsl.fmt import comments, format_expr, format_module, format_string
-from dsl.parser import ParseFailure, _parser, make_parser, parse
+from tessera.dsl import ast as A
+from tessera.dsl.fmt import comments, format_expr, format_module, format_string
+from tessera.dsl.parser import ParseFailure, _parser, make_parser, parse
 from tessera.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
@@ -659,17 +659,17 @@ def test_fmt_help_says_comments_are_kept() -> None:
 
 
 def test_fmt_write_leaves_a_file_edited_meanwhile_alone(tmp_path: Path, monkeypatch) -> None:
-    import dsl.fmt
+    import tessera.dsl.fmt
 
     f = tmp_path / "m.tess"
     f.write_text("module m   feature a\n", encoding="utf-8")
-    real = dsl.fmt.format_module
+    real = tessera.dsl.fmt.format_module
 
     def edit_while_formatting(mod, text=None):
         f.write_text("module m   feature a\nfeature b  # someone's edit\n", encoding="utf-8")
         return real(mod, text)
 
-    monkeypatch.setattr(dsl.fmt, "format_module", edit_while_formatting)
+    monkeypatch.setattr(tessera.dsl.fmt, "format_module", edit_while_formatting)
     r = runner.invoke(app, ["fmt", "--write", str(f)])
     assert r.exit_code == 1 and "changed while fmt read it" in r.output
     assert f.read_text(encoding="utf-8") == "module m   feature a\nfeature b  # someone's edit\n"

@@ -19,7 +19,7 @@ import random
 import pytest
 
 from conftest import RECORDS, engine, replay_record, rule_set
-from compiler.replay import load_record, replay
+from tessera.compiler.replay import load_record, replay
 
 PF = "rules/variants/prisoners_freed_each_round.tess"
 CT = "rules/variants/city_tiles_bring_catapults.tess"
@@ -127,7 +127,7 @@ def test_HOUSE_FREED_1_no_prisoner_survives_a_round_end_in_simulated_games(playe
 
 
 def test_HOUSE_FREED_1_is_a_z3_step_and_conservation_is_proved_with_it():
-    from verifier.invariants import SymGame, all_steps, check_invariants
+    from tessera.verifier.invariants import SymGame, all_steps, check_invariants
 
     rs = rule_set(PF)
     steps = [s for s in all_steps(SymGame.make(rs)) if s.rule.startswith("on round end")]
@@ -148,7 +148,7 @@ def test_HOUSE_FREED_1_is_a_z3_step_and_conservation_is_proved_with_it():
 def _wrong_release(g):
     """The model's steps with the round's end deliberately wrong: the prisoners leave their holders
     but never reach their owners' supply."""
-    from verifier.invariants import all_steps
+    from tessera.verifier.invariants import all_steps
 
     steps = all_steps(g)
     for st in steps:
@@ -160,8 +160,8 @@ def _wrong_release(g):
 
 @pytest.mark.slow
 def test_HOUSE_FREED_1_the_conformance_check_holds_releases_to_the_round_step(monkeypatch):
-    import verifier.conformance as C
-    from verifier.engine_check import check_engine
+    import tessera.verifier.conformance as C
+    from tessera.verifier.engine_check import check_engine
 
     rs = rule_set(PF)
     monkeypatch.setitem(C._MODELS, (id(rs), 2), C.Model(rs, 2, build_steps=_wrong_release))
@@ -223,7 +223,7 @@ def test_SIEGE_ADVANCE_1_house_rule_refuses_a_record_naming_a_catapult_that_neve
 
 
 def test_on_draw_of_is_a_z3_step_with_the_tile_sets_answer():
-    from verifier.invariants import SymGame, all_steps
+    from tessera.verifier.invariants import SymGame, all_steps
 
     steps = [s for s in all_steps(SymGame.make(rule_set(CT))) if s.rule.startswith("on draw")]
     assert [s.rule for s in steps] == ["on draw of city"]
@@ -254,7 +254,7 @@ CHECKS = {
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_misuse_is_a_diagnostic(name, tmp_path):
-    from dsl.loader import load_rule_set
+    from tessera.dsl.loader import load_rule_set
 
     text, message, code = CHECKS[name]
     p = tmp_path / "m.tess"
@@ -266,7 +266,7 @@ def test_misuse_is_a_diagnostic(name, tmp_path):
 
 
 def test_simulate_counts_each_release_under_the_round_end_rule():
-    from compiler.usage import catalogue, count_events
+    from tessera.compiler.usage import catalogue, count_events
 
     cat = catalogue(rule_set(PF))
     ev = {"turn": 2, "kind": "release", "player": "red", "holder": "blue", "figure": "follower",

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import compile_to_dir, load_engine
-from compiler.codegen import generate
-from compiler.runtime.errors import RuleFailure
-from dsl.loader import load_rule_set, require_rule_set
+from tessera.compiler.build import compile_to_dir, load_engine
+from tessera.compiler.codegen import generate
+from tessera.compiler.runtime.errors import RuleFailure
+from tessera.dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "rules" / "base.tess"
@@ -92,7 +92,7 @@ def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
                           "print(eng.play_random(2, 1).returns())"], cwd=out, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     # a record that names the file, replayed from another folder
-    from compiler.replay import replay
+    from tessera.compiler.replay import replay
 
     monkeypatch.chdir(tmp_path)
     res = replay({"format": "tessera-game/1", "rules": [name], "players": ["a", "b"],
@@ -114,7 +114,7 @@ def _engine_whose_rule_crashes():
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
-    from compiler.simulate import game_seed, simulate
+    from tessera.compiler.simulate import game_seed, simulate
 
     want = f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}"
     with pytest.raises(RuleFailure) as exc:
@@ -125,7 +125,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch):
-    import compiler.replay as replay_mod
+    import tessera.compiler.replay as replay_mod
 
     eng = _engine_whose_rule_crashes()
     monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search, confine=None: eng)
@@ -139,11 +139,11 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_the_engine_check(monkeypatch):
-    import compiler.build
-    from verifier import engine_check
+    import tessera.compiler.build
+    from tessera.verifier import engine_check
 
     eng = _engine_whose_rule_crashes()
-    monkeypatch.setattr(compiler.build, "load_engine", lambda rs: eng)
+    monkeypatch.setattr(tessera.compiler.build, "load_engine", lambda rs: eng)
     monkeypatch.setattr(engine_check, "ENGINE_GAMES", 2)
     msgs = engine_check.engine_features(require_rule_set(["base"]))
     assert len(msgs) == 1 and msgs[0].startswith(f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}: error:")
@@ -153,12 +153,12 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_the_engine_check(m
 def test_the_command_line_names_the_rule_line(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 
-    import compiler.build
+    import tessera.compiler.build
     from tessera import engine_cmds  # noqa: F401  (registers the commands)
     from tessera.cli import app
 
     eng = _engine_whose_rule_crashes()
-    monkeypatch.setattr(compiler.build, "load_engine", lambda rs: eng)
+    monkeypatch.setattr(tessera.compiler.build, "load_engine", lambda rs: eng)
     res = CliRunner().invoke(app, ["simulate", "-n", "2", "--json"])
     assert res.exit_code == 1, res.output
     assert f'"rule": "rules/base.tess:{_line_of(BASE, "complete cloister when")}"' in res.output
@@ -203,7 +203,7 @@ def test_RIVER_SETUP_1_the_boxed_start_tile():
 
 
 def test_deck_parts_carry_their_own_clauses():
-    from dsl.ast import DeckDecl
+    from tessera.dsl.ast import DeckDecl
 
     rs = require_rule_set(["base", "river"])
     river = next(d for d in rs.decks if d.name == "river")
@@ -217,7 +217,7 @@ def test_deck_parts_carry_their_own_clauses():
 # ---------------------------------------------------------------- one source for each fact
 def test_one_random_player_with_one_seed_formula():
     """simulate's games and the engine's play_random are the same game for the same seed."""
-    from compiler.simulate import play_one
+    from tessera.compiler.simulate import play_one
 
     eng = load_engine(require_rule_set(["base", "abbot"]))
     for seed in (0, 7):
@@ -227,7 +227,7 @@ def test_one_random_player_with_one_seed_formula():
 
 
 def test_one_player_range_on_the_rule_set():
-    from dsl.model import DEFAULT_PLAYERS
+    from tessera.dsl.model import DEFAULT_PLAYERS
 
     base = require_rule_set(["base"])
     assert base.player_range() == (base.players.low, base.players.high)
@@ -250,10 +250,10 @@ def test_the_command_line_modules_import_in_no_circle():
 
 def test_the_runtimes_geometry_tables_are_the_languages():
     """The runtime is copied into compiled engines with the standard library only, so it keeps its
-    own copy of the corner tables (BARN-PLACE-1's corners) instead of importing dsl.places; this
+    own copy of the corner tables (BARN-PLACE-1's corners) instead of importing tessera.dsl.places; this
     keeps the two copies from drifting apart."""
-    from compiler.runtime import geometry
-    from dsl import places
+    from tessera.compiler.runtime import geometry
+    from tessera.dsl import places
 
     assert geometry.CORNER_HALVES == places.CORNER_HALVES
     assert geometry.CORNER_MEETS == places.CORNER_MEETS

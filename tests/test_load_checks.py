@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl import checks
-from dsl.loader import check_text
+from tessera.dsl import checks
+from tessera.dsl.loader import check_text
 
 REPO = Path(__file__).resolve().parent.parent
 

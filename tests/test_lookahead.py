@@ -11,10 +11,10 @@ import random
 
 import pytest
 
-from compiler.agents import GreedyAgent, _places_figure
-from compiler.build import load_engine
-from dsl.loader import require_rule_set
-from dsl.model import BUNDLED_RULES
+from tessera.compiler.agents import GreedyAgent, _places_figure
+from tessera.compiler.build import load_engine
+from tessera.dsl.loader import require_rule_set
+from tessera.dsl.model import BUNDLED_RULES
 
 # the tile game's modules (the card game, rules/card.tess, is a game of its own: tests/test_cards.py)
 MODULES = sorted(p.stem for p in BUNDLED_RULES.glob("*.tess")

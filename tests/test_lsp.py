@@ -145,7 +145,7 @@ def test_hover_definition_formatting_completion(tmp_path):
 
     res = _run(_session({path: text}, script))
     assert list(res["diags"]) == []
-    from dsl.clauses import CLAUSES
+    from tessera.dsl.clauses import CLAUSES
 
     assert CLAUSES["BASE-ROAD-2"] in res["clause"].contents.value
     assert "feature `road`" in res["road"].contents.value and "base.tess" in res["road"].contents.value

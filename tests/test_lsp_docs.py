@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl import names as N
-from dsl.builtins import FUNCTIONS, QUANTITIES
-from dsl.parser import GRAMMAR, _build
+from tessera.dsl import names as N
+from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from tessera.dsl.parser import GRAMMAR, _build
 from tessera.lsp import langdoc
 from tessera.lsp.complete import STATEMENTS
 

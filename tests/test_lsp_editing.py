@@ -311,7 +311,7 @@ def test_a_misspelt_declaration_is_one_error_and_one_fix(tmp_path):
     lines[decl] = lines[decl].replace("feature tower", "feature towers")
     broken = "\n".join(lines)
     path = tmp_path / "tower.tess"
-    from dsl.names import occurrences, raw_tree
+    from tessera.dsl.names import occurrences, raw_tree
 
     uses = sum(1 for o in occurrences(raw_tree(TOWER)) if (o.name, o.role, o.decl) == ("tower", "kind", False))
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compiler import usage
-from compiler.build import load_engine
-from compiler.simulate import lead, play_one, simulate
-from dsl.loader import load_rule_set
+from tessera.compiler import usage
+from tessera.compiler.build import load_engine
+from tessera.compiler.simulate import lead, play_one, simulate
+from tessera.dsl.loader import load_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 from tessera.cli import app
 
@@ -158,7 +158,7 @@ def test_SIEGE_END_1_a_follower_on_an_outpost_stands_for_what_the_end_pays():
     h = g.clone()
     h.apply_action(("outpost", 0, "row"))
     assert h.standing_points() == [3, 0] and h.returns() == g.returns()
-    from compiler.agents import GreedyAgent
+    from tessera.compiler.agents import GreedyAgent
 
     assert GreedyAgent().choose(g, opts) == ("outpost", 0, "row")
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from compiler.runtime import moves as M
+from tessera.compiler.runtime import moves as M
 from conftest import engine
 
 WRITTEN = [
@@ -96,7 +96,7 @@ def test_legal_actions_are_typed_and_every_clause_table_exists(rules):
 
 # ------------------------------------------------------------------ what each type declares
 def test_every_move_type_names_the_game_methods_that_apply_and_list_it():
-    from compiler.runtime.game import Game
+    from tessera.compiler.runtime.game import Game
     assert set(M.ORDER) == M.MOVES and M.ORDER[0] is M.Place and M.ORDER[-1] is M.Discard
     for T in M.ORDER:
         for attr in ("APPLY", "OPTIONS"):
@@ -118,7 +118,7 @@ def test_a_rule_set_has_a_move_where_a_table_its_type_names_is_there():
 
 
 def test_the_codec_blocks_follow_the_types_order_and_only_where_the_rules_have_the_move():
-    from compiler.actions import ActionCodec
+    from tessera.compiler.actions import ActionCodec
     for mods in (("base",), ("base", "tower"), ("base", "siege")):
         e = engine(*mods)
         c = ActionCodec(e)
@@ -137,8 +137,8 @@ def test_a_move_declared_in_the_turn_is_offered_applied_numbered_and_refused_gen
     would declare it, put into the compiled engine's copy of the tables that moves.py builds from
     ORDER, is listed after the placements, applied by its APPLY, numbered by the codec from its
     DOMAINS and refused where the rules lack it -- with no change to game.py or actions.py."""
-    from compiler.actions import ActionCodec
-    from compiler.replay import engine_for
+    from tessera.compiler.actions import ActionCodec
+    from tessera.compiler.replay import engine_for
 
     e = engine_for(["base"], [])
     pkg = type(e.new_game(2, 0)).__module__.rsplit(".", 1)[0]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dsl import ast as A
-from dsl.parser import parse
+from tessera.dsl import ast as A
+from tessera.dsl.parser import parse
 
 REPO = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench_mutation", REPO / "bench" / "mutation.py")

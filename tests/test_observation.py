@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compiler.actions import ActionCodec
-from compiler.replay import engine_for, replay
+from tessera.compiler.actions import ActionCodec
+from tessera.compiler.replay import engine_for, replay
 from tessera.adapters.observation import Observer
 
 OLD = ["board", "tile", "supply", "scores", "turn", "bag"]  # the views before the Tower and Siege had their own

@@ -16,11 +16,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsl import ast as A
-from dsl.diagnostics import render
-from dsl.fmt import format_module
-from dsl.loader import Builder, Workspace, module_order
-from dsl.parser import parse
+from tessera.dsl import ast as A
+from tessera.dsl.diagnostics import render
+from tessera.dsl.fmt import format_module
+from tessera.dsl.loader import Builder, Workspace, module_order
+from tessera.dsl.parser import parse
 
 REPO = Path(__file__).resolve().parent.parent
 BASE = (REPO / "rules" / "base.tess").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ import pytest
 
 from pathlib import Path
 
-from dsl import parser as P
+from tessera.dsl import parser as P
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 
@@ -19,7 +19,7 @@ RULES = Path(__file__).resolve().parent.parent / "rules"
 def test_tables_are_those_of_the_grammar():
     """(Lark numbers its states differently from run to run, so the tables are matched by the grammar's hash.)"""
     fresh = P._tables(P.GRAMMAR.read_text(encoding="utf-8")) is not None
-    assert fresh, "dsl/grammar.lark changed: run `python -m dsl.parser --write-tables` and commit dsl/parser_tables.json"
+    assert fresh, "dsl/grammar.lark changed: run `python -m tessera.dsl.parser --write-tables` and commit dsl/parser_tables.json"
 
 
 @pytest.mark.slow

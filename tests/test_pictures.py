@@ -13,8 +13,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from dsl.loader import require_rule_set
-from pictures.tile import FALLBACK, KNOWN, SHIELD, Style
+from tessera.dsl.loader import require_rule_set
+from tessera.pictures.tile import FALLBACK, KNOWN, SHIELD, Style
 from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
 
@@ -452,8 +452,8 @@ def test_any_tile_covering_several_cells_is_drawn_within_its_cells(tmp_path):
 
 
 def _labels(rec):
-    from pictures.board import timeline
-    from pictures.steps import event_text, step_label
+    from tessera.pictures.board import timeline
+    from tessera.pictures.steps import event_text, step_label
 
     tl = timeline(json.loads(rec.read_text()), rec.parent)
     return [(step_label(s.index, s.player, s.moves, s.events, s.final), [event_text(e) for e in s.events])

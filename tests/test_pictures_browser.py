@@ -16,7 +16,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from browser import chromium_page
-from dsl.loader import require_rule_set
+from tessera.dsl.loader import require_rule_set
 from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dsl.loader import load_rule_set, require_rule_set
-from dsl.places import rotate
-from pictures.tile import ANY_LOOK, BADGE, KNOWN
+from tessera.dsl.loader import load_rule_set, require_rule_set
+from tessera.dsl.places import rotate
+from tessera.pictures.tile import ANY_LOOK, BADGE, KNOWN
 from tessera import picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
 
@@ -191,8 +191,8 @@ def test_a_tile_covering_several_cells_prints_its_symbols_at_its_nw_corner():
 
     import drawsvg as dw
 
-    from pictures.multicell import draw_multicell
-    from pictures.tile import Style
+    from tessera.pictures.multicell import draw_multicell
+    from tessera.pictures.tile import Style
 
     rs = require_rule_set(["base", "siege"])
     (fort,) = rs.tile_types("siege.fortress")

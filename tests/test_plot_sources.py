@@ -1,16 +1,16 @@
 """simulate --plot by source and with significance (issue 23, item 5): the barn's points apart from
 the farmers' (BARN-SCORE-1, BARN-SCORE-2, BARN-END-1), each outpost's (SIEGE-COUNTER-1,
 SIEGE-ATTACK-1), ransoms (TOWER-RANSOM-1); in an --against chart, an asterisk on exactly the
-differences compiler.simulate.compare calls significant, and a note of the test and threshold."""
+differences tessera.compiler.simulate.compare calls significant, and a note of the test and threshold."""
 from __future__ import annotations
 
 import pytest
 from typer.testing import CliRunner
 
-from compiler.build import load_engine
-from compiler.simulate import compare, figure_rules, game_seed, play_one, point_sources, simulate
-from compiler.stats import ALPHA
-from dsl.loader import require_rule_set
+from tessera.compiler.build import load_engine
+from tessera.compiler.simulate import compare, figure_rules, game_seed, play_one, point_sources, simulate
+from tessera.compiler.stats import ALPHA
+from tessera.dsl.loader import require_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 from tessera.cli import app
 
@@ -66,7 +66,7 @@ def test_ransoms_received_and_paid_balance():
 
 @pytest.mark.slow
 def test_the_against_chart_plots_sources_and_stars_exactly_the_significant_differences(tmp_path):
-    from pictures.plot import plot_figure, significance_note
+    from tessera.pictures.plot import plot_figure, significance_note
 
     rs_b, rs_base = require_rule_set(["base", "barn"]), require_rule_set(["base"])
     ours = simulate(load_engine(rs_b), 30, 2, 7, ["base", "barn"], rule_set=rs_b)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.replay import replay
-from dsl.loader import load_rule_set, require_rule_set
+from tessera.compiler.replay import replay
+from tessera.dsl.loader import load_rule_set, require_rule_set
 
 
 def _play(turns, end="final"):
@@ -92,7 +92,7 @@ def test_the_most_goods_score_10_and_a_tie_gives_each_10():
 def test_refcard_checks_clean_and_its_examples_and_invariants_hold():
     """The card's numbers are `example`s in the rule file; z3 proves every invariant over the
     per-player states and the `award most` steps."""
-    from verifier.checks import load_checks, run_check
+    from tessera.verifier.checks import load_checks, run_check
 
     rs = require_rule_set(["refcard"])
     checks = load_checks()
@@ -106,7 +106,7 @@ def test_refcard_checks_clean_and_its_examples_and_invariants_hold():
 def test_a_negative_goods_award_is_refuted(tmp_path):
     """An `award most` that takes points breaks "scores never decrease" (a lean rule set: one
     per-player state, two seats, so z3's counterexample is quick to find)."""
-    from verifier.invariants import check_invariants
+    from tessera.verifier.invariants import check_invariants
 
     p = tmp_path / "house.tess"
     p.write_text("module house\nrequires base\noverride players 2..2\nstate gold of each player = 0\n"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.replay import engine_for, replay
-from dsl.loader import load_rule_set, require_rule_set
+from tessera.compiler.replay import engine_for, replay
+from tessera.dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
 FORTRESS = {(x, y) for x in range(6) for y in range(2)}
@@ -143,7 +143,7 @@ def test_SIEGE_TILE_1b_the_road_over_the_bridge_does_not_split_the_city():
 # -- the fortress on the board ------------------------------------------------------------
 def test_a_record_cannot_replace_the_landscape():
     """The landscape is the rule set's (SIEGE-SETUP-1): a record's `start` is refused, not half-laid."""
-    from compiler.records import RecordError
+    from tessera.compiler.records import RecordError
 
     with pytest.raises(RecordError, match="start landscape"):
         replay({"format": "tessera-game/1", "rules": ["base", "siege"], "players": ["red", "blue"],
@@ -196,7 +196,7 @@ def test_games_play_and_the_engine_matches_the_networkx_rebuild(rules):
     """Whole random games (every tile: 71 + 17 land, + 12 river tiles with the River), and the
     engine's features against the from-scratch rebuild that lays the fortress from its
     numbered places (verifier/engine_check.py)."""
-    from verifier.engine_check import check_engine
+    from tessera.verifier.engine_check import check_engine
 
     rs = require_rule_set(rules)
     mism, checked = check_engine(rs, games=2, seed=5)
@@ -212,7 +212,7 @@ def test_games_play_and_the_engine_matches_the_networkx_rebuild(rules):
 
 @pytest.mark.slow
 def test_verify_passes_on_siege_with_and_without_the_river():
-    from verifier.checks import run_checks
+    from tessera.verifier.checks import run_checks
 
     for rules in (["base", "siege"], ["base", "river", "siege"]):
         rs = require_rule_set(rules)
@@ -248,7 +248,7 @@ def test_mistakes_with_tiles_covering_several_cells_are_diagnostics(tmp_path):
 
 def test_a_landscape_whose_pictures_do_not_match_is_reported(tmp_path):
     """SIEGE-SETUP-1 "so that their pictures match": D's city faces the big tile's field."""
-    from verifier.checks import load_checks, run_check
+    from tessera.verifier.checks import load_checks, run_check
 
     p = tmp_path / "house.tess"
     p.write_text(TWO.replace("D at 0 1 rotation 180", "D at 0 1"), encoding="utf-8")
@@ -271,7 +271,7 @@ def test_with_and_without_blocks(tmp_path):
     assert value(both, "road") == 5 and value(both, "city") is None
     errs, _ = _errors(tmp_path, TWO + "with rivre { box D }\nwith river { requires abbot }\n")
     assert errs == {(10, "unknown-name")}  # river is not in the rule set: its block is not read
-    from dsl.loader import check_paths
+    from tessera.dsl.loader import check_paths
 
     p.write_text(TWO + "with abbot { override score road complete = tilez }\n", encoding="utf-8")
     diags, _ = check_paths([str(p)])  # `tessera check` reads the block with the module it names
@@ -326,7 +326,7 @@ def test_every_move_around_the_landscape_has_a_number():
     a whole random base+siege game encodes and decodes every move."""
     import random
 
-    from compiler.actions import ActionCodec
+    from tessera.compiler.actions import ActionCodec
 
     eng = engine_for(["base", "siege"], [])
     codec = ActionCodec(eng)
@@ -344,7 +344,7 @@ def test_engine_check_judges_a_barn_at_the_fortress_by_the_cells_own_places():
     field along the fortress's side.  The rebuild holds a fortress cell's pieces under the cell's own
     place names, so the independent check must read them there (it once called such barns illegal:
     in random game seed 4 of every module together a barn goes to the fortress's SW corner)."""
-    from verifier.engine_check import check_engine
+    from tessera.verifier.engine_check import check_engine
 
     rs = require_rule_set(["base", "river", "abbot", "king_robber", "barn", "tower", "siege"])
     mismatches, checked = check_engine(rs, 1, players=2, seed=4, every=200)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.records import load_record
-from compiler.replay import engine_for, replay
-from dsl.loader import load_rule_set
+from tessera.compiler.records import load_record
+from tessera.compiler.replay import engine_for, replay
+from tessera.dsl.loader import load_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = REPO / "tests" / "records" / "siege"
@@ -245,7 +245,7 @@ def test_SIEGE_OUTPOST_2_is_optional_and_a_decision_of_its_own():
 def test_state_round_trip_keeps_the_outposts():
     eng = engine_for(["base", "abbot", TILES], [])
     g = eng.new_game(players=3, seed=4)
-    from compiler.runtime.play import random_moves
+    from tessera.compiler.runtime.play import random_moves
     random_moves(g, 4, after=lambda h: h.turn >= 40)
     h = type(g).from_json(eng.rules, g.to_json())
     assert h.scores == g.scores and h.outposts_by_name() == g.outposts_by_name() and h.supply == g.supply
@@ -292,7 +292,7 @@ COMBOS = [["base", "siege"], ["base", "river", "siege"],
 
 @pytest.mark.parametrize("rules", COMBOS, ids=["+".join(c) for c in COMBOS])
 def test_simulate_runs_with_siege(rules, tmp_path):
-    from compiler.simulate import simulate
+    from tessera.compiler.simulate import simulate
 
     summ = simulate(engine_for(rules, []), 3, 3, 7, rules, None)
     d = summ.to_dict(per_game=False)
@@ -303,7 +303,7 @@ def test_simulate_runs_with_siege(rules, tmp_path):
 def test_simulated_siege_records_replay_to_the_same_game(tmp_path):
     """`simulate --record` writes the catapult choices, removals and extra figures so that `replay`
     gives the same scores and outposts."""
-    from compiler.simulate import play_one, simulate
+    from tessera.compiler.simulate import play_one, simulate
 
     rules = ["base", "abbot", TILES]
     eng = engine_for(rules, [])
@@ -331,7 +331,7 @@ def test_the_action_codec_numbers_every_outpost_decision():
     attack's removals: every legal move of random games has one number, and it decodes to the move."""
     import random
 
-    from compiler.actions import ActionCodec
+    from tessera.compiler.actions import ActionCodec
 
     eng = engine_for(["base", "abbot", TILES], [])
     codec = ActionCodec(eng)
@@ -374,7 +374,7 @@ def test_outpost_mistakes_are_diagnostics(tmp_path, text, code, words):
 # -- the verifier: conservation with outposts, and a house rule it refutes ---------------------------
 @pytest.mark.slow
 def test_z3_proves_the_builtin_invariants_over_the_outpost_steps_and_refutes_negative_counterattacks():
-    from verifier.invariants import check_invariants
+    from tessera.verifier.invariants import check_invariants
 
     checks = check_invariants(_rules("base", "siege"))
     steps = {c.rule for c in checks}
@@ -389,7 +389,7 @@ def test_z3_proves_the_builtin_invariants_over_the_outpost_steps_and_refutes_neg
     assert refuted == {("score-nonnegative", "on full of knights, travellers, monks"),
                        ("score-never-decreases", "on full of knights, travellers, monks")}
     # the counterexample names only the seats it has: "involves" lines for seats nobody sits in are left out
-    from verifier.invariants import _detail
+    from tessera.verifier.invariants import _detail
 
     for c in bad:
         if c.result.refuted:
@@ -400,7 +400,7 @@ def test_z3_proves_the_builtin_invariants_over_the_outpost_steps_and_refutes_neg
 
 
 def test_the_worked_examples_agree_with_the_rules():
-    from verifier.examples import check_examples
+    from tessera.verifier.examples import check_examples
 
     res = {r.ref: r for r in check_examples(_rules("base", "siege"))}
     for ref in ("EX-SIEGE-COUNTER-1a", "EX-SIEGE-ATTACK-1a"):  # z3 on the rules, then the compiled engine
@@ -427,7 +427,7 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
 @pytest.mark.slow
 def test_every_agent_plays_the_outposts_decisions():
     """greedy and mcts choose catapults, removals (for whichever seat decides) and extra figures too."""
-    from compiler.simulate import simulate
+    from tessera.compiler.simulate import simulate
 
     rules = ["base", "abbot", TILES]
     summ = simulate(engine_for(rules, []), 1, 3, 2, rules, None, ["greedy", "mcts:2", "random"])
@@ -438,7 +438,7 @@ def test_every_agent_plays_the_outposts_decisions():
 def test_the_engine_check_holds_with_attacks_and_removals():
     """verify --engine's rebuild agrees with the engine, and each player's followers add up
     (supply + board + outposts == 9), through catapults, attacks, removals and counterattacks."""
-    from verifier.engine_check import check_engine
+    from tessera.verifier.engine_check import check_engine
 
     mismatches, checked = check_engine(_rules("base", "abbot", TILES), 2, players=3, seed=3)
     assert checked > 100 and not mismatches, mismatches[:3]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compiler import stats
-from compiler.simulate import Summary, compare, game_seed, run
+from tessera.compiler import stats
+from tessera.compiler.simulate import Summary, compare, game_seed, run
 from tessera.cli import app
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 
@@ -130,8 +130,8 @@ def test_csv_has_one_line_per_game_and_rule_set(tmp_path):
 @pytest.mark.slow
 def test_interrupted_run_keeps_the_games_finished():
     """Ctrl-C (here raised from the progress callback) stops the run; finished games are kept, in both modes."""
-    from compiler.build import load_engine
-    from dsl.loader import require_rule_set
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
 
     eng = load_engine(require_rule_set(["base"]))
     task = {"source": eng.source, "rules": ["base"], "players": 2, "seed": 3, "agents": ["random"] * 2, "record": None}

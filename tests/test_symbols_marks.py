@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.fmt import format_module
-from dsl.loader import load_rule_set
-from dsl.parser import parse
+from tessera.dsl.fmt import format_module
+from tessera.dsl.loader import load_rule_set
+from tessera.dsl.parser import parse
 
 TILES = """module printed requires base
 tile p.inn x1 [BASE-COMP-1] {
@@ -76,7 +76,7 @@ def test_mistakes_with_symbols_and_marks_are_diagnostics(tmp_path):
 def test_the_engine_tables_carry_symbols_and_marks(tmp_path):
     """The compiled engine: a tile type's symbols in order (what the Siege's draw event reads)
     and per feature its marks, one count per MARKS entry."""
-    from compiler.build import load_engine
+    from tessera.compiler.build import load_engine
 
     rs, diags, _ = _load(tmp_path, TILES)
     eng = load_engine(rs)

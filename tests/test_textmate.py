@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textmate_grammar.parsers.base import LanguageParser
 
-from dsl.builtins import FUNCTIONS, QUANTITIES
+from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = ROOT / "editors" / "vscode" / "syntaxes" / "tessera.tmLanguage.json"

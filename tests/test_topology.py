@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dsl.loader import load_rule_set
+from tessera.dsl.loader import load_rule_set
 from tessera.cli import VERIFY_DEFAULT, app
-from verifier.checks import CheckResult, load_checks, register, run_check, run_checks, REGISTRY
-from verifier.river_layer import RiverLayer
-from verifier.topology import Kinds, TopologyGraph, analyse
+from tessera.verifier.checks import CheckResult, load_checks, register, run_check, run_checks, REGISTRY
+from tessera.verifier.river_layer import RiverLayer
+from tessera.verifier.topology import Kinds, TopologyGraph, analyse
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = "tests/fixtures/topology"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.replay import engine_for, replay
-from dsl.evaluate import evaluate
-from dsl.loader import load_rule_set
+from tessera.compiler.replay import engine_for, replay
+from tessera.dsl.evaluate import evaluate
+from tessera.dsl.loader import load_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -134,7 +134,7 @@ def test_house_rule_changes_the_floor_count_in_text(tmp_path):
 
 
 def test_fmt_keeps_the_count_expression():
-    from dsl.fmt import format_text
+    from tessera.dsl.fmt import format_text
 
     text = "module m\nfigure floor (if players == 2 then 10 else 12 - players) per player on tower\n"
     assert format_text(text) == text
@@ -200,7 +200,7 @@ def test_floor_on_another_tile_survives_the_state_round_trip():
 
 def test_engine_check_rebuilds_towers_and_a_cloister_beside_a_foundation():
     # tower.C holds a cloister and a foundation at C; the networkx rebuild keeps them apart
-    from verifier.engine_check import check_engine
+    from tessera.verifier.engine_check import check_engine
 
     rs = _rules("base", "tower")
     mismatches, checked = check_engine(rs, games=2, players=3, seed=0, every=5)
@@ -366,8 +366,8 @@ def test_capture_list_may_name_a_bundled_modules_figure_but_not_a_misspelling(tm
 
 # -- the verifier: prisoners and ransoms keep the game sound ---------------------------------
 def _checks(*specs):
-    from dsl.loader import require_rule_set
-    from verifier.invariants import check_invariants
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.invariants import check_invariants
 
     out: dict[str, list] = {}
     for c in check_invariants(require_rule_set(list(specs))):
@@ -519,7 +519,7 @@ def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
     follower 7 (its monk came back), floor 10 - 2."""
     import json
 
-    from compiler.replay import load_record
+    from tessera.compiler.replay import load_record
 
     r = replay(load_record(REPO / "tests" / "records" / "tower" / "exchange_choice.json"))
     assert r.error is None, r.error
@@ -539,7 +539,7 @@ def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
 
 def test_TOWER_CAPTURE_1_the_capture_comes_before_the_turns_scoring():
     """tests/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
-    from compiler.replay import load_record
+    from tessera.compiler.replay import load_record
 
     r = replay(load_record(REPO / "tests" / "records" / "tower" / "capture_before_scoring.json"))
     assert r.error is None, r.error
@@ -556,13 +556,13 @@ TOWER_COMBOS = [["base", "tower"], ["base", "river", "abbot", "king_robber", "to
 def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
     """`simulate --record` writes floors on other tiles, captures and ransoms so that `replay` gives
     the same scores, prisoners and events (scoring, captures, exchanges, ransoms)."""
-    from compiler.replay import load_record
-    from compiler.simulate import play_one, simulate
+    from tessera.compiler.replay import load_record
+    from tessera.compiler.simulate import play_one, simulate
 
     eng = engine_for(rules, [])
     summ = simulate(eng, 3, 3, 40, rules, tmp_path)
     assert summ.mean_captures > 0  # random play builds floors and captures
-    from compiler.simulate import write_csv
+    from tessera.compiler.simulate import write_csv
     import csv
 
     write_csv(tmp_path / "games.csv", [summ])
@@ -609,8 +609,8 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
     and the record written from the decoded moves replays to the same scores and prisoners."""
     import random
 
-    from compiler.actions import ActionCodec
-    from compiler.turns import Recorder
+    from tessera.compiler.actions import ActionCodec
+    from tessera.compiler.turns import Recorder
 
     eng = engine_for(["base", "tower"], [])
     codec = ActionCodec(eng)
@@ -666,7 +666,7 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
 
 
 def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
-    from compiler.actions import ActionCodec
+    from tessera.compiler.actions import ActionCodec
 
     base, tower = ActionCodec(engine_for(["base"], [])), ActionCodec(engine_for(["base", "tower"], []))
     assert base.pass_id is None and base.discard == len(base.cells) * 4 * base.slots  # as before the Tower
@@ -679,7 +679,7 @@ def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
 @pytest.mark.slow
 def test_the_greedy_agent_plays_the_tower():
     # floors on other tiles, captures, passes and ransoms are moves it must weigh without a crash
-    from compiler.simulate import play_one
+    from tessera.compiler.simulate import play_one
 
     g, turns = play_one(engine_for(["base", "tower"], []), 2, 3, ["greedy", "random"])
     assert g.ended and any("capture" in t for t in turns)
@@ -757,7 +757,7 @@ def test_TOWER_FIGURES_1_no_abbot_nor_barn_on_a_tower(rules, place):
 
 
 def test_allow_anywhere_is_checked_and_formatted(tmp_path):
-    from dsl.fmt import format_text
+    from tessera.dsl.fmt import format_text
 
     bad = tmp_path / "bad.tess"
     bad.write_text('module bad "x"\nrequires base\nforbid follower on field anywhere [BASE-FOLLOW-1]\n', encoding="utf-8")
@@ -770,7 +770,7 @@ def test_allow_anywhere_is_checked_and_formatted(tmp_path):
 
 # -- the rulebook's range examples, asked of the compiled engine by `tessera verify` (TOWER-CAPTURE-2) --
 def test_TOWER_CAPTURE_2_range_examples_agree_with_the_engine():
-    from verifier.examples import check_examples
+    from tessera.verifier.examples import check_examples
 
     res = {r.ref: r for r in check_examples(_rules("base", "tower")) if r.example.get("capture") is not None}
     assert {k: r.status for k, r in res.items()} == {
@@ -782,7 +782,7 @@ def test_TOWER_CAPTURE_2_range_examples_agree_with_the_engine():
 def test_TOWER_CAPTURE_2_a_house_rule_with_a_longer_reach_changes_the_examples(tmp_path):
     """A house rule that overrides the capture changes its range examples: a note naming the house
     rule (issue 22 item 1), with the reach the engine gives on a board as wide as that reach."""
-    from verifier.examples import check_examples
+    from tessera.verifier.examples import check_examples
 
     house = tmp_path / "far.tess"
     house.write_text('module far "towers reach one tile further"\nrequires tower\n'
@@ -892,7 +892,7 @@ def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn
     ransom and the pass that ends the turn, and nothing else."""
     import json
 
-    from compiler.turns import play_turn
+    from tessera.compiler.turns import play_turn
 
     rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
     eng = engine_for(["base", "tower"], [])
@@ -930,7 +930,7 @@ def test_TOWER_RANSOM_1_a_ransom_before_the_floors_capture_and_records_saying_wh
     assert bad.error is not None and bad.error["clause"] == "TOWER-RANSOM-1"
     assert "before capture" in bad.error["message"]
     # an unknown moment is a malformed record: refused by the schema (docs/records.md), never coerced
-    from compiler.records import RecordError
+    from tessera.compiler.records import RecordError
 
     with pytest.raises(RecordError, match='is not one of "before tile", "before capture", "after scoring"'):
         _play(setup + [_t("B", 2, 2, ransom=[{"figure": "follower", "from": "blue", "when": "later"}])])

@@ -210,7 +210,7 @@ def test_fifo_and_dev_zero_are_refused_at_once(tmp_path: Path, monkeypatch) -> N
 
 
 def test_oversized_files_are_refused(tmp_path: Path) -> None:
-    from dsl.untrusted import MAX_RULE_FILE
+    from tessera.dsl.untrusted import MAX_RULE_FILE
 
     with open(tmp_path / "big.tess", "wb") as fh:
         fh.truncate(MAX_RULE_FILE + 1)
@@ -291,8 +291,8 @@ def test_compile_reports_a_file_in_the_way_and_an_unwritable_target(tmp_path: Pa
 
 
 def test_concurrent_compiles_into_one_folder_all_succeed(tmp_path: Path) -> None:
-    from compiler.build import compile_to_dir
-    from dsl.loader import require_rule_set
+    from tessera.compiler.build import compile_to_dir
+    from tessera.dsl.loader import require_rule_set
 
     rs = require_rule_set(["base"])
     errors: list[BaseException] = []
@@ -334,7 +334,7 @@ def test_fmt_write_leaves_a_read_only_file_alone(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- item 6: a crashing check
 def test_a_crashing_check_fails_alone_and_the_others_run(monkeypatch) -> None:
-    from verifier import checks
+    from tessera.verifier import checks
 
     checks.load_checks()
 
@@ -373,7 +373,7 @@ def test_ctrl_c_in_simulate_prints_the_finished_games_and_leaves_whole_records(t
 
 # ---------------------------------------------------------------- the schema is what the docs publish
 def test_the_published_schema_is_the_one_used() -> None:
-    from compiler.records import SCHEMA
+    from tessera.compiler.records import SCHEMA
 
     doc = (REPO / "docs" / "records.md").read_text(encoding="utf-8")
     block = doc.split("<!-- record-schema -->", 2)[1].split("```json", 1)[1].split("```", 1)[0]
@@ -381,7 +381,7 @@ def test_the_published_schema_is_the_one_used() -> None:
 
 
 def test_every_bundled_record_satisfies_the_schema() -> None:
-    from compiler.records import load_record
+    from tessera.compiler.records import load_record
 
     for rec in (REPO / "tests" / "records").rglob("*.json"):
         load_record(rec)
@@ -407,12 +407,12 @@ def test_a_rule_file_whose_name_is_not_utf8_goes_through_every_command(tmp_path:
 
 
 def test_replay_json_answers_json_even_for_an_internal_error(monkeypatch) -> None:
-    import compiler.replay
+    import tessera.compiler.replay
 
     def broken(record, base=None):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(compiler.replay, "replay", broken)
+    monkeypatch.setattr(tessera.compiler.replay, "replay", broken)
     got, text, out = run("replay", "--json", "records/house_game.json")
     assert got == 2
     assert json.loads(out) == {"error": {"turn": None, "message": "internal error: ZeroDivisionError: a bug",

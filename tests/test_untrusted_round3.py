@@ -251,7 +251,7 @@ def test_ctrl_c_while_simulate_is_starting_exits_130_with_a_message(tmp_path: Pa
     process sends itself the Ctrl-C from inside the compile step, so the phase is certain."""
     proc = _popen_capped(
         "import os, signal, sys\n"
-        "import compiler.build as build\n"
+        "import tessera.compiler.build as build\n"
         "real = build.load_engine\n"
         "def load(*args, **kw):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import load_rule_set, require_rule_set
-from verifier.checks import load_checks, run_check
-from verifier.domain import Domain
-from verifier.invariants import check_invariants
-from verifier.river import check_river
+from tessera.dsl.loader import load_rule_set, require_rule_set
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.domain import Domain
+from tessera.verifier.invariants import check_invariants
+from tessera.verifier.river import check_river
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import load_rule_set
-from verifier.checks import load_checks, run_checks
-from verifier.records import RECORDS, check_records, compare
+from tessera.dsl.loader import load_rule_set
+from tessera.verifier.checks import load_checks, run_checks
+from tessera.verifier.records import RECORDS, check_records, compare
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser import chromium_page
-from compiler.replay import replay
+from tessera.compiler.replay import replay
 from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
 
@@ -219,7 +219,7 @@ def test_a_siege_game_shows_outposts_filling_attacks_and_who_removed_what(tmp_pa
             sorted(f"{e['at'][0]},{e['at'][1]}" for e in removals)
         legend = page.inner_text("#legend")
         assert "removed" in legend and "catapult slot" in legend and "outpost pool" in legend
-        from dsl.loader import require_rule_set
+        from tessera.dsl.loader import require_rule_set
 
         symbols = require_rule_set(rec["rules"]).symbol_names()  # every symbol a tile prints has an entry
         assert symbols and sorted(e.get_attribute("data-legend") for e in page.locator("#legend li[data-legend^=symbol-]").all()) \

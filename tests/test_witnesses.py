@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import verifier.witness as W
-from dsl.loader import require_rule_set
-from verifier.checks import load_checks, run_check
-from verifier.invariants import check_invariants
+import tessera.verifier.witness as W
+from tessera.dsl.loader import require_rule_set
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.invariants import check_invariants
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "rules" / "variants"

@@ -1,7 +1,7 @@
 """One AST, two backends: the compiled Python and the z3 encoding agree.
 
 On random expressions over the language's names and random states, the Python
-that `compiler.pyexpr.emit` produces and the z3 term of `verifier.encode` give
+that `tessera.compiler.pyexpr.emit` produces and the z3 term of `tessera.verifier.encode` give
 the same value.  The expressions of the bundled rule files are checked the same
 way (BASE-CITY-2, BASE-END-2, BASE-FIELD-3, KING-1, RIVER-PLACE-2, ABBOT-RECALL-1).
 """
@@ -12,13 +12,13 @@ import pytest
 import z3
 from hypothesis import given, settings, strategies as st
 
-from compiler.pyexpr import Scope, emit
-from dsl import ast as A
-from dsl.loader import load_rule_set
-from verifier.encode import Env, div, encode, mod
+from tessera.compiler.pyexpr import Scope, emit
+from tessera.dsl import ast as A
+from tessera.dsl.loader import load_rule_set
+from tessera.verifier.encode import Env, div, encode, mod
 
 try:  # the engine's own helpers, when the runtime is present
-    from compiler.runtime.ops import _div, _mod
+    from tessera.compiler.runtime.ops import _div, _mod
 except ImportError:  # pragma: no cover - the documented semantics
     def _div(a, b):
         return a // b if b else 0

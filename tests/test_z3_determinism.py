@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from dsl.loader import require_rule_set
-from verifier import solver
-from verifier.river import check_river
+from tessera.dsl.loader import require_rule_set
+from tessera.verifier import solver
+from tessera.verifier.river import check_river
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = "tests/fixtures/verify/small_besieged.tess"

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from conftest import rule_set
-from verifier.checks import load_checks, run_check
-from verifier.examples import check_examples
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.examples import check_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "rules" / "examples"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from dsl.diagnostics import SourceCache, render
+from tessera.dsl.diagnostics import SourceCache, render
 from conftest import rule_set
-from verifier import solver
-from verifier.checks import load_checks, run_check
-from verifier.invariants import check_invariants, summarize
+from tessera.verifier import solver
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.invariants import check_invariants, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 BESIEGED = str(ROOT / "rules" / "variants" / "besieged_cities.tess")

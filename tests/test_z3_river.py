@@ -10,10 +10,10 @@ import pytest
 
 from pathlib import Path
 
-from dsl import ast as A
+from tessera.dsl import ast as A
 from conftest import rule_set
-from verifier.checks import load_checks, run_check
-from verifier.river import check_river, river_deck
+from tessera.verifier.checks import load_checks, run_check
+from tessera.verifier.river import check_river, river_deck
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "rules" / "variants"

@@ -1,5 +1,5 @@
 """Verifiers of rule sets: tile topology (networkx) and invariants (z3).
 
-`verifier.checks` is the registry `tessera verify` runs; each module of this
+`tessera.verifier.checks` is the registry `tessera verify` runs; each module of this
 package registers its checks there when imported.
 """

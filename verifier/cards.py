@@ -22,9 +22,9 @@ import random
 
 import z3
 
-from dsl import ast as A
-from dsl.cards import CONTEXTS, KIND_FUNCTIONS
-from dsl.model import RuleSet
+from tessera.dsl import ast as A
+from tessera.dsl.cards import CONTEXTS, KIND_FUNCTIONS
+from tessera.dsl.model import RuleSet
 
 from .checks import register
 from .solver import Fact, prove
@@ -264,7 +264,7 @@ def example_inputs(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int]:
 @register("card-examples", ["CARD-SCORE-1"], applies=CARDS)
 def card_examples(rs: RuleSet):
     """The rulebook's worked examples hold: by z3 and by the compiled engine."""
-    from compiler.build import load_engine
+    from tessera.compiler.build import load_engine
 
     cg = rs.cards
     out = []
@@ -288,7 +288,7 @@ def card_examples(rs: RuleSet):
             msg = (f"  {where(ex.span)}: example `{ex.name}` ({ex.get('ref', '') or ex.get('source', '')}): "
                    f"`score {name}` gives {got}, the rulebook prints {want}")
             if changed:  # a house rule replaced the scoring: the rulebook's example is not its (a note, not a failure)
-                from dsl.diagnostics import Diagnostic
+                from tessera.dsl.diagnostics import Diagnostic
 
                 out.append(Diagnostic(ex.span, f"example `{ex.name}`: the house rule's `score {name}` gives {got}, "
                                                f"the rulebook prints {want}", "example-changed", "note"))
@@ -322,7 +322,7 @@ class _Probe:
 @register("card-engine", ["CARD-COMP-1", "CARD-TURN-1", "CARD-ROUND-1"], applies=CARDS)
 def card_engine(rs: RuleSet):
     """Random games: the engine's card locations match an independent recount after every move."""
-    from compiler.build import load_engine
+    from tessera.compiler.build import load_engine
 
     eng = load_engine(rs)
     R = eng.rules

@@ -5,7 +5,7 @@ A check is a function of a RuleSet that returns its problems: Diagnostics
 they are).  It passes when it returns no error: warnings and notes are shown
 but do not fail it.  Register one with
 
-    from verifier.checks import register
+    from tessera.verifier.checks import register
 
     @register("invariants", ["BASE-SCORE-1"])
     def invariants(rs):
@@ -30,8 +30,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence, Union
 
-from dsl.diagnostics import Diagnostic
-from dsl.model import RuleSet
+from tessera.dsl.diagnostics import Diagnostic
+from tessera.dsl.model import RuleSet
 
 Problem = Union[Diagnostic, str]
 Clauses = Union[Sequence[str], Callable[[RuleSet], Sequence[str]]]
@@ -85,24 +85,24 @@ def _order(m) -> tuple:
 
 def load_checks() -> dict[str, Check]:
     """Import every module of the verifier package (each registers its checks)."""
-    pkg = importlib.import_module("verifier")
+    pkg = importlib.import_module("tessera.verifier")
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=_order):
         if info.name.startswith("_") or info.name in _SKIP:
             continue
         try:
-            importlib.import_module(f"verifier.{info.name}")
+            importlib.import_module(f"tessera.verifier.{info.name}")
         except Exception as exc:  # a broken check module is a failing check, not a crash
             _broken(info.name, exc)
     return REGISTRY
 
 
 def _broken(module: str, exc: Exception) -> None:
-    msg = f"verifier.{module} cannot be imported: {type(exc).__name__}: {exc}"
+    msg = f"tessera.verifier.{module} cannot be imported: {type(exc).__name__}: {exc}"
 
     def fn(rs: RuleSet) -> list[Problem]:
         return [msg]
 
-    fn.__doc__ = f"import verifier.{module}"
+    fn.__doc__ = f"import tessera.verifier.{module}"
     REGISTRY[f"import-{module}"] = Check(f"import-{module}", fn)
 
 
@@ -153,7 +153,7 @@ def of_family(name: str, rs: RuleSet) -> bool:
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
     """Run the registered checks (all, or those named) on one rule set, those of its game family,
-    within one z3 budget (verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
+    within one z3 budget (tessera.verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
     left are inconclusive."""
     from .solver import start_budget
 

@@ -6,7 +6,7 @@ variable with no facts ranges over every integer, and z3 then "refutes" claims
 with values no game can reach (a completed city of one tile, -3 completed
 cities).  `Domain` gives each quantity its facts, and says where each comes from:
 
-- the quantity's range in `dsl.builtins` (`tiles >= 1`, `0 <= neighbours <= 8`, …);
+- the quantity's range in `tessera.dsl.builtins` (`tiles >= 1`, `0 <= neighbours <= 8`, …);
 - the rule set: `players` lies in its `players LOW..HIGH` range (2..6 without
   one), `current` is a seat of the game (`0 <= current < players`);
 - the tile set, per feature kind (`KindFacts`, derived from the tiles the rule
@@ -32,9 +32,9 @@ from functools import cached_property
 
 import z3
 
-from dsl.builtins import FUNCTIONS, QUANTITIES
-from dsl.model import DEFAULT_PLAYERS, RuleSet
-from dsl.places import CORNERS
+from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from tessera.dsl.model import DEFAULT_PLAYERS, RuleSet
+from tessera.dsl.places import CORNERS
 
 from .solver import Fact
 from .source import line_text, where

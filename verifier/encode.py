@@ -1,6 +1,6 @@
 """Rule expressions, conditions and effects -> z3 terms (the verifier's half of "one AST, two backends").
 
-`compiler.pyexpr.emit` turns an expression into Python source; `encode` turns
+`tessera.compiler.pyexpr.emit` turns an expression into Python source; `encode` turns
 the same AST into a z3 term with the same meaning, so that what the verifier
 proves is about the code the engine runs:
 
@@ -10,8 +10,8 @@ proves is about the code the engine runs:
 - `and`, `or`, `not`, `if … then … else`, comparisons (never chained), `min`, `max`.
 
 Names are looked up in an `Env`: each quantity, state variable and function of
-`dsl.builtins` stands for a z3 term, created on first use with the facts
-`verifier.domain` gives it (`tiles >= 1`, `shields <= 3 * tiles` from the tile
+`tessera.dsl.builtins` stands for a z3 term, created on first use with the facts
+`tessera.verifier.domain` gives it (`tiles >= 1`, `shields <= 3 * tiles` from the tile
 set, the rule set's player range, …).  The domain facts are kept with the env
 so that a proof can say which ones it used.
 """
@@ -22,8 +22,8 @@ from typing import Callable
 
 import z3
 
-from dsl import ast as A
-from dsl.builtins import FUNCTIONS, QUANTITIES
+from tessera.dsl import ast as A
+from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
 
 from .domain import Domain
 from .solver import Fact

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from compiler.pyexpr import Scope, emit
-from dsl import multicell
-from dsl.model import RuleSet
-from dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
-from dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
+from tessera.compiler.pyexpr import Scope, emit
+from tessera.dsl import multicell
+from tessera.dsl.model import RuleSet
+from tessera.dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
+from tessera.dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
 
 
 @dataclass
@@ -80,7 +80,7 @@ class BoardGraph:
     def add_multi(self, anchor, tid: int) -> None:
         """A tile covering several cells (X10), laid at rotation 0 with its NW cell at `anchor`:
         every covered cell is on the board; each feature's nodes, from its numbered places
-        (dsl.multicell), are joined as one feature, and to the neighbours across the perimeter."""
+        (tessera.dsl.multicell), are joined as one feature, and to the neighbours across the perimeter."""
         tt = self.rs.tiles[tid]
         w, h = tt.cells
         for i in range(w):
@@ -216,7 +216,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     (the engine's completion count or its events moved), at the end of each game,
     and, between those, after one move in `sample` (`sample=1`: after every move;
     `every` > 1 checks one move in `every` and the end only)."""
-    from compiler.build import load_engine
+    from tessera.compiler.build import load_engine
 
     eng = load_engine(rs)
     complete_rules = compile_complete_rules(rs)
@@ -228,8 +228,8 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
 
         model = model_for(rs, players)
     model_errors: list = []
-    from compiler.replay import raise_rule_failure
-    from compiler.runtime.play import random_moves
+    from tessera.compiler.replay import raise_rule_failure
+    from tessera.compiler.runtime.play import random_moves
 
     for gi in range(games):
         gseed = seed + gi
@@ -387,7 +387,7 @@ def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places, com
             tid, rot = board[c]
             if rs.tiles[tid].cells is not None:
                 # a cell of a tile covering several cells (laid at rotation 0): the rebuild holds its
-                # pieces under the cell's own place names (dsl.multicell.locate), so ask the graph
+                # pieces under the cell's own place names (tessera.dsl.multicell.locate), so ask the graph
                 halves = CORNER_HALVES[theirs]
                 found = {index.get((c, h)) for h in halves}
                 if None in found or len(found) != 1 or comp_kinds[next(iter(found))] not in kinds:
@@ -522,7 +522,7 @@ def _engine_clauses(rs: RuleSet) -> list[str]:
 def engine_features(rs: RuleSet):
     """The compiled engine's features match an independent networkx rebuild (at every completion and scoring,
     the end of each game, one move in SAMPLE otherwise), the games split over all cores."""
-    from compiler.runtime.errors import RuleFailure
+    from tessera.compiler.runtime.errors import RuleFailure
 
     try:
         mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE)

@@ -2,7 +2,7 @@
 
 A symbolic game state holds, for every seat, each figure's supply and count on
 the board, the score, and every `state` variable.  Each rule of a RuleSet is a
-*step* from one state to the next, encoded from its AST (`verifier.encode`):
+*step* from one state to the next, encoded from its AST (`tessera.verifier.encode`):
 
 - `figure F … when C`       a seat places one F from its supply (C holds on the feature);
 - `score K complete = E`    a feature of kind K completes (its `complete` condition holds):
@@ -29,11 +29,11 @@ from typing import Callable
 
 import z3
 
-from dsl import ast as A
-from dsl.fmt import format_expr
-from dsl.model import RuleSet
+from tessera.dsl import ast as A
+from tessera.dsl.fmt import format_expr
+from tessera.dsl.model import RuleSet
 
-from dsl.diagnostics import Diagnostic
+from tessera.dsl.diagnostics import Diagnostic
 
 from .checks import register
 from .domain import Domain
@@ -274,7 +274,7 @@ def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing:
 
 
 def _domain(rs: RuleSet, kind: str | None, env: Env, facts: list[Fact]) -> None:
-    """The domain facts (verifier.domain) of the quantities an encoding read."""
+    """The domain facts (tessera.verifier.domain) of the quantities an encoding read."""
     facts.extend(env.facts)
     env.facts = []
 
@@ -1186,7 +1186,7 @@ def _detail(c: InvariantCheck) -> list[str]:
 
 def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searches: dict | None = None) -> list[Diagnostic]:
     """One error per check not proved: *refuted* only with a game that breaks it (`searches`, by
-    id(check): verifier.witness.Search), *not proved* when z3 breaks the induction step but no game
+    id(check): tessera.verifier.witness.Search), *not proved* when z3 breaks the induction step but no game
     tried reaches that state, *inconclusive* when z3 gave up."""
     out: list[Diagnostic] = []
     for c in checks:

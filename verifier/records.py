@@ -38,9 +38,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dsl.ast import Span
-from dsl.diagnostics import Diagnostic
-from dsl.model import BUNDLED_RULES, RuleSet
+from tessera.dsl.ast import Span
+from tessera.dsl.diagnostics import Diagnostic
+from tessera.dsl.model import BUNDLED_RULES, RuleSet
 
 from .checks import register
 
@@ -50,7 +50,7 @@ KEYS = {"clause", "rulebook", "scores", "events", "supply", "prisoners", "winner
 
 
 def _names(rules: tuple[str, ...]) -> frozenset[str] | None:
-    from dsl.loader import load_rule_set
+    from tessera.dsl.loader import load_rule_set
 
     rs, _, _ = load_rule_set(list(rules))
     return None if rs is None else frozenset(rs.names)
@@ -170,7 +170,7 @@ _ENGINES: dict[int, tuple[RuleSet, object]] = {}
 
 
 def _engine(rs: RuleSet):
-    from compiler.build import load_engine
+    from tessera.compiler.build import load_engine
 
     hit = _ENGINES.get(id(rs))
     if hit is None or hit[0] is not rs:
@@ -188,8 +188,8 @@ def _rel(path: Path) -> str:
 
 def check_records(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, list[str]]]:
     """Each case with what differs (an empty list: the record gives what the rulebook says)."""
-    from compiler.records import RecordError
-    from compiler.replay import replay
+    from tessera.compiler.records import RecordError
+    from tessera.compiler.replay import replay
 
     out = []
     for path, exp, record in cases(rs, root):

@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from dsl import ast as A
-from dsl.model import RuleSet
-from dsl.places import OFFSET, OPPOSITE, SIDES, rotate
+from tessera.dsl import ast as A
+from tessera.dsl.model import RuleSet
+from tessera.dsl.places import OFFSET, OPPOSITE, SIDES, rotate
 
-from dsl.diagnostics import Diagnostic
+from tessera.dsl.diagnostics import Diagnostic
 
 from .checks import register
 from .domain import Domain
@@ -199,7 +199,7 @@ def course(deck: RiverDeck) -> Course:
 
 
 def _env(deck: RiverDeck, tag: str) -> Env:
-    """An env of one river step: the game's players, this step's seat and quantities (verifier.domain)."""
+    """An env of one river step: the game's players, this step's seat and quantities (tessera.verifier.domain)."""
     env = Env(tag=tag, domain=deck.domain, kind=deck.kind)
     env.names["players"] = deck.players
     return env
@@ -409,7 +409,7 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
 
 
 def _reads_players(d: RiverDeck) -> bool:
-    from compiler.pyexpr import free_names
+    from tessera.compiler.pyexpr import free_names
 
     exprs = [e for on in d.rules for e in ([on.where] if on.where is not None else [])
              + [a.test if isinstance(a, A.Require) else a.value for a in on.actions]]

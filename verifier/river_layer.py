@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from dsl import ast as A
-from dsl import multicell
-from dsl.diagnostics import Diagnostic
-from dsl.model import RuleSet, TileType
-from dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
+from tessera.dsl import ast as A
+from tessera.dsl import multicell
+from tessera.dsl.diagnostics import Diagnostic
+from tessera.dsl.model import RuleSet, TileType
+from tessera.dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
 
 from .checks import register
 from .tile_set import meets
@@ -51,7 +51,7 @@ class StartRiver:
 
 def start_river(rs: RuleSet, kind: str) -> StartRiver | None:
     """The start tile or landscape of `rs` and the open ends of its `kind` (a tile covering
-    several cells through dsl.multicell: its numbered sides on the cells they lie on)."""
+    several cells through tessera.dsl.multicell: its numbered sides on the cells they lie on)."""
     if rs.start is None:
         return None
     first: dict[str, TileType] = {}

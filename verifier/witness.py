@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.model import RuleSet
+from tessera.dsl.model import RuleSet
 
 from .concrete import board_counts, snapshot, state_evaluator
 
@@ -288,10 +288,10 @@ class Policy:
 # ------------------------------------------------------------------ the search
 def record_rules(rs: RuleSet, record_dir: Path) -> list[str]:
     """The rules of `rs` as a record names them: bundled modules by name, every other rule file read
-    copied beside the record and named by its file name (compiler.records.rule_paths_for: a replay
+    copied beside the record and named by its file name (tessera.compiler.records.rule_paths_for: a replay
     takes rule files from the record's own folder only)."""
-    from compiler.records import rule_paths_for
-    from dsl.loader import BUNDLED_RULES, _inside
+    from tessera.compiler.records import rule_paths_for
+    from tessera.dsl.loader import BUNDLED_RULES, _inside
 
     specs, files = [], []
     for m in rs.modules:
@@ -310,8 +310,8 @@ def _slug(s: str) -> str:
 
 def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
     """Look for a game of the compiled engine that breaks `check` (a refuted invariants.Check)."""
-    from compiler.build import load_engine
-    from compiler.turns import Recorder
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import Recorder
 
     games = WITNESS_GAMES if games is None else games
     model = check.result.model
@@ -376,7 +376,7 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
-    from compiler.records import write_record
+    from tessera.compiler.records import write_record
 
     d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
     d.mkdir(parents=True, exist_ok=True)
@@ -389,8 +389,8 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
 
 def _replays(path: Path, g) -> bool:
     """The record replays without an illegal turn to the state the search saw (scores, supplies)."""
-    from compiler.records import load_record
-    from compiler.replay import replay
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
 
     try:
         res = replay(load_record(path), path.parent)
@@ -410,7 +410,7 @@ def search_all(rs: RuleSet, checks: list) -> dict:
     for c in refuted:
         if eng is None and rs.tiles:
             try:
-                from compiler.build import load_engine
+                from tessera.compiler.build import load_engine
 
                 eng = load_engine(rs)
             except Exception as exc:  # rules the engine cannot be built from: no game to ask

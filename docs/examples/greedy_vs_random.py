@@ -1,9 +1,9 @@
 """A greedy player against a random one on the base game (docs/engine.md)."""
 import random
 
-from compiler.actions import ActionCodec
-from compiler.build import load_engine
-from dsl.loader import require_rule_set
+from tessera.compiler.actions import ActionCodec
+from tessera.compiler.build import load_engine
+from tessera.dsl.loader import require_rule_set
 
 engine = load_engine(require_rule_set(["base"]))
 codec, rng, totals = ActionCodec(engine), random.Random(0), [0, 0]

@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from compiler.actions import ActionCodec  # noqa: E402
-from compiler.replay import engine_for  # noqa: E402
+from tessera.compiler.actions import ActionCodec  # noqa: E402
+from tessera.compiler.replay import engine_for  # noqa: E402
 from tessera.adapters.factored import candidate_features, candidates  # noqa: E402
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from compiler.replay import engine_for
+from tessera.compiler.replay import engine_for
 
 
 class ScoreEnv(AECEnv):

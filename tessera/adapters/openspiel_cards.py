@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pyspiel
 
-from compiler.replay import engine_for
+from tessera.compiler.replay import engine_for
 from .cardgame import CardCodec, CardObserver
 from .spiel import rules_of, win_shares
 

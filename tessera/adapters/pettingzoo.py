@@ -8,7 +8,7 @@
         action = None if terminated else e.action_space(agent).sample(info["action_mask"])
         e.step(action)
 
-Actions are the stable numbers of `compiler.actions.ActionCodec` (`Discrete(size)`);
+Actions are the stable numbers of `tessera.compiler.actions.ActionCodec` (`Discrete(size)`);
 the observation is a float32 array (C, H, W) in a `Box` (`Observer.set_planes`) with the
 mask in `infos[agent]["action_mask"]` (what `last()` answers as its info) and
 `env.action_mask(agent)`; with `observation="dict"` it is the older `{"observation": float32
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from compiler.actions import ActionCodec
+from tessera.compiler.actions import ActionCodec
 from .aec import ScoreEnv
 from .observation import Observer, board_text
 

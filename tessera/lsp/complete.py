@@ -8,9 +8,9 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 from lsprotocol import types as T
 
-from dsl.builtins import FUNCTIONS, QUANTITIES
-from dsl.clauses import CLAUSES
-from dsl.parser import _parser, keywords
+from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from tessera.dsl.clauses import CLAUSES
+from tessera.dsl.parser import _parser, keywords
 
 from . import langdoc
 from .analysis import Analysis, statement_head
@@ -154,7 +154,7 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
              "mark": T.CompletionItemKind.Constant, "symbol": T.CompletionItemKind.Constant}
     out = []
     if role in ("destination", "facedown"):
-        from dsl.cards import DESTINATIONS, FACEDOWN
+        from tessera.dsl.cards import DESTINATIONS, FACEDOWN
 
         words = DESTINATIONS if role == "destination" else FACEDOWN
         doc = langdoc.keyword("take" if role == "destination" else "facedown", None)
@@ -212,8 +212,8 @@ def _module_title(a: Analysis, name: str) -> str:
     """The title a module's file gives it (read from the file's head, not checked)."""
     from pathlib import Path
 
-    from dsl.model import BUNDLED_RULES
-    from dsl.untrusted import FileReadError, read_text
+    from tessera.dsl.model import BUNDLED_RULES
+    from tessera.dsl.untrusted import FileReadError, read_text
 
     for folder in [BUNDLED_RULES, *a.workspace.search]:
         for cand in (Path(folder) / f"{name}.tess", Path(folder) / "variants" / f"{name}.tess"):

@@ -7,9 +7,9 @@ from pathlib import Path
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
 
-from dsl import names as N
-from dsl.parser import keywords
-from dsl.places import ALL_PLACES
+from tessera.dsl import names as N
+from tessera.dsl.parser import keywords
+from tessera.dsl.places import ALL_PLACES
 
 from .analysis import Analysis, file_text, index_text, occ_range, occurrence_at, rule_set_files
 
