@@ -285,19 +285,7 @@ def test_the_greedy_players_move_classes_hold_under_the_house_rules(rules):
     that changes no score and nothing that stands (a round's end sends prisoners home, so a pass that
     ends the round is not quiet while prisoners are held; a drawn tile without a city brings no
     catapult under `on draw of city`); moves with one key change the scores alike."""
-    from test_lookahead import _positions
+    from test_lookahead import _positions, classes_hold
 
     for g, acts in _positions([rules]):
-        keys = g.score_classes(acts)
-        seen = {}
-        for a, k in zip(acts, keys):
-            h = g.clone()
-            h.apply_action(a)
-            got = (h.returns(), h.standing_points(),
-                   sorted(map(repr, h.legal_actions())) if not h.ended and h.current_player() == g.current_player() else None)
-            if k is None:
-                assert got[:2] == (g.returns(), g.standing_points()), (rules, g.turn, a)
-            elif k in seen:
-                assert got == seen[k], (rules, g.turn, a, k)
-            else:
-                seen[k] = got
+        classes_hold(g, acts, rules)

@@ -80,6 +80,29 @@ def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
     assert quiet > tried // 4  # most moves are quiet: the shortcut is worth having
 
 
+def classes_hold(g, acts, label) -> int:
+    """`score_classes`' contract at one position, each move tried in full on a clone: None only for a
+    move that changes no score and nothing that stands (outposts, prisoners), moves with one key change
+    the scores, what stands and what the same player may do next alike.  Returns how many moves shared
+    a key with an earlier one."""
+    keys = g.score_classes(acts)
+    assert len(keys) == len(acts)
+    seen, twins = {}, 0
+    for a, k in zip(acts, keys):
+        h = g.clone()
+        h.apply_action(a)
+        got = (h.returns(), h.standing_points(),
+               sorted(map(repr, h.legal_actions())) if not h.ended and h.current_player() == g.current_player() else None)
+        if k is None:
+            assert got[:2] == (g.returns(), g.standing_points()), (label, g.turn, a)
+        elif k in seen:
+            twins += 1
+            assert got == seen[k], (label, g.turn, a, k)
+        else:
+            seen[k] = got
+    return twins
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("names", SETS, ids=["+".join(s) for s in SETS])
 def test_equal_score_classes_change_the_scores_alike(names):
@@ -89,22 +112,7 @@ def test_equal_score_classes_change_the_scores_alike(names):
     twins = 0
     for g, acts in _positions(names):
         before = _state(g)
-        keys = g.score_classes(acts)
-        assert len(keys) == len(acts)
-        seen = {}
-        for a, k in zip(acts, keys):
-            h = g.clone()
-            h.apply_action(a)
-            # what stands by the rules (outposts, prisoners) and what the same player may do next count too
-            got = (h.returns(), h.standing_points(),
-                   sorted(map(repr, h.legal_actions())) if not h.ended and h.current_player() == g.current_player() else None)
-            if k is None:
-                assert got[:2] == (g.returns(), g.standing_points()), (names, g.turn, a)
-            elif k in seen:
-                twins += 1
-                assert got == seen[k], (names, g.turn, a, k)
-            else:
-                seen[k] = got
+        twins += classes_hold(g, acts, names)
         assert _state(g) == before, (names, g.turn)
     if g.R.QUICK_COMPLETE is not None and not (g.R.SCORE_PUT or g.R.CAPTURES or g.R.OUTPOST_PUTS or g.R.SCORE_JOIN):
         assert twins > 0  # some moves are tried once for two: the shortcut is used
