@@ -11,7 +11,6 @@ every item are those of the list the blocks stand for (`list(moves)`), so a choi
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import compress
 from collections.abc import Sequence
 
 from .corners import cornered_codes
@@ -149,9 +148,11 @@ def tile_moves(g):
     end = ends.append
     n = 0
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        frontier = g.frontier
-        for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
-            found = fits[frontier[cell]]
+        get = fits.get
+        for cell, code in g.frontier.items():
+            found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
+            if found is None:
+                continue
             n += len(found)
             add((cell, found, None))
             end(n)
@@ -170,10 +171,11 @@ def tile_moves(g):
     cornered = cornered_codes(g.edge_base) if corner_kinds else ()
     per = 1 + len(extra)  # moves of a placement besides its figures
     kept = _OPTIONS if R.FIG_PURE else None
-    frontier = g.frontier
-    for cell in compress(frontier, map(fits.__contains__, frontier.values())):  # the cells some orientation fits
-        code = frontier[cell]
-        found = fits[code]
+    get = fits.get
+    for cell, code in g.frontier.items():
+        found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
+        if found is None:
+            continue
         if check is not None:
             found = [o for o in found if check(g, o, cell) is None]
             if not found:
