@@ -25,7 +25,7 @@ the same on every run and in every process.
     mcts:N   Monte Carlo search with N simulations per move (compiler/mcts.py):
              information-set sampling of the bag's hidden order, a UCB1 bandit
              widened in the order of a one-move prior, each simulation two
-             rounds of greedy play then the rules' value of the position (the
+             rounds of greedy play (four from N = 64 on) then the rules' value of the position (the
              scores were the game to end now, plus `standing_points()`)
     ladder:K the K-th rung of the skill ladder measured on base (docs/simulate.md):
              `LADDER[K]`, each rung measured against the one below

@@ -16,8 +16,11 @@ information-set sampling and the UCB1 bandit and changes what a simulation is wo
 - **a simulation**: the hidden order of the bag reordered at random (`shuffle_bag`: a player
   cannot see it; single-observer information-set sampling, Cowling, Powley & Whitehouse 2012), the
   move applied, then `DEPTH` rounds of every player playing greedy (the `greedy` player's own
-  `choose`), then the value of the position reached (the final scores, if the game ended): the
-  reward is a logistic of the mover's lead over the best opponent, `1 / (1 + exp(-lead / SCALE))`.
+  `choose`; `DEEP_DEPTH` rounds from `DEEP_FROM` simulations a move on: with two rounds for both,
+  mcts:64 won 55.5% of 200 games against mcts:16 on base, the extra simulations buying little;
+  looking further is what the larger budget buys, docs/simulate.md's ladder), then the value of
+  the position reached (the final scores, if the game ended): the reward is a logistic of the
+  mover's lead over the best opponent, `1 / (1 + exp(-lead / SCALE))`.
 
 The move played is the one simulated most often (ties: the better prior, then the engine's order).
 Every random choice comes from the agent's seed, so a game is the same on every run.
@@ -55,6 +58,7 @@ class MCTSAgent:
     C = 0.25  # UCB1 exploration constant (rewards in [0, 1])
     SCALE = 8.0  # points of lead that make a reward of 0.73 (logistic)
     DEPTH = 2  # rounds of greedy play after the move, each player one turn a round
+    DEEP_FROM, DEEP_DEPTH = 64, 4  # from 64 simulations a move on, each simulation plays 4 rounds
     WIDEN = 2  # moves in play before any simulation: WIDEN + sqrt(simulations so far)
 
     def __init__(self, seed: int, playouts: int):
@@ -64,6 +68,7 @@ class MCTSAgent:
         self.playouts = playouts
         self.name = f"mcts:{playouts}"
         self.policy = GreedyAgent()
+        self.depth = self.DEEP_DEPTH if playouts >= self.DEEP_FROM else self.DEPTH
 
     def _reward(self, values, p: int) -> float:
         x = lead(values, p) / self.SCALE
@@ -104,7 +109,7 @@ class MCTSAgent:
         g = game.clone()
         g.shuffle_bag(rng)  # one order of the tiles this player cannot see
         g.apply_action(action)
-        plies = self.DEPTH * len(g.returns())
+        plies = self.depth * len(g.returns())
         turn = g.turn if hasattr(g, "turn") else None
         steps = 0
         while not g.is_terminal():

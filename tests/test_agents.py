@@ -115,6 +115,16 @@ def test_the_ladder_names():
     assert stronger(["greedy", "greedy"]) is None and stronger(["greedy", "greedy", "random"]) is None
 
 
+def test_search_looks_further_with_a_larger_budget():
+    """mcts:N plays DEPTH rounds of greedy a simulation below DEEP_FROM simulations and DEEP_DEPTH from
+    there on (what makes the ladder's top rung stronger than the one below, docs/simulate.md)."""
+    from tessera.compiler.mcts import MCTSAgent
+
+    assert MCTSAgent.DEEP_DEPTH > MCTSAgent.DEPTH
+    assert make_agent(f"mcts:{MCTSAgent.DEEP_FROM - 1}", 1).depth == MCTSAgent.DEPTH
+    assert make_agent(f"mcts:{MCTSAgent.DEEP_FROM}", 1).depth == MCTSAgent.DEEP_DEPTH
+
+
 def test_search_player_outscores_random_players():
     """mcts:N values positions by the rules (the scores were the game to end now): with a handful of
     simulations it already scores more than a random player in each seat."""
