@@ -81,11 +81,14 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
     return out, search, str(base) if base is not None else None
 
 
-def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
+def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) -> ReplayResult:
     """Replay a record (validated against tessera.compiler.records.SCHEMA first); rule files it
     names are found relative to `base`, the record's folder.  `engine`: an engine already
     compiled from the record's rules (the verifier's `records` check replays with the
-    engine of the very rule set it verifies)."""
+    engine of the very rule set it verifies).  `on_turn(k, game)`, if given, is called with the
+    game as the record's first k turns leave it (before any final scoring): k = 0 before the
+    first turn, then after each turn played -- what replaying `turns[:k]` with `"end": "none"`
+    would answer, in one replay (the viewer's steps, pictures/board.py's `timeline`)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
     from .cardrecords import CARD_FORMAT, replay_cards
@@ -121,6 +124,8 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
     except ValueError as exc:
         raise RecordError(str(exc)) from None
     error = None
+    if on_turn is not None:
+        on_turn(0, g)
     for i, t in enumerate(turns):
         g.turn = i
         try:
@@ -130,6 +135,8 @@ def replay(record: dict, base: Path | None = None, engine=None) -> ReplayResult:
             break
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             raise_rule_failure(exc, f"while turn {i} was played")
+        if on_turn is not None:
+            on_turn(i + 1, g)
         if g.ended:
             if i != len(turns) - 1:
                 error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": g.R.CLAUSE_END}

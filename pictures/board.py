@@ -1,9 +1,9 @@
 """A game record's board, turn by turn, read through the public replay.
 
-`timeline(record)` replays the record's first k turns for every k (the replay
-answer -- scores, supply, prisoners, outposts, events --, `Game.features()` and the
-typed moves the step made, `Game.history`), so a step shows exactly what `tessera replay`
-says about that prefix.  Step 0 is
+`timeline(record)` reads, for every k, the game as the record's first k turns leave it (the
+replay answer -- scores, supply, prisoners, outposts, events --, `Game.features()` and the
+typed moves the step made, `Game.history`), all in one replay (`replay`'s `on_turn`), so a
+step shows exactly what `tessera replay` says about that prefix.  Step 0 is
 the start landscape; step k is the board after record entry k-1; the last step
 of a record that ends `"final"` includes final scoring.
 
@@ -102,33 +102,39 @@ def _rule_set(record: dict, base: Path | None) -> RuleSet:
 
 
 def timeline(record: dict, base: Path | None = None) -> Timeline:
-    """Replay every prefix of the record (raises RecordError / RuleLoadError as `replay` does)."""
-    from tessera.compiler.replay import replay
+    """Every step of the record: the game as each prefix of its turns leaves it, read during one
+    replay (raises RecordError / RuleLoadError as `replay` does)."""
+    from tessera.compiler.replay import answer_of, replay
 
     from .steps import moves_of
 
-    full = replay(record, base)
-    rs = _rule_set(record, base)
-    stacked = stacked_figures(rs)
     turns = list(record.get("turns", []))
-    players = list(record["players"])
-    last = len(turns) if full.error is None else full.error["turn"]
     steps: list[Step] = []
-    seen_events = seen_moves = 0
-    for k in range(0, min(last, len(turns)) + 1):
-        whole = k == len(turns) and full.error is None
-        res = full if whole else replay(dict(record, turns=turns[:k], end="none"), base)
-        g = res.game
+    seen = [0, 0]  # events shown and moves made by the steps so far
+    loaded: list = []  # the rule set and its stacked figures, read once the replay has taken the record
+
+    def step(k: int, g, answer: dict, whole: bool) -> None:
         evs = [e for e in g.events if e.get("kind") in SHOWN_EVENTS]
-        new = evs[seen_events:]
-        seen_events = len(evs)
-        moves = moves_of(g, g.history[seen_moves:], stacked)
-        seen_moves = len(g.history)
+        moves = moves_of(g, g.history[seen[1]:], loaded[1])
         entry = turns[k - 1] if k else None
-        steps.append(Step(k, entry, None, dict(res.answer["scores"]), [_event(e) for e in new],
+        steps.append(Step(k, entry, None, dict(answer["scores"]), [_event(e) for e in evs[seen[0]:]],
                           g.features(), final=whole and record.get("end", "final") == "final",
-                          supply=res.answer.get("supply", {}), moves=moves,
-                          prisoners=res.answer.get("prisoners", {}), outposts=res.answer.get("outposts", {})))
+                          supply=answer.get("supply", {}), moves=moves,
+                          prisoners=answer.get("prisoners", {}), outposts=answer.get("outposts", {})))
+        seen[:] = [len(evs), len(g.history)]
+
+    def each(k: int, g) -> None:
+        if not loaded:
+            rs = _rule_set(record, base)
+            loaded[:] = [rs, stacked_figures(rs)]
+        if k < len(turns):  # the whole record's last step is the game as the replay ends it
+            step(k, g, answer_of(g), False)
+
+    full = replay(record, base, on_turn=each)
+    rs, stacked = loaded
+    if full.error is None:
+        step(len(turns), full.game, full.answer, True)
+    players = list(record["players"])
     _who_played(steps, players)
     tl = Timeline(rs, players, steps, {}, full.answer, full.error, stacked=stacked)
     _place_tiles(tl, record, turns)
