@@ -125,6 +125,14 @@ class RandomAgent:
         return actions[self.rng.randrange(len(actions))]
 
 
+def _decides(g, me) -> bool:
+    """Whether player `me` decides again within its own turn, asked without looking at what the
+    next turn's hidden tile brings (the tile game's `decides`; the card game has nothing hidden
+    to play when it is asked)."""
+    decides = getattr(g, "decides", None)
+    return decides(me) if decides is not None else g.current_player() == me
+
+
 def _places_figure(action) -> bool:
     """Whether the move puts a figure with its tile (not a recall)."""
     return action.KIND == "place" and action.figure is not None and action.figure.KIND != "recall"
@@ -249,7 +257,7 @@ class GreedyAgent:
         follows it: its best, `depth` deep); None for a ransom that pays for nothing."""
         g = game.clone()
         g.apply_action(a)
-        if depth > 0 and not g.is_terminal() and g.current_player() == me:  # the same player decides again
+        if depth > 0 and not g.is_terminal() and _decides(g, me):  # the same player decides again
             nxt = g.legal_actions()
             if a.KIND == "ransom" and _pays_for_nothing(game, actions, g, nxt, value):
                 return None

@@ -158,7 +158,7 @@ def _brute_gain(g, acts, me, before, depth):
     for a in acts:
         h = g.clone()
         h.apply_action(a)
-        nxt = h.legal_actions() if depth > 0 and not h.is_terminal() and h.current_player() == me else []
+        nxt = h.legal_actions() if depth > 0 and not h.is_terminal() and h.decides(me) else []
         if a.KIND == "ransom" and nxt and any(x.KIND == "place" for x in acts) and _value(h) == _value(g) \
                 and [x for x in nxt if x.KIND != "ransom"] == [x for x in acts if x.KIND != "ransom"]:
             continue  # TOWER-RANSOM-1: a ransom before the tile that opens no move and moves no value is left out
@@ -280,6 +280,35 @@ def test_a_sum_after_another_move_of_the_turn_counts_that_move_once():
         mine = agent.choose(g, acts)
         assert mine == _brute_greedy(g, acts), g.turn
         g.apply_action(mine)
+
+
+@pytest.mark.slow
+def test_greedy_does_not_look_at_the_next_players_hidden_tile():
+    """SIEGE-ADVANCE-1: the symbols of a drawn siege tile are played when the game is next asked
+    who decides; a move tried on a clone must not ask it once the turn has passed, or its value
+    holds what the hidden next tile brings.  Seed 12, turn 51: the next tile (siege.V) brought the
+    mover 3 points whatever it did, every move it tried showed them and the moves it did not try
+    (nothing changes) did not, so greedy chose another placement than trying every move chooses.
+    Now the two agree the whole game long, and no move's gain holds the next tile's symbols."""
+    eng = load_engine(require_rule_set(["base", "siege"]))
+    agent = GreedyAgent()
+    g = eng.new_game(2, 12)
+    checked = 0
+    while not g.ended:
+        acts = g.legal_actions()
+        if not acts:
+            break
+        mine = agent.choose(g, acts)
+        assert mine == _brute_greedy(g, acts), g.turn
+        if g.turn == 51:
+            me = g.current_player()
+            h = g.clone()
+            h.apply_action(acts[0])
+            assert h.R.TILES[h.drawn].name == "siege.V" and h.R.TILES[h.drawn].symbols
+            assert not h.decides(me) and _value(h) == _value(g)  # the next tile's symbols are still unplayed
+            checked += 1
+        g.apply_action(mine)
+    assert checked == 1 and g.turn > 51
 
 
 @pytest.mark.parametrize("names", [["base", "tower"], ["base", "siege"]], ids=["tower", "siege"])
