@@ -76,6 +76,18 @@ def _names(rules: tuple[str, ...]) -> frozenset[str] | None:
 
 
 _NAMES: dict[tuple[str, ...], frozenset[str] | None] = {}
+_READ: dict[str, tuple[tuple[int, int], object]] = {}
+
+
+def _json(path: Path):
+    """A JSON file's contents, read again only when the file changed (a rule set's check asks for its
+    cases three times: applies, clauses, the check; and `tessera verify` checks several rule sets)."""
+    st = path.stat()
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _READ.get(str(path))
+    if hit is None or hit[0] != key:
+        hit = _READ[str(path)] = (key, json.loads(path.read_text(encoding="utf-8")))
+    return hit[1]
 
 
 def house_modules(rs: RuleSet) -> list:
@@ -97,14 +109,14 @@ def cases(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, dict | st
     want = frozenset(n for n in rs.names if n not in house)
     for exp_file in sorted(root.glob(f"*/{EXPECTED}")):
         try:
-            expected = json.loads(exp_file.read_text(encoding="utf-8"))
+            expected = _json(exp_file)
         except (OSError, ValueError) as exc:
             out.append((exp_file, {}, f"cannot read the expected results: {exc}"))
             continue
         for name, exp in sorted(expected.items()):
             path = exp_file.parent / name
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
+                record = _json(path)
                 rules = tuple(record["rules"])
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 out.append((path, exp, f"cannot read the record: {exc}"))
