@@ -247,3 +247,39 @@ def test_compare_events_clauses_winners_and_prisoners():
     assert compare({"scores": {}}, answer, {"turn": 2, "message": "turn 2: no", "clause": "BASE-PLACE-2"}) == [
         "the rules refuse turn 2: no [BASE-PLACE-2]; the rulebook allows it"]
     assert compare({"oops": 1}, answer, None) == ["unknown key `oops` in the expectation"]
+
+
+def _as_set(c) -> frozenset:
+    return frozenset(c) if isinstance(c, (set, frozenset, list, tuple)) else frozenset([c])
+
+
+@pytest.mark.parametrize("module,prefix", [("test_base_rules", "base/"), ("test_expansions", ""),
+                                           ("test_barn_records", "barn/")])
+def test_the_tests_tables_say_what_expected_json_says_of_each_shared_record(module, prefix):
+    """A record the tests replay and `tessera verify` replays is kept once (rules/records/); the
+    tests' table (`Expect`) and the folder's expected.json then state the same game twice: their
+    scores, winners, supply and refusals (turn and clause) must agree, so they cannot drift apart."""
+    import importlib
+
+    cases = importlib.import_module(module).CASES
+    compared = 0
+    for name, want in cases.items():
+        folder, rec = (prefix + name).split("/")
+        exp_file = RECORDS / folder / "expected.json"
+        exp = json.loads(exp_file.read_text(encoding="utf-8")).get(rec) if exp_file.exists() else None
+        if exp is None:  # a record of the tests' own (tests/records/)
+            continue
+        compared += 1
+        if want.illegal is not None:
+            turn, clause, _ = want.illegal
+            assert exp["error"]["turn"] == turn and _as_set(exp["error"]["clause"]) & _as_set(clause), (name, exp)
+            continue
+        assert "error" not in exp, name
+        if want.scores is not None and "scores" in exp:
+            assert want.scores == exp["scores"], name
+        if want.winners is not None and "winners" in exp:
+            assert want.winners == exp["winners"], name
+        for player, figs in (want.supply or {}).items():
+            for fig, n in figs.items():
+                assert exp.get("supply", {}).get(player, {}).get(fig, n) == n, (name, player, fig)
+    assert compared >= len(cases) - 2  # all but the Barn's two records beside the fortress are shared
