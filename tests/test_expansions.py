@@ -24,7 +24,6 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
