@@ -1,6 +1,7 @@
 """What the tests share: the record harness (`Expect`, `check_record`) and rule sets loaded once.
 
-A record test names what the rulebook says a record under tests/records/ gives, as an `Expect`,
+A record test names what the rulebook says a record gives (one under tests/records/, or one of the
+rulebooks' records under rules/records/ that `tessera verify` replays too: `record_file`), as an `Expect`,
 and `check_record` compares a replay with it completely: the scores, every scoring event (no
 other may happen), the figures in supply, the winners; or, for a record the rules refuse, the turn,
 the clause and words of the refusal.
@@ -18,6 +19,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RECORDS = Path(__file__).parent / "records"
+# the rulebooks' records that `tessera verify` replays (verifier/records.py): a record the tests also
+# replay is kept there only, so there is one copy of each game; tests/records holds the tests' own
+SHARED = Path(__file__).resolve().parent.parent / "rules" / "records"
+
+
+def record_file(rel: str) -> Path:
+    """The record `rel` ("tower/ransom.json"): tests/records/`rel`, or rules/records/`rel` when it
+    is one of the shared ones; never both (one copy of each record)."""
+    here, shared = RECORDS / rel, SHARED / rel
+    assert not (here.exists() and shared.exists()), f"{rel} is both in tests/records and in rules/records"
+    return here if here.exists() else shared
+
+
+def own_records(folder: str) -> set[str]:
+    """The names of the records only the tests replay, in tests/records/`folder`."""
+    return {p.name for p in (RECORDS / folder).glob("*.json")}
+
+
+def shared_records(folder: str) -> set[str]:
+    """The names of the shared records in rules/records/`folder` (its expected.json left out)."""
+    return {p.name for p in (SHARED / folder).glob("*.json")} - {"expected.json"}
 
 
 @dataclass(frozen=True)
@@ -95,10 +117,10 @@ def check_record(exp: Expect, res, name: str, final_turn: str = "index") -> None
 
 
 def replay_record(rel: str):
-    """Replay tests/records/`rel`, its rule files found beside it."""
+    """Replay the record `rel` (tests/records/ or the shared rules/records/), its rule files found beside it."""
     from tessera.compiler.replay import load_record, replay
 
-    path = RECORDS / rel
+    path = record_file(rel)
     return replay(load_record(path), path.parent)
 
 

@@ -1,7 +1,7 @@
 """The Barn (rulebook 002) as game records: one or more per BARN clause.
 
-Each record in `tests/records/barn/` is replayed by the engine; `CASES` gives what
-the rulebook says must happen.  The expected numbers are worked out by hand from
+Each record of `CASES` (in `rules/records/barn/`, or `tests/records/barn/` for the tests'
+own) is replayed by the engine; `CASES` gives what the rulebook says must happen.  The expected numbers are worked out by hand from
 the Barn's text (002) and CLAUSES.md -- never taken from the engine.
 
 Geometry (conventions.md): x grows east, y grows SOUTH, rotation is clockwise, a
@@ -29,16 +29,11 @@ The field borders cities 1 (through D's north field and E [0,-1]), 2 (E [0,1]) a
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import Expect, check_record, replay_record
+from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
 
 from tessera.compiler.replay import engine_for, load_record, replay
-
-RECORDS = Path(__file__).parent / "records" / "barn"
-
 
 def _run(rel: str):
     return replay_record(f"barn/{rel}")
@@ -158,7 +153,7 @@ def test_barn_record(rel):
 
 
 def test_every_barn_record_has_a_case():
-    assert {p.name for p in RECORDS.glob("*.json")} == set(CASES)
+    assert own_records("barn") <= set(CASES) <= own_records("barn") | shared_records("barn")
 
 
 def test_every_barn_clause_has_a_record():
@@ -301,7 +296,7 @@ def test_a_house_rule_changes_the_barn_in_text(tmp_path):
                      "override score field put barn = 4 * completed_cities  [BARN-SCORE-1]\n", encoding="utf-8")
     for name, check in (("farmer_on_barn_field.json", lambda res: res.error is None),
                         ("put_tied_farmers.json", lambda res: res.answer["scores"] == {"red": 12, "blue": 12})):
-        rec = json.loads((RECORDS / name).read_text(encoding="utf-8"))
+        rec = json.loads(record_file(f"barn/{name}").read_text(encoding="utf-8"))
         rec["rules"] = [str(house)]
         res = replay(rec, tmp_path)
         assert check(res), (name, res.error, res.answer)
@@ -321,14 +316,14 @@ def test_a_malformed_corner_is_a_record_error(place):
 def test_allow_adds_a_placement_option_without_restating_the_figure(tmp_path):
     """`allow` (the other half of X3): a house rule lets a follower stand on a garden, which
     base's `figure follower ... on city, road, cloister, field` does not list.  The record of
-    tests/records/base/follow1_garden_without_abbot.json (refused under BASE-FOLLOW-1) is then
+    rules/records/base/follow1_garden_without_abbot.json (refused under BASE-FOLLOW-1) is then
     accepted, and the follower stands on the garden; `when` is the allow's own."""
     import json
 
     house = tmp_path / "garden_monks.tess"
     house.write_text("module garden_monks extends base\n"
                      "allow follower on garden when figures == 0  [BASE-FOLLOW-1]\n", encoding="utf-8")
-    rec = json.loads((RECORDS.parent / "base" / "follow1_garden_without_abbot.json").read_text(encoding="utf-8"))
+    rec = json.loads(record_file("base/follow1_garden_without_abbot.json").read_text(encoding="utf-8"))
     assert replay(rec).error["clause"] == "BASE-FOLLOW-1"
     rec["rules"] = [str(house)]
     res = replay(rec, tmp_path)

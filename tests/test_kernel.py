@@ -6,7 +6,7 @@
 - an exception raised inside a generated rule function is reported with the
   rule-file line it came from, by replay, simulate and the engine check;
 - a refusal cites the clause of the part that is broken (RIVER-TURN-1, RIVER-SETUP-1;
-  BASE-COMP-1 is a record in tests/records/base).
+  BASE-COMP-1 is a record in rules/records/base).
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from typer.testing import CliRunner
+from conftest import record_file
 
 from tessera.dsl.loader import require_rule_set
 from tessera.pictures.tile import FALLBACK, KNOWN, SHIELD, Style
@@ -190,7 +191,7 @@ def test_sheet_of_an_unknown_module_is_a_usage_error(tmp_path):
 def test_board_of_a_record_at_each_turn(tmp_path):
     """city_3_tiles_1_shield.json: D (start), M and E close a city of 3 tiles with 1 shield:
     red's follower scores 2*3 + 2*1 = 8 (BASE-CITY-2) and goes back to the supply (BASE-SCORE-2)."""
-    rec = RECORDS / "base" / "city_3_tiles_1_shield.json"
+    rec = record_file("base/city_3_tiles_1_shield.json")
     seen = {}
     for turn in (0, 1, 2):
         res, out = draw(tmp_path, str(rec), "--turn", str(turn), name=f"b{turn}.svg")
@@ -211,12 +212,12 @@ def test_board_of_a_record_at_each_turn(tmp_path):
 
 
 def test_board_turn_past_the_end_is_a_usage_error(tmp_path):
-    res, out = draw(tmp_path, str(RECORDS / "base" / "city_3_tiles_1_shield.json"), "--turn", "3")
+    res, out = draw(tmp_path, str(record_file("base/city_3_tiles_1_shield.json")), "--turn", "3")
     assert res.exit_code == 2 and not out.exists()
 
 
 def test_board_of_a_record_with_an_illegal_turn_stops_there(tmp_path):
-    rec = RECORDS / "base" / "place2_mismatch.json"
+    rec = record_file("base/place2_mismatch.json")
     res, out = draw(tmp_path, str(rec))
     assert res.exit_code == 1
     assert "BASE-PLACE-2" in res.output
@@ -230,7 +231,7 @@ def test_board_of_a_record_with_an_illegal_turn_stops_there(tmp_path):
 
 
 def test_view_page_is_self_contained(tmp_path):
-    rec = RECORDS / "river" / "whole_river.json"
+    rec = record_file("river/whole_river.json")
     out = tmp_path / "game.html"
     res = runner.invoke(app, ["view", str(rec), "-o", str(out)])
     assert res.exit_code == 0, res.output
@@ -247,7 +248,7 @@ def test_view_page_is_self_contained(tmp_path):
 
 @pytest.mark.slow
 def test_names_in_a_record_cannot_inject_markup(tmp_path):
-    rec = json.loads((RECORDS / "base" / "city_3_tiles_1_shield.json").read_text())
+    rec = json.loads((record_file("base/city_3_tiles_1_shield.json")).read_text())
     rec["players"] = ["</script><script>alert(1)</script>", '" onload="alert(2)']
     p = tmp_path / "evil.json"
     p.write_text(json.dumps(rec))
@@ -463,7 +464,7 @@ def _labels(rec):
 def test_step_text_says_each_move_and_event_with_its_clause():
     """Read from the engine's typed moves and events (pictures/steps.py): a floor on another tile's
     tower with the height it reaches, a follower on top, a capture and a ransom, each with its clause."""
-    steps, tl = _labels(RECORDS / "tower" / "top_captured_then_higher.json")
+    steps, tl = _labels(record_file("tower/top_captured_then_higher.json"))
     assert [label for label, _ in steps] == [
         "Start: the start landscape is laid.",
         "Turn 1: red lays tower.B at [0,1] (rotation 0), puts a floor on the tower (C, height 1).",
@@ -476,7 +477,7 @@ def test_step_text_says_each_move_and_event_with_its_clause():
     # the tower at [0,1]: height 1 from step 1, the follower on top from step 2 to its capture at 3, height 2 at 4
     assert tl.stack_spans[((0, 1), "C")] == [(1, {"red": 1}, 1, 4), (2, {"blue": 1, "red": 1}, 4, None)]
     assert [(k0, k1) for (who, fig, cell, _), k0, k1 in tl.figure_spans if cell == (0, 1)] == [(2, 3)]
-    steps, _ = _labels(RECORDS / "tower" / "ransom.json")
+    steps, _ = _labels(record_file("tower/ransom.json"))
     assert "red buys back their follower from blue [TOWER-RANSOM-1], lays B at [2,2]" in steps[7][0]
     assert steps[7][1] == ["red buys back their follower from blue for 3 points"]
 
@@ -498,7 +499,7 @@ def test_a_tower_board_draws_floors_as_a_stack_with_its_height_and_the_prisoners
     """top_captured_then_higher.json after 4 turns: the tower at [0,1] has 2 floors (red's, then
     blue's once red captured blue's follower on top of it): one stack of height 2, no floor drawn
     as a figure; red holds 1 of blue's followers (TOWER-CAPTURE-1)."""
-    rec = RECORDS / "tower" / "top_captured_then_higher.json"
+    rec = record_file("tower/top_captured_then_higher.json")
     for turn, expect in ((2, {"0,1": "1", "1,1": None}), (4, {"0,1": "2", "1,1": "1"})):
         res, out = draw(tmp_path, str(rec), "--turn", str(turn), name=f"t{turn}.svg")
         assert res.exit_code == 0, res.output
@@ -522,7 +523,7 @@ def test_a_tower_board_draws_floors_as_a_stack_with_its_height_and_the_prisoners
 @pytest.mark.slow
 def test_names_in_a_tower_record_cannot_inject_markup_through_prisoners(tmp_path):
     evil = {"red": "</script><b>red", "blue": '" onload="alert(2)'}
-    rec = json.loads((RECORDS / "tower" / "exchange.json").read_text())
+    rec = json.loads((record_file("tower/exchange.json")).read_text())
 
     def rename(x):
         if isinstance(x, dict):
@@ -561,7 +562,7 @@ def test_the_followers_a_counterattack_sends_home_are_shown_on_their_outpost(tmp
     """counterattack_monks.json (EX-SIEGE-COUNTER-1a, 004 p. 5): "Синій гравець набирає 2 х 3 = 6 очок. Ви
     набираєте 4 х 3 = 12 очок. Жовтий гравець набирає 1 х 3 = 3 очки." The step of the counterattack
     shows the monks outpost empty and the 7 followers it sent home: blue's 2, yours 4, yellow's 1."""
-    rec = RECORDS / "siege" / "fortress" / "counterattack_monks.json"
+    rec = record_file("siege/counterattack_monks.json")
     out = tmp_path / "ca.html"
     res = runner.invoke(app, ["view", str(rec), "-o", str(out)])
     assert res.exit_code == 0, res.output

@@ -207,10 +207,10 @@ def test_the_fortress_spans_3x2_tile_boxes_on_the_sheet_as_the_rule_file_draws_i
 def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_they_stand(tmp_path):
     """The start landscape (SIEGE-SETUP-1, rules/siege.tess): the two fortress tiles side by side, 3x2
     cells each, the source at the west river end and the lake at the east one; a farmer on the tile
-    north of the fortress's NW cell (tests/records/siege/fortress/farmer_to_travellers_pool.json).
+    north of the fortress's NW cell (rules/records/siege/farmer_to_travellers_pool.json).
     Then `tessera simulate --rules base,siege --record DIR -n 1` and `tessera draw` of the record:
     every figure is drawn inside the picture of the cell it stands on, the fortress cells included."""
-    rec = ROOT / "tests" / "records" / "siege" / "fortress" / "farmer_to_travellers_pool.json"
+    rec = ROOT / "rules" / "records" / "siege" / "farmer_to_travellers_pool.json"
     out = tmp_path / "board.svg"
     _ok(runner.invoke(app, ["draw", str(rec), "-o", str(out)]))
     _ok(runner.invoke(app, ["simulate", "-n", "1", "-j", "1", "--seed", "3", "--rules", "base,siege", "--record",

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED, shared_records
 
 from tessera.compiler.records import load_record
 from tessera.compiler.replay import engine_for, replay
@@ -35,6 +36,14 @@ def _rules(*names):
 
 
 PLAYED = RECORDS / "fortress"  # the records, laid beside the landscape rules/siege.tess starts with
+SHARED_PLAYED = SHARED / "siege"  # those `tessera verify` replays too (the rulebook's): one copy, there
+
+
+def _played(name: str) -> Path:
+    """A Siege record by name: the tests' own (tests/records/siege/fortress/) or a shared one."""
+    here, shared = PLAYED / name, SHARED_PLAYED / name
+    assert not (here.exists() and shared.exists()), f"{name} is in both {PLAYED} and {SHARED_PLAYED}"
+    return here if here.exists() else shared
 Y = -1  # the row of cells beside the start, on its field side
 CITY_ROT, CITY_SIDE = 0, "N"  # tile E, its city facing away from the start
 
@@ -45,7 +54,8 @@ def test_the_records_geometry_is_the_siege_start():
 
 
 def _replay(name):
-    return replay(load_record(PLAYED / name), PLAYED)
+    path = _played(name)
+    return replay(load_record(path), path.parent)
 
 
 # -- the records: the rulebook's examples and the refusals -----------------------------------------
@@ -117,7 +127,8 @@ RECORD_CASES = {
 
 
 def test_every_siege_record_has_a_case():
-    assert {p.name for p in PLAYED.glob("*.json")} == set(RECORD_CASES)
+    own = {p.name for p in PLAYED.glob("*.json")}
+    assert own <= set(RECORD_CASES) <= own | shared_records("siege")
 
 
 @pytest.mark.slow
@@ -170,9 +181,9 @@ def test_SIEGE_OUTPOST_4_row_size(players, slots):
 
 def test_SIEGE_OUTPOST_4_three_players_count_the_dark_slot():
     # the two-player record's four knights, with three players: the row has 5 slots, no counterattack
-    rec = load_record(PLAYED / "two_player_dark_slot.json")
+    rec = load_record(_played("two_player_dark_slot.json"))
     rec["players"] = ["red", "blue", "green"]
-    res = replay(rec, PLAYED)
+    res = replay(rec, SHARED_PLAYED)
     assert res.error is None
     assert res.answer["scores"] == {"red": 0, "blue": 0, "green": 0}
     assert res.answer["outposts"]["knights"]["row"] == ["red", "blue", "green", "red"]
@@ -415,7 +426,7 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
     house.write_text("module stay\nextends siege\n"
                      "override on full of knights, travellers, monks [SIEGE-COUNTER-1] { score each 3 * own }\n",
                      encoding="utf-8")
-    rec = load_record(PLAYED / "two_player_dark_slot.json")
+    rec = load_record(_played("two_player_dark_slot.json"))
     rec["rules"] = ["base", str(house)]
     rec["turns"] += [{"tile": "E", "at": [-2, Y], "rotation": CITY_ROT}, {"tile": "B", "at": [3, Y], "rotation": 0}]
     res = replay(rec, tmp_path)  # the record's folder is where its house rule lies

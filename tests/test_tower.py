@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import own_records, record_file, shared_records
 
 from tessera.compiler.replay import engine_for, replay
 from tessera.dsl.evaluate import evaluate
@@ -406,7 +407,7 @@ def test_z3_refutes_a_ransom_without_its_points_condition():
     assert all(c.result.proved for c in inv["conserved-follower"])
 
 
-# -- the same scenarios as record files (tests/records/tower/), through `tessera replay --json` --------
+# -- the same scenarios as record files (tests/records/tower/ and rules/records/tower/), through `tessera replay --json` --------
 # file -> (clause, scores, prisoners, red's/blue's follower supply) or (clause of the refusal, turn)
 RECORD_CASES = {
     "capture_opponent.json": ("TOWER-CAPTURE-1", {"red": 0, "blue": 0}, {"blue": {"red": {"follower": 1}}}, (6, 7)),
@@ -444,7 +445,7 @@ RECORD_CASES = {
     "ransom_after_scoring.json": ("TOWER-RANSOM-1", {"red": 0, "blue": 3}, {}, (6, 7)),
     # ... and the same ransom before turn 4's tile is refused: red has 0 points until the road scores.
     "ransom_before_the_points.json": ("TOWER-RANSOM-1", 4),
-    # BARN-SCORE-2 «сразу же» with the Tower: tests/records/barn/join_farmed_field.json's turns, but
+    # BARN-SCORE-2 «сразу же» with the Tower: rules/records/barn/join_farmed_field.json's turns, but
     # blue's joining tile at [1,1] is tower.B (all field, like B) with a first floor on it. The tile
     # joins red's farmed field (the farmer on B [1,2], 1 tile S of the tower) to the barn's field:
     # by the text red scores 1 x 3 completed cities = 3 at once and the farmer goes home, before the
@@ -460,7 +461,7 @@ RECORD_CASES = {
 
 
 def test_every_tower_record_has_a_case():
-    assert {p.name for p in (REPO / "tests" / "records" / "tower").glob("*.json")} == set(RECORD_CASES)
+    assert own_records("tower") <= set(RECORD_CASES) <= own_records("tower") | shared_records("tower")
 
 
 @pytest.mark.slow
@@ -470,7 +471,7 @@ def test_tower_record(name):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", f"tests/records/tower/{name}"],
+    out = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", str(record_file(f"tower/{name}"))],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     ans = json.loads(out.stdout)
     case = RECORD_CASES[name]
@@ -496,11 +497,11 @@ def test_tower_record(name):
 def test_EX_TOWER_CAPTURE_2b_any_of_the_four_candidates(victim, at, held):
     """EX-TOWER-CAPTURE-2b (003 p. 3): "Вы строите второй ярус башни и теперь можете взять в плен одного
     из четырёх подданных": blue's, green's, your own and black's, 2 tiles away. The layout of the lost
-    picture is rebuilt in tests/records/tower/ex_capture_2b_four_candidates.json (4 players; you are
+    picture is rebuilt in rules/records/tower/ex_capture_2b_four_candidates.json (4 players; you are
     red, your tower at [0,1]); blue has a fifth monk on the diagonal [1,2], which is out of range."""
     import json
 
-    rec = json.loads((REPO / "tests" / "records" / "tower" / "ex_capture_2b_four_candidates.json").read_text())
+    rec = json.loads(record_file("tower/ex_capture_2b_four_candidates.json").read_text())
     rec["turns"][-1]["capture"] = {"figure": "follower", "of": victim, "at": at, "on": "C"}
     r = replay(rec)
     if isinstance(held, str):
@@ -538,10 +539,10 @@ def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
 
 
 def test_TOWER_CAPTURE_1_the_capture_comes_before_the_turns_scoring():
-    """tests/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
+    """rules/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
     from tessera.compiler.replay import load_record
 
-    r = replay(load_record(REPO / "tests" / "records" / "tower" / "capture_before_scoring.json"))
+    r = replay(load_record(record_file("tower/capture_before_scoring.json")))
     assert r.error is None, r.error
     assert [e["kind"] for e in r.answer["events"]] == ["capture"]
     assert r.answer["scores"] == {"red": 0, "blue": 0}
@@ -584,11 +585,11 @@ def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
 
 
 def test_TOWER_FIGURES_1_a_barn_is_never_captured():
-    # tests/records/barn/put_tied_farmers.json: blue's barn stands at the SW corner of B at [2,-1]
+    # rules/records/barn/put_tied_farmers.json: blue's barn stands at the SW corner of B at [2,-1]
     # (on that tile's field).  Red then builds a first floor at [2,-2], 1 tile N of it, and names the barn.
     import json
 
-    rec = json.loads((REPO / "tests" / "records" / "barn" / "put_tied_farmers.json").read_text(encoding="utf-8"))
+    rec = json.loads(record_file("barn/put_tied_farmers.json").read_text(encoding="utf-8"))
     turns = rec["turns"] + [_t("tower.B", 2, -2, place=FLOOR,
                                capture={"figure": "barn", "of": "blue", "at": [2, -1], "on": "Nw"})]
     r = _play(turns, rules=("base", "barn", "tower"))

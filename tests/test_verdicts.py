@@ -254,7 +254,7 @@ def replay_json(tmp_path: Path, rules: str, turns: list) -> dict:
 @pytest.mark.slow
 def test_a_house_rule_cites_its_own_clauses_and_events_name_them(tmp_path):
     """Two uncited `on complete of city` rules are not duplicates; the city's score event
-    cites HOUSE-1 (the rulebook's 3-tile, 1-shield city of tests/records/base: 3 * 3 + 2 = 11)."""
+    cites HOUSE-1 (the rulebook's 3-tile, 1-shield city of rules/records/base: 3 * 3 + 2 = 11)."""
     p = write(tmp_path, "house", HOUSE.format(base="base"))
     assert errors(p) == []
     out = replay_json(tmp_path, p, [

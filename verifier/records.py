@@ -31,13 +31,32 @@ The check `records` replays, for a rule set, every bundled record whose rules ar
 rule set (its modules, as `tessera verify base+barn` loads them): `tessera verify`'s
 default rule sets run the records of one expansion each.  The engine is compiled from the
 very rule set verified, so a rule file changed by mistake changes the game the record
-replays.  A house rule's rule set (other modules) runs none of them.
+replays, and what differs is an error.
+
+A house rule's rule set (one with modules that are not bundled rule files: `tessera verify
+rules/variants/big_cities.tess` loads base and big_cities) runs the records of the rule set
+the house rule changes: those whose modules are the rule set's without the house rule's
+(base's for big_cities; a record of base is not run under base+river+big_cities, whose
+river alone would change it).  They are replayed with the house rule's engine, and a house
+rule may change the game: a record that gives what the rulebook says is counted as agreeing
+(the house rule leaves that game alone), one that differs is a note, not an error, at the
+house rule's statements that cite the clauses involved (else at all its statements):
+
+    rules/variants/big_cities.tess:5:10: note: record base/city_3_tiles_1_shield.json [BASE-CITY-1]:
+    changed: under this house rule (rules/variants/big_cities.tess:5) red scores 11 where the rulebook's
+    game gives 8 (the record: rules/records/base/city_3_tiles_1_shield.json)
+
+A record the house rule now refuses, or one the rulebook refuses that now plays on, says so
+with the turn and clause.  A record that cannot be read, an expectation with an unknown key
+and a rule that fails while the record is replayed stay errors.  The summary note counts
+the records replayed, those that agree and those the house rule changes.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from tessera.dsl import ast as A
 from tessera.dsl.ast import Span
 from tessera.dsl.diagnostics import Diagnostic
 from tessera.dsl.model import BUNDLED_RULES, RuleSet
@@ -57,23 +76,47 @@ def _names(rules: tuple[str, ...]) -> frozenset[str] | None:
 
 
 _NAMES: dict[tuple[str, ...], frozenset[str] | None] = {}
+_READ: dict[str, tuple[tuple[int, int], object]] = {}
+
+
+def _json(path: Path):
+    """A JSON file's contents, read again only when the file changed (a rule set's check asks for its
+    cases three times: applies, clauses, the check; and `tessera verify` checks several rule sets)."""
+    st = path.stat()
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _READ.get(str(path))
+    if hit is None or hit[0] != key:
+        hit = _READ[str(path)] = (key, json.loads(path.read_text(encoding="utf-8")))
+    return hit[1]
+
+
+def house_modules(rs: RuleSet) -> list:
+    """The rule set's house rules: its modules that are not bundled rule files (rules/*.tess).
+    A module named like a bundled one (a mistyped copy of barn.tess) is that module, not a
+    house rule: its records' differences are errors."""
+    from tessera.dsl.workspace import bundled_modules
+
+    bundled = set(bundled_modules())
+    return [m for m in rs.modules if m.name not in bundled]
 
 
 def cases(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, dict | str]]:
     """(record file, its expectation, the record or a message why it cannot be read) for every
-    bundled record whose rules are `rs`'s modules."""
+    bundled record whose rules are `rs`'s modules (under a house rule: `rs`'s modules but the
+    house rule's)."""
     out = []
-    want = frozenset(rs.names)
+    house = {m.name for m in house_modules(rs)}
+    want = frozenset(n for n in rs.names if n not in house)
     for exp_file in sorted(root.glob(f"*/{EXPECTED}")):
         try:
-            expected = json.loads(exp_file.read_text(encoding="utf-8"))
+            expected = _json(exp_file)
         except (OSError, ValueError) as exc:
             out.append((exp_file, {}, f"cannot read the expected results: {exc}"))
             continue
         for name, exp in sorted(expected.items()):
             path = exp_file.parent / name
             try:
-                record = json.loads(path.read_text(encoding="utf-8"))
+                record = _json(path)
                 rules = tuple(record["rules"])
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 out.append((path, exp, f"cannot read the record: {exc}"))
@@ -166,11 +209,10 @@ def compare(exp: dict, answer: dict, error: dict | None) -> list[str]:
     return bad
 
 
-_ENGINES: dict[int, tuple[RuleSet, object]] = {}
-
-
 def _engine(rs: RuleSet):
     from tessera.compiler.build import load_engine
+
+    from .examples import _ENGINES  # the engine the examples check compiled for this rule set, if it did
 
     hit = _ENGINES.get(id(rs))
     if hit is None or hit[0] is not rs:
@@ -188,26 +230,194 @@ def _rel(path: Path) -> str:
 
 def check_records(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, list[str]]]:
     """Each case with what differs (an empty list: the record gives what the rulebook says)."""
-    from tessera.compiler.records import RecordError
-    from tessera.compiler.replay import replay
-
     out = []
     for path, exp, record in cases(rs, root):
-        if isinstance(record, str):
-            out.append((path, exp, [record]))
+        got = _replay(rs, path, record)
+        out.append((path, exp, got if isinstance(got, list) else compare(exp, *got)))
+    return out
+
+
+def _replay(rs: RuleSet, path: Path, record: dict | str, failures: bool = False):
+    """(answer, error) of a record replayed with `rs`'s engine, or [why it cannot be]; a rule that
+    fails while it is replayed is one of those reasons when `failures` (under a house rule)."""
+    from tessera.compiler.records import RecordError
+    from tessera.compiler.replay import replay
+    from tessera.compiler.runtime.errors import RuleFailure
+
+    if isinstance(record, str):
+        return [record]
+    try:
+        res = replay(record, path.parent, engine=_engine(rs))
+    except RecordError as exc:
+        return [f"the record is malformed: {exc}"]
+    except RuleFailure as exc:
+        if not failures:
+            raise
+        return [f"a rule failed while the record was replayed: {exc}"]
+    return res.answer, res.error
+
+
+# ------------------------------------------------------------------ under a house rule
+_NOT_RULES = (A.Extends, A.Requires, A.ClauseDecl, A.ExampleDecl, A.InvariantDecl, A.AssumeDecl)  # change no game
+
+
+def _statements(rs: RuleSet) -> list[tuple[Span, frozenset[str], bool]]:
+    """The house rules' statements that change the game: (where, the clauses cited, an override?)."""
+    from .source import cites
+
+    out = []
+    for m in house_modules(rs):
+        for item in m.items:
+            if isinstance(item, _NOT_RULES):
+                continue
+            decl = item.decl if isinstance(item, A.Override) else item
+            span = decl.span if isinstance(item, A.Override) else item.span
+            out.append((span, frozenset(cites(decl)), isinstance(item, A.Override)))
+    return out
+
+
+def _involved(exp: dict, answer: dict, error: dict | None) -> set[str]:
+    """The clauses a changed record's difference touches: the record's, the refusals' and the
+    scorings' on either side."""
+    out = {str(exp.get("clause"))}
+    for c in ((exp.get("error") or {}).get("clause"), (error or {}).get("clause")):
+        out.update(c if isinstance(c, list) else [c] if c else [])
+    for e in exp.get("events") or []:
+        if len(e) > 4:
+            out.update(e[4] if isinstance(e[4], list) else [e[4]])
+    out.update(str(e.get("clause")) for e in answer.get("events", []) if e.get("kind") == "score" and e.get("clause"))
+    return out
+
+
+def responsible(rs: RuleSet, exp: dict, answer: dict, error: dict | None) -> list[Span]:
+    """The house rule's lines a changed record is put down to: its statements that cite one of the
+    clauses involved; else its overrides; else every statement of it; else its modules."""
+    stmts = _statements(rs)
+    involved = _involved(exp, answer, error)
+    for pick in ([sp for sp, cl, _ in stmts if cl & involved], [sp for sp, _, ov in stmts if ov], [sp for sp, _, _ in stmts]):
+        if pick:
+            return pick
+    return [m.span for m in house_modules(rs)]
+
+
+def _lines(spans: list[Span]) -> str:
+    from .source import rel, where
+
+    by_file: dict[str, list[str]] = {}
+    for sp in spans:
+        by_file.setdefault(rel(sp.file), []).append(str(sp.line)) if sp.line else None
+    return ", ".join(f"{f}:{', '.join(dict.fromkeys(ls))}" for f, ls in by_file.items()) or ", ".join(map(where, spans))
+
+
+def _refusal(error: dict) -> str:
+    return f"{error['message']} [{error['clause']}]"
+
+
+def changes(exp: dict, answer: dict, error: dict | None) -> list[str]:
+    """What a house rule changes in a record's game, each said after "under this house rule"
+    (an empty list: the game gives what the rulebook says)."""
+    if compare({k: v for k, v in exp.items() if k in KEYS}, answer, error) == []:
+        return []
+    want_err = exp.get("error")
+    if want_err is not None:
+        said = f"the rulebook refuses turn {want_err['turn']} ({_clauses_txt(want_err['clause'])})"
+        if error is None:
+            return [f"the game plays to its end (scores {_pts(answer['scores'])}) where {said}"]
+        if error["turn"] != want_err["turn"] or not _one_of(error["clause"], want_err["clause"]):
+            return [f"it refuses {_refusal(error)} where {said}"]
+        missing = [w for w in want_err.get("words", []) if w not in error["message"]]
+        return [f"it refuses turn {error['turn']} as the rulebook does ({error['clause']}), but its refusal no longer "
+                f"names {', '.join(missing)}: {error['message']}"]
+    if error is not None:
+        return [f"it refuses {_refusal(error)} where the rulebook's game plays on"]
+    out = []
+    if "scores" in exp and answer["scores"] != exp["scores"]:
+        for p in sorted(set(exp["scores"]) | set(answer["scores"])):
+            got, want = answer["scores"].get(p), exp["scores"].get(p)
+            if got != want:
+                out.append(f"{p} scores {got} where the rulebook's game gives {want}")
+    if "events" in exp:
+        got = sorted(_event_key((e["turn"], e["feature"], e["when"], e["points"]))
+                     for e in answer["events"] if e.get("kind") == "score")
+        want = sorted(_event_key(e) for e in exp["events"])
+        if got != want:
+            out.append(f"the scorings are {_show_events(got)} where the rulebook's game has {_show_events(want)}")
+        else:
+            evs = sorted(((_event_key((e["turn"], e["feature"], e["when"], e["points"])), e.get("clause"))
+                          for e in answer["events"] if e.get("kind") == "score"), key=lambda x: x[0])
+            wants = sorted(((_event_key(e), e[4] if len(e) > 4 else None) for e in exp["events"]), key=lambda x: x[0])
+            for (key, got_c), (_, want_c) in zip(evs, wants):
+                if want_c is not None and not _one_of(str(got_c), want_c):
+                    out.append(f"turn {key[0]} {key[1]} {key[2]} scores citing {got_c} where the rulebook's game "
+                               f"cites {_clauses_txt(want_c)}")
+    for player, figs in (exp.get("supply") or {}).items():
+        for fig, n in figs.items():
+            have = answer["supply"].get(player, {}).get(fig)
+            if have != n:
+                out.append(f"{player} has {have} {fig} in supply where the rulebook's game has {n}")
+    if "winners" in exp and answer["winners"] != exp["winners"]:
+        out.append(f"the winners are {', '.join(answer['winners']) or 'nobody'} where the rulebook's game gives "
+                   f"{', '.join(exp['winners']) or 'nobody'}")
+    for post, want in (exp.get("outposts") or {}).items():
+        have = answer.get("outposts", {}).get(post, {})
+        for k, v in want.items():
+            if have.get(k) != v:
+                out.append(f"outpost {post} has {k} {have.get(k)} where the rulebook's game has {v}")
+    if "prisoners" in exp and answer.get("prisoners", {}) != exp["prisoners"]:
+        out.append(f"the prisoners are {answer.get('prisoners', {})} where the rulebook's game gives {exp['prisoners']}")
+    return out or compare(exp, answer, error)  # (every difference compare finds is worded above)
+
+
+def check_house_records(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, list[str], list[str], list[Span]]]:
+    """Under a house rule: each case with what the house rule changes in its game (said after
+    "under this house rule"), the problems that keep it from being replayed or compared (errors),
+    and the house rule's lines it is put down to (when changed)."""
+    out = []
+    for path, exp, record in cases(rs, root):
+        got = _replay(rs, path, record, failures=True)
+        if isinstance(got, list):
+            out.append((path, exp, [], got, []))
             continue
-        try:
-            res = replay(record, path.parent, engine=_engine(rs))
-        except RecordError as exc:
-            out.append((path, exp, [f"the record is malformed: {exc}"]))
+        unknown = [f"unknown key `{k}` in the expectation" for k in exp if k not in KEYS]
+        if unknown:
+            out.append((path, exp, [], unknown, []))
             continue
-        out.append((path, exp, compare(exp, res.answer, res.error)))
+        changed = changes(exp, *got)
+        out.append((path, exp, changed, [], responsible(rs, exp, *got) if changed else []))
+    return out
+
+
+def _house_records(rs: RuleSet, root: Path = RECORDS) -> list[Diagnostic]:
+    out = []
+    results = check_house_records(rs, root)
+    for path, exp, changed, problems, spans in results:
+        name = str(path.relative_to(root)) if path.is_relative_to(root) else _rel(path)
+        clause = f"[{exp.get('clause', '?')}]"
+        if problems:
+            head = f"record {_rel(path)} {clause}: {exp.get('rulebook', '')}".rstrip(": ")
+            out.append(Diagnostic(Span(_rel(path), 1, 1), "\n    ".join([head] + problems), "record"))
+        elif changed:
+            head = (f"record {name} {clause}: changed: under this house rule ({_lines(spans)}) {changed[0]} "
+                    f"(the record: {_rel(path)})")
+            out.append(Diagnostic(spans[0], "\n    ".join([head] + [f"and {c}" for c in changed[1:]]), "record", "note"))
+    if results:
+        n_bad = sum(1 for r in results if r[3])
+        n_changed = sum(1 for r in results if r[2])
+        house = {m.name for m in house_modules(rs)}
+        of = "+".join(n for n in rs.names if n not in house)
+        summary = (f"{len(results)} worked-example records of {of} replayed under this house rule "
+                   f"({', '.join(m.name for m in house_modules(rs))}): {len(results) - n_bad - n_changed} agree with the "
+                   f"rulebook, {n_changed} changed by the house rule")
+        out.append(Diagnostic(Span(_rel(results[0][0]), 0, 0),
+                              summary + (f", {n_bad} cannot be replayed" if n_bad else ""), "record", "note"))
     return out
 
 
 @register("records", _clauses, applies=_applies)
 def records(rs: RuleSet) -> list[Diagnostic]:
     """The rulebooks' situations as game records (rules/records/) replay to what the rulebook says."""
+    if house_modules(rs):
+        return _house_records(rs)
     out = []
     results = check_records(rs)
     for path, exp, bad in results:
