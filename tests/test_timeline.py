@@ -2,7 +2,7 @@
 be what replaying that prefix of the record says (`tessera replay` of `turns[:k]` with
 `"end": "none"`), which is how the steps were built before -- one replay per prefix -- and how
 docs/pictures.md defines a step.  Checked on the hand-worked records of every module (the
-rulebooks' clauses, tests/records/) and on simulated games of the expansions whose steps carry the
+rulebooks' clauses, rules/records/ and tests/records/) and on simulated games of the expansions whose steps carry the
 most state (captures, ransoms, outposts)."""
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tessera.compiler.simulate import simulate
 from tessera.pictures.board import SHOWN_EVENTS, _event, stacked_figures, timeline
 from tessera.pictures.steps import moves_of
 
-RECORDS = Path(__file__).parent / "records"
+RECORDS = Path(__file__).parent / "records"  # the tests' own records
+SHARED = Path(__file__).resolve().parent.parent / "rules" / "records"  # the rulebooks' worked games
 
 
 def prefix_steps(record: dict, base: Path | None) -> tuple[list[dict], dict | None]:
@@ -52,7 +53,7 @@ def one_replay_steps(record: dict, base: Path | None) -> tuple[list[dict], dict 
 
 def tile_records() -> list[Path]:
     out = []
-    for p in sorted(RECORDS.glob("*/*.json")):
+    for p in sorted(RECORDS.glob("*/*.json")) + sorted(SHARED.glob("*/*.json")):
         if p.name == "expected.json":
             continue
         rec = json.loads(p.read_text())
@@ -61,7 +62,15 @@ def tile_records() -> list[Path]:
     return out
 
 
-@pytest.mark.parametrize("path", tile_records(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def _marked(p: Path):
+    """One record per module folder in the fast subset (`-m "not slow"`); the others are slow."""
+    first = {}
+    for q in tile_records():
+        first.setdefault(q.parent.name, q)
+    return p if first[p.parent.name] == p else pytest.param(p, marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("path", [_marked(p) for p in tile_records()], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_step_of_a_rulebook_record_is_what_its_prefix_replays_to(path):
     record = json.loads(path.read_text())
     want, want_error = prefix_steps(record, path.parent)
