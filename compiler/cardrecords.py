@@ -98,15 +98,16 @@ def answer_of(g) -> dict:
             "locations": g.locations()}
 
 
-def replay_cards(record: dict, base: Path | None = None):
-    """Replay a tessera-cards/1 record (validated by the caller): a ReplayResult."""
+def replay_cards(record: dict, base: Path | None = None, engine=None):
+    """Replay a tessera-cards/1 record (validated by the caller): a ReplayResult.  `engine`: one
+    already compiled from the record's rules (the verifier's `records` check)."""
     from .replay import ReplayResult, _resolve_rules, engine_for, raise_rule_failure
 
     players = record["players"]
     if len(set(players)) != len(players):
         raise RecordError("player names must be distinct")
     rules, search, confine = _resolve_rules(record, base)
-    eng = engine_for(rules, search, confine)
+    eng = engine if engine is not None else engine_for(rules, search, confine)
     if getattr(eng.rules, "FAMILY", "tiles") != "cards":
         raise RecordError(f"a {CARD_FORMAT} record names the rules of a tile game ({', '.join(rules)}); "
                           f"its format is tessera-game/1")

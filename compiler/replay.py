@@ -95,7 +95,7 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
 
     if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
         validate(record, "the record")
-        return replay_cards(record, base)
+        return replay_cards(record, base, engine)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:

@@ -1,6 +1,6 @@
 """The card game (rulebook 001): the rule file, the compiled engine, records and house rules.
 
-Each record under tests/records/card/ was worked out by hand from the rulebook's own
+Each record under rules/records/card/ was worked out by hand from the rulebook's own
 examples (CARD-SCORE-1, p. 5-6) or from a rule it breaks; the expected answers below
 are those hand computations, not the engine's output copied back.
 """
@@ -17,7 +17,7 @@ from tessera.compiler.replay import replay
 from tessera.dsl.loader import check_text, load_rule_set, require_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
-RECORDS = REPO / "tests" / "records" / "card"
+RECORDS = REPO / "rules" / "records" / "card"  # the rulebook's examples, also replayed by `tessera verify`
 
 
 @pytest.fixture(scope="module")

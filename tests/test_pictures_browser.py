@@ -273,7 +273,7 @@ def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_the
 def test_a_card_game_as_one_player_sees_it(tmp_path):
     """The card game (rulebook 001) viewed as blue: blue's hand, red's face-down card as a card back
     (CARD-TURN-1), stepping to the end shows the replayed scores; as red, that card shows its face."""
-    record = ROOT / "tests" / "records" / "card" / "misplaced.json"
+    record = ROOT / "rules" / "records" / "card" / "misplaced.json"
     answer = json.loads(_ok(runner.invoke(app, ["replay", str(record), "--json"])).output)
     pages = {}
     for seat in ("blue", "red"):

@@ -1,4 +1,4 @@
-"""The viewer's steps (`pictures.board.timeline`) are read during one replay of the record; each must
+"""The viewer's steps (`tessera.pictures.board.timeline`) are read during one replay of the record; each must
 be what replaying that prefix of the record says (`tessera replay` of `turns[:k]` with
 `"end": "none"`), which is how the steps were built before -- one replay per prefix -- and how
 docs/pictures.md defines a step.  Checked on the hand-worked records of every module (the

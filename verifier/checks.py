@@ -144,11 +144,13 @@ def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
 
 
 CARD_CHECKS = ("card-",)  # the card game's checks (verifier/cards.py); every other check is the tile game's
+BOTH_FAMILIES = ("records",)  # checks of either game: the bundled records of the rule set, replayed
 
 
 def of_family(name: str, rs: RuleSet) -> bool:
-    """Is check `name` one of the rule set's game family (a card game runs the card checks only)?"""
-    return name.startswith(CARD_CHECKS) == (rs.cards is not None)
+    """Is check `name` one of the rule set's game family (a card game runs the card checks and the
+    records check only)?"""
+    return name in BOTH_FAMILIES or name.startswith(CARD_CHECKS) == (rs.cards is not None)
 
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
