@@ -238,56 +238,56 @@ def test_a_move_declared_at_another_moment_is_offered_applied_numbered_and_refus
     EM, EG = _runtime(e)
 
     def options(g):
-        return [Spare(g.current)]
+        return [Forgo(g.current)]
 
-    def apply(g, move):  # spare the figures in range: a point instead of a capture, then the turn is scored
+    def apply(g, move):  # forgo the capture in range: a point instead of a capture, then the turn is scored
         g.history.append((None, move))
         g.scores[move.seat] += 1
-        g.events.append({"turn": g.turn, "kind": "spare", "player": g.names[move.seat], "clause": g.R.SPARE})
+        g.events.append({"turn": g.turn, "kind": "forgo", "player": g.names[move.seat], "clause": g.R.FORGO})
         g._end_turn()
 
-    Spare = EM._tagged("spare", ("seat",), "Capture nothing, for a point (a test's move).", "SPARE", apply,
-                       options, rules=("SPARE",), domains=("seat",), when=(EM.CAPTURE,))
-    _declare(monkeypatch, EM, EG, Spare)
-    assert EM.offered(EM.ORDER)[EM.CAPTURE] == (EM.Capture, EM.Ransom, Spare, EM.Pass)
+    Forgo = EM._tagged("forgo", ("seat",), "Capture nothing, for a point (a test's move).", "FORGO", apply,
+                       options, rules=("FORGO",), domains=("seat",), when=(EM.CAPTURE,))
+    _declare(monkeypatch, EM, EG, Forgo)
+    assert EM.offered(EM.ORDER)[EM.CAPTURE] == (EM.Capture, EM.Ransom, Forgo, EM.Pass)
 
-    g = _to_moment(e, EM.CAPTURE)  # these rules have no SPARE: the moment lists it not, and refuses it
-    assert all(a.KIND != "spare" for a in g.legal_actions())
+    g = _to_moment(e, EM.CAPTURE)  # these rules have no FORGO: the moment lists it not, and refuses it
+    assert all(a.KIND != "forgo" for a in g.legal_actions())
     with pytest.raises(e.IllegalAction) as exc:
-        g.apply_action(Spare(g.current))
+        g.apply_action(Forgo(g.current))
     assert exc.value.clause == e.rules.CLAUSE_FOLLOW
 
-    monkeypatch.setattr(e.rules, "SPARE", "TOWER-CAPTURE-1", raising=False)
+    monkeypatch.setattr(e.rules, "FORGO", "TOWER-CAPTURE-1", raising=False)
     c = ActionCodec(e)
-    assert c.describe(c.base["spare"] + 1) == "spare seat 1" and c.discard == c.base["spare"] + c.seats
+    assert c.describe(c.base["forgo"] + 1) == "forgo seat 1" and c.discard == c.base["forgo"] + c.seats
     g = _to_moment(e, EM.CAPTURE)
     acts = g.legal_actions()
     p = g.current
-    assert acts[-2:] == [Spare(p), EM.Pass()] and sum(a.KIND == "spare" for a in acts) == 1
-    assert c.legal(g)[c.base["spare"] + p] == Spare(p) and c.encode(g, Spare(p)) == c.base["spare"] + p
+    assert acts[-2:] == [Forgo(p), EM.Pass()] and sum(a.KIND == "forgo" for a in acts) == 1
+    assert c.legal(g)[c.base["forgo"] + p] == Forgo(p) and c.encode(g, Forgo(p)) == c.base["forgo"] + p
     with pytest.raises(e.IllegalAction) as exc:
-        g.apply_action(Spare(1 - p))  # offered now, but not that one: its own clause
-    assert (exc.value.message, exc.value.clause) == (f"no spare ({1 - p},) may be played now", "TOWER-CAPTURE-1")
+        g.apply_action(Forgo(1 - p))  # offered now, but not that one: its own clause
+    assert (exc.value.message, exc.value.clause) == (f"no forgo ({1 - p},) may be played now", "TOWER-CAPTURE-1")
     declined = g.clone()
     declined.apply_action(EM.Pass())
     n, turn = len(g.events), g.turn
-    g.apply_action(Spare(p))
-    assert g.history[-1] == (None, ("spare", p)) and g.moment() == declined.moment() != EM.CAPTURE
+    g.apply_action(Forgo(p))
+    assert g.history[-1] == (None, ("forgo", p)) and g.moment() == declined.moment() != EM.CAPTURE
     assert g.scores == [s + (q == p) for q, s in enumerate(declined.scores)]
-    assert g.events[n] == {"turn": turn, "kind": "spare", "player": g.names[p], "clause": "TOWER-CAPTURE-1"}
+    assert g.events[n] == {"turn": turn, "kind": "forgo", "player": g.names[p], "clause": "TOWER-CAPTURE-1"}
     assert g.events[:n] + g.events[n + 1:] == declined.events  # the same scoring as the pass's, after it
     back = type(g).from_json(e.rules, g.to_json())  # tessera-state/1 reads it back through as_move
     assert back.history == g.history and back.scores == g.scores and back.events == g.events
 
     while g.moment() != EM.TURN:  # the tile turn: not offered, refused with its own clause
         g.apply_action(g.legal_actions()[-1])
-    assert all(a.KIND != "spare" for a in g.legal_actions())
+    assert all(a.KIND != "forgo" for a in g.legal_actions())
     with pytest.raises(e.IllegalAction) as exc:
-        g.apply_action(Spare(g.current))
-    assert (exc.value.message, exc.value.clause) == (f"no spare ({g.current},) may be played now", "TOWER-CAPTURE-1")
+        g.apply_action(Forgo(g.current))
+    assert (exc.value.message, exc.value.clause) == (f"no forgo ({g.current},) may be played now", "TOWER-CAPTURE-1")
 
     g = _to_moment(e, EM.CLOSING, games=200)  # after the scoring: refused as that moment refuses any other move
-    assert all(a.KIND != "spare" for a in g.legal_actions())
+    assert all(a.KIND != "forgo" for a in g.legal_actions())
     with pytest.raises(e.IllegalAction) as exc:
-        g.apply_action(Spare(g.current))
+        g.apply_action(Forgo(g.current))
     assert exc.value.clause == e.rules.RANSOM[3] and exc.value.message.startswith("the turn is scored")
