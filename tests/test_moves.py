@@ -249,7 +249,8 @@ def test_a_move_declared_at_another_moment_is_offered_applied_numbered_and_refus
     Forgo = EM._tagged("forgo", ("seat",), "Capture nothing, for a point (a test's move).", "FORGO", apply,
                        options, rules=("FORGO",), domains=("seat",), when=(EM.CAPTURE,))
     _declare(monkeypatch, EM, EG, Forgo)
-    assert EM.offered(EM.ORDER)[EM.CAPTURE] == (EM.Capture, EM.Ransom, Forgo, EM.Pass)
+    offered = EM.offered(EM.ORDER)[EM.CAPTURE]  # after the capture and the ransom, before the pass
+    assert offered[:2] == (EM.Capture, EM.Ransom) and offered[-2:] == (Forgo, EM.Pass)
 
     g = _to_moment(e, EM.CAPTURE)  # these rules have no FORGO: the moment lists it not, and refuses it
     assert all(a.KIND != "forgo" for a in g.legal_actions())
