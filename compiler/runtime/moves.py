@@ -1,8 +1,8 @@
 """Moves: one type per kind of move, the engine's whole move vocabulary.
 
-`Game.legal_actions` returns these, `Game.apply_action` dispatches on their type, and every
-tool (agents, the action codec, records, replay, simulate, the adapters) reads their fields by
-name.  This is the ONLY module that tells moves apart by their shape: `as_move` turns a plain
+`Game.legal_actions` returns these, `Game.apply_action` dispatches on the moment and their type,
+and every tool (agents, the action codec, records, replay, simulate, the adapters) reads their
+fields by name.  This is the ONLY module that tells moves apart by their shape: `as_move` turns a plain
 tuple or list (a move written by hand, or read from JSON) into its type; everywhere else a
 move's kind is its type.
 
@@ -23,10 +23,11 @@ declares what the other layers need of it (`_tagged` says each): `WHEN`, the mom
 at; `OPTIONS` and `APPLY`, the Game methods (or functions here) that list and apply it, one for
 all its moments or one per moment (a pass ends the turn after its scoring, but only declines a
 capture); `CHECKS`, whether its APPLY refuses an illegal move itself (else the generic path
-refuses what its OPTIONS do not list now); `RULES`, the rules tables that give it; `DOMAINS`, its
-fields' domains, from which the action codec numbers it.  `LISTED` is the order the types come in
-at a moment (`OFFERED`: per moment, the types offered there); `ORDER` is the codec's order of
-blocks.  game.py builds its listing and its dispatch from these, per moment.  A new kind of move,
+refuses what its OPTIONS do not list now); `EARLY`, a move that may come before the drawn tile's
+siege symbols are played (a ransom); `RULES`, the rules tables that give it; `DOMAINS`, its
+fields' domains, from which the action codec numbers it.  `listed` gives the order the types come
+in at a moment (`OFFERED`: per moment, the types offered there); `ORDER` is the codec's order of
+blocks.  game.py builds its listing and its dispatch from these, per moment (runtime/moments.py).  A new kind of move,
 at any moment: a type here, added to `ORDER` just before `Discard`, and its record turn in
 `compiler/turns.py` plus the record schema (docs/architecture.md, "The path of a new kind of
 move", has worked examples).
@@ -37,10 +38,11 @@ from typing import NamedTuple
 
 _new = tuple.__new__
 
-# The moments of a turn, in the order they may come (Game.moment says which is now; an outpost
-# decision's name is runtime/outposts.py's `sdec[0]`): the drawn tile's placement; the decisions
-# of the drawn tile's siege symbols and of the figure just put on an outpost; the capture a floor
-# just built allows; after the turn's scoring, before the turn passes on.  "over": the game ended.
+# The moments of a turn (Game.moment says which is now; an outpost decision's name is
+# runtime/outposts.py's `sdec[0]`): the drawn tile's placement; the decisions of the drawn tile's
+# siege symbols (before its placement) and of the figure just put on an outpost (after it); the
+# capture a floor just built allows; after the turn's scoring, before the turn passes on.  "over":
+# the game ended.
 TURN, CATAPULT, REMOVE, OUTPOST, CAPTURE, CLOSING, OVER = ("turn", "catapult", "remove", "outpost", "capture",
                                                          "closing", "over")
 MOMENTS = (TURN, CATAPULT, REMOVE, OUTPOST, CAPTURE, CLOSING, OVER)
@@ -215,8 +217,7 @@ def offered(order):
     return {m: tuple(T for T in listed(order) if T in order and m in T.WHEN) for m in MOMENTS}
 
 
-# the order a moment lists its moves in, and per moment the types offered there
-LISTED = listed(ORDER)
+# per moment, the types offered there, in the order the moment lists them
 OFFERED = offered(ORDER)
 # what may go with a tile
 WITH_TILE = frozenset((Put, PutCorner, Recall, PutAt))
