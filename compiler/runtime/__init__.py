@@ -22,6 +22,8 @@ One job per module (docs/engine.md lists the public names):
     classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
     records    tessera-state/1 (to_json / from_json)
     listing    a turn's tile moves, kept as blocks and built only when read (legal_actions)
+    moments    the moments of a turn (the tile, an outpost's decision, a capture, after the scoring): which
+               is now, what each offers and applies (from the move types' WHEN), how each refuses another move
     game       the Game: turn loop, legal actions, applying an action, events
     play       random play: the one random player (simulate, play_random, the engine check)
     ops        arithmetic the generated expressions call (division by zero is 0)

@@ -17,8 +17,8 @@ from .errors import IllegalAction
 from .figures import Figures
 from .listing import tile_moves
 from .lookahead import Lookahead
-from .moves import (IN_TURN, Capture, Discard, NotAMove, Pass, Place, PutAt, PutCorner, Ransom, Recall, SIEGE,
-                    as_move, in_rules)
+from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
+from .moves import OFFERED, TURN, Discard, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
@@ -27,7 +27,6 @@ from .rounds import Rounds
 from .scoring import Scoring
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
-_PASS = Pass()
 _DISCARD = Discard()
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
@@ -35,7 +34,8 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds, Scoring, Records, Lookahead):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds, Scoring, Records, Lookahead,
+           Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -68,6 +68,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
         self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
+        # moment -> what lists the moves these rules offer then (runtime/moves.py's OFFERED, in its order)
+        self._offers = _offers(rules)
         st = self._init_bag(start)
         if st is not None:
             tid, x, y, rot = st
@@ -116,7 +118,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
     # ------------------------------------------------------------ legal moves
     def legal_actions(self):
         """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
-        | recall), or the discard.
+        | recall), or the discard, then what else the turn offers; at another moment (`moment`), the
+        moves offered then.
 
         Per frontier cell, the orientations whose edges fit (the tile's fit table, read by
         the cell's edge code) and that pass the tile's placement check -- a symmetric tile's
@@ -126,24 +129,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         then each recall."""
         if self.ended:
             return []
-        if self.closing:  # the turn is scored: a ransom, or the pass that ends the turn (TOWER-RANSOM-1)
-            return self.ransom_options() + [_PASS]
-        if self._siege:  # the drawn tile's catapults first, then any decision they open
-            self._siege_ready()
-            if self.sdec is not None:
-                return self.siege_options()
-        if self.pending is not None:  # a capture to choose, or none (TOWER-CAPTURE-1); a ransom first
-            return self.capture_options() + self.ransom_options() + [_PASS]
+        if self.closing or self._siege or self.pending is not None:
+            m = self.moment()
+            if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
+                return [a for options in self._offers[m] for a in options(self)]
         if self.drawn is None:
             return []
-        R = self.R
         acts = tile_moves(self)
-        if not acts.placed and R.DISCARD:
-            acts.end_with([_DISCARD] + self.ransom_options() if R.RANSOM is not None else [_DISCARD])
-        elif R.RANSOM is not None:
-            acts.end_with(self.ransom_options())  # at any time in one's own turn (TOWER-RANSOM-1)
-        if IN_TURN:  # the moves runtime/moves.py offers after the placements (WHEN "turn"), in its ORDER
-            acts.end_with(list(acts.tail) + [m for T in IN_TURN if in_rules(T, R) for m in _OPTIONS[T](self)])
+        more = self._offers[TURN]  # after the placements (and the discard): a ransom, every other move of the turn
+        if not acts.placed and self.R.DISCARD:
+            acts.end_with([_DISCARD] + [a for options in more for a in options(self)] if more else [_DISCARD])
+        elif more:
+            acts.end_with([a for options in more for a in options(self)])
         self._listed = (self.turn, self.drawn, acts)  # apply_action need not check these again
         return acts
 
@@ -160,67 +157,29 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
 
     def apply_action(self, action):
         """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
-        tuple, is taken too), or raise IllegalAction naming the clause that refuses it."""
-        R = self.R
+        tuple, is taken too), or raise IllegalAction naming the clause that refuses it: each move
+        type offered at this moment (`moment`) goes to the APPLY its type names for it; any other
+        is refused as that moment refuses it (moments.REFUSE)."""
         t = type(action)
         if t is not Place:
             try:
                 action = as_move(action)
             except NotAMove as exc:
-                raise IllegalAction(str(exc), R.CLAUSE_FOLLOW) from None
+                raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-        if self.ended:
-            raise IllegalAction("the game is over", R.CLAUSE_END)
-        if self.closing:
-            if t is Pass:
-                self.history.append((None, action))
-                self._next_turn()
+        if self.ended or self.closing or self._siege or self.pending is not None:
+            m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
+            if m != TURN:
+                run = _APPLY[m].get(t)
+                if run is None:
+                    raise IllegalAction(*REFUSE[m](self, action))
+                run(self, action, False)
                 return
-            if t is not Ransom:
-                raise IllegalAction("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
-                                    R.RANSOM[3])
-            self._ransom(action)
-            self.history.append((None, action))
-            return
-        if self._siege:
-            if t is not Ransom:
-                self._siege_ready()
-            if self.sdec is not None:
-                self._siege_apply(action)
-                return
-            if t in SIEGE:
-                raise IllegalAction(f"no {action.kind} decision is open now", R.TRACK_RULES[0][3] if R.TRACK_RULES else "")
-        if self.pending is not None:
-            if t is Ransom:  # at any time in one's own turn: before the capture too (TOWER-RANSOM-1)
-                self._ransom(action)
-                self.history.append((None, action))
-                return
-            if t is Pass:
-                self.history.append((None, action))
-                self._end_turn()
-                return
-            if t is not Capture:
-                raise IllegalAction("a capture (or a pass) comes first: a figure was just put that allows one",
-                                    self.pending[5][0])
-            why = self.capture_refusal(action)
-            if why is not None:
-                raise IllegalAction(*why)
-            self.history.append((None, action))
-            self._capture(action)
-            self._end_turn()
-            return
-        if t is Ransom:
-            self._ransom(action)
-            self.history.append((None, action))
-            return
-        if t is Capture or t is Pass:
-            raise IllegalAction("nothing may be captured now: no figure was just put that allows a capture",
-                                next(iter(R.CAPTURES.values()), ((), None, ("",)))[2][0])
-        if t in SIEGE:  # no outpost decision in these rules
-            raise IllegalAction(f"no {action.kind} decision is open now", R.CLAUSE_FOLLOW)
-        # the tile turn's moves: the placement, the discard, and every move moves.py offers in the turn
-        # (IN_TURN), each to the method its type names (APPLY; _APPLY_IN_TURN below, built from the types)
-        _APPLY_IN_TURN[t](self, action, self._was_listed(action))
+        # the tile turn's moves: the placement, the discard, a ransom and every other move offered in the turn
+        run = _APPLY_TURN.get(t)
+        if run is None:
+            raise IllegalAction(*refuse_in_turn(self, action))
+        run(self, action, self._was_listed(action))
 
     def _discard(self, action, checked):
         R = self.R
@@ -348,27 +307,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         return g
 
 
-def _method(name):
-    """The Game method (or, for a move that needs no runtime module of its own, the function in
-    runtime/moves.py) that a move type names by its APPLY or OPTIONS."""
-    return name if callable(name) else getattr(Game, name)
+# per moment, the move types offered then (runtime/moves.py's WHEN) and what applies each (runtime/moments.py)
+_OFFERED = OFFERED
+_APPLY = applying(Game, _OFFERED)
+_APPLY_TURN = _APPLY[TURN]
 
 
-def _offered(T):
-    """Applying a move of the generic path (moves.IN_TURN): refused unless its OPTIONS list it now
-    (the clause: the rules constant its CLAUSE names), then its APPLY."""
-    apply, options = _method(T.APPLY), _method(T.OPTIONS)
-
-    def run(g, action, checked):
-        if not checked and (not in_rules(T, g.R) or action not in options(g)):
-            clause = getattr(g.R, T.CLAUSE, None)
-            raise IllegalAction(f"no {T.KIND} {tuple(action)[1:]} may be played now",
-                                clause if isinstance(clause, str) else g.R.CLAUSE_FOLLOW)
-        apply(g, action)
-    return run
-
-
-# move type -> what applies it in the tile turn, from the types' own APPLY (runtime/moves.py)
-_APPLY_IN_TURN = {Place: _method(Place.APPLY), Discard: _method(Discard.APPLY)}
-_APPLY_IN_TURN.update((T, _offered(T)) for T in IN_TURN)
-_OPTIONS = {T: _method(T.OPTIONS) for T in IN_TURN}
+def _offers(R):
+    """{moment: what lists the moves rule set R offers then}."""
+    return listing(Game, _OFFERED, R)

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from .corners import cornered_codes
 from .figures import options_for
-from .moves import Place
+from .moves import TAGGED, Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+TAGGED_MOVES = frozenset(TAGGED.values())  # the move types with a word first
 
 # options_for(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
 # parts (FIG_PURE, decided in lowering), per (orientation, masks, figures in supply, ready corners):
@@ -110,6 +111,8 @@ class Moves(Sequence):
                         if o.rot == rot:
                             return fig is None or (figs is not None and fig in figs[k]) or fig in self.extra
                     break
+            return a in self.tail
+        if type(a) in TAGGED_MOVES:  # a move with a word first is never a placement: the tail's
             return a in self.tail
         return any(a == m for m in self)
 

@@ -1,8 +1,8 @@
 """Moves: one type per kind of move, the engine's whole move vocabulary.
 
-`Game.legal_actions` returns these, `Game.apply_action` dispatches on their type, and every
-tool (agents, the action codec, records, replay, simulate, the adapters) reads their fields by
-name.  This is the ONLY module that tells moves apart by their shape: `as_move` turns a plain
+`Game.legal_actions` returns these, `Game.apply_action` dispatches on the moment and their type,
+and every tool (agents, the action codec, records, replay, simulate, the adapters) reads their
+fields by name.  This is the ONLY module that tells moves apart by their shape: `as_move` turns a plain
 tuple or list (a move written by hand, or read from JSON) into its type; everywhere else a
 move's kind is its type.
 
@@ -16,19 +16,36 @@ section 2): `Place((3, 0), 90, Put(0, 1)) == ((3, 0), 90, (0, 1))` and `Discard(
 kinds with a word first (`"recall"`, `"capture"`, ...) carry that word as their `kind` item; the
 constructors take only the other fields.
 
-Each type also declares what the other layers need of it (`_tagged` says each): `APPLY` and
-`OPTIONS`, the Game methods (or functions here) that apply and list it; `RULES`, the rules tables
-that give it; `DOMAINS`, its fields' domains, from which the action codec numbers it; `WHEN`
-"turn" for a move `game.py` offers and applies generically after the drawn tile's placements.
-`ORDER` is the codec's order of blocks.  A new kind of move: a type here, added to `ORDER` just
-before `Discard`, and its record turn in `compiler/turns.py` plus the record schema
-(docs/architecture.md, "The path of a new kind of move", has a worked example).
+A turn has moments (`MOMENTS`; `Game.moment()` says which is now): the drawn tile's placement
+("turn"), an outpost's decision ("catapult", "remove", "outpost"), the capture a floor allows
+("capture"), after the turn's scoring ("closing"); "over" once the game has ended.  Each type
+declares what the other layers need of it (`_tagged` says each): `WHEN`, the moments it is offered
+at; `OPTIONS` and `APPLY`, the Game methods (or functions here) that list and apply it, one for
+all its moments or one per moment (a pass ends the turn after its scoring, but only declines a
+capture); `CHECKS`, whether its APPLY refuses an illegal move itself (else the generic path
+refuses what its OPTIONS do not list now); `EARLY`, a move that may come before the drawn tile's
+siege symbols are played (a ransom); `RULES`, the rules tables that give it; `DOMAINS`, its
+fields' domains, from which the action codec numbers it.  `listed` gives the order the types come
+in at a moment (`OFFERED`: per moment, the types offered there); `ORDER` is the codec's order of
+blocks.  game.py builds its listing and its dispatch from these, per moment (runtime/moments.py).  A new kind of move,
+at any moment: a type here, added to `ORDER` just before `Discard`, and its record turn in
+`compiler/turns.py` plus the record schema (docs/architecture.md, "The path of a new kind of
+move", has worked examples).
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 _new = tuple.__new__
+
+# The moments of a turn (Game.moment says which is now; an outpost decision's name is
+# runtime/outposts.py's `sdec[0]`): the drawn tile's placement; the decisions of the drawn tile's
+# siege symbols (before its placement) and of the figure just put on an outpost (after it); the
+# capture a floor just built allows; after the turn's scoring, before the turn passes on.  "over":
+# the game ended.
+TURN, CATAPULT, REMOVE, OUTPOST, CAPTURE, CLOSING, OVER = ("turn", "catapult", "remove", "outpost", "capture",
+                                                         "closing", "over")
+MOMENTS = (TURN, CATAPULT, REMOVE, OUTPOST, CAPTURE, CLOSING, OVER)
 
 
 # ------------------------------------------------------------------ what goes with a tile
@@ -104,22 +121,28 @@ class Place(NamedTuple):
     OPTIONS = None  # listed by listing.tile_moves, block by block
     RULES = ()  # in every rule set
     DOMAINS = None  # numbered by the action codec's own placement block
-    WHEN = None  # the tile turn's own move
+    WHEN = (TURN,)  # the tile turn's own move
+    CHECKS = True  # its APPLY refuses it (the edges, the tile's checks, the figure) with the clause that does
+    EARLY = False
 
 
 # ------------------------------------------------------------------ moves without a tile
-def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=None, when=None):
+def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=None, when=(), checks=False,
+            early=False):
     """A named tuple type whose first item is `tag` and whose constructor takes `fields`.
 
     What the other layers need of the type, declared once here (see the module docstring):
-    `apply`, the Game method that applies it (game.py's `_APPLY_IN_TURN` for the tile turn's moves);
-    `options`, the Game method that lists it; `rules`, the rules tables of which one (non-empty)
-    means the rule set has the move (the action codec numbers it only there); `domains`, one
+    `when`, the moments (MOMENTS) at which it is offered; `apply`, the Game method (or a function
+    here) that applies it, `options`, the one that lists it -- each one name for all its moments
+    or a dict {moment: name}; `checks` True when `apply` refuses an illegal move itself, taking
+    (game, move, checked: whether legal_actions listed it for this very state), else the generic
+    path refuses a move `options` do not list now, citing the rules constant `clause` names, and
+    calls `apply(game, move)`; `rules`, the rules tables of which one (non-empty) means the rule
+    set has the move (listed, and numbered by the action codec, only there); `domains`, one
     domain per field ("seat", "figure", "track", or a tuple of the values) when the move's number
-    is those fields in mixed radix (None: the codec numbers it by a method of its own); `when`
-    "turn" for a move the generic path offers after the drawn tile's placements (listed by
-    `options`, applied by `apply`); the capture, pass, ransom and outpost decisions have moments of
-    their own, which game.py's `apply_action` and `legal_actions` keep."""
+    is those fields in mixed radix (None: the codec numbers it by a method of its own); `early`
+    True for a move that may come before the drawn tile is shown (a ransom, TOWER-RANSOM-1): applying
+    it does not first play the tile's siege symbols, since a replay names the tile after it."""
     base = NamedTuple(f"_{tag}", [("kind", str)] + [(f, object) for f in fields])
     n = len(fields)
 
@@ -135,31 +158,40 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
     return type(name, (base,), {"__slots__": (), "__new__": __new__, "__getnewargs__": __getnewargs__,
                                 "__doc__": doc, "KIND": tag, "CLAUSE": clause, "__module__": __name__,
                                 "__qualname__": name, "APPLY": apply, "OPTIONS": options, "RULES": rules,
-                                "DOMAINS": domains, "WHEN": when})
+                                "DOMAINS": domains, "WHEN": tuple(when), "CHECKS": checks, "EARLY": early})
+
+
+def _pass_options(g):
+    return [_PASS]
 
 
 Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only then).", "CLAUSE_DISCARD",
-                  "_discard", domains=())
-# what a pass does is the open decision's (game.py's apply_action: no capture, no extra figure, the turn ends)
-Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost.", "CAPTURES",
-               None, rules=("CAPTURES", "TRACKS", "RANSOM"), domains=())
+                  "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
+# declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
+Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
+               {OUTPOST: "_siege_apply", CAPTURE: "_no_capture", CLOSING: "_pass_on"}, _pass_options,
+               rules=("CAPTURES", "TRACKS", "RANSOM"), domains=(), when=(OUTPOST, CAPTURE, CLOSING), checks=True)
+_PASS = Pass()
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
                   "Capture `owner`'s `figure` on `segment` right after a figure a `capture` rule names; `back`: "
                   "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES",
-                  "_capture", "capture_options", rules=("CAPTURES",))
+                  "_apply_capture", "capture_options", rules=("CAPTURES",), when=(CAPTURE,), checks=True)
 Ransom = _tagged("ransom", ("holder", "figure"),
-                 "Before the turn's tile: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
-                 "RANSOM", "_ransom", "ransom_options", rules=("RANSOM",), domains=("seat", "figure"))
+                 "At any moment of one's own turn: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
+                 "RANSOM", "_apply_ransom", "ransom_options", rules=("RANSOM",), domains=("seat", "figure"),
+                 when=(TURN, CAPTURE, CLOSING), checks=True, early=True)
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
-                   "_siege_apply", "siege_options", rules=("TRACKS",), domains=("track",))
+                   "_siege_apply", "catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
+                   checks=True)
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
-                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "_siege_apply", "siege_options", rules=("TRACKS",))
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "_siege_apply", "remove_options", rules=("TRACKS",),
+                 when=(REMOVE,), checks=True)
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
-                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "siege_options",
-                  rules=("TRACKS",), domains=("track", ("row", "pool")))
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "outpost_options",
+                  rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
 # Every move type that may be played, in the action codec's fixed order: its blocks of numbers
 # come in this order (the placements first, the discard last), each only in rule sets that have
@@ -169,12 +201,28 @@ ORDER = (Place, Pass, Capture, Ransom, Outpost, Catapult, Remove, Discard)
 TAGGED = {T.KIND: T for T in ORDER if T is not Place}
 # every move type that may be played (apply_action takes these as they are)
 MOVES = frozenset(ORDER)
-# the moves the generic path offers after the drawn tile's placements (WHEN "turn"), in ORDER
-IN_TURN = tuple(T for T in ORDER if T.WHEN == "turn")
+
+
+def listed(order):
+    """The order in which a moment lists its moves, for the types `order` holds: the moment's own
+    decision first (the placements, then the discard; a capture; an outpost's catapult, removal or
+    extra figure), then a ransom, then every other type in `order`'s order, the pass that declines
+    last."""
+    first = (Place, Discard, Capture, Catapult, Remove, Outpost, Ransom)
+    return first + tuple(T for T in order if T not in first and T is not Pass) + (Pass,)
+
+
+def offered(order):
+    """{moment: the types of `order` offered at that moment (their WHEN), in `listed` order}."""
+    return {m: tuple(T for T in listed(order) if T in order and m in T.WHEN) for m in MOMENTS}
+
+
+# per moment, the types offered there, in the order the moment lists them
+OFFERED = offered(ORDER)
 # what may go with a tile
 WITH_TILE = frozenset((Put, PutCorner, Recall, PutAt))
 # the moves that do not place the drawn tile, so need no tile drawn: no tile is recorded with them
-WITHOUT_TILE = frozenset((Capture, Pass, Ransom, Catapult, Remove, Outpost) + IN_TURN)
+WITHOUT_TILE = frozenset(T for T in ORDER if T is not Place and T is not Discard)
 # the outpost decisions (runtime/outposts.py)
 SIEGE = frozenset((Catapult, Remove, Outpost))
 

@@ -270,15 +270,23 @@ class Outposts:
                             "outpost": R.TRACKS[t][0], "slot": slot, "clause": rule[4]})
 
     # ------------------------------------------------------------ decisions as actions
-    def siege_options(self):
+    # The open decision (sdec) is the moment (runtime/moves.py's MOMENTS) its moves are offered at:
+    # game.py lists them with these and applies them with _siege_apply.
+    def catapult_options(self):
+        """At a "?" (the moment "catapult"): Catapult(t) for every outpost."""
         d = self.sdec
-        if d is None:
-            return []
-        if d[0] == "catapult":
-            return [Catapult(t) for t in range(len(self.R.TRACKS))]
-        if d[0] == "remove":
-            return self.removal_options(d[1], d[2], d[3])
-        return list(d[2]) + [Pass()]
+        return [Catapult(t) for t in range(len(self.R.TRACKS))] if d is not None and d[0] == "catapult" else []
+
+    def remove_options(self):
+        """During an attack (the moment "remove"): the deciding player's removals."""
+        d = self.sdec
+        return self.removal_options(d[1], d[2], d[3]) if d is not None and d[0] == "remove" else []
+
+    def outpost_options(self):
+        """Right after the turn's figure (the moment "outpost"): Outpost(t, slot) for each place open
+        to one more figure (a Pass declines)."""
+        d = self.sdec
+        return list(d[2]) if d is not None and d[0] == "outpost" else []
 
     def siege_refusal(self, action):
         """None if `action` answers the open decision, else (message, clause)."""
@@ -305,7 +313,8 @@ class Outposts:
             return None
         return (f"{self.names[p]} has no such figure on the board to remove for the {name} outpost", clause)
 
-    def _siege_apply(self, action):
+    def _siege_apply(self, action, checked=False):
+        """Answer the open decision with `action` (refused with its clause unless it may)."""
         d = self.sdec
         why = self.siege_refusal(action)
         if why is not None:

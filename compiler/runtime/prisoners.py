@@ -108,6 +108,20 @@ class Prisoners:
             return ("the victim holds a figure of yours: the capture is an exchange; say which comes back", ex)
         return (f"the victim holds no {self.figure_name(back) if isinstance(back, int) else back} of yours to exchange", ex)
 
+    def _apply_capture(self, action, checked=False):
+        """The capture moment's choice: the capture, then the turn's scoring."""
+        why = self.capture_refusal(action)
+        if why is not None:
+            raise IllegalAction(*why)
+        self.history.append((None, action))
+        self._capture(action)
+        self._end_turn()
+
+    def _no_capture(self, action, checked=False):
+        """The capture moment's pass: nothing is captured; the turn's scoring."""
+        self.history.append((None, action))
+        self._end_turn()
+
     def _capture(self, action):
         p = self.pending[0]
         q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
@@ -150,6 +164,11 @@ class Prisoners:
                 if gi in kinds and (allowed is None or allowed(self)):
                     out.append(Ransom(h, gi))
         return out
+
+    def _apply_ransom(self, action, checked=False):
+        """A ransom, at any moment of the own turn that offers one (refused with its clause unless it may)."""
+        self._ransom(action)
+        self.history.append((None, action))
 
     def _ransom(self, action):
         R = self.R

@@ -1,0 +1,135 @@
+"""The moments of a turn: which one the game is in, what each offers, applies and refuses.
+
+A turn has moments (runtime/moves.py's MOMENTS): the drawn tile's placement ("turn"); an
+outpost's decision ("catapult", "remove", "outpost": runtime/outposts.py); the capture a floor
+just built allows ("capture": runtime/prisoners.py); after the turn's scoring, while a ransom may
+still come ("closing", TOWER-RANSOM-1); "over" once the game has ended.  `Moments.moment()` says
+which is now.  Each move type says at which moments it is offered (its WHEN) and what lists and
+applies it there (OPTIONS, APPLY); from those, `applying` and `listing` build game.py's tables,
+so `legal_actions` and `apply_action` name no move but the tile turn's own (the placement and the
+discard).  `REFUSE` says, per moment, how a move it does not offer is refused: the message and the
+clause that tests and records check.
+"""
+from __future__ import annotations
+
+from .errors import IllegalAction
+from .moves import CAPTURE, CATAPULT, CLOSING, OUTPOST, OVER, REMOVE, SIEGE, TURN, Capture, Pass, in_rules
+
+
+class Moments:
+    """Mixin of Game: which moment of the turn it is, and the closing moment's pass."""
+
+    def moment(self, settle=True):
+        """Which moment of the turn the game is in (runtime/moves.py's MOMENTS; each move type is
+        offered at the moments its WHEN names): "over" once the game has ended; "closing" after the
+        turn's scoring while a ransom may still come (TOWER-RANSOM-1); an outpost's open decision,
+        "catapult", "remove" or "outpost" (runtime/outposts.py; the drawn tile's siege symbols are
+        played first, unless `settle` is False); "capture" right after a figure that allows one
+        (runtime/prisoners.py); else "turn", the drawn tile's placement."""
+        if self.ended:
+            return OVER
+        if self.closing:
+            return CLOSING
+        if self._siege:  # the drawn tile's catapults first, then any decision they open
+            if settle:
+                self._siege_ready()
+            d = self.sdec
+            if d is not None:
+                return d[0]
+        if self.pending is not None:
+            return CAPTURE
+        return TURN
+
+    def _pass_on(self, action, checked=False):
+        """The closing moment's pass: the scored turn ends, the next player draws."""
+        self.history.append((None, action))
+        self._next_turn()
+
+
+def _method(cls, name):
+    """The method of class `cls` (the Game), or for a move that needs no runtime module of its own the
+    function in runtime/moves.py, that a move type names by its APPLY or OPTIONS."""
+    return name if callable(name) else getattr(cls, name)
+
+
+def _at(declared, m):
+    """What a type declares (its APPLY or OPTIONS) for moment m: one for all its moments, or one per moment."""
+    return declared.get(m) if isinstance(declared, dict) else declared
+
+
+def _offered(cls, T, m):
+    """Applying a move the generic path checks (its type's CHECKS is False) at moment m: refused
+    unless its OPTIONS list it now (the clause: the rules constant its CLAUSE names), then its APPLY."""
+    apply, options = _method(cls, _at(T.APPLY, m)), _method(cls, _at(T.OPTIONS, m))
+
+    def run(g, action, checked):
+        if not checked and (not in_rules(T, g.R) or action not in options(g)):
+            raise IllegalAction(*not_now(g, action))
+        apply(g, action)
+    return run
+
+
+def applying(cls, offered):
+    """{moment: {move type: what applies it then}} for the types `offered` (moves.offered) names at
+    each moment: its APPLY for that moment (a method of `cls`), behind the generic check unless the
+    type checks itself (CHECKS).  Each is called (game, move, checked)."""
+    return {m: {T: _method(cls, _at(T.APPLY, m)) if T.CHECKS else _offered(cls, T, m) for T in types}
+            for m, types in offered.items()}
+
+
+def listing(cls, offered, R):
+    """{moment: the functions that list, in order, the moves rule set R offers then}: each type
+    offered at the moment that R has (moves.in_rules) and that declares OPTIONS (the placements
+    and the discard are the tile turn's own: legal_actions lists them first)."""
+    return {m: tuple(_method(cls, _at(T.OPTIONS, m)) for T in types
+                     if _at(T.OPTIONS, m) is not None and in_rules(T, R))
+            for m, types in offered.items()}
+
+
+# ------------------------------------------------------------ a move not offered at the moment
+# What each moment says of a move it does not offer: the moment's own decision comes first, or, in
+# the tile turn, the move's own moment is not now.
+def not_now(g, action):
+    """A move offered at no moment the game is in: its type's CLAUSE names the rules constant."""
+    T = type(action)
+    clause = getattr(g.R, T.CLAUSE, None)
+    return f"no {T.KIND} {tuple(action)[1:]} may be played now", clause if isinstance(clause, str) else g.R.CLAUSE_FOLLOW
+
+
+def _no_decision(g, action):
+    """An outpost's move while no outpost decision is open."""
+    R = g.R
+    return (f"no {action.kind} decision is open now",
+            (R.TRACK_RULES[0][3] if R.TRACK_RULES else "") if g._siege else R.CLAUSE_FOLLOW)
+
+
+def refuse_in_turn(g, action):
+    t = type(action)
+    if t is Capture or t is Pass:
+        return ("nothing may be captured now: no figure was just put that allows a capture",
+                next(iter(g.R.CAPTURES.values()), ((), None, ("",)))[2][0])
+    if t in SIEGE:
+        return _no_decision(g, action)
+    return not_now(g, action)
+
+
+def _refuse_at_capture(g, action):
+    if g._siege and type(action) in SIEGE:
+        return _no_decision(g, action)
+    return "a capture (or a pass) comes first: a figure was just put that allows one", g.pending[5][0]
+
+
+def _decision_first(g, action):
+    return g.siege_refusal(action)  # the open outpost decision first (runtime/outposts.py words it)
+
+
+REFUSE = {
+    TURN: refuse_in_turn,
+    CATAPULT: _decision_first,
+    REMOVE: _decision_first,
+    OUTPOST: _decision_first,
+    CAPTURE: _refuse_at_capture,
+    CLOSING: lambda g, a: ("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
+                           g.R.RANSOM[3]),
+    OVER: lambda g, a: ("the game is over", g.R.CLAUSE_END),
+}
