@@ -176,37 +176,71 @@ def compare(exp: dict, answer: dict, error: dict | None) -> list[str]:
         return bad
     if error is not None:
         return bad + [f"the rules refuse {error['message']} [{error['clause']}]; the rulebook allows it"]
+    return bad + [_AS_ERROR[d[0]](*d[1:]) for d in _differences(exp, answer)]
+
+
+def _differences(exp: dict, answer: dict):
+    """What differs between the rulebook's expectation and a game the rules played to the end, as
+    (what, the rulebook's, the rules', ...): compare and changes say each in their own words."""
     if "scores" in exp and answer["scores"] != exp["scores"]:
-        bad.append(f"scores: the rulebook gives {_pts(exp['scores'])}, the rules give {_pts(answer['scores'])}")
+        yield ("scores", exp["scores"], answer["scores"])
     if "events" in exp:
         got = sorted(_event_key((e["turn"], e["feature"], e["when"], e["points"]))
                      for e in answer["events"] if e.get("kind") == "score")
         want = sorted(_event_key(e) for e in exp["events"])
         if got != want:
-            bad.append(f"scorings: the rulebook gives {_show_events(want)}; the rules give {_show_events(got)}")
+            yield ("scorings", want, got)
         else:  # the same events: each cites the clause the rulebook names
             evs = sorted(((_event_key((e["turn"], e["feature"], e["when"], e["points"])), e.get("clause"))
                           for e in answer["events"] if e.get("kind") == "score"), key=lambda x: x[0])
             wants = sorted(((_event_key(e), e[4] if len(e) > 4 else None) for e in exp["events"]), key=lambda x: x[0])
             for (key, got_c), (_, want_c) in zip(evs, wants):
                 if want_c is not None and not _one_of(str(got_c), want_c):
-                    bad.append(f"turn {key[0]} {key[1]} {key[2]}: scored citing {got_c}, the rulebook's clause is "
-                               f"{_clauses_txt(want_c)}")
+                    yield ("clause", want_c, got_c, key)
     for player, figs in (exp.get("supply") or {}).items():
         for fig, n in figs.items():
             have = answer["supply"].get(player, {}).get(fig)
             if have != n:
-                bad.append(f"supply: {player} has {n} {fig} in the rulebook, {have} under the rules")
+                yield ("supply", n, have, player, fig)
     if "winners" in exp and answer["winners"] != exp["winners"]:
-        bad.append(f"winners: the rulebook gives {', '.join(exp['winners'])}, the rules give {', '.join(answer['winners'])}")
+        yield ("winners", exp["winners"], answer["winners"])
     for post, want in (exp.get("outposts") or {}).items():
         have = answer.get("outposts", {}).get(post, {})
         for k, v in want.items():
             if have.get(k) != v:
-                bad.append(f"outpost {post}: {k} {v} in the rulebook, {have.get(k)} under the rules")
+                yield ("outpost", v, have.get(k), post, k)
     if "prisoners" in exp and answer.get("prisoners", {}) != exp["prisoners"]:
-        bad.append(f"prisoners: the rulebook gives {exp['prisoners']}, the rules give {answer.get('prisoners', {})}")
-    return bad
+        yield ("prisoners", exp["prisoners"], answer.get("prisoners", {}))
+
+
+def _who(names: list[str]) -> str:
+    return ", ".join(names) or "nobody"
+
+
+# each difference as an error of the rule set verified (compare) ...
+_AS_ERROR = {
+    "scores": lambda want, got: f"scores: the rulebook gives {_pts(want)}, the rules give {_pts(got)}",
+    "scorings": lambda want, got: f"scorings: the rulebook gives {_show_events(want)}; the rules give {_show_events(got)}",
+    "clause": lambda want, got, key: (f"turn {key[0]} {key[1]} {key[2]}: scored citing {got}, the rulebook's clause is "
+                                      f"{_clauses_txt(want)}"),
+    "supply": lambda want, got, player, fig: f"supply: {player} has {want} {fig} in the rulebook, {got} under the rules",
+    "winners": lambda want, got: f"winners: the rulebook gives {', '.join(want)}, the rules give {', '.join(got)}",
+    "outpost": lambda want, got, post, k: f"outpost {post}: {k} {want} in the rulebook, {got} under the rules",
+    "prisoners": lambda want, got: f"prisoners: the rulebook gives {want}, the rules give {got}",
+}
+# ... and as what a house rule changes, said after "under this house rule" (changes)
+_AS_CHANGE = {
+    "scores": lambda want, got: [f"{p} scores {got.get(p)} where the rulebook's game gives {want.get(p)}"
+                                 for p in sorted(set(want) | set(got)) if got.get(p) != want.get(p)],
+    "scorings": lambda want, got: [f"the scorings are {_show_events(got)} where the rulebook's game has "
+                                   f"{_show_events(want)}"],
+    "clause": lambda want, got, key: [f"turn {key[0]} {key[1]} {key[2]} scores citing {got} where the rulebook's game "
+                                      f"cites {_clauses_txt(want)}"],
+    "supply": lambda want, got, player, fig: [f"{player} has {got} {fig} in supply where the rulebook's game has {want}"],
+    "winners": lambda want, got: [f"the winners are {_who(got)} where the rulebook's game gives {_who(want)}"],
+    "outpost": lambda want, got, post, k: [f"outpost {post} has {k} {got} where the rulebook's game has {want}"],
+    "prisoners": lambda want, got: [f"the prisoners are {got} where the rulebook's game gives {want}"],
+}
 
 
 def _engine(rs: RuleSet):
@@ -330,41 +364,7 @@ def changes(exp: dict, answer: dict, error: dict | None) -> list[str]:
                 f"names {', '.join(missing)}: {error['message']}"]
     if error is not None:
         return [f"it refuses {_refusal(error)} where the rulebook's game plays on"]
-    out = []
-    if "scores" in exp and answer["scores"] != exp["scores"]:
-        for p in sorted(set(exp["scores"]) | set(answer["scores"])):
-            got, want = answer["scores"].get(p), exp["scores"].get(p)
-            if got != want:
-                out.append(f"{p} scores {got} where the rulebook's game gives {want}")
-    if "events" in exp:
-        got = sorted(_event_key((e["turn"], e["feature"], e["when"], e["points"]))
-                     for e in answer["events"] if e.get("kind") == "score")
-        want = sorted(_event_key(e) for e in exp["events"])
-        if got != want:
-            out.append(f"the scorings are {_show_events(got)} where the rulebook's game has {_show_events(want)}")
-        else:
-            evs = sorted(((_event_key((e["turn"], e["feature"], e["when"], e["points"])), e.get("clause"))
-                          for e in answer["events"] if e.get("kind") == "score"), key=lambda x: x[0])
-            wants = sorted(((_event_key(e), e[4] if len(e) > 4 else None) for e in exp["events"]), key=lambda x: x[0])
-            for (key, got_c), (_, want_c) in zip(evs, wants):
-                if want_c is not None and not _one_of(str(got_c), want_c):
-                    out.append(f"turn {key[0]} {key[1]} {key[2]} scores citing {got_c} where the rulebook's game "
-                               f"cites {_clauses_txt(want_c)}")
-    for player, figs in (exp.get("supply") or {}).items():
-        for fig, n in figs.items():
-            have = answer["supply"].get(player, {}).get(fig)
-            if have != n:
-                out.append(f"{player} has {have} {fig} in supply where the rulebook's game has {n}")
-    if "winners" in exp and answer["winners"] != exp["winners"]:
-        out.append(f"the winners are {', '.join(answer['winners']) or 'nobody'} where the rulebook's game gives "
-                   f"{', '.join(exp['winners']) or 'nobody'}")
-    for post, want in (exp.get("outposts") or {}).items():
-        have = answer.get("outposts", {}).get(post, {})
-        for k, v in want.items():
-            if have.get(k) != v:
-                out.append(f"outpost {post} has {k} {have.get(k)} where the rulebook's game has {v}")
-    if "prisoners" in exp and answer.get("prisoners", {}) != exp["prisoners"]:
-        out.append(f"the prisoners are {answer.get('prisoners', {})} where the rulebook's game gives {exp['prisoners']}")
+    out = [line for d in _differences(exp, answer) for line in _AS_CHANGE[d[0]](*d[1:])]
     return out or compare(exp, answer, error)  # (every difference compare finds is worded above)
 
 
