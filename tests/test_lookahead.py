@@ -179,6 +179,21 @@ def _brute_greedy(g, acts):
     return _brute_gain(g, acts, me, _value(g), GreedyAgent.FOLLOW)[0]
 
 
+def _agrees_with_trying_every_move(g, until=None, look=None):
+    """Play greedy in `g` to the end (or past turn `until`), asserting at each decision that it
+    chooses what trying every move chooses; `look(g, acts)` is called before each move is played."""
+    agent = GreedyAgent()
+    while not g.ended and (until is None or g.turn <= until):
+        acts = g.legal_actions()
+        if not acts:
+            break
+        mine = agent.choose(g, acts)
+        assert mine == _brute_greedy(g, acts), g.turn
+        if look is not None:
+            look(g, acts)
+        g.apply_action(mine)
+
+
 GREEDY_SETS = [["base"], ["base", "barn"], ["base", "tower"], ["rules/variants/big_cities.tess"], ["base", "king_robber"],
                ["base", "siege"], ["base", "barn", "tower"]]
 
@@ -188,17 +203,7 @@ GREEDY_SETS = [["base"], ["base", "barn"], ["base", "tower"], ["rules/variants/b
                                                     "barn+tower"])
 def test_greedy_chooses_what_trying_every_move_chooses(names):
     """BARN-SCORE-1: a barn scores as it is put, with nothing completed: the greedy agent tries it."""
-    agent = GreedyAgent()
-    rs = require_rule_set(names)
-    eng = load_engine(rs)
-    g = eng.new_game(2, 11)
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            break
-        mine = agent.choose(g, acts)
-        assert mine == _brute_greedy(g, acts), (names, g.turn)
-        g.apply_action(mine)
+    _agrees_with_trying_every_move(load_engine(require_rule_set(names)).new_game(2, 11))
 
 
 def test_a_condition_the_board_cannot_answer_places_the_tile(tmp_path):
@@ -212,14 +217,7 @@ def test_a_condition_the_board_cannot_answer_places_the_tile(tmp_path):
     g = eng.new_game(2, 5)
     assert g.R.QUICK_COMPLETE is None
     assert load_engine(require_rule_set(["base"])).new_game(2, 5).R.QUICK_COMPLETE is not None
-    agent = GreedyAgent()
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            break
-        mine = agent.choose(g, acts)
-        assert mine == _brute_greedy(g, acts), g.turn
-        g.apply_action(mine)
+    _agrees_with_trying_every_move(g)
 
 
 def _greedy_positions(names, seed, games=1):
@@ -272,14 +270,7 @@ def test_a_sum_after_another_move_of_the_turn_counts_that_move_once():
     follows is looked at from there; a sum key's two parts, each tried from there, both hold that
     removal's change, so it must count once (seed 17, turn 47 chose another removal when it counted
     twice).  Greedy chooses what trying every move chooses, the whole game long."""
-    eng = load_engine(require_rule_set(["base", "siege"]))
-    agent = GreedyAgent()
-    g = eng.new_game(2, 17)
-    while not g.ended and g.turn <= 47:
-        acts = g.legal_actions()
-        mine = agent.choose(g, acts)
-        assert mine == _brute_greedy(g, acts), g.turn
-        g.apply_action(mine)
+    _agrees_with_trying_every_move(load_engine(require_rule_set(["base", "siege"])).new_game(2, 17), until=47)
 
 
 @pytest.mark.slow
@@ -290,25 +281,20 @@ def test_greedy_does_not_look_at_the_next_players_hidden_tile():
     mover 3 points whatever it did, every move it tried showed them and the moves it did not try
     (nothing changes) did not, so greedy chose another placement than trying every move chooses.
     Now the two agree the whole game long, and no move's gain holds the next tile's symbols."""
-    eng = load_engine(require_rule_set(["base", "siege"]))
-    agent = GreedyAgent()
-    g = eng.new_game(2, 12)
-    checked = 0
-    while not g.ended:
-        acts = g.legal_actions()
-        if not acts:
-            break
-        mine = agent.choose(g, acts)
-        assert mine == _brute_greedy(g, acts), g.turn
+    checked = []
+
+    def at_turn_51(g, acts):
         if g.turn == 51:
             me = g.current_player()
             h = g.clone()
             h.apply_action(acts[0])
             assert h.R.TILES[h.drawn].name == "siege.V" and h.R.TILES[h.drawn].symbols
             assert not h.decides(me) and _value(h) == _value(g)  # the next tile's symbols are still unplayed
-            checked += 1
-        g.apply_action(mine)
-    assert checked == 1 and g.turn > 51
+            checked.append(g.turn)
+
+    g = load_engine(require_rule_set(["base", "siege"])).new_game(2, 12)
+    _agrees_with_trying_every_move(g, look=at_turn_51)
+    assert checked == [51] and g.turn > 51
 
 
 @pytest.mark.parametrize("names", [["base", "tower"], ["base", "siege"]], ids=["tower", "siege"])
