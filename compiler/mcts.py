@@ -69,9 +69,11 @@ class MCTSAgent:
         self.name = f"mcts:{playouts}"
         self.policy = GreedyAgent()
         self.depth = self.DEEP_DEPTH if playouts >= self.DEEP_FROM else self.DEPTH
+        self.base = 0.0  # the mover's lead in the position searched (`choose`): rewards are its change
+        self.last = None  # the last search's statistics per legal move: prior, visits, reward (sum), sims
 
     def _reward(self, values, p: int) -> float:
-        x = lead(values, p) / self.SCALE
+        x = (lead(values, p) - self.base) / self.SCALE
         if x < -60:
             return 0.0
         return 1.0 / (1.0 + math.exp(-x))
@@ -81,6 +83,7 @@ class MCTSAgent:
             return actions[0]
         me = game.current_player()
         n = len(actions)
+        self.base = lead(position_value(game), me)
         prior = []
         for a in actions:
             g = game.clone()
@@ -103,7 +106,10 @@ class MCTSAgent:
             reward[best] += self._simulate(game, actions[best], me, rng)
             visits[best] += 1
             sims[best] += 1
-        return actions[max(range(n), key=lambda i: (sims[i], prior[i], -i))]
+        self.last = {"prior": prior, "visits": visits, "reward": reward, "sims": sims}  # for inspection
+        # the best mean reward among the moves simulated (the prior counted as one visit); ties: the more
+        # simulated, the better prior, the engine's order
+        return actions[max(range(n), key=lambda i: (sims[i] > 0, reward[i] / visits[i], sims[i], prior[i], -i))]
 
     def _simulate(self, game, action, me, rng) -> float:
         g = game.clone()
