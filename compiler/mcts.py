@@ -19,10 +19,17 @@ information-set sampling and the UCB1 bandit and changes what a simulation is wo
   `choose`; `DEEP_DEPTH` rounds from `DEEP_FROM` simulations a move on: with two rounds for both,
   mcts:64 won 55.5% of 200 games against mcts:16 on base, the extra simulations buying little;
   looking further is what the larger budget buys, docs/simulate.md's ladder), then the value of
-  the position reached (the final scores, if the game ended): the reward is a logistic of the
-  mover's lead over the best opponent, `1 / (1 + exp(-lead / SCALE))`.
+  the position reached (the final scores, if the game ended): the reward is a logistic of how
+  much the mover's lead over the best opponent changed from the position searched,
+  `1 / (1 + exp(-(lead - lead_now) / SCALE))` (a lead kept is worth 0.5).
 
-The move played is the one simulated most often (ties: the better prior, then the engine's order).
+The move played is the one of best mean reward among those simulated (the prior counted as one
+visit; ties: the more simulated, the better prior, the engine's order).  Both replaced, for the
+ladder's top step, a logistic of the lead itself and the move simulated most often: a player 10-20
+points ahead or behind saw rewards whose differences between moves were hundredths, far below
+UCB1's exploration term, so the visits spread almost evenly over the moves in play and "most
+simulated" was close to a random pick among them -- the more so the larger the budget, which
+widens to more moves (docs/simulate.md's ladder has the measurements).
 Every random choice comes from the agent's seed, so a game is the same on every run.
 """
 from __future__ import annotations
