@@ -26,7 +26,8 @@ the same on every run and in every process.
              information-set sampling of the bag's hidden order, a UCB1 bandit
              widened in the order of a one-move prior, each simulation two
              rounds of greedy play (four from N = 64 on) then the rules' value of the position (the
-             scores were the game to end now, plus `standing_points()`)
+             scores were the game to end now, plus `standing_points()`), rewarded by how much the
+             mover's lead changed; the move of best mean reward is played
     ladder:K the K-th rung of the skill ladder measured on base (docs/simulate.md):
              `LADDER[K]`, each rung measured against the one below
 """
@@ -39,7 +40,8 @@ from .mcts import MCTSAgent
 NAMES = ("random", "greedy", "mcts", "ladder")
 MCTS_MAX_PLAYOUTS = 100_000
 # the skill ladder (issue 27): random < greedy < mcts:N < mcts:4N on base, measured by bench/ladder.py
-# (docs/simulate.md: 100%, 83% and 55.5% of the games won against the rung below)
+# (docs/simulate.md: 100%, 86.0% and 60.8% [55.9%, 65.4%] of the games won against the rung below; the top
+# step's 60% is not established at 95%)
 LADDER = ("random", "greedy", "mcts:16", "mcts:64")
 
 

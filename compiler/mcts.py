@@ -19,10 +19,17 @@ information-set sampling and the UCB1 bandit and changes what a simulation is wo
   `choose`; `DEEP_DEPTH` rounds from `DEEP_FROM` simulations a move on: with two rounds for both,
   mcts:64 won 55.5% of 200 games against mcts:16 on base, the extra simulations buying little;
   looking further is what the larger budget buys, docs/simulate.md's ladder), then the value of
-  the position reached (the final scores, if the game ended): the reward is a logistic of the
-  mover's lead over the best opponent, `1 / (1 + exp(-lead / SCALE))`.
+  the position reached (the final scores, if the game ended): the reward is a logistic of how
+  much the mover's lead over the best opponent changed from the position searched,
+  `1 / (1 + exp(-(lead - lead_now) / SCALE))` (a lead kept is worth 0.5).
 
-The move played is the one simulated most often (ties: the better prior, then the engine's order).
+The move played is the one of best mean reward among those simulated (the prior counted as one
+visit; ties: the more simulated, the better prior, the engine's order).  Both replaced, for the
+ladder's top step, a logistic of the lead itself and the move simulated most often: a player 10-20
+points ahead or behind saw rewards whose differences between moves were hundredths, far below
+UCB1's exploration term, so the visits spread almost evenly over the moves in play and "most
+simulated" was close to a random pick among them -- the more so the larger the budget, which
+widens to more moves (docs/simulate.md's ladder has the measurements).
 Every random choice comes from the agent's seed, so a game is the same on every run.
 """
 from __future__ import annotations
@@ -69,9 +76,11 @@ class MCTSAgent:
         self.name = f"mcts:{playouts}"
         self.policy = GreedyAgent()
         self.depth = self.DEEP_DEPTH if playouts >= self.DEEP_FROM else self.DEPTH
+        self.base = 0.0  # the mover's lead in the position searched (`choose`): rewards are its change
+        self.last = None  # the last search's statistics per legal move: prior, visits, reward (sum), sims
 
     def _reward(self, values, p: int) -> float:
-        x = lead(values, p) / self.SCALE
+        x = (lead(values, p) - self.base) / self.SCALE
         if x < -60:
             return 0.0
         return 1.0 / (1.0 + math.exp(-x))
@@ -81,6 +90,7 @@ class MCTSAgent:
             return actions[0]
         me = game.current_player()
         n = len(actions)
+        self.base = lead(position_value(game), me)
         prior = []
         for a in actions:
             g = game.clone()
@@ -103,7 +113,10 @@ class MCTSAgent:
             reward[best] += self._simulate(game, actions[best], me, rng)
             visits[best] += 1
             sims[best] += 1
-        return actions[max(range(n), key=lambda i: (sims[i], prior[i], -i))]
+        self.last = {"prior": prior, "visits": visits, "reward": reward, "sims": sims}  # for inspection
+        # the best mean reward among the moves simulated (the prior counted as one visit); ties: the more
+        # simulated, the better prior, the engine's order
+        return actions[max(range(n), key=lambda i: (sims[i] > 0, reward[i] / visits[i], sims[i], prior[i], -i))]
 
     def _simulate(self, game, action, me, rng) -> float:
         g = game.clone()

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.agents import LADDER, AgentSpecError, GreedyAgent, make_agent, parse_agents, strength, stronger
+from tessera.compiler.agents import (LADDER, AgentSpecError, GreedyAgent, RandomAgent, make_agent, parse_agents, strength,
+                                     stronger)
 from tessera.compiler.replay import engine_for, replay
 from tessera.compiler.simulate import compare, play_one, seating, simulate
 
@@ -123,6 +124,35 @@ def test_search_looks_further_with_a_larger_budget():
     assert MCTSAgent.DEEP_DEPTH > MCTSAgent.DEPTH
     assert make_agent(f"mcts:{MCTSAgent.DEEP_FROM - 1}", 1).depth == MCTSAgent.DEPTH
     assert make_agent(f"mcts:{MCTSAgent.DEEP_FROM}", 1).depth == MCTSAgent.DEEP_DEPTH
+
+
+def test_search_rewards_the_change_of_the_lead_and_plays_the_best_mean():
+    """mcts:N rewards a simulation by how the mover's lead changed from the position searched (a lead
+    kept is worth 0.5, whatever the lead), and plays the move of best mean reward among those simulated
+    (docs/simulate.md's ladder: rewards of the lead itself saturated and visits spread evenly)."""
+    from tessera.compiler.mcts import lead, position_value
+
+    eng = engine_for(["base"], [])
+    g = eng.new_game(2, 4)
+    seats = [GreedyAgent(), RandomAgent(4)]
+    checked = differs = 0
+    while not g.ended and checked < 6:
+        acts = g.legal_actions()
+        me = g.current_player()
+        if me == 0 and len(acts) > 3 and lead(position_value(g), me) != 0:
+            agent = make_agent("mcts:24", 7)
+            chosen = acts.index(agent.choose(g, acts))
+            assert agent.base == lead(position_value(g), me)
+            assert agent._reward(position_value(g), me) == 0.5
+            st = agent.last
+            means = [r / v for r, v in zip(st["reward"], st["visits"])]
+            assert st["sims"][chosen] > 0 and sum(st["sims"]) == 24
+            assert means[chosen] == max(m for m, s in zip(means, st["sims"]) if s > 0)
+            most = max(range(len(acts)), key=lambda i: (st["sims"][i], st["prior"][i], -i))
+            differs += most != chosen  # the most simulated move is not always the one played
+            checked += 1
+        g.apply_action(seats[me].choose(g, acts))
+    assert checked == 6 and differs >= 1
 
 
 def test_search_player_outscores_random_players():
