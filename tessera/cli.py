@@ -320,11 +320,12 @@ from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simula
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 
 
-def _ctrl_c(exc: BaseException) -> bool:
-    """Whether `exc` came from a Ctrl-C (typer turns KeyboardInterrupt into a silent exit 130)."""
+def _ctrl_c(exc: BaseException, kind: type = KeyboardInterrupt) -> bool:
+    """Whether `exc` came from a Ctrl-C (typer turns KeyboardInterrupt into a silent exit 130),
+    or from another `kind` of exception."""
     seen = 0
     while exc is not None and seen < 10:
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, kind):
             return True
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return False
@@ -336,7 +337,18 @@ def main() -> None:
     except SystemExit as exc:
         if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers
             err.print("interrupted", markup=False)
+        from click.utils import PacifyFlushWrapper
+
+        # a closed pipe that click (exit 1, silent) or rich (Console.on_broken_pipe: exit 1) met: as main.py does
+        if isinstance(sys.stdout, PacifyFlushWrapper) or _ctrl_c(exc, BrokenPipeError):
+            from .main import pipe_closed
+
+            pipe_closed()
         raise
+    except BrokenPipeError:  # `tessera … | head`: quiet (tessera/main.py)
+        from .main import pipe_closed
+
+        pipe_closed()
     except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it
         err.print("interrupted", markup=False)
         sys.exit(130)

@@ -1,47 +1,64 @@
 """The two consoles and diagnostics printing, without typer or rich.
 
 `tessera check FILES…` (what an editor or a commit hook runs on every save)
-goes through these alone (tessera/main.py); the typer app (app.py) uses the
-same ones, so every command prints the same way.
+goes through `line` and `report` alone (tessera/main.py), which write plain
+lines and never import rich: that import was a third of `tessera check`'s
+start-up.  Everything else prints through `out` and `err`, two plain
+`rich.console.Console` objects made on first use (`from tessera.console import
+out` makes them): no wrapper, so `Progress(console=err)`, `with err:` and the
+rest of rich's API work as rich documents them.
 """
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from tessera.dsl.diagnostics import Diagnostic, render, summary
 from tessera.dsl.untrusted import printable
 
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
-class Console:
-    """A rich Console, made on first use.  `line` prints one plain line without it, so a command
-    that prints only plain lines (`tessera check`) never imports rich: that import was a third
-    of `tessera check`'s start-up."""
+    out: Console
+    err: Console
 
-    def __init__(self, stderr: bool = False) -> None:
-        self._stderr = stderr
-        self._console = None
-
-    def _rich(self):
-        if self._console is None:
-            from rich.console import Console as RichConsole
-
-            # source lines like `x :x:` print as written
-            self._console = RichConsole(stderr=self._stderr, highlight=False, soft_wrap=True, emoji=False)
-        return self._console
-
-    def __getattr__(self, name: str):
-        return getattr(self._rich(), name)
-
-    def line(self, text: str) -> None:
-        """Print `text` (already `printable`) and a newline, as `print(text, markup=False)` does."""
-        if self._console is not None:  # rich is in use: keep to one writer
-            self._console.print(text, markup=False)
-        else:
-            (sys.stderr if self._stderr else sys.stdout).write(text + "\n")
+_made: dict[bool, "Console"] = {}
 
 
-out = Console()
-err = Console(stderr=True)
+def console(stderr: bool = False) -> "Console":
+    """The rich Console on stdout (or stderr), made on first use."""
+    if stderr not in _made:
+        from rich.console import Console
+
+        # source lines like `x :x:` print as written; no emoji codes, no highlighting of numbers
+        _made[stderr] = Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    return _made[stderr]
+
+
+def __getattr__(name: str):  # `out` and `err`: made when first imported
+    if name in ("out", "err"):
+        return console(name == "err")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def line(text: str, stderr: bool = False) -> None:
+    """Print `text` (already `printable`) and a newline, as `Console.print(text, markup=False)` does,
+    without importing rich when no rich Console is in use."""
+    made = _made.get(stderr)
+    if made is not None:  # rich is in use: keep to one writer
+        made.print(text, markup=False)
+    else:
+        (sys.stderr if stderr else sys.stdout).write(text + "\n")
+
+
+def restore_cursor() -> None:
+    """Show the cursor again (a progress bar hides it) on whichever terminal a rich Console drew on."""
+    for made in _made.values():
+        try:
+            if made.is_terminal:
+                made.show_cursor(True)
+        except (OSError, ValueError):  # the terminal or the pipe is gone: nothing to restore
+            pass
 
 
 def missing(command: str, paths: list[str]) -> bool:
@@ -50,7 +67,7 @@ def missing(command: str, paths: list[str]) -> bool:
 
     gone = [p for p in paths if not Path(p).exists()]
     for p in gone:
-        err.line(printable(f"tessera {command}: no such file or folder: {p}"))
+        line(printable(f"tessera {command}: no such file or folder: {p}"), stderr=True)
     return bool(gone)
 
 
@@ -58,13 +75,13 @@ def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] 
     """Print diagnostics mypy-style, then the rule files' stated assumptions (`assume`), with a
     summary line; return the exit code."""
     for d in diags:
-        out.line(render(d, sources))
+        line(render(d, sources))
     if assumptions:
-        out.line(f"{len(assumptions)} stated assumption{'s' if len(assumptions) != 1 else ''} (`assume`: "
-                 f"reconstructions, not the rulebook's text):")
-        for line in assumptions:
-            out.line(printable(f"  {line}"))
-    out.line(summary(diags, files))
+        line(f"{len(assumptions)} stated assumption{'s' if len(assumptions) != 1 else ''} (`assume`: "
+             f"reconstructions, not the rulebook's text):")
+        for text in assumptions:
+            line(printable(f"  {text}"))
+    line(summary(diags, files))
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 

@@ -3,12 +3,18 @@
 `tessera check FILE…` is what an editor or a commit hook runs on every save, so it
 starts without the typer app: typer, click and the other commands' modules were a
 sixth of its start-up.  Any other command line, and any `check` with an option
-(`--help`) or with no file, goes to the typer app (cli.py), which also defines
+(`--help`, `--json`) or with no file, goes to the typer app (cli.py), which also defines
 `check` for its help and its errors.
+
+Whatever way a command ends (done, an error, Ctrl-C, a reader that closed the pipe), the
+terminal gets its cursor back: a progress bar hides it while it draws.
 """
 from __future__ import annotations
 
+import os
 import sys
+
+PIPE_CLOSED = 141  # 128 + SIGPIPE, as shells report a writer whose reader went away (`tessera check … | head`)
 
 
 def main() -> None:
@@ -17,17 +23,34 @@ def main() -> None:
     except KeyboardInterrupt:  # Ctrl-C in any phase, importing the commands too: exit 130, and say so
         sys.stderr.write("interrupted\n")
         sys.exit(130)
+    except BrokenPipeError:
+        pipe_closed()
+    finally:
+        from .console import restore_cursor
+
+        restore_cursor()
+
+
+def pipe_closed() -> None:
+    """The reader of stdout went away (`| head`): stop quietly, with no traceback and no error at exit
+    when Python flushes what is left, as `cat` does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(PIPE_CLOSED)
 
 
 def _main() -> None:
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "check" and not any(a.startswith("-") for a in args[1:]):
-        from .console import check, err
+        from .console import check, line
 
         try:
             code = check(args[1:])
         except KeyboardInterrupt:  # as cli.main: exit 130 (128 + SIGINT)
-            err.line("interrupted")
+            line("interrupted", stderr=True)
             code = 130
         sys.stdout.flush()
         sys.exit(code)
