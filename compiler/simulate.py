@@ -395,7 +395,7 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise RuntimeError("--backend dask needs Dask: pip install 'tessera[cluster]'") from exc
+        raise RuntimeError("--backend dask needs Dask: pip install 'tessera-rules[cluster]'") from exc
     cluster = None
     if scheduler:
         client = Client(scheduler)

@@ -22,7 +22,11 @@ class Diagnostic:
     related: tuple[Span, ...] = field(default=(), compare=False)  # the other places of the same mistake
 
     def header(self) -> str:
-        return f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
+        """`file:line:col: severity: message  [code]`, printable: a character a terminal would act on
+        (a control character such as 0x1f in a rule file, quoted in a message) is written as its escape, as `render`
+        writes it (a note's lines stay lines)."""
+        raw = f"{self.span.file}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}  [{self.code}]"
+        return "\n".join(printable(ln) for ln in raw.split("\n"))
 
 
 class SourceCache:

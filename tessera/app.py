@@ -16,8 +16,27 @@ import typer
 
 from .console import err, missing, out, report  # noqa: F401  (the commands import them from here)
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# rich markup on, so help is drawn by rich; every help text is escaped (escape_help) so that
+# `'tessera-rules[cluster]'` and `[default: all cores]` show as written.  Shell completion:
+# `tessera --install-completion`.
+app = typer.Typer(no_args_is_help=True, rich_markup_mode="rich",
                   help="A rules language, compiler and verifier for Carcassonne.")
+
+
+def escape_help(typer_app: typer.Typer) -> None:
+    """Escape rich markup in every command's option and argument help (call once all commands are
+    registered): help texts are plain text, and `[cluster]` or `[default: …]` in them are not tags."""
+    import inspect
+
+    from rich.markup import escape
+    from typer.models import ParameterInfo
+
+    for cmd in typer_app.registered_commands:
+        for param in inspect.signature(cmd.callback).parameters.values():
+            info = param.default
+            if isinstance(info, ParameterInfo) and info.help and not getattr(info, "_escaped", False):
+                info.help = escape(info.help)
+                info._escaped = True
 
 
 def _version(value: bool) -> None:

@@ -318,6 +318,9 @@ def lsp() -> None:
 
 from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
+from .app import escape_help  # noqa: E402
+
+escape_help(app)
 
 
 def _ctrl_c(exc: BaseException, kind: type = KeyboardInterrupt) -> bool:

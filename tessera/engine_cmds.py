@@ -260,7 +260,7 @@ def simulate(
                                            "sits in each seat equally often (the stronger player's edge without the "
                                            "first seat's advantage)"),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: all cores]; the results do not depend on it"),
-    backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera[cluster]')"),
+    backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera-rules[cluster]')"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="with --backend dask: the address of a running Dask scheduler "
                                                                        "[default: start a local cluster of --jobs workers]; "
                                                                        "one on this machine (127.0.0.1, ::1, localhost) unless --trust-scheduler"),

@@ -14,6 +14,18 @@ start a browser; `pytest -m "not slow"` is the fast subset (README, Tests).
 """
 from __future__ import annotations
 
+# Hypothesis profiles.  `ci` (the default, what .ci/run and a plain `pytest` use): derandomized, so
+# every run draws the same examples and a green CI stays green; no example database.  `dev` explores:
+# random examples, the database remembers failures (`HYPOTHESIS_PROFILE=dev pytest tests/test_parser_fuzz.py`).
+# A test's own @settings (max_examples, deadline) still apply on top of either.
+import os as _os
+
+from hypothesis import settings as _settings
+
+_settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+_settings.register_profile("dev", derandomize=False, deadline=None)
+_settings.load_profile(_os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path

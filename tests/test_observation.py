@@ -90,7 +90,7 @@ def test_SIEGE_outposts_and_catapults_are_seen():
     assert outs[knights, 0, 0] == 1 and outs.sum() == 1  # my follower in the knights' row, none in a pool
     # one catapult in the knights' catapult slot; a row of 4 with 2 players (SIEGE-OUTPOST-4), 1 taken
     assert cats.tolist() == [[1, 3] if t == knights else [0, 4] for t in range(3)]
-    assert obs.dict["supply"][0, 0] == (9 - 2) / 9  # 9 followers (SIEGE-COMP-1): one on the city, one on the row
+    assert obs.dict["supply"][0, 0] == pytest.approx((9 - 2) / 9)  # 9 followers (SIEGE-COMP-1): one on the city, one on the row
     obs.set_from(g, 1)
     assert outs[knights, 0, 1] == 1 and outs.sum() == 1  # seen by the other player: in the second row
     assert (obs.tensor <= obs.high).all()

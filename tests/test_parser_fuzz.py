@@ -134,3 +134,15 @@ def test_bad_strings_are_diagnostics() -> None:
     for s in ['"\x00"', '"\\x"', '"\\N{NO SUCH NAME}"', '"\\ud800"']:
         mod, diags = load(f"module strs {s}\n")
         assert (mod is None) == bool(diags)
+
+
+@pytest.mark.parametrize("text", ['"\x1f"', '"\x1b[2J"', 'module m "\u202e"\n"\x07"'])
+def test_header_and_render_escape_alike(text: str) -> None:
+    """Found by test_arbitrary_text: for `"\\x1f"` render() escaped the control character and
+    Diagnostic.header() did not, so a printed diagnostic and its header disagreed (and a header could
+    drive the terminal)."""
+    mod, diags = load(text)
+    assert diags
+    for d in diags:
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]", d.header()), repr(d.header())
+    assert any("\\x1f" in d.header() or "\\x1b" in d.header() or "\\x07" in d.header() for d in diags)

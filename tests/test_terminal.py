@@ -1,0 +1,197 @@
+"""Every `tessera` command as a person runs it: in a terminal (a pseudo-terminal, pexpect) and piped.
+
+In a terminal rich draws: colours, progress bars (which hide the cursor while they draw), tables
+fitted to the terminal's width.  Piped, the same command prints plain text.  No CliRunner here: it
+runs neither a terminal nor a real process, which is how `tessera simulate` crashed in every
+terminal (a console proxy that `rich.Progress` could not use) while the suite stayed green.
+
+What each test holds, in a terminal: the command's exit code, no traceback and no internal error,
+and the cursor shown again after it was hidden; piped: no escape sequence at all.  Ctrl-C in the
+middle of `simulate` exits 130 with the summary of the games finished; a narrow terminal (40
+columns) gets no line wider than itself; `--help` shows `[…]` as written (rich markup would eat it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tty
+from pathlib import Path
+
+import pexpect
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TESSERA = str(Path(sys.executable).with_name("tessera"))
+RECORD = ROOT / "rules" / "records" / "base" / "city_3_tiles_1_shield.json"
+HIDE, SHOW = b"\x1b[?25l", b"\x1b[?25h"
+ESC = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "TERM", "CI", "FORCE_COLOR")}
+    env.update(TERM="xterm-256color", **extra)
+    return env
+
+
+def in_terminal(args: list[str], cwd: Path, width: int = 100, timeout: float = 120) -> tuple[int, bytes]:
+    """Run `tessera ARGS` in a pseudo-terminal `width` columns wide: (exit code, all it wrote)."""
+    child = pexpect.spawn(TESSERA, args, cwd=str(cwd), env=_env(), dimensions=(40, width), timeout=timeout)
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus, child.before
+
+
+def piped(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([TESSERA, *args], cwd=cwd, env=_env(), capture_output=True, timeout=timeout)
+
+
+def visible(raw: bytes) -> str:
+    """What a person sees: the escape sequences taken out, carriage returns as line ends."""
+    return ESC.sub(b"", raw).replace(b"\r\n", b"\n").decode("utf-8", "replace")
+
+
+def assert_sane(code: int, raw: bytes, want: int) -> None:
+    text = visible(raw)
+    assert code == want, text[-3000:]
+    assert "Traceback" not in text and "internal error" not in text, text[-3000:]
+    if HIDE in raw:  # a progress bar hid the cursor: it is shown again before the command ends
+        assert raw.rindex(SHOW) > raw.rindex(HIDE), text[-2000:]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("terminal")
+    (d / "broken.tess").write_text('module broken "x"\nextends base\ntile Q x2 city(N) roadd(S)\n', encoding="utf-8")
+    return d
+
+
+# each command once: its arguments, its exit code, a piece of what it prints (in the terminal and piped)
+COMMANDS = {
+    "version": (["--version"], 0, "tessera 0.1.0"),
+    "check": (["check", str(ROOT / "rules" / "abbot.tess")], 0, "no problems"),
+    "check-errors": (["check", "broken.tess"], 1, "broken.tess:3"),
+    "check-json": (["check", "--json", str(ROOT / "rules" / "abbot.tess")], 0, '"files"'),
+    "fmt": (["fmt", str(ROOT / "rules" / "abbot.tess")], 0, "module abbot"),
+    "compile": (["compile", "base", "-o", "out"], 0, "wrote out"),
+    "replay": (["replay", str(RECORD)], 0, "winners:"),
+    "simulate": (["simulate", "--games", "30", "--jobs", "1"], 0, "30 games, 2 players"),
+    "draw": (["draw", "base", "-o", "tiles.svg"], 0, "wrote tiles.svg"),
+    "view": (["view", str(RECORD), "-o", "game.html"], 0, "wrote game.html"),
+    "verify": (["verify", "base", "--no-engine", "--only", "tile-"], 0, "checks passed"),
+    "verify-json": (["verify", "base", "--no-engine", "--only", "tile-", "--json"], 0, '"verdict"'),
+    "help": (["simulate", "--help"], 0, "--games"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_command_in_a_terminal_and_piped(name, work):
+    args, want, says = COMMANDS[name]
+    code, raw = in_terminal(args, work)
+    assert_sane(code, raw, want)
+    assert says in visible(raw)
+    p = piped(args, work)
+    text = (p.stdout + p.stderr).decode("utf-8", "replace")
+    assert p.returncode == want, text[-3000:]
+    assert says in text and "Traceback" not in text
+    assert b"\x1b" not in p.stdout + p.stderr, text[-2000:]  # piped: plain text, no colour, no bar
+
+
+@pytest.mark.slow
+def test_terminal_gets_colours_and_a_progress_bar(work):
+    """In a terminal `verify` marks passed checks in green and `simulate` draws a bar (on stderr) that
+    it clears again; the cursor it hides comes back."""
+    code, raw = in_terminal(["verify", "base", "--no-engine", "--only", "tile-"], work)
+    assert_sane(code, raw, 0)
+    assert re.search(rb"\x1b\[[0-9;]*32m", raw), "no green in a terminal"
+    code, raw = in_terminal(["simulate", "--games", "300", "--jobs", "1"], work)
+    assert_sane(code, raw, 0)
+    assert HIDE in raw and b"simulating base" in raw and re.search(rb"\d+/300", raw)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal(work):
+    """Ctrl-C while `simulate` plays: exit 130, `interrupted`, the summary of the games finished, the
+    cursor shown again."""
+    child = pexpect.spawn(TESSERA, ["simulate", "--games", "1000000", "--jobs", "1"], cwd=str(work), env=_env(),
+                          dimensions=(40, 100), timeout=120)
+    child.expect(rb"simulating base.*?(\d+)/1000000")
+    child.expect(rb"[1-9]\d*/1000000")  # some games done
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    raw = child.before
+    assert_sane(child.exitstatus, raw, 130)
+    text = visible(raw)
+    assert "interrupted; the summary is of the" in text and "by seat" in text
+
+
+@pytest.mark.slow
+def test_narrow_terminal(work):
+    """40 columns: rich fits every table and the help to the width (no line wider than the terminal)."""
+    for args in (["simulate", "--games", "20", "--jobs", "1"], ["simulate", "--help"],
+                 ["verify", "base", "--no-engine", "--only", "tile-"]):
+        code, raw = in_terminal(args, work, width=40)
+        assert_sane(code, raw, 0)
+        lines = visible(raw).split("\n")
+        wide = [ln for ln in lines if len(ln.rstrip("\r")) > 40]
+        assert not wide, wide[:5]
+
+
+@pytest.mark.slow
+def test_help_shows_brackets_as_written(work):
+    """rich markup would take `[cluster]` and `[default: all cores]` for tags and drop them."""
+    code, raw = in_terminal(["simulate", "--help"], work, width=200)
+    assert_sane(code, raw, 0)
+    text = " ".join(visible(raw).split())
+    assert "'tessera-rules[cluster]'" in text
+    assert "[default: all cores]" in text and "[default: random]" in text
+
+
+def _lsp_message(child) -> dict:
+    child.expect(rb"Content-Length: (\d+)\r\n(?:[^\r\n]+\r\n)*\r\n")
+    n = int(child.match.group(1))
+    data = b""
+    while len(data) < n:
+        data += child.read_nonblocking(n - len(data), timeout=60)
+    return json.loads(data)
+
+
+def _lsp_send(child, msg: dict) -> None:
+    body = json.dumps(msg).encode("utf-8")
+    child.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+@pytest.mark.slow
+def test_language_server_starts_in_a_terminal(work):
+    """`tessera lsp` started from a terminal (the bytes raw, as an editor's pipe carries them): it answers
+    `initialize` with its capabilities and ends on `shutdown` and `exit` with code 0."""
+    child = pexpect.spawn(TESSERA, ["lsp"], cwd=str(work), env=_env(), dimensions=(40, 100), timeout=60)
+    tty.setraw(child.child_fd)  # no echo, no \r -> \n: the protocol's bytes as they are
+    _lsp_send(child, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    answer = _lsp_message(child)
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "tessera"
+    assert "hoverProvider" in answer["result"]["capabilities"]
+    _lsp_send(child, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    assert _lsp_message(child)["id"] == 2
+    _lsp_send(child, {"jsonrpc": "2.0", "method": "exit"})
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [["check", str(ROOT / "rules")], ["fmt", str(ROOT / "rules" / "base.tess")],
+                                  ["verify", "base", "--no-engine", "--only", "tile-"], ["simulate", "--help"]])
+def test_closed_pipe_is_quiet(args, work):
+    """`tessera … | head`: the reader goes away; the command stops without a traceback (exit 141, as a
+    shell reports a writer that met a closed pipe)."""
+    p = subprocess.Popen([TESSERA, *args], cwd=work, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before the first line
+    err = p.stderr.read().decode("utf-8", "replace")
+    assert p.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
