@@ -53,6 +53,55 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """A rules language, compiler and verifier for Carcassonne."""
 
 
+def fail(command: str, message: str, as_json: bool = False, code: int = 2, kind: str = "usage") -> None:
+    """A failure of `tessera COMMAND`: a line on stderr, or with --json one JSON object on stdout
+    (`{"error": {"message": …, "kind": …}}`); exit `code` (2: usage)."""
+    import json
+    import sys
+
+    from tessera.dsl.untrusted import printable
+
+    if as_json:
+        sys.stdout.write(json.dumps({"error": {"message": message, "kind": kind}}, ensure_ascii=True) + "\n")
+    else:
+        err.print(printable(f"tessera {command}: {message}"), markup=False)
+    raise typer.Exit(code)
+
+
+from contextlib import contextmanager  # noqa: E402
+
+
+@contextmanager
+def json_errors(command: str, as_json: bool):
+    """With --json, whatever the commands inside print on the way to a failure (a usage error, the rule
+    files' diagnostics) becomes one JSON object on stdout, `{"error": {"message", "kind"}}`, and the exit
+    code stays; on success what they printed goes out as printed."""
+    if not as_json:
+        yield
+        return
+    import json
+    import sys
+
+    failure = None
+    with out.capture() as said, err.capture() as warned:
+        try:
+            yield
+        except typer.Exit as exc:
+            failure = exc
+    if failure is None or not failure.exit_code:
+        sys.stdout.write(said.get())
+        sys.stderr.write(warned.get())
+    else:
+        text = "\n".join(x for x in (said.get().strip(), warned.get().strip()) if x)
+        prefix = f"tessera {command}: "
+        text = "\n".join(ln[len(prefix):] if ln.startswith(prefix) else ln for ln in text.split("\n"))
+        doc = {"error": {"message": text or f"exit {failure.exit_code}",
+                         "kind": "usage" if failure.exit_code == 2 else "rules"}}
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+    if failure is not None:
+        raise failure
+
+
 def missing_paths(command: str, paths: List[str]) -> None:
     """A file or folder named on the command line that does not exist is a usage error (exit 2)."""
     if missing(command, paths):

@@ -4,6 +4,7 @@ Exit codes everywhere: 0 clean, 1 problems found, 2 usage or internal error.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -14,15 +15,19 @@ from tessera.dsl.diagnostics import Diagnostic, render
 from tessera.dsl.model import MOST_PLAYERS
 from tessera.dsl.untrusted import printable
 
-from .app import app, err, missing_paths, out, report
+from .app import app, err, fail, missing_paths, out, report
+from .console import diagnostic_json
 
 
 @app.command()
-def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files")) -> None:
+def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files"),
+          verbose: bool = typer.Option(False, "--verbose", "-v", help="also list the stated assumptions (`assume`)"),
+          as_json: bool = typer.Option(False, "--json", help="print the outcome as one JSON object: files, "
+                                                             "diagnostics, stated assumptions")) -> None:
     """Parse and check rule files; print every problem at once."""
     from .console import check as run_check
 
-    raise typer.Exit(run_check(paths))
+    raise typer.Exit(run_check(paths, verbose, as_json))
 
 
 @app.command()
@@ -197,11 +202,18 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                    "when something is refuted)"),
         witness_games: int = typer.Option(
             60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
-                                               "that breaks it; none found: the verdict is `not proved`")) -> None:
+                                               "that breaks it; none found: the verdict is `not proved`"),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="each rule set in full: a line per check with "
+                                                                    "its time and clauses, every note with its source "
+                                                                    "line (the default with one rule set)"),
+        as_json: bool = typer.Option(False, "--json", help="print the outcome as one JSON object: every rule set, "
+                                                           "every check with its verdict and findings")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
-    Prints one line per check (passed or failed, its time and the rulebook
-    clauses involved), then the problems found.  Exit 1 if any check fails.
+    Several rule sets: a table of checks by rule set, then each distinct
+    finding once; one rule set (or --verbose): one line per check (passed or
+    failed, its time and the rulebook clauses involved), then the problems
+    found.  Exit 1 if any check fails.
     """
     from rich.text import Text
 
@@ -221,24 +233,20 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         known = list(load_checks())
         names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
         if not names:
-            err.print(printable(f"tessera verify: no check matches {', '.join(only)}; checks: {', '.join(known)}"), markup=False)
-            raise typer.Exit(2)
+            fail("verify", f"no check matches {', '.join(only)}; checks: {', '.join(known)}", as_json)
     if not engine:  # --no-engine: not run, and not listed as skipped either
         from tessera.verifier.checks import load_checks
 
         names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
-        err.print("tessera verify: no rule files found", markup=False)
-        raise typer.Exit(2)
+        fail("verify", "no rule files found", as_json)
     loaded = []
     for specs in targets:
         rs, diags, ws = load_rule_set(specs)
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
-            for d in usage:
-                err.print(printable(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}"), markup=False)
-            raise typer.Exit(2)
+            fail("verify", "; ".join(f"{' + '.join(specs) + ': ' if specs else ''}{d.message}" for d in usage), as_json)
         loaded.append((specs, rs, diags, ws))
     if engine:
         from tessera.verifier.checks import load_checks as _load
@@ -251,61 +259,223 @@ def verify(rules: Optional[List[str]] = typer.Argument(
 
         vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
-    def seconds(t: float) -> str:
-        return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
+    runs = _run_verify(loaded, names, quiet=as_json or not sys.stderr.isatty())
+    if as_json:
+        doc = _verify_json(runs)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+        raise typer.Exit(1 if doc["failed_checks"] else 0)
+    if verbose or len(runs) == 1:
+        for run in runs:
+            _print_set(run)
+    else:
+        _print_table(runs)
+    if svg is not None:
+        from tessera.pictures.counterexamples import write_counterexamples
 
-    failed_checks = failed_sets = total = 0
-    for specs, rs, diags, ws in loaded:
-        title = " + ".join(rs.names) if rs is not None else " + ".join(specs)
-        out.print(Text(printable(title), style="bold"))
-        if rs is None:
-            failed_sets += 1
-            failed_checks += 1
-            total += 1
-            out.print(Text.assemble("  ", ("✗", "red"), " load: the rules have errors (see `tessera check`)"))
-            for d in diags:
-                out.print(render(d, ws.sources), markup=False)
-            continue
-        from tessera.verifier.checks import of_family
-
-        # a rule set runs the checks of its own game family (the tile game's, or the card game's)
-        results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
-                             if names is not None else None)
-        problems = []
-        bad = 0
-        for r in results:
-            total += 1
-            mark = ("–", "dim") if r.skipped else (("✓", "green") if r.passed else ("✗", "red"))
-            clauses = " ".join(r.clauses)
-            line = Text.assemble("  ", mark, f" {r.name:<26} ", (f"{seconds(r.seconds):>7}", "dim"),
-                                 f"  {clauses}" if clauses else "",
-                                 ("  skipped: nothing to check" if r.skipped else "", "dim"))
-            out.print(line)
-            if not r.passed:
-                bad += 1
-            problems.extend(r.diagnostics)
-            problems.extend(r.messages)
-        for d in diags:
-            problems.append(d)
-        sources = ws.sources if ws is not None else SourceCache()
-        for p in problems:
-            if isinstance(p, Diagnostic):
-                out.print(render(p, sources), markup=False)
-            else:
-                out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
-        if svg is not None and bad:
-            from tessera.pictures.counterexamples import write_counterexamples
-
-            for path in write_counterexamples(rs, {r.name for r in results if not r.passed}, svg, "+".join(rs.names)):
-                out.print(printable(f"  wrote {path}"), markup=False)
-        failed_checks += bad
-        failed_sets += 1 if bad else 0
-    n = len(loaded)
+        for run in runs:
+            failed = {r.name for r in run.results or () if not r.passed}
+            if run.rs is not None and failed:
+                for path in write_counterexamples(run.rs, failed, svg, "+".join(run.rs.names)):
+                    out.print(printable(f"  wrote {path}"), markup=False)
+    total = sum(run.count for run in runs)
+    failed_checks = sum(run.failed for run in runs)
+    failed_sets = sum(1 for run in runs if run.failed)
+    n = len(runs)
     sets = f"{n} rule set{'s' if n != 1 else ''}"
     if failed_checks:
         out.print(Text(f"Failed: {failed_checks} of {total} checks, in {failed_sets} of {sets}", style="red"))
         raise typer.Exit(1)
     out.print(Text(f"Success: {total} checks passed in {sets}", style="green"))
+
+
+class _SetRun:
+    """One rule set verified: what `tessera verify` prints of it, as a table, in full or as JSON."""
+
+    def __init__(self, specs, rs, diags, ws, results) -> None:
+        from tessera.dsl.diagnostics import SourceCache
+
+        self.specs, self.rs, self.diags, self.results = specs, rs, diags, results
+        self.sources = ws.sources if ws is not None else SourceCache()
+        self.title = " + ".join(rs.names) if rs is not None else " + ".join(specs)
+        self.label = "+".join(Path(x).stem if x.endswith(".tess") else x for x in specs)
+
+    @property
+    def count(self) -> int:  # a rule set that does not load counts as one failed check (`load`)
+        return 1 if self.results is None else len(self.results)
+
+    @property
+    def failed(self) -> int:
+        return 1 if self.results is None else sum(1 for r in self.results if not r.passed)
+
+    def problems(self) -> list:
+        """The checks' findings, then the loader's: Diagnostic objects and plain messages."""
+        found: list = []
+        for r in self.results or ():
+            found.extend(r.diagnostics)
+            found.extend(r.messages)
+        return found + list(self.diags)
+
+
+def _status(r) -> str:
+    """A check's outcome, from its result object: skipped, passed or failed, or the verdict kind a
+    check reports of itself (`verdict`, when its result carries one)."""
+    kind = getattr(r, "verdict", None)
+    if kind is not None:
+        return str(getattr(kind, "value", kind))
+    return "skipped" if r.skipped else "passed" if r.passed else "failed"
+
+
+MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "skipped": ("–", "dim")}
+
+
+def _mark(r) -> tuple[str, str]:
+    status = _status(r)
+    if status in MARKS:
+        return MARKS[status]
+    return ("✓", "green") if r.passed else ("?", "yellow")  # a verdict kind of its own: passed or not
+
+
+def _run_verify(loaded, names, quiet: bool) -> list[_SetRun]:
+    """Run the checks of every rule set; a progress bar on stderr in a terminal."""
+    from contextlib import nullcontext
+
+    from tessera.verifier.checks import of_family, run_checks
+
+    runs: list[_SetRun] = []
+    progress = nullcontext()
+    if not quiet and len(loaded) > 1:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=err, transient=True)
+    with progress as prog:
+        bar = prog.add_task("verifying", total=len(loaded)) if prog is not None else None
+        for specs, rs, diags, ws in loaded:
+            if prog is not None:
+                prog.update(bar, description=printable(f"verifying {'+'.join(specs)}", 60))
+            results = None
+            if rs is not None:
+                # a rule set runs the checks of its own game family (the tile game's, or the card game's)
+                results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                                     if names is not None else None)
+            runs.append(_SetRun(specs, rs, diags, ws, results))
+            if prog is not None:
+                prog.advance(bar)
+    return runs
+
+
+def _seconds(t: float) -> str:
+    return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def _print_set(run: _SetRun) -> None:
+    """One rule set in full: a line per check (its mark, time and clauses), then every finding."""
+    from rich.text import Text
+
+    out.print(Text(printable(run.title), style="bold"))
+    if run.results is None:
+        out.print(Text.assemble("  ", ("✗", "red"), " load: the rules have errors (see `tessera check`)"))
+        for d in run.diags:
+            out.print(render(d, run.sources), markup=False)
+        return
+    for r in run.results:
+        clauses = " ".join(r.clauses)
+        out.print(Text.assemble("  ", _mark(r), f" {r.name:<26} ", (f"{_seconds(r.seconds):>7}", "dim"),
+                                f"  {clauses}" if clauses else "",
+                                ("  skipped: nothing to check" if r.skipped else "", "dim")))
+    for p in run.problems():
+        _print_problem(p, run.sources)
+
+
+def _print_problem(p, sources, full: bool = True) -> None:
+    if isinstance(p, Diagnostic):
+        out.print(render(p, sources) if full else p.header(), markup=False)
+    else:
+        out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
+
+
+def _print_table(runs: list[_SetRun]) -> None:
+    """Several rule sets: a table of checks × rule sets, then each distinct finding once (errors and
+    warnings in full with their source line, notes by their first line); `--verbose` prints each
+    rule set in full."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    checks: list[str] = []
+    for run in runs:
+        for r in run.results or ():
+            if r.name not in checks:
+                checks.append(r.name)
+        if run.results is None and "load" not in checks:
+            checks.insert(0, "load")
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("check", no_wrap=True)
+    for i, _ in enumerate(runs, 1):
+        t.add_column(str(i), justify="center", no_wrap=True)
+    for name in checks:
+        row: list = [name]
+        for run in runs:
+            if run.results is None:
+                row.append(Text(*MARKS["failed"]) if name == "load" else Text(""))
+                continue
+            r = next((x for x in run.results if x.name == name), None)
+            row.append(Text("") if r is None else Text(*_mark(r)))
+        t.add_row(*row)
+    out.print(t)
+    legend = Text("rule sets: ")
+    for i, run in enumerate(runs, 1):
+        legend.append(f"{i} ", style="bold")
+        legend.append(printable(run.label) + ("; " if i < len(runs) else ""))
+    out.print(legend, soft_wrap=False)
+    out.print(Text("✓ passed  ✗ failed  – nothing to check  (--verbose: times, clauses)", style="dim"), soft_wrap=False)
+    seen: dict[str, list[int]] = {}
+    order: list[tuple[str, object, object]] = []
+    for i, run in enumerate(runs, 1):
+        for p in run.problems():
+            note = isinstance(p, Diagnostic) and p.severity == "note"
+            key = p.header().split("\n")[0] if note else (p.header() if isinstance(p, Diagnostic) else str(p))
+            if key not in seen:
+                seen[key] = []
+                order.append((key, p, run.sources))
+            seen[key].append(i)
+    for key, p, sources in order:
+        where = seen[key]
+        tail = "" if len(where) == len(runs) or len(runs) == 1 else f"  (rule set{'s' if len(where) > 1 else ''} {_spans(where)})"
+        if isinstance(p, Diagnostic) and p.severity == "note":
+            out.print(printable(key) + tail, markup=False)
+        else:
+            _print_problem(p, sources)
+            if tail:
+                out.print(tail.strip(), markup=False)
+
+
+def _spans(nums: list[int]) -> str:
+    """1, 2, 3, 5 -> `1-3, 5`."""
+    runs: list[list[int]] = []
+    for n in nums:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _verify_json(runs: list[_SetRun]) -> dict:
+    """`tessera verify --json`: every rule set, every check with its outcome and findings."""
+    sets = []
+    for run in runs:
+        checks = []
+        for r in run.results or ():
+            checks.append({"name": r.name, "verdict": _status(r), "passed": r.passed, "skipped": r.skipped,
+                           "seconds": round(r.seconds, 3), "clauses": list(r.clauses), "title": r.title,
+                           "diagnostics": [diagnostic_json(d) for d in r.diagnostics], "messages": list(r.messages)})
+        sets.append({"rules": run.specs, "modules": list(run.rs.names) if run.rs is not None else None,
+                     "loaded": run.results is not None, "checks": checks,
+                     "diagnostics": [diagnostic_json(d) for d in run.diags]})
+    failed = sum(run.failed for run in runs)
+    return {"rule_sets": sets, "checks": sum(run.count for run in runs), "failed_checks": failed,
+            "failed_rule_sets": sum(1 for run in runs if run.failed), "passed": not failed}
 
 
 @app.command()

@@ -71,25 +71,50 @@ def missing(command: str, paths: list[str]) -> bool:
     return bool(gone)
 
 
-def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] | None = None) -> int:
-    """Print diagnostics mypy-style, then the rule files' stated assumptions (`assume`), with a
-    summary line; return the exit code."""
+def report(diags: list[Diagnostic], sources, files: int, assumptions: list[str] | None = None,
+           verbose: bool = False) -> int:
+    """Print diagnostics mypy-style, then how many stated assumptions (`assume`) the rule files make
+    (listed with `verbose`), with a summary line; return the exit code."""
     for d in diags:
         line(render(d, sources))
     if assumptions:
-        line(f"{len(assumptions)} stated assumption{'s' if len(assumptions) != 1 else ''} (`assume`: "
-             f"reconstructions, not the rulebook's text):")
-        for text in assumptions:
+        n = len(assumptions)
+        line(f"{n} stated assumption{'s' if n != 1 else ''} (`assume`: reconstructions, not the rulebook's text)"
+             + (":" if verbose else "; `tessera check --verbose` lists them"))
+        for text in assumptions if verbose else ():
             line(printable(f"  {text}"))
     line(summary(diags, files))
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
-def check(paths: list[str]) -> int:
+def diagnostic_json(d: Diagnostic) -> dict:
+    """A diagnostic as JSON (`check --json`, `verify --json`, `replay --json`): its place, severity,
+    message and code, as the rule file has them (a JSON reader escapes nothing for a terminal)."""
+    return {"file": d.span.file, "line": d.span.line, "column": d.span.column, "end_line": d.span.end_line,
+            "end_column": d.span.end_column, "severity": d.severity, "message": d.message, "code": d.code}
+
+
+def check(paths: list[str], verbose: bool = False, as_json: bool = False) -> int:
     """`tessera check PATHS…`: the exit code (2 when a path does not exist)."""
     from tessera.dsl.loader import check_paths, stated_assumptions
 
+    if as_json:
+        import json
+        from pathlib import Path
+
+        gone = [p for p in paths if not Path(p).exists()]
+        if gone:
+            doc = {"error": {"message": f"no such file or folder: {', '.join(gone)}", "kind": "usage"}}
+            sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+            return 2
+        diags, ws = check_paths(paths)
+        errors = sum(1 for d in diags if d.severity == "error")
+        doc = {"files": len(ws.files), "errors": errors,
+               "warnings": sum(1 for d in diags if d.severity == "warning"),
+               "diagnostics": [diagnostic_json(d) for d in diags], "assumptions": stated_assumptions(ws)}
+        sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
+        return 1 if errors else 0
     if missing("check", paths):
         return 2
     diags, ws = check_paths(paths)
-    return report(diags, ws.sources, len(ws.files), stated_assumptions(ws))
+    return report(diags, ws.sources, len(ws.files), stated_assumptions(ws), verbose)

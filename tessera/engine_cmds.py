@@ -12,7 +12,7 @@ from tessera.dsl.diagnostics import render
 from tessera.dsl.model import MOST_PLAYERS
 from tessera.dsl.untrusted import printable
 
-from .app import app, err, out, report
+from .app import app, err, fail, json_errors, out, report
 
 RULES_HELP = "rule modules (base, river, abbot, king_robber, ...) or rule-file paths; a comma-separated list works too"
 
@@ -269,6 +269,8 @@ def simulate(
                                               "generated engine, and the results they send back are unpickled here, so "
                                               "whoever runs them can run code on this machine (docs/simulate.md)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="also the balance measures in a table, how often each "
+                                                                "rule fired, and each rule that never fired"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
     record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat, points by feature and by "
@@ -289,26 +291,23 @@ def simulate(
     from tessera.compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
 
     if backend not in ("processes", "dask"):
-        err.print(f"tessera simulate: --backend {backend!r}: use processes or dask", markup=False)
-        raise typer.Exit(2)
+        fail("simulate", f"--backend {backend!r}: use processes or dask", as_json)
     if scheduler and backend != "dask":
-        err.print("tessera simulate: --scheduler goes with --backend dask", markup=False)
-        raise typer.Exit(2)
+        fail("simulate", "--scheduler goes with --backend dask", as_json)
     if scheduler and not trust_scheduler and not loopback_address(scheduler):
-        err.print(printable(f"tessera simulate: --scheduler {scheduler} is not on this machine; a Dask scheduler and its "
-                            f"workers run what they are sent and the results they send back are unpickled here, so "
-                            f"they can run code on this machine. If you trust them, add --trust-scheduler "
-                            f"(docs/simulate.md)"), markup=False)
-        raise typer.Exit(2)
+        fail("simulate", f"--scheduler {scheduler} is not on this machine; a Dask scheduler and its "
+                         f"workers run what they are sent and the results they send back are unpickled here, so "
+                         f"they can run code on this machine. If you trust them, add --trust-scheduler "
+                         f"(docs/simulate.md)", as_json)
     try:
         seat_agents = parse_agents(agents, players)
     except AgentSpecError as exc:
-        err.print(f"tessera simulate: --agents: {exc}", markup=False)
-        raise typer.Exit(2)
+        fail("simulate", f"--agents: {exc}", as_json)
     specs = _split(rules)
-    loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
-    if against:
-        loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
+    with json_errors("simulate", as_json):  # the rules' diagnostics too, as JSON with --json
+        loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
+        if against:
+            loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats
@@ -331,8 +330,7 @@ def simulate(
         else:
             res = run_games(tasks, games, jobs, backend, scheduler, engines=engines)
     except RuntimeError as exc:
-        err.print(printable(f"tessera simulate: {exc}"), markup=False)
-        raise typer.Exit(2)
+        fail("simulate", str(exc), as_json)
     except RuleFailure as failure:
         _rule_failed(failure, as_json)
     seconds = time.perf_counter() - t0
@@ -367,10 +365,17 @@ def simulate(
     elif len(summs) == 2:
         _print_comparison(summs[1], summs[0], diffs, seconds)
     else:
-        _print_summary(summs[0], seconds)
+        _print_summary(summs[0], seconds, verbose)
     if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
-        for w in summs[0].never_fired():
-            err.print(printable(f"warning: {w}"), markup=False)
+        never = summs[0].never_fired()
+        if verbose or len(never) <= 3:
+            for w in never:
+                err.print(printable(f"warning: {w}"), markup=False)
+        else:
+            where = ", ".join(w.split(" never fired")[0] for w in never)
+            n = summs[0].games
+            err.print(printable(f"warning: {len(never)} rules never fired in {n} game{'s' if n != 1 else ''}: {where} "
+                                f"(--verbose says why)"), markup=False)
     if res.interrupted:
         raise typer.Exit(130)
 
@@ -394,7 +399,8 @@ def _rate(m: dict) -> str:
     return f"{m['rate']:.1%} [{m['low']:.1%}, {m['high']:.1%}]"
 
 
-def _print_summary(summ, seconds: float) -> None:
+def _print_summary(summ, seconds: float, verbose: bool = False) -> None:
+    from rich import box
     from rich.table import Table
 
     d = summ.to_dict(per_game=False)
@@ -402,14 +408,14 @@ def _print_summary(summ, seconds: float) -> None:
     out.print(printable(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
                         f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets"),
               markup=False)
-    t = Table(title="by seat")
+    t = Table(title="by seat", box=box.SIMPLE_HEAD, show_edge=False)
     for col, just in (("seat", "left"), ("player", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
                       ("ties (top shared)", "right")):
         t.add_column(col, justify=just)
     for s in d["by_seat"]:
         t.add_row(str(s["seat"]), s["agent"], _ci(s["score"]), _rate(s["wins"]), _rate(s["ties"]))
     out.print(t)
-    k = Table(title="mean points per game by feature")
+    k = Table(title="mean points per game by feature", box=box.SIMPLE_HEAD, show_edge=False)
     k.add_column("feature")
     k.add_column("points", justify="right")
     sources = dict(d.get("points_by_source", {}))  # part of a feature's points (field: barn), or none's (ransoms)
@@ -429,9 +435,18 @@ def _print_summary(summ, seconds: float) -> None:
         out.print(f"outposts, mean per game: counterattacks {summ.mean_of('counterattacks'):.2f} (rows filled during "
                   f"play; those at the end are not counted); attacks {summ.mean_of('attacks'):.2f}; removals "
                   f"{summ.mean_of('removals'):.2f}", markup=False)
-    _print_balance(d)
+    if verbose:
+        _print_balance(d)
+    else:
+        b = d["balance"]
+        sa = b["seat_advantage"]
+        out.print(("balance: " + (f"seat advantage {_ci(sa['score'])}; " if sa is not None else "")
+                   + f"tie rate {_rate(b['tie_rate'])}; lead changes {_ci(b['lead_changes'])}; "
+                   f"score spread {_ci(b['score_spread'])} (--verbose: every measure, and how often each rule fired)"),
+                  markup=False)
     _print_edge(d)
-    _print_usage(d)
+    if verbose:
+        _print_usage(d)
 
 
 def _print_balance(d: dict) -> None:

@@ -295,7 +295,7 @@ def test_check_lists_the_stated_assumptions():
 
     from tessera.cli import app
 
-    res = CliRunner().invoke(app, ["check", str(ROOT / "rules" / "siege.tess")])
+    res = CliRunner().invoke(app, ["check", "--verbose", str(ROOT / "rules" / "siege.tess")])
     assert res.exit_code == 0, res.output
     assert "stated assumptions" in res.output
     for name in ("fortress_cells [SIEGE-PLACE-1]", "fortress_drawing", "source_west", "river_tile_boxed",
