@@ -367,15 +367,18 @@ def simulate(
     else:
         _print_summary(summs[0], seconds, verbose)
     if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
+        from tessera.dsl.model import BUNDLED_RULES
+
         never = summs[0].never_fired()
-        if verbose or len(never) <= 3:
-            for w in never:
-                err.print(printable(f"warning: {w}"), markup=False)
-        else:
-            where = ", ".join(w.split(" never fired")[0] for w in never)
+        # the designer's own rule files: each warning; the bundled rules': one line when there are many
+        bundled = [w for w in never if (BUNDLED_RULES.parent / w.split(":")[0]).is_file()]
+        for w in never if verbose or len(bundled) <= 3 else [w for w in never if w not in bundled]:
+            err.print(printable(f"warning: {w}"), markup=False)
+        if not verbose and len(bundled) > 3:
+            where = ", ".join(w.split(" never fired")[0] for w in bundled)
             n = summs[0].games
-            err.print(printable(f"warning: {len(never)} rules never fired in {n} game{'s' if n != 1 else ''}: {where} "
-                                f"(--verbose says why)"), markup=False)
+            err.print(printable(f"warning: {len(bundled)} bundled rules never fired in {n} game{'s' if n != 1 else ''}: "
+                                f"{where} (--verbose says why)"), markup=False)
     if res.interrupted:
         raise typer.Exit(130)
 
