@@ -14,7 +14,7 @@ DATA = ("rules",)  # folders of data, every subfolder a (data-only) package so t
 
 
 def packages(root: Path = ROOT) -> list[str]:
-    found = ["tessera.docs"]  # docs/language.md alone (package data)
+    found = ["tessera.docs"]  # docs/*.md (package data)
     for top in CODE:
         for init in sorted((root / top).rglob("__init__.py")):
             parts = init.parent.relative_to(root / top).parts

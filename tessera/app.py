@@ -19,8 +19,20 @@ from .console import err, missing, out, report  # noqa: F401  (the commands impo
 # rich markup on, so help is drawn by rich; every help text is escaped (escape_help) so that
 # `'tessera-rules[cluster]'` and `[default: all cores]` show as written.  Shell completion:
 # `tessera --install-completion`.
+from rich.markup import escape as _escape  # noqa: E402
+
+
+def _docs() -> str:
+    """Where the documents the help cites are: docs/ beside the bundled rules (the repository's docs/
+    in a checkout, tessera/docs in an installed wheel)."""
+    from tessera.dsl.model import BUNDLED_RULES
+
+    return str(BUNDLED_RULES.parent / "docs")
+
+
 app = typer.Typer(no_args_is_help=True, rich_markup_mode="rich",
-                  help="A rules language, compiler and verifier for Carcassonne.")
+                  help="A rules language, compiler and verifier for Carcassonne.",
+                  epilog="The documents the help names (docs/simulate.md, docs/verifier.md ...) are in " + _escape(_docs()))
 
 
 def escape_help(typer_app: typer.Typer) -> None:

@@ -16,11 +16,11 @@ from tessera.dsl.model import MOST_PLAYERS
 from tessera.dsl.untrusted import printable
 
 from .app import app, err, fail, missing_paths, out, report
-from .console import diagnostic_json
+from .console import diagnostic_json, shown
 
 
 @app.command()
-def check(paths: List[str] = typer.Argument(..., help="rule files or folders of *.tess files"),
+def check(paths: List[str] = typer.Argument(..., help="rule files, folders of *.tess files, or bundled module names (base, river, big_cities)"),
           verbose: bool = typer.Option(False, "--verbose", "-v", help="also list the stated assumptions (`assume`)"),
           as_json: bool = typer.Option(False, "--json", help="print the outcome as one JSON object: files, "
                                                              "diagnostics, stated assumptions")) -> None:
@@ -389,7 +389,7 @@ def _print_set(run: _SetRun) -> None:
 
 def _print_problem(p, sources, full: bool = True) -> None:
     if isinstance(p, Diagnostic):
-        out.print(render(p, sources) if full else p.header(), markup=False)
+        out.print(shown(p, sources, full), markup=False)
     else:
         out.print("\n".join(printable(ln) for ln in str(p).split("\n")), markup=False)
 
@@ -434,7 +434,7 @@ def _print_table(runs: list[_SetRun]) -> None:
     for i, run in enumerate(runs, 1):
         for p in run.problems():
             note = isinstance(p, Diagnostic) and p.severity == "note"
-            key = p.header().split("\n")[0] if note else (p.header() if isinstance(p, Diagnostic) else str(p))
+            key = shown(p, run.sources, False).split("\n")[0] if note else (p.header() if isinstance(p, Diagnostic) else str(p))
             if key not in seen:
                 seen[key] = []
                 order.append((key, p, run.sources))

@@ -61,6 +61,35 @@ def restore_cursor() -> None:
             pass
 
 
+def bundled_name(file: str) -> str:
+    """How a bundled record is named in what tessera prints: `base:records/city_3_tiles_1_shield.json`
+    (its rule set and its name), the same from a checkout and from an installed wheel, where a
+    checkout's `rules/records/base/…` does not exist.  Any other file: as given."""
+    from pathlib import Path
+
+    from tessera.dsl.model import BUNDLED_RULES
+
+    if not file.endswith(".json"):
+        return file
+    p = Path(file)
+    for where in ([p] if p.is_absolute() else [Path.cwd() / p, BUNDLED_RULES.parent / p]):
+        try:
+            rel = where.resolve().relative_to(BUNDLED_RULES.resolve())
+        except (ValueError, OSError):
+            continue
+        if len(rel.parts) >= 3 and rel.parts[0] == "records" and where.is_file():
+            return f"{rel.parts[1]}:records/{'/'.join(rel.parts[2:])}"
+    return file
+
+
+def shown(d: Diagnostic, sources, full: bool = True) -> str:
+    """A diagnostic as printed (render(), or its header alone), a bundled record by its bundled name."""
+    text = render(d, sources) if full else d.header()
+    head = printable(d.span.file)
+    name = bundled_name(d.span.file)
+    return printable(name) + text[len(head):] if name != d.span.file and text.startswith(head) else text
+
+
 def missing(command: str, paths: list[str]) -> bool:
     """Name each file or folder on the command line that does not exist; whether there was one."""
     from pathlib import Path
@@ -94,10 +123,30 @@ def diagnostic_json(d: Diagnostic) -> dict:
             "end_column": d.span.end_column, "severity": d.severity, "message": d.message, "code": d.code}
 
 
+def by_name(paths: list[str]) -> list[str]:
+    """A path that does not exist but names a bundled module (`base`, `big_cities`) is that module's
+    rule file, so `tessera check base` works from an installed wheel as from a checkout."""
+    import re
+    from pathlib import Path
+
+    from tessera.dsl.model import BUNDLED_RULES
+
+    named = []
+    for p in paths:
+        if not Path(p).exists() and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p):
+            found = [f for f in (BUNDLED_RULES / f"{p}.tess", BUNDLED_RULES / "variants" / f"{p}.tess") if f.is_file()]
+            if found:
+                p = str(found[0])
+        named.append(p)
+    return named
+
+
 def check(paths: list[str], verbose: bool = False, as_json: bool = False) -> int:
-    """`tessera check PATHS…`: the exit code (2 when a path does not exist)."""
+    """`tessera check PATHS…` (files, folders or bundled module names): the exit code (2 when a path
+    does not exist)."""
     from tessera.dsl.loader import check_paths, stated_assumptions
 
+    paths = by_name(paths)
     if as_json:
         import json
         from pathlib import Path

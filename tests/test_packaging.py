@@ -22,7 +22,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("dsl", "compiler", "verifier", "pictures")
-OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=2.2,<3
+OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=1.26
+DIST = "tessera-rules"  # the distribution's name on the package index (`tessera` there is another project)
+# a researcher's stack, older than constraints.txt: installing tessera-rules beside it changes none of it
+STACK = {"numpy": "1.26.4", "scipy": "1.13.1", "typer": "0.29.2"}
 
 
 def _pyproject() -> dict:
@@ -151,7 +154,7 @@ def test_a_built_wheel_installs_beside_another_numpy_and_plays(tmp_path):
     res = subprocess.run([str(bindir / "python"), "-c", "import numpy; print(numpy.__version__)"], **run)
     assert res.stdout.strip() == OTHER_NUMPY, res.stderr
 
-    res = subprocess.run([*pip, "show", "-f", "tessera"], **run)
+    res = subprocess.run([*pip, "show", "-f", DIST], **run)
     assert res.returncode == 0, res.stderr
     files = [line.strip() for line in res.stdout.split("Files:", 1)[1].splitlines() if line.strip()]
     tops = {f.split("/")[0] for f in files}
@@ -184,3 +187,83 @@ def test_a_built_wheel_installs_beside_another_numpy_and_plays(tmp_path):
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'tessera', 'numpy', 'lark', 'z3'}))\n")
     res = subprocess.run([str(bindir / "python"), "-I", "-c", code], **run)  # -I: no site-packages at all
     assert res.returncode == 0 and res.stdout.strip() == "[]", res.stdout + res.stderr
+
+
+def test_the_distribution_is_named_tessera_rules_and_imports_as_tessera():
+    project = _pyproject()["project"]
+    assert project["name"] == DIST
+    assert project["scripts"] == {"tessera": "tessera.main:main"}
+    # the extras name the distribution itself
+    assert {"tessera-rules[rl]", "tessera-rules[cluster]"} <= {d.split(" ")[0] for d in project["optional-dependencies"]["test"]}
+    assert project["readme"] == "README.md" and project["license"]
+
+
+def test_no_cap_without_a_named_break():
+    """An upper bound in the dependencies is there only with the break it avoids named beside it."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    deps = _pyproject()["project"]["dependencies"]
+    for d in deps:
+        if "<" in d:
+            line = next(ln for ln in text.splitlines() if f'"{d}"' in ln)
+            assert "#" in line, f"{d}: a cap with no reason given"
+    for name, version in STACK.items():
+        spec = next(d for d in deps if re.match(rf"{name}\b", d))
+        low = re.search(r">=\s*([\d.]+)", spec).group(1)
+        key = lambda v: tuple(int(x) for x in v.split(".") if x.isdigit())  # noqa: E731
+        assert key(low) <= key(version), spec
+        assert "<" not in spec, spec
+
+
+@pytest.mark.slow
+def test_installed_beside_a_researchers_stack_changes_none_of_it(tmp_path):
+    """numpy 1.26, scipy 1.13 and typer 0.29 already installed: `pip install tessera-rules` (a wheel built
+    from the sources) keeps them, ships its documents, licence and readme, and runs the README's main
+    job (fewer games) from a folder that is not the checkout."""
+    src = _copy_sources(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    py = str(venv / "bin" / "python")
+    pip = [py, "-m", "pip"]
+    res = subprocess.run([*pip, "install", "-q", *(f"{k}=={v}" for k, v in STACK.items())],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    dist = tmp_path / "dist"
+    res = subprocess.run([*pip, "wheel", "-q", "--no-deps", "-w", str(dist), str(src)], capture_output=True, text=True,
+                         timeout=600, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    wheel = next(dist.glob("tessera_rules-*.whl"))
+    res = subprocess.run([*pip, "install", "-q", str(wheel)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = subprocess.run([*pip, "list", "--format=json"], capture_output=True, text=True, timeout=120)
+    have = {d["name"].lower(): d["version"] for d in __import__("json").loads(res.stdout)}
+    assert {k: have[k] for k in STACK} == STACK, have
+    assert have[DIST] == _pyproject()["project"]["version"]
+
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode("utf-8")
+    assert "Name: tessera-rules" in meta and "License" in meta and "Description-Content-Type: text/markdown" in meta
+    assert "tessera/py.typed" in names
+    for doc in ("simulate.md", "verifier.md", "engine.md", "language.md", "records.md"):
+        assert f"tessera/docs/{doc}" in names, doc
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    tessera = str(venv / "bin" / "tessera")
+    run = dict(capture_output=True, text=True, timeout=600, cwd=work)
+    for args in (["check", "base", "river"], ["verify", "base", "base+river", "--games", "4"],
+                 ["compile", "base", "-o", "out"], ["simulate", "--games", "20", "--plot", "out/simulate.svg"],
+                 ["draw", "base", "river", "abbot", "king_robber", "-o", "out/tiles.svg"],
+                 ["simulate", "--games", "1", "--rules", "base,abbot", "--record", "out/sample"],
+                 ["view", "out/sample/game-000000.json", "-o", "out/game.html"], ["compile", "card", "-o", "out/cards"],
+                 ["simulate", "--rules", "card", "--games", "20", "--players", "4", "--agents", "greedy,random,random,random"]):
+        res = subprocess.run([tessera, *args], **run)
+        assert res.returncode == 0, (args, res.stdout[-3000:], res.stderr[-3000:])
+        assert "Traceback" not in res.stderr
+        if args[0] == "verify":  # records named by their bundled rule set, not by a checkout's path
+            assert "base:records/" in res.stdout and "rules/records/" not in res.stdout, res.stdout
+            assert "CLAUSES.md" not in res.stdout
+    res = subprocess.run([py, str(REPO / "docs" / "examples" / "greedy_vs_random.py")], **run)
+    assert res.returncode == 0, res.stdout + res.stderr

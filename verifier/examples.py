@@ -185,7 +185,7 @@ def solve(ex: A.ExampleDecl, prob: Problem) -> ExampleResult:
         details.append("z3 gave up looking for the nearest consistent inputs")
     msg = f"the rulebook prints {_pts(printed)}{got}"
     if conflict:
-        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (CONFLICT in CLAUSES.md)", details,
+        return ExampleResult(ex, "conflict", msg + f" — the known misprint of {conflict} (the example's status: conflict)", details,
                              _pts(printed), given_pts)
     return ExampleResult(ex, "inconsistent", msg, details, _pts(printed), given_pts)
 

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tessera.compiler.actions import ActionCodec  # noqa: E402
-from tessera.compiler.replay import engine_for  # noqa: E402
-from tessera.adapters.factored import candidate_features, candidates  # noqa: E402
+# the installed package (pip install tessera-rules, or -e . in a checkout): no path of the checkout
+# goes on sys.path, which would shadow it
+from tessera.adapters.factored import candidate_features, candidates
+from tessera.compiler.actions import ActionCodec
+from tessera.compiler.replay import engine_for
 
 
 def lead(g, p: int) -> float:
