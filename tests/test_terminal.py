@@ -71,7 +71,7 @@ def work(tmp_path_factory) -> Path:
 # each command once: its arguments, its exit code, a piece of what it prints (in the terminal and piped)
 COMMANDS = {
     "version": (["--version"], 0, "tessera 0.1.0"),
-    "check": (["check", str(ROOT / "rules" / "abbot.tess")], 0, "no problems"),
+    "check": (["check", str(ROOT / "rules" / "abbot.tess")], 0, "no issues found"),
     "check-errors": (["check", "broken.tess"], 1, "broken.tess:3"),
     "check-json": (["check", "--json", str(ROOT / "rules" / "abbot.tess")], 0, '"files"'),
     "fmt": (["fmt", str(ROOT / "rules" / "abbot.tess")], 0, "module abbot"),
