@@ -427,8 +427,8 @@ def _print_table(runs: list[_SetRun]) -> None:
     for i, run in enumerate(runs, 1):
         legend.append(f"{i} ", style="bold")
         legend.append(printable(run.label) + ("; " if i < len(runs) else ""))
+    legend.append("  (✓ passed, ✗ failed, – nothing to check; --verbose: times and clauses)", style="dim")
     out.print(legend, soft_wrap=False)
-    out.print(Text("✓ passed  ✗ failed  – nothing to check  (--verbose: times, clauses)", style="dim"), soft_wrap=False)
     seen: dict[str, list[int]] = {}
     order: list[tuple[str, object, object]] = []
     for i, run in enumerate(runs, 1):

@@ -411,16 +411,16 @@ def _print_summary(summ, seconds: float, verbose: bool = False) -> None:
     out.print(printable(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
                         f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets"),
               markup=False)
-    t = Table(title="by seat", box=box.SIMPLE_HEAD, show_edge=False)
-    for col, just in (("seat", "left"), ("player", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    for col, just in (("seat", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
                       ("ties (top shared)", "right")):
         t.add_column(col, justify=just)
     for s in d["by_seat"]:
-        t.add_row(str(s["seat"]), s["agent"], _ci(s["score"]), _rate(s["wins"]), _rate(s["ties"]))
+        t.add_row(f"{s['seat']} {s['agent']}", _ci(s["score"]), _rate(s["wins"]), _rate(s["ties"]))
     out.print(t)
-    k = Table(title="mean points per game by feature", box=box.SIMPLE_HEAD, show_edge=False)
-    k.add_column("feature")
-    k.add_column("points", justify="right")
+    k = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    k.add_column("by feature")
+    k.add_column("mean points per game", justify="right")
     sources = dict(d.get("points_by_source", {}))  # part of a feature's points (field: barn), or none's (ransoms)
     for name, v in d["points_by_feature"].items():
         k.add_row(name, _ci(v))

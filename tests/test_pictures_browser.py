@@ -270,6 +270,7 @@ def test_a_siege_board_shows_the_fortress_across_its_cells_and_figures_where_the
         assert not page.errors
 
 
+@pytest.mark.slow  # starts Chromium: not in the fast subset (README)
 def test_a_card_game_as_one_player_sees_it(tmp_path):
     """The card game (rulebook 001) viewed as blue: blue's hand, red's face-down card as a card back
     (CARD-TURN-1), stepping to the end shows the replayed scores; as red, that card shows its face."""
