@@ -259,7 +259,7 @@ def simulate(
                                       help="move the players of --agents one seat on from game to game, so that each "
                                            "sits in each seat equally often (the stronger player's edge without the "
                                            "first seat's advantage)"),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: all cores]; the results do not depend on it"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes [default: the idle cores, 1 below 500 games]; the results do not depend on it"),
     backend: str = typer.Option("processes", "--backend", help="processes (this machine) or dask (a Dask cluster: pip install 'tessera-rules[cluster]')"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="with --backend dask: the address of a running Dask scheduler "
                                                                        "[default: start a local cluster of --jobs workers]; "
@@ -311,7 +311,7 @@ def simulate(
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats
-    jobs = jobs or (default_jobs() if games >= 20 else 1)  # a few games: not worth starting processes
+    jobs = jobs or _default_jobs(games, default_jobs())
     import scipy.stats  # noqa: F401  (loaded now rather than after a Ctrl-C, when the summary is wanted at once)
 
     show = not as_json and sys.stderr.isatty()
@@ -381,6 +381,29 @@ def simulate(
                                 f"{where} (--verbose says why)"), markup=False)
     if res.interrupted:
         raise typer.Exit(130)
+
+
+PARALLEL_FROM = 500  # games: below this a run takes about a second on one core, less than starting workers costs
+
+
+def _default_jobs(games: int, cores: int, load: float | None = None) -> int:
+    """`--jobs` when not given: the cores that are idle now, or 1 for a short run.
+
+    A worker is a new process that imports tessera and compiles the engine again before its first
+    game, and on a busy machine a second worker only competes with what already runs there: with
+    the cores taken by others, one process is as fast as two and spends less CPU (docs/simulate.md,
+    `--jobs`).  The results never depend on it."""
+    import os
+
+    if games < PARALLEL_FROM or cores <= 1:
+        return 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # pragma: no cover - no load average on this system
+            return cores
+    idle = cores - max(0.0, load - 1.0)  # this process is part of the load
+    return max(1, min(cores, int(idle + 0.5)))
 
 
 def _label(specs: list[str]) -> str:

@@ -146,12 +146,12 @@ def test_narrow_terminal(work):
 
 @pytest.mark.slow
 def test_help_shows_brackets_as_written(work):
-    """rich markup would take `[cluster]` and `[default: all cores]` for tags and drop them."""
+    """rich markup would take `[cluster]` and `[default: …]` for tags and drop them."""
     code, raw = in_terminal(["simulate", "--help"], work, width=200)
     assert_sane(code, raw, 0)
     text = " ".join(visible(raw).replace("│", " ").split())  # a help line may go on inside the panel
     assert "'tessera-rules[cluster]'" in text
-    assert "[default: all cores]" in text and "[default: random]" in text
+    assert "[default: the idle cores, 1 below 500 games]" in text and "[default: random]" in text
 
 
 def _lsp_message(child) -> dict:
@@ -233,3 +233,16 @@ def test_the_readme_main_job_in_a_terminal(tmp_path):
         lines += len(shown)
     assert lines < 120, lines
     assert (tmp_path / "out" / "game.html").is_file() and (tmp_path / "out" / "simulate.svg").is_file()
+
+
+def test_default_jobs_counts_the_idle_cores():
+    """`simulate` without --jobs: as many workers as cores idle now, one for a short run (a worker's
+    start-up costs more than it saves) or on a machine whose cores are taken."""
+    from tessera.engine_cmds import PARALLEL_FROM, _default_jobs
+
+    assert _default_jobs(PARALLEL_FROM - 1, 8, load=0.0) == 1
+    assert _default_jobs(10_000, 2, load=1.0) == 2  # idle but for this process
+    assert _default_jobs(10_000, 2, load=2.2) == 1  # another process holds a core
+    assert _default_jobs(10_000, 2, load=28.0) == 1
+    assert _default_jobs(10_000, 8, load=4.0) == 5
+    assert _default_jobs(10_000, 1, load=0.0) == 1
