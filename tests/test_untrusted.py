@@ -342,7 +342,7 @@ def test_a_crashing_check_fails_alone_and_the_others_run(monkeypatch) -> None:
         raise KeyError("completed")
 
     monkeypatch.setitem(checks.REGISTRY, "boom", checks.Check("boom", boom))
-    got, text, _ = run("verify", "--only", "tile-edge", "--only", "boom", "base", "base+abbot")
+    got, text, _ = run("verify", "--verbose", "--only", "tile-edge", "--only", "boom", "base", "base+abbot")
     assert got == 1
     assert text.count("the check `boom` could not finish on these rules: internal error KeyError") == 2
     assert text.count("✓ tile-edge-places") == 2 and "Failed: 2 of 4 checks, in 2 of 2 rule sets" in text

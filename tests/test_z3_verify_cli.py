@@ -26,7 +26,7 @@ def verify(*args: str) -> tuple[int, str]:
 
 @pytest.mark.slow
 def test_bundled_rules_verify_clean_and_report_the_known_misprints():
-    rc, out = verify("--no-engine")  # the z3 and topology checks alone (the engine check: below)
+    rc, out = verify("--no-engine", "--verbose")  # the z3 and topology checks alone (the engine check: below)
     assert rc == 0, out
     assert "the known misprint of BASE-END-2" in out and "the known misprint of BASE-CITY-2" in out
     assert "nearest consistent inputs" in out
@@ -37,7 +37,7 @@ def test_bundled_rules_verify_clean_and_report_the_known_misprints():
 @pytest.mark.slow
 def test_rules_folder_leaves_variants_out():
     """The engine check runs by default (`--games 8` in all: one game per rule set of the folder)."""
-    rc, out = verify("rules/", "--games", "8")
+    rc, out = verify("rules/", "--games", "8", "--verbose")
     assert rc == 0, out
     assert "besieged_cities" not in out and "river_no_uturn" not in out
     assert out.count("✓ engine-features") == out.count("✓ tile-edge-places") >= 6  # every rule set with tiles
