@@ -155,8 +155,8 @@ def of_family(name: str, rs: RuleSet) -> bool:
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
     """Run the registered checks (all, or those named) on one rule set, those of its game family,
-    within one z3 budget (tessera.verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
-    left are inconclusive."""
+    within one budget (tessera.verifier.budget, `tessera verify --budget`: z3's work, the witness games and
+    the engine check): spent, the checks left are inconclusive."""
     from .solver import start_budget
 
     start_budget()

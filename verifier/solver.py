@@ -30,40 +30,39 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import z3
 
+from . import budget as _budget
+
 SEED = 0
 RLIMIT = 20_000_000  # z3's deterministic resource counter, per query
-# z3's resource count for all the queries of one rule set (`tessera verify --budget N`): once it is
-# spent, every query left is answered "unknown" at once and its check is inconclusive (budget spent),
-# never a pass.  The eight default rule sets spend at most about 5.2 M each (docs/verifier.md).
-BUDGET: int | None = 200_000_000
+# The rule set's budget (`tessera verify --budget N`) is verifier/budget.py's: z3's work, the witness
+# games and the engine check all draw on it.  Once it is spent, every query left is answered "unknown"
+# at once and its check is inconclusive (budget spent), never a pass.
 TIMEOUT: float | None = None  # wall-clock seconds per query; None: no timeout (the default)
 _count = 0  # z3's resource count as last read (it only grows, over the whole process)
-_start = 0  # ... when the current rule set's budget started (start_budget)
 
 
 def set_limits(rlimit: int | None = None, timeout: float | None = None, budget: int | None = None) -> None:
     """`tessera verify --rlimit N --timeout SECONDS --budget N`: the limits of every later query."""
-    global RLIMIT, TIMEOUT, BUDGET
+    global RLIMIT, TIMEOUT
     if rlimit is not None:
         RLIMIT = int(rlimit)
     if budget is not None:
-        BUDGET = int(budget) if budget > 0 else None
+        _budget.set_total(int(budget) if budget > 0 else None)
     TIMEOUT = timeout if timeout is None or timeout > 0 else None
 
 
 def start_budget() -> None:
     """A rule set's checks begin: its budget is whole again."""
-    global _start
-    _start = _count
+    _budget.start()
 
 
 def spent() -> int:
-    """z3's resource count spent since start_budget()."""
-    return _count - _start
+    """The work spent since start_budget() (z3's resource count and the engine's moves)."""
+    return _budget.current().used
 
 
 def budget_spent() -> bool:
-    return BUDGET is not None and spent() >= BUDGET
+    return _budget.current().exhausted
 
 
 BUDGET_SPENT = "budget spent"
@@ -71,17 +70,12 @@ BUDGET_SPENT = "budget spent"
 
 def _check(obj) -> z3.CheckSatResult:
     """obj.check() within the query's rlimit and what is left of the rule set's budget."""
-    global _count
-    if BUDGET is not None:
-        left = BUDGET - spent()
-        if left <= 0:
-            return z3.unknown
-        obj.set("rlimit", min(RLIMIT, left))
+    b = _budget.current()
+    if b.exhausted:
+        return z3.unknown
+    obj.set("rlimit", max(1, min(RLIMIT, b.left)))
     r = obj.check()
-    try:
-        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
-    except (z3.Z3Exception, ValueError, TypeError):
-        pass  # no work counted (a trivial query)
+    count_work(obj)
     return r
 
 
@@ -90,16 +84,18 @@ def count_work(obj) -> None:
     the next rule set's budget starts after it."""
     global _count
     try:
-        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
+        now = int(obj.statistics().get_key_value("rlimit count"))
     except (z3.Z3Exception, ValueError, TypeError):
-        pass
+        return  # no work counted (a trivial query)
+    if now > _count:
+        _budget.current().spend(now - _count)
+        _count = now
 
 
 def why_unknown(raw: str) -> str:
     """z3's reason for `unknown`, in words, with the option that raises the limit reached."""
     if budget_spent():
-        return (f"{BUDGET_SPENT}: the rule set's z3 budget ({BUDGET:,}) is used up, and the checks left are "
-                f"inconclusive; raise it with `tessera verify --budget {BUDGET * 10}`")
+        return _budget.current().reason()
     timed = TIMEOUT is not None and ("timeout" in raw or "canceled" in raw or "cancelled" in raw)
     if "resource" in raw or "rlimit" in raw or (not timed and "cancel" in raw):
         return (f"z3 reached its resource limit ({RLIMIT:,} per query); raise it with "
