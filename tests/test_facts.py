@@ -295,6 +295,7 @@ def test_a_spent_budget_makes_checks_inconclusive_never_proved(monkeypatch):
 
     monkeypatch.setattr(budget, "_TOTAL", 1)
     rs = require_rule_set(["base"])
+    solver.start_budget()
     res = run_check(load_checks()["invariants"], rs)
     assert not res.passed
     solver.start_budget()

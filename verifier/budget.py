@@ -90,7 +90,7 @@ class Budget:
 
 
 _TOTAL: int | None = DEFAULT  # `tessera verify --budget N` (set_total)
-_CURRENT = Budget(DEFAULT)
+_CURRENT = Budget(None)  # outside a rule set's verification (a check called directly): no bound
 _ON_SPEND: Callable[[int, int | None], None] | None = None
 
 
@@ -116,6 +116,12 @@ def start() -> Budget:
     global _CURRENT
     _CURRENT = Budget(_TOTAL, on_spend=_ON_SPEND)
     return _CURRENT
+
+
+def finish() -> None:
+    """A rule set's checks are over: later work (a check called directly) is not charged to it."""
+    global _CURRENT
+    _CURRENT = Budget(None)
 
 
 def current() -> Budget:

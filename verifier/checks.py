@@ -159,11 +159,16 @@ def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckRes
     the engine check): spent, the checks left are inconclusive."""
     from .solver import start_budget
 
+    from . import budget
+
     start_budget()
-    checks = load_checks()
-    if names is None:  # every check of the rule set's game family
-        todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
-        return [run_check(c, rs) for c in todo]
-    # checks named: one of the other family has nothing to check here (skipped)
-    return [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
-            CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+    try:
+        checks = load_checks()
+        if names is None:  # every check of the rule set's game family
+            todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
+            return [run_check(c, rs) for c in todo]
+        # checks named: one of the other family has nothing to check here (skipped)
+        return [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
+                CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+    finally:
+        budget.finish()
