@@ -371,15 +371,42 @@ def _fresh_scores(g: SymGame, after: State, gains: list[z3.ArithRef], why: str, 
         after.score[p] = v
 
 
-def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
+def by_rules(rs: RuleSet, kind: str, when: str) -> list[A.ScoreDecl]:
+    """The `score KIND WHEN by F` rules of figures F that count toward ownership (not on a corner):
+    the engine scores them in the same event as the plain `score KIND WHEN` (runtime/scoring.py
+    `_award`: an owner with an F there scores by F's rule instead of the plain one)."""
+    corner = set(rs.corner_figures())
+    return [d for (k, w, f), d in rs.figure_scores.items() if k == kind and w == when and f not in corner]
+
+
+def score_step(g: SymGame, decl: A.ScoreDecl | None, bys: list[A.ScoreDecl] | tuple = ()) -> RuleStep | None:
+    """One scoring event of a feature: `decl` (the plain `score K WHEN`, or a corner figure's `by`
+    rule, or a put/join scoring) and, with it, `bys`: the non-corner `score K WHEN by F` rules.
+    Each owner scores by the rule of an F it has there (the engine takes the first such figure of
+    the owner's on the feature: any of them, here), else by the plain rule (none: 0)."""
     rs = g.rs
+    if decl is None:
+        if not bys:
+            return None
+        decl, plain = bys[0], None
+    else:
+        plain = decl if decl.by is None else None
     kind = decl.kind
     facts = list(g.facts)
     if decl.when == "complete" and kind not in rs.complete:
         return None  # never completes: the rule cannot fire
     env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
     pts = z3.Int("points")
-    facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
+    if plain is not None or decl.by is not None and not bys:
+        facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
+    else:
+        facts.append(Fact(pts == 0, "engine", f"no plain `score {kind} {decl.when}`: an owner with no figure a `by` "
+                                              f"rule names scores nothing"))
+    by_pts: list[tuple[A.ScoreDecl, z3.ArithRef]] = []
+    for d in bys:
+        v = z3.Int(f"points.by.{d.by}")
+        facts.append(Fact(v == encode(d.value, env), where(d.span), line_text(d.span)))
+        by_pts.append((d, v))
     if decl.when in ("complete", "end"):
         cf = _complete_fact(rs, kind, env, decl.when == "complete")
         if cf is not None:
@@ -409,13 +436,27 @@ def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
         for p in range(g.seats):
             rule = leader[p] if mode == "most" else cnt[p] > 0
             facts.append(Fact(owner[p] == rule, ow, line_text(rs.owners.span) if rs.owners else "owners all"))
-    gains = [z3.If(owner[p], pts, 0) for p in range(g.seats)]
+    # the points each seat's rule gives it: a `by F` rule for an owner with an F there, else the plain one
+    mine = [pts for _ in range(g.seats)]
+    if by_pts:
+        for p in range(g.seats):
+            sel = z3.Int(f"rule[{p}]")  # 0: the plain rule; i: the i-th `by` rule
+            has = [on.get((p, d.by), z3.IntVal(0)) > 0 for d, _ in by_pts]
+            facts.append(Fact(z3.And(sel >= 0, sel <= len(by_pts), (sel == 0) == z3.Not(z3.Or(has)),
+                                     *[z3.Implies(sel == i + 1, h) for i, h in enumerate(has)]),
+                              "engine", f"an owner with a figure a `score {kind} {decl.when} by F` rule names there "
+                                        f"scores by that rule, any other by the plain one (runtime/scoring.py)"))
+            val = pts
+            for i, (_, v) in reversed(list(enumerate(by_pts))):
+                val = z3.If(sel == i + 1, v, val)
+            mine[p] = val
+    gains = [z3.If(owner[p], mine[p], 0) for p in range(g.seats)]
     after = g.before.copy()
     _fresh_scores(g, after, gains, "engine", "each owner of the feature scores its points (BASE-SCORE-1)", facts)
     claims: dict[str, z3.BoolRef] = {}
     tie = []
     for p in range(g.seats):
-        tie.append(z3.Implies(leader[p], after.score[p] - g.before.score[p] == pts))
+        tie.append(z3.Implies(leader[p], after.score[p] - g.before.score[p] == mine[p]))
         for q in range(p + 1, g.seats):
             tie.append(z3.Implies(z3.And(leader[p], leader[q]),
                                   after.score[p] - g.before.score[p] == after.score[q] - g.before.score[q]))
@@ -436,12 +477,17 @@ def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
                 left.append(v - back == 0)
         claims["returned-when-scored"] = z3.And(left) if left else z3.BoolVal(True)
     show, inputs = _display(g, after, env.created, pts)
+    for d, v in by_pts:
+        show[f"points by {d.by}"] = v
     for (p, f), v in on.items():
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
     label = f"score {kind} {decl.when}" + (f" {trig}" if trig else "")
-    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl),
-                facts, after, claims, show, inputs, decl.span)
+    # reported at the last of its rules in the rule files (a house rule's `by` rule after base's plain one)
+    at = max([decl, *bys], key=lambda d: (d.span.file != (decl.span.file), d.span.line)) if bys else decl
+    clauses = tuple(dict.fromkeys(c for d in [decl, *bys] for c in cites(d)))
+    return RuleStep(label, where(at.span), line_text(at.span), clauses,
+                facts, after, claims, show, inputs, at.span)
 
 
 def place_step(g: SymGame, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> RuleStep:
@@ -605,11 +651,20 @@ def all_steps(g: SymGame) -> list[RuleStep]:
     for pm in rs.permits:
         if pm.mode == "allow" and pm.figure in rs.figures:
             out.append(place_step(g, pm.figure, rs.figures[pm.figure], pm))
-    chained = {id(d) for k in rs.complete for d in [rs.scores.get((k, "complete"))] if d is not None}
+    corner = set(rs.corner_figures())
+    # one step per scoring event: the plain rule with the non-corner `by` rules of the same kind and moment
+    # (a completion's is part of its completion step, completion_steps; the engine scores a completion's
+    # `by` rules only where a plain `score K complete` exists)
+    done: set[tuple[str, str]] = set()
     for decl in rs.all_scores():
-        if id(decl) in chained:
-            continue  # part of its kind's completion (completion_steps)
-        st = score_step(g, decl)
+        if decl.figure is not None or decl.by in corner:
+            st = score_step(g, decl)
+        else:
+            key = (decl.kind, decl.when)
+            if key in done or (decl.when == "complete" and decl.kind in rs.complete):
+                continue
+            done.add(key)
+            st = score_step(g, rs.scores.get(key), by_rules(rs, *key))
         if st is not None:
             out.append(st)
     for name, rc in rs.recalls.items():
@@ -743,7 +798,7 @@ def completion_steps(g: SymGame) -> list[RuleStep]:
         state = counted
         decl = rs.scores.get((kind, "complete"))
         if decl is not None:
-            st = score_step(replace(g, before=state), decl)
+            st = score_step(replace(g, before=state), decl, by_rules(rs, kind, "complete"))
             if st is not None:
                 facts += [f for f in st.facts if id(f) not in base_ids]
                 members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))

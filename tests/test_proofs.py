@@ -1,0 +1,44 @@
+"""Issue 35: a proof counts only where the model is the engine; invariants the verifier finds itself.
+
+Item 1 of the issue: a Tower house rule whose tower scores at the end, a follower on top scoring
+`by follower` differently from the floors, was `tie-rule proved 9 of 9` under --no-engine while a
+4-turn game breaks it (red two floors, blue a floor and the crowning follower: two figures each,
+red scores 1, blue 3).  The model scored the plain rule and the `by` rule as two separate steps;
+the engine scores them in one event (runtime/scoring.py `_award`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tessera.dsl.loader import require_rule_set
+from tessera.verifier.invariants import check_invariants
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "proofs"
+
+
+@pytest.mark.slow
+def test_BASE_SCORE_1_a_by_rule_scored_beside_the_plain_one_breaks_the_tie():
+    """BASE-SCORE-1 ("each of them scores the full points"): the house rule gives tied owners of a
+    tower 1 and 3; tie-rule is no longer proved, and z3's state is the issue's game."""
+    rs = require_rule_set([str(FIX / "tower_tops.tess")])
+    ties = [c for c in check_invariants(rs) if c.invariant.id == "tie-rule"]
+    bad = [c for c in ties if not c.result.proved]
+    assert [c.rule for c in bad] == ["score tower end"]
+    m = bad[0].result.model
+    assert m["points"] == 1 and m["points by follower"] == 3
+    gains = sorted(m[f"score'[{p}]"] - m[f"score[{p}]"] for p in range(m["players"]))
+    assert gains[-2:] == [1, 3]
+    assert bad[0].where.endswith("tower_tops.tess:5")
+
+
+@pytest.mark.slow
+def test_BASE_SCORE_1_the_model_scores_a_tower_as_the_engine_does():
+    """The conformance check held the old model to the engine: `score tower end` with a follower on top
+    was a model error ("rules that fired: score tower end; changes: score[0] 13 -> 16, score[1] 9 -> 10");
+    the one scoring step now allows what the engine does."""
+    from tessera.verifier.engine_check import check_engine
+
+    rs = require_rule_set([str(FIX / "tower_tops.tess")])
+    found, _ = check_engine(rs, 2, 2, 0, sample=8)
+    assert not [m for m in found if "model error" in m.message], [str(m) for m in found]
