@@ -163,6 +163,36 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
     return targets
 
 
+def _budget_bar(title: str):
+    """A progress bar of the rule set's budget (units spent of the total) on stderr, while its checks run;
+    nothing when stderr is not a terminal."""
+    import contextlib
+
+    from tessera.verifier import budget
+
+    if not err.is_terminal or budget.total() is None:
+        return contextlib.nullcontext()
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    @contextlib.contextmanager
+    def bar():
+        with Progress(TextColumn("  {task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}% of the budget"),
+                      console=err._rich(), transient=True) as prog:
+            task = prog.add_task(printable(title), total=budget.total())
+            shown = [0]
+
+            def on_spend(used: int, total: int | None) -> None:
+                if total and used - shown[0] >= total // 200:
+                    shown[0] = used
+                    prog.update(task, completed=min(used, total))
+            budget.set_progress(on_spend)
+            try:
+                yield
+            finally:
+                budget.set_progress(None)
+    return bar()
+
+
 @app.command()
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
@@ -182,8 +212,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
         budget: Optional[int] = typer.Option(
-            None, "--budget", min=1, help="z3's resource budget per rule set (default 200000000): a count of "
-                                          "z3's own work over all its queries; once spent, the checks left "
+            None, "--budget", min=1, help="the budget of work per rule set (default 400000000, about half a minute "
+                                          "of CPU): z3's own work count over all its queries, plus 5000 per move "
+                                          "of the witness games and the engine check; once spent, the checks left "
                                           "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(
             None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
@@ -268,9 +299,11 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             continue
         from tessera.verifier.checks import of_family
 
-        # a rule set runs the checks of its own game family (the tile game's, or the card game's)
-        results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
-                             if names is not None else None)
+        # a rule set runs the checks of its own game family (the tile game's, or the card game's), within one
+        # budget (verifier/budget.py), shown on stderr as a progress bar while it is spent (a terminal only)
+        with _budget_bar(title):
+            results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                                 if names is not None else None)
         problems = []
         bad = 0
         for r in results:

@@ -84,7 +84,7 @@ class Budget:
     def reason(self) -> str:
         """Why a check left is inconclusive, with the option that raises the budget."""
         tot = self.total or 0
-        return (f"{SPENT}: the rule set's budget ({tot:,} units: z3's resource count and "
+        return (f"{SPENT}: the rule set's budget ({tot:,} units: z3's work and "
                 f"{MOVE_UNITS:,} per engine move) is used up, and the checks left are inconclusive; raise it "
                 f"with `tessera verify --budget {max(tot, 1) * 10}`")
 
