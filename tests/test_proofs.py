@@ -42,3 +42,38 @@ def test_BASE_SCORE_1_the_model_scores_a_tower_as_the_engine_does():
     rs = require_rule_set([str(FIX / "tower_tops.tess")])
     found, _ = check_engine(rs, 2, 2, 0, sample=8)
     assert not [m for m in found if "model error" in m.message], [str(m) for m in found]
+
+
+def _old_model(monkeypatch):
+    """The model before the fix above: the `by` rules scored as steps of their own (none beside the
+    plain rule), so the tower's end scoring of the house rule disagrees with the engine's."""
+    import tessera.verifier.conformance as C
+    import tessera.verifier.invariants as I
+
+    monkeypatch.setattr(I, "by_rules", lambda rs, kind, when: [])
+    C._MODELS.clear()
+    monkeypatch.setattr(C, "_MODELS", {})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine_games", [0, 6])
+def test_a_model_error_voids_the_proofs_of_its_step_in_both_modes(monkeypatch, engine_games):
+    """Issue 35: "A model error voids every verdict that used the erring step, in both modes" -- never
+    "proved" beside it.  With the old model, tie-rule was proved 9 of 9 while the engine check found the
+    model error at `score tower end`; now every check of that step is unknown, under --no-engine (a few
+    games of the house rule held against the model) and by default (the engine check's games)."""
+    import tessera.verifier.engine_check as ec
+    from tessera.verifier.checks import run_checks
+
+    _old_model(monkeypatch)
+    monkeypatch.setattr(ec, "ENGINE_GAMES", engine_games)
+    rs = require_rule_set([str(FIX / "tower_tops.tess")])
+    names = ["invariants"] + (["engine-features"] if engine_games else [])
+    res = {r.name: r for r in run_checks(rs, names)}
+    inv = res["invariants"]
+    assert not inv.passed
+    text = "\n".join(d.message for d in inv.diagnostics)
+    assert "is unknown for score tower end" in text
+    assert "unknown: the model disagrees with the engine at score tower end" in text
+    summary = next(d.message for d in inv.diagnostics if d.severity == "note")
+    assert "proved       tie-rule" not in summary and "UNKNOWN      tie-rule" in summary

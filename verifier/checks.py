@@ -166,9 +166,15 @@ def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckRes
         checks = load_checks()
         if names is None:  # every check of the rule set's game family
             todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
-            return [run_check(c, rs) for c in todo]
-        # checks named: one of the other family has nothing to check here (skipped)
-        return [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
-                CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+            results = [run_check(c, rs) for c in todo]
+        else:  # checks named: one of the other family has nothing to check here (skipped)
+            results = [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
+                       CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+        # the engine check's model errors void the proofs that used the erring steps (issue 35)
+        if "invariants" in REGISTRY and any(r.name == "engine-features" for r in results):
+            from .invariants import after_engine
+
+            after_engine(rs, results)
+        return results
     finally:
         budget.finish()

@@ -33,6 +33,7 @@ class Mismatch:
     seed: int
     turn: int
     message: str
+    rules: tuple = ()  # a model error: the labels of the rules that fired (verifier/conformance.py)
 
     def __str__(self) -> str:
         return f"game seed {self.seed}, turn {self.turn}: {self.message}"
@@ -312,7 +313,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             if watch is not None:
                 if g.ended:
                     watch.quiet(g)  # a game that ended with no move left (finish) scored after the last move
-                model_errors.extend(Mismatch(e.seed, e.turn, f"model error: {e.message}") for e in watch.errors)
+                model_errors.extend(Mismatch(e.seed, e.turn, f"model error: {e.message}", e.rules) for e in watch.errors)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
         if len(mismatches) >= 5 or len(model_errors) >= 3:
@@ -494,6 +495,7 @@ def _describe(comp, kind) -> str:
 from .checks import register  # noqa: E402
 
 ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
+MODEL_ERRORS: dict = {}  # id(rule set) -> its model errors (Mismatch with rules), read by the invariants' verdicts
 ENGINE_PLAYERS = 2
 
 
@@ -576,6 +578,7 @@ def engine_features(rs: RuleSet):
     except RuleFailure as failure:
         return [failure.describe()]
     out = [str(m) for m in mismatches]
+    MODEL_ERRORS[id(rs)] = [m for m in mismatches if m.rules]  # they void the proofs that used those steps
     if stats.get("cut") and not out:  # never a pass on games it did not play
         out.append(f"inconclusive, not a pass: {stats.get('games', 0)} of {ENGINE_GAMES} games played to their end "
                    f"before the {current().reason()}")

@@ -156,6 +156,10 @@ class InvariantCheck:
     text: str
     result: Result
     span: A.Span | None = None
+    step: str = ""  # the step the check is about (its RuleStep.rule): a model error there voids it
+
+
+MODEL_DISAGREES = "the model disagrees with the engine at"
 
 
 def figure_count(g: SymGame, name: str) -> z3.ArithRef:
@@ -1107,7 +1111,7 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
     for inv in state_invs:
         claim = inv.pred(g, init.after)
         res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
-        out.append(InvariantCheck(inv, "initial state", "builtin", "", res))
+        out.append(InvariantCheck(inv, "initial state", "builtin", "", res, step="initial state"))
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
@@ -1118,7 +1122,7 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
                     rule, at, text, span = _reported_at(g, step, inv)
-                    out.append(InvariantCheck(inv, rule, at, text, res, span))
+                    out.append(InvariantCheck(inv, rule, at, text, res, span, step=step.rule))
                     continue
             elif inv.kind == "step":
                 if step.transfer and inv.id == "score-never-decreases":
@@ -1133,7 +1137,7 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
             rule, at, text, span = _reported_at(g, step, byid[iid])
-            out.append(InvariantCheck(byid[iid], rule, at, text, res, span))
+            out.append(InvariantCheck(byid[iid], rule, at, text, res, span, step=step.rule))
     for inv in invs:
         if inv.kind == "formula":
             out.extend(_formula_checks(rs, inv))
@@ -1236,6 +1240,8 @@ def _detail(c: InvariantCheck) -> list[str]:
             if f.where != "builtin" and d not in seen:
                 seen.append(d)
         return out + [f"involves {d}" for d in seen]
+    if _voided(c):
+        return [f"unknown: {r.reason}; a proof about the model would not be about the engine's game"]
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
@@ -1257,6 +1263,8 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
         elif c.result.refuted:
             verdict = "is not proved"
             extra = [_not_reached(found), _hint(c)] if found is not None else []
+        elif _voided(c):
+            verdict = "is unknown"
         else:
             verdict = "is inconclusive"
         head = (f"invariant `{c.invariant.id}` [{', '.join(c.invariant.clauses)}] {verdict} for {c.rule}: "
@@ -1269,13 +1277,16 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
     order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
+    voided = sum(1 for c in checks if _voided(c))
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
              f"{n['refuted']} refuted (a game breaks it), {n['not proved']} not proved (no game tried breaks it), "
-             f"{n['inconclusive']} inconclusive"]
+             f"{n['inconclusive'] - voided} inconclusive" + (f", {voided} unknown (the model disagrees with the engine)"
+                                                             if voided else "")]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)
         tag = "proved" if ok == len(cs) else ("REFUTED" if any(_witnessed(c, searches) for c in cs) else
+                                              "UNKNOWN" if any(_voided(c) for c in cs) else
                                               "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
     if rs.modules:
@@ -1296,17 +1307,107 @@ def _clauses(rs: RuleSet) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def same_step(step: str, label: str) -> bool:
+    """Is the model's step `step` (RuleStep.rule) the rule a conformance label names (`place a
+    follower` names `place a follower on tower (allow)` too; `capture`, every capture step)?"""
+    return bool(label) and (step == label or step.startswith(label + " ") or step.startswith(label + "("))
+
+
+def void_by_model(checks: list[InvariantCheck], errors, searches: dict | None = None) -> int:
+    """A model error (the engine made a move the model calls impossible, verifier/conformance.py)
+    voids every verdict that used an erring step: proved or not, it is *unknown* -- a proof about
+    another game than the engine's proves nothing.  A refutation with a game stays: the game is the
+    engine's.  `errors`: (the labels of the rules that fired, the error's text).  Returns how many."""
+    n = 0
+    for c in checks:
+        if not c.step or _witnessed(c, searches):
+            continue
+        for labels, text in errors:
+            hit = next((lab for lab in labels if same_step(c.step, lab)), None)
+            if hit is not None:
+                c.result = Result(Verdict.INCONCLUSIVE, reason=f"{MODEL_DISAGREES} {hit} ({text})")
+                n += 1
+                break
+    return n
+
+
+def _voided(c: InvariantCheck) -> bool:
+    return c.result.verdict is Verdict.INCONCLUSIVE and c.result.reason.startswith(MODEL_DISAGREES)
+
+
+SAMPLE_GAMES = 3  # conformance games of a house rule under --no-engine (the engine check plays more)
+
+
+def _house(rs: RuleSet) -> bool:
+    """Has the rule set a module outside the bundled top-level rule files (a house rule, or a variant)?"""
+    from pathlib import Path
+
+    from tessera.dsl.model import BUNDLED_RULES
+
+    for m in rs.modules:
+        f = Path(m.span.file or "")
+        try:
+            if f.resolve().parent != BUNDLED_RULES.resolve():
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tuple, str]]:
+    """A few games of the compiled engine held against the model (the conformance check), within the
+    rule set's budget: the model errors found, as (rules that fired, text)."""
+    from tessera.compiler.runtime.errors import RuleFailure
+
+    from .engine_check import check_engine
+
+    if not rs.tiles:
+        return []
+    try:
+        found, _ = check_engine(rs, games, 2, 0, every=1 << 30, conform=True)
+    except RuleFailure:
+        return []  # a rule that fails in a game: the examples, the records and the engine check report it
+    return [(m.rules, str(m)) for m in found if m.rules]
+
+
+LAST: dict = {}  # id(rule set) -> (rule set, checks, searches, seconds): the engine check's model errors void them
+
+
 @register("invariants", _clauses, applies=lambda rs: bool(rs.figures or rs.scores or rs.invariants))
 def invariants(rs: RuleSet) -> list[Diagnostic]:
     """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
     import time
 
+    from . import engine_check
     from .witness import search_all
 
     t0 = time.perf_counter()
     checks = check_invariants(rs)
     searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
+    if engine_check.ENGINE_GAMES <= 0 and _house(rs):
+        # --no-engine: the engine check will not hold the model to the engine, so a few games do it here
+        void_by_model(checks, sample_model_errors(rs), searches)
+    LAST.clear()
+    LAST[id(rs)] = (rs, checks, searches, time.perf_counter() - t0)
     return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
+
+
+def after_engine(rs: RuleSet, results: list) -> None:
+    """After every check of the rule set: the engine check's model errors void the invariants' verdicts
+    that used the erring steps (run_checks calls it; the invariants' result is rewritten)."""
+    from . import engine_check
+
+    errors = engine_check.MODEL_ERRORS.pop(id(rs), None)
+    hit = LAST.get(id(rs))
+    if not errors or hit is None or hit[0] is not rs:
+        return
+    _, checks, searches, seconds = hit
+    if not void_by_model(checks, [(m.rules, str(m)) for m in errors], searches):
+        return
+    for r in results:
+        if r.name == "invariants":
+            r.diagnostics = [d for d in r.diagnostics if d.code == "degenerate"] + diagnostics(rs, checks, seconds, searches)
+            r.passed = False
 
 
 def degenerate(rs: RuleSet) -> list[Diagnostic]:
