@@ -77,3 +77,20 @@ def test_a_model_error_voids_the_proofs_of_its_step_in_both_modes(monkeypatch, e
     assert "unknown: the model disagrees with the engine at score tower end" in text
     summary = next(d.message for d in inv.diagnostics if d.severity == "note")
     assert "proved       tie-rule" not in summary and "UNKNOWN      tie-rule" in summary
+
+
+@pytest.mark.slow
+def test_BASE_PLACE_1_a_cloister_has_a_neighbour_so_neighbours_minus_one_is_proved(tmp_path):
+    """Issue 35 item 2, "a cloister with 0 neighbours": every tile but the start is laid beside another
+    (BASE-PLACE-1, `placement adjacent`) and no start tile has a cloister, so a cloister scored has
+    neighbours >= 1 and `neighbours - 1` never goes below 0 -- proved, where z3's unreachable state with
+    0 neighbours made it "not proved".  `neighbours - 2` is still broken by z3, with 1 neighbour."""
+    rs = require_rule_set([str(FIX / "cloister_end_minus_one.tess")])
+    assert all(c.result.proved for c in check_invariants(rs))
+    p = tmp_path / "cloister_end_minus_two.tess"
+    p.write_text((FIX / "cloister_end_minus_one.tess").read_text().replace("neighbours - 1", "neighbours - 2")
+                 .replace("cloister_end_minus_one", "cloister_end_minus_two"))
+    bad = [c for c in check_invariants(require_rule_set([str(p)])) if not c.result.proved]
+    assert {c.invariant.id for c in bad} >= {"score-nonnegative"}
+    m = next(c for c in bad if c.invariant.id == "score-nonnegative").result.model
+    assert m["neighbours"] == 1 and m["points"] == -1
