@@ -94,3 +94,58 @@ def test_BASE_PLACE_1_a_cloister_has_a_neighbour_so_neighbours_minus_one_is_prov
     assert {c.invariant.id for c in bad} >= {"score-nonnegative"}
     m = next(c for c in bad if c.invariant.id == "score-nonnegative").result.model
     assert m["neighbours"] == 1 and m["points"] == -1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, lemma", [
+    # TOWER-TURN-1 c: a follower goes on top of a tower with a floor; floors never leave it
+    ("tower_top_less", "for every tower: count(follower) >= 1 => count(floor) >= 1"),
+    # ROBBER-1: the Robber is held only once a road was completed
+    ("robber_less_one", "robber == -1 or completed(road) >= 1"),
+    # BARN-FOLLOW-1, BARN-SCORE-1/2: no farmer is put on a barn's field, and a put or join sends them home
+    ("barn_end_minus_farmers", "for every field: count(barn) >= 1 => count(follower) == 0"),
+])
+def test_issue_35_item_2_sound_rules_are_proved_with_lemmas_the_verifier_finds(name, lemma):
+    """Issue 35 item 2: three sound house rules were "not proved", each on a state no game reaches (a
+    tower with a follower on top but 0 floors, the Robber held with no completed road, a farmer beside a
+    barn).  The verifier finds the lemma that excludes the state (Houdini) and the proof lists it."""
+    from tessera.verifier.invariants import strengthen
+
+    rs = require_rule_set([str(FIX / f"{name}.tess")])
+    first = check_invariants(rs, minimize=False)
+    assert any(c.result.refuted for c in first)  # broken by an unreachable state on its own
+    checks, used = strengthen(rs, first)
+    assert all(c.result.proved for c in checks), [(c.invariant.id, c.rule) for c in checks if not c.result.proved]
+    assert lemma in used
+
+
+@pytest.mark.slow
+def test_lemmas_do_not_prove_an_unsound_rule():
+    """rules/variants/barn_debt.tess lets a barn score -2: no lemma excludes that state, and it stays broken."""
+    from tessera.verifier.invariants import strengthen
+
+    rs = require_rule_set(["rules/variants/barn_debt.tess"])
+    checks, _ = strengthen(rs, check_invariants(rs, minimize=False))
+    bad = {(c.invariant.id, c.rule) for c in checks if c.result.refuted}
+    assert ("score-nonnegative", "score field end") in bad
+    m = next(c for c in checks if c.invariant.id == "score-nonnegative" and c.result.refuted).result.model
+    assert m["points"] == -2 and m["completed_cities"] == 0  # the smallest counterexample, as before
+
+
+def test_issue_38_item_10_check_refuses_what_verify_would_call_wrong(tmp_path):
+    """`tessera check` passed two invariants of one name (verify reports invariants by name) and must
+    refuse a 3,000-digit number in an example ("every limit is a check-time error")."""
+    import subprocess
+    import sys
+
+    big = "1" + "0" * 2999
+    p = tmp_path / "dup.tess"
+    p.write_text('module dup "two invariants of one name"\nextends base\nclause HOUSE-D-1 "x"\n'
+                 'invariant same: completed(city) >= 0 [HOUSE-D-1]\n'
+                 'invariant same: completed(road) >= 0 [HOUSE-D-1]\n'
+                 f'example big [HOUSE-D-1] {{ feature = city when = complete tiles = 3 shields = 1 '
+                 f'followers = {{r: 1}} points = {{r: {big}}} }}\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "tessera", "check", str(p)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert f"{p}:5:11: error: invariant `same` is already declared at {p}:4:1" in proc.stdout
+    assert f"{p}:6:1: error: the number 100000…(3000 digits) is larger than the limit" in proc.stdout

@@ -78,6 +78,8 @@ class SymGame:
     domain: Domain = field(default_factory=lambda: Domain(None))
     sink: list[Fact] = field(default_factory=list)  # facts of game quantities any encoding created
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
+    # per-feature lemmas the verifier proved (verifier/lemmas.py), by kind: assumed of a feature scored
+    lemmas: dict[str, list] = field(default_factory=dict)
 
     @classmethod
     def make(cls, rs: RuleSet, seats: int | None = None) -> "SymGame":
@@ -249,8 +251,11 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
 
 
 # --------------------------------------------------------------------- steps
-def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
-    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
+def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False,
+                 lemmas: bool = True) -> tuple[Env, dict]:
+    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it
+    (and the per-feature lemmas of g.lemmas about them, unless `lemmas` is False: in the middle of a put or join
+    scoring, where a figure was just put or two features joined and the returns are still to come)."""
     env = g.env(tag, kind=kind)
     env.completing = completing
     rs = g.rs
@@ -264,6 +269,10 @@ def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing:
             facts.append(Fact(z3.And(v >= 0, v <= g.before.board[(p, name)],
                                      z3.Implies(p >= g.players, v == 0)),
                               "builtin", f"seat {p}'s {name}s on the {kind} are among its {name}s on the board"))
+    if lemmas and g.lemmas.get(kind):
+        per = {name: z3.Sum([v for (p, n), v in f.items() if n == name] or [z3.IntVal(0)]) for name in rs.figures}
+        for lem in g.lemmas[kind]:
+            facts.append(Fact(lem.pred(per), "lemma", lem.describe() + "   (a lemma the verifier found and proved)"))
     corner = set(rs.corner_figures())
     owning = [v for (p, name), v in f.items() if name not in corner]
     # `figures`: the figures that count toward ownership (a barn on a corner does not)
@@ -399,7 +408,7 @@ def score_step(g: SymGame, decl: A.ScoreDecl | None, bys: list[A.ScoreDecl] | tu
     facts = list(g.facts)
     if decl.when == "complete" and kind not in rs.complete:
         return None  # never completes: the rule cannot fire
-    env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
+    env, on = _feature_env(g, kind, "", facts, decl.when == "complete", lemmas=decl.when not in ("put", "join"))
     pts = z3.Int("points")
     if plain is not None or decl.by is not None and not bys:
         facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
@@ -1101,21 +1110,33 @@ def _reported_at(g: SymGame, step: RuleStep, inv: Invariant) -> tuple[str, str, 
     return m[0], m[1], m[2], m[3]
 
 
-def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
+def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: list[Invariant] = (),
+                     minimize: bool = True, only: set | None = None) -> list[InvariantCheck]:
+    """Every invariant's induction steps and formula checks; with `feature_lemmas` assumed of every feature
+    scored, and `extra` (candidate state lemmas) proved as invariants beside the others.  `minimize`: a
+    counterexample is the smallest one (a costly optimization: left out while lemmas are searched);
+    `only`: check just these (invariant id, step) pairs (the formula checks too when it holds "formula")."""
     g = SymGame.make(rs)
-    invs = builtin_invariants(rs, g) + declared_invariants(rs)
+    for lem in feature_lemmas or ():
+        g.lemmas.setdefault(lem.kind, []).append(lem)
+    invs = builtin_invariants(rs, g) + declared_invariants(rs) + list(extra)
     state_invs = [i for i in invs if i.kind == "state"]
     pre = [Fact(i.pred(g, g.before), i.where, f"before the step: {i.title}", assumed=True) for i in state_invs]
     out: list[InvariantCheck] = []
     init = initial_step(g)
     for inv in state_invs:
+        if only is not None and (inv.id, "initial state") not in only:
+            continue
         claim = inv.pred(g, init.after)
-        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
+        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars},
+                    init.inputs + list(g.game_vars.values()) if minimize else ())
         out.append(InvariantCheck(inv, "initial state", "builtin", "", res, step="initial state"))
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
         for inv in invs:
+            if only is not None and (inv.id, step.rule) not in only:
+                continue
             if inv.kind == "state":
                 claim = inv.pred(g, step.after)
                 if z3.eq(z3.simplify(claim), z3.simplify(inv.pred(g, g.before))):
@@ -1133,13 +1154,16 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
             else:
                 continue
             claims[inv.id] = claim
-        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
+        if not claims:
+            continue
+        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars},
+                            step.inputs + list(g.game_vars.values()) if minimize else ())
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
             rule, at, text, span = _reported_at(g, step, byid[iid])
             out.append(InvariantCheck(byid[iid], rule, at, text, res, span, step=step.rule))
     for inv in invs:
-        if inv.kind == "formula":
+        if inv.kind == "formula" and (only is None or "formula" in only):
             out.extend(_formula_checks(rs, inv))
     return out
 
@@ -1289,6 +1313,10 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
                                               "UNKNOWN" if any(_voided(c) for c in cs) else
                                               "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
+    lemmas = LEMMAS_USED.get(id(rs)) or []
+    if lemmas:
+        lines.append("proved with lemmas the verifier found (inductive together with the invariants): " +
+                     "; ".join(lemmas))
     if rs.modules:
         out.append(Diagnostic(rs.modules[0].span, "\n    ".join(lines), "invariant", "note"))
     return out
@@ -1305,6 +1333,63 @@ def _clauses(rs: RuleSet) -> list[str]:
     for s in rs.trigger_scores.values():
         out += [c.clause for c in s.cites[:1]]
     return list(dict.fromkeys(out))
+
+
+LEMMA = "lemma"  # Invariant.where of a candidate state lemma, Fact.where of a per-feature lemma
+HOUDINI_ROUNDS = 4
+
+
+def _failing(c: InvariantCheck) -> bool:
+    return c.result.refuted and c.invariant.kind in ("state", "step", "feature")
+
+
+def strengthen(rs: RuleSet, checks: list[InvariantCheck]) -> tuple[list[InvariantCheck], list[str]]:
+    """Induction broken on a state that may be unreachable: strengthen it with lemmas the verifier finds
+    (verifier/lemmas.py, Houdini) and check again.  Returns the checks (a check proved before stays as it
+    was; one broken before takes its new result) and the lemmas the new proofs used, in words."""
+    from .lemmas import feature_lemmas, state_candidates
+
+    if not any(_failing(c) for c in checks):
+        return checks, []
+    failing = {(c.invariant.id, c.step) for c in checks if _failing(c)}
+
+    def minimized(out: list[InvariantCheck], fl=(), cands=()) -> list[InvariantCheck]:
+        """The checks still broken, again with their smallest counterexample (the search went without)."""
+        again = {(c.invariant.id, c.step) for c in out if _failing(c)}
+        if not again:
+            return out
+        redo = {(c.invariant.id, c.step, c.rule): c for c in check_invariants(rs, list(fl), list(cands), only=again)}
+        return [redo.get((c.invariant.id, c.step, c.rule), c) if _failing(c) else c for c in out]
+    fl = feature_lemmas(rs)
+    cands = []
+    for text, expr in state_candidates(rs):
+        def pred(g: SymGame, s: State, expr=expr):
+            return encode(expr, g.env("", s))
+        cands.append(Invariant(f"lemma {text}", text, (), LEMMA, "state", pred))
+    if not fl and not cands:
+        return minimized(checks), []
+    res: list[InvariantCheck] = []
+    for _ in range(HOUDINI_ROUNDS):
+        res = check_invariants(rs, fl, cands, minimize=False)
+        bad = {c.invariant.id for c in res if c.invariant.where == LEMMA and not c.result.proved}
+        if not bad:
+            break
+        cands = [i for i in cands if i.id not in bad]
+    else:
+        return minimized(checks), []  # no subset found inductive within the rounds: the checks stay as they were
+    new = {(c.invariant.id, c.step, c.rule): c for c in res if c.invariant.where != LEMMA}
+    out, used = [], []
+    for c in checks:
+        n = new.get((c.invariant.id, c.step, c.rule))
+        if c.result.proved or n is None or not n.result.proved:
+            out.append(c)
+            continue
+        out.append(n)
+        for f in n.result.used:
+            if f.where == LEMMA:
+                t = f.text.split("   (")[0]
+                used.append(t[len("before the step: "):] if t.startswith("before the step: ") else t)
+    return minimized(out, fl, cands), list(dict.fromkeys(used))
 
 
 def same_step(step: str, label: str) -> bool:
@@ -1370,6 +1455,7 @@ def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tu
     return [(m.rules, str(m)) for m in found if m.rules]
 
 
+LEMMAS_USED: dict = {}  # id(rule set) -> the lemmas its proofs used (the summary prints them)
 LAST: dict = {}  # id(rule set) -> (rule set, checks, searches, seconds): the engine check's model errors void them
 
 
@@ -1382,7 +1468,9 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     from .witness import search_all
 
     t0 = time.perf_counter()
-    checks = check_invariants(rs)
+    # a broken step: lemmas found, and checked again (its smallest counterexample worked out only if still broken)
+    checks, lemmas = strengthen(rs, check_invariants(rs, minimize=False))
+    LEMMAS_USED[id(rs)] = lemmas
     searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
     if engine_check.ENGINE_GAMES <= 0 and _house(rs):
         # --no-engine: the engine check will not hold the model to the engine, so a few games do it here
