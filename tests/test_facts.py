@@ -294,6 +294,7 @@ def test_a_spent_budget_makes_checks_inconclusive_never_proved(monkeypatch):
     from tessera.verifier import budget
 
     monkeypatch.setattr(budget, "_TOTAL", 1)
+    monkeypatch.setattr(budget, "_CURRENT", budget._CURRENT)  # the spent budget does not outlive the test
     rs = require_rule_set(["base"])
     solver.start_budget()
     res = run_check(load_checks()["invariants"], rs)

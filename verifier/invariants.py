@@ -1125,7 +1125,7 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
     out: list[InvariantCheck] = []
     init = initial_step(g)
     for inv in state_invs:
-        if only is not None and (inv.id, "initial state") not in only:
+        if only is not None and (inv.id, "initial state") not in only and (inv.id, "*") not in only:
             continue
         claim = inv.pred(g, init.after)
         res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars},
@@ -1135,7 +1135,7 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
         for inv in invs:
-            if only is not None and (inv.id, step.rule) not in only:
+            if only is not None and (inv.id, step.rule) not in only and (inv.id, "*") not in only:
                 continue
             if inv.kind == "state":
                 claim = inv.pred(g, step.after)
@@ -1235,19 +1235,25 @@ def _not_reached(found) -> str:
             f"never broke it")
 
 
+_STATE_NAMES: dict = {}  # "names": the state variables of the rule set being reported (what an invariant may read)
+
+
 def _hint(c: InvariantCheck) -> str:
     """An invariant that would exclude z3's state: the values the state shows, stated as a claim to add."""
     m = c.result.model
     if c.invariant.kind == "formula":
         return ("hint: the formula gives less for more of a quantity; if that is meant, no invariant is broken "
                 "by it alone, but the scores it gives are, if a game reaches them")
-    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'") and "[" not in k
-              and k not in ("players", "current", "points")]
+    # only what an `invariant` may read (a state, completed(KIND)): a feature's quantities (neighbours,
+    # count(floor)) have no meaning there, so a hint naming them would be one the language refuses
+    states = _STATE_NAMES.get("names", set())
+    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'")
+              and (k in states or k.startswith("completed("))]
     if before:
         k, v = before[0]
-        return (f"hint: if no game reaches this state, state why as an invariant that excludes it "
-                f"(for instance one bounding `{k}`, here {v}), and verify again")
-    return "hint: if no game reaches this state, state why as an invariant that excludes it, and verify again"
+        return (f"hint: no lemma the verifier tried excludes this state; if no game reaches it, state why as an "
+                f"invariant that excludes it (for instance one about `{k}`, here {v}), and verify again")
+    return ""
 
 
 # --------------------------------------------------------------- registry
@@ -1286,7 +1292,8 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
                 extra = found.witness.lines()
         elif c.result.refuted:
             verdict = "is not proved"
-            extra = [_not_reached(found), _hint(c)] if found is not None else []
+            _STATE_NAMES["names"] = set(rs.states)
+            extra = [x for x in (_not_reached(found), _hint(c)) if x] if found is not None else []
         elif _voided(c):
             verdict = "is unknown"
         else:
@@ -1370,7 +1377,8 @@ def strengthen(rs: RuleSet, checks: list[InvariantCheck]) -> tuple[list[Invarian
         return minimized(checks), []
     res: list[InvariantCheck] = []
     for _ in range(HOUDINI_ROUNDS):
-        res = check_invariants(rs, fl, cands, minimize=False)
+        # a check proved before stays proved with more assumed: only the broken ones and the candidates are asked
+        res = check_invariants(rs, fl, cands, minimize=False, only=failing | {(i.id, "*") for i in cands})
         bad = {c.invariant.id for c in res if c.invariant.where == LEMMA and not c.result.proved}
         if not bad:
             break
