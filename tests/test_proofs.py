@@ -149,3 +149,49 @@ def test_issue_38_item_10_check_refuses_what_verify_would_call_wrong(tmp_path):
     assert proc.returncode == 1
     assert f"{p}:5:11: error: invariant `same` is already declared at {p}:4:1" in proc.stdout
     assert f"{p}:6:1: error: the number 100000…(3000 digits) is larger than the limit" in proc.stdout
+
+
+# ------------------------------------------------------------------ one budget for the whole of verify
+def test_issue_38_item_7_the_engine_check_stops_when_its_share_of_the_budget_is_spent():
+    """The engine check's games draw on the budget: a share of 10 moves ends the first game at its tenth
+    move, and the check says it was cut short (stats["cut"]), which verify reports as inconclusive."""
+    from tessera.verifier import budget
+    from tessera.verifier.engine_check import check_engine
+
+    rs = require_rule_set(["base"])
+    stats: dict = {}
+    found, _ = check_engine(rs, 5, 2, 0, every=1 << 30, conform=False, allowance=10 * budget.MOVE_UNITS, stats=stats)
+    assert found == [] and stats["cut"] and stats["games"] == 0
+    assert stats["units"] == 10 * budget.MOVE_UNITS  # the first moves of a game on a small board: one share each
+
+
+def test_a_budget_counts_work_and_says_how_to_raise_it():
+    from tessera.verifier.budget import Budget
+
+    b = Budget(1000)
+    seen = []
+    b.on_spend = lambda used, total: seen.append((used, total))
+    assert b.spend(400) and not b.exhausted and b.left == 600
+    assert not b.spend(600) and b.exhausted and b.left == 0
+    assert seen == [(400, 1000), (1000, 1000)]
+    assert "budget spent" in b.reason() and "--budget 10000" in b.reason()
+    assert Budget(None).spend(10 ** 15) and not Budget(None).exhausted
+
+
+@pytest.mark.slow
+def test_issue_38_item_7_a_hundred_invariants_verify_within_the_default_budget():
+    """A 6 KB rule file of 100 invariants: every one proved, within the default budget (10.5 M of 400 M units)."""
+    from tessera.verifier import budget
+    from tessera.verifier.checks import run_checks
+
+    assert (FIX / "hundred_invariants.tess").stat().st_size <= 6 * 1024
+    rs = require_rule_set([str(FIX / "hundred_invariants.tess")])
+    used: list = []
+    budget.set_progress(lambda u, t: used.append((u, t)))
+    try:
+        [res] = run_checks(rs, ["invariants"])
+    finally:
+        budget.set_progress(None)
+    assert res.passed, [d.message[:200] for d in res.diagnostics if d.severity == "error"]
+    assert len([i for i in rs.invariants]) == 100
+    assert used and used[-1][1] == budget.DEFAULT and used[-1][0] < budget.DEFAULT // 10
