@@ -257,7 +257,12 @@ class Builder:
                     rs.round_ons = [o for o in rs.round_ons if override_key(o) != key]
                 rs.round_ons.append(item)
             case A.InvariantDecl():
-                rs.invariants.append(item)
+                prev = next((i for i in rs.invariants if i.name == item.name), None)
+                if prev is not None:  # verify reports invariants by name: two of one name would be one verdict
+                    self.err(item.span, f"invariant `{item.name}` is already declared at {prev.span}; give this one "
+                                        f"a name of its own", "duplicate", word=item.name)
+                else:
+                    rs.invariants.append(item)
             case A.ClauseDecl():
                 pass  # read first (build)
             case A.AssumeDecl():

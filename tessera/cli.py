@@ -168,6 +168,34 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
     return targets
 
 
+def _budget_bar(title: str, prog):
+    """A task of `prog` (the verify progress display) showing the rule set's budget spent, while its checks
+    run; nothing when there is no display or no bound."""
+    import contextlib
+
+    from tessera.verifier import budget
+
+    if prog is None or budget.total() is None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def bar():
+        task = prog.add_task(f"  budget of {title}", total=budget.total())
+        shown = [0]
+
+        def on_spend(used: int, total: int | None) -> None:
+            if total and used - shown[0] >= total // 200:
+                shown[0] = used
+                prog.update(task, completed=min(used, total))
+        budget.set_progress(on_spend)
+        try:
+            yield
+        finally:
+            budget.set_progress(None)
+            prog.remove_task(task)
+    return bar()
+
+
 @app.command()
 def verify(rules: Optional[List[str]] = typer.Argument(
         None, help="rule sets: module names or .tess files, `base+river` to combine, or folders; "
@@ -187,8 +215,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
         budget: Optional[int] = typer.Option(
-            None, "--budget", min=1, help="z3's resource budget per rule set (default 200000000): a count of "
-                                          "z3's own work over all its queries; once spent, the checks left "
+            None, "--budget", min=1, help="the budget of work per rule set (default 400000000, about half a minute "
+                                          "of CPU): z3's own work count over all its queries, plus 5000 per move "
+                                          "of the witness games and the engine check; once spent, the checks left "
                                           "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(
             None, "--timeout", min=0, help="also stop each z3 query after this many seconds (default: no "
@@ -343,7 +372,7 @@ def _run_verify(loaded, names, quiet: bool) -> list[_SetRun]:
 
     runs: list[_SetRun] = []
     progress = nullcontext()
-    if not quiet and len(loaded) > 1:
+    if not quiet:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -355,9 +384,11 @@ def _run_verify(loaded, names, quiet: bool) -> list[_SetRun]:
                 prog.update(bar, description=printable(f"verifying {'+'.join(specs)}", 60))
             results = None
             if rs is not None:
-                # a rule set runs the checks of its own game family (the tile game's, or the card game's)
-                results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
-                                     if names is not None else None)
+                # a rule set runs the checks of its own game family (the tile game's, or the card game's), within
+                # one budget (verifier/budget.py), shown as a second bar while it is spent (a terminal only)
+                with _budget_bar(printable("+".join(specs), 60), prog):
+                    results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
+                                         if names is not None else None)
             runs.append(_SetRun(specs, rs, diags, ws, results))
             if prog is not None:
                 prog.advance(bar)

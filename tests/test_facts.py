@@ -291,8 +291,12 @@ def test_issue_28_item_2_verify_has_an_overall_bound(tmp_path):
 @pytest.mark.slow
 def test_a_spent_budget_makes_checks_inconclusive_never_proved(monkeypatch):
     """Every query after the budget is spent is unknown: the invariants' checks are inconclusive."""
-    monkeypatch.setattr(solver, "BUDGET", 1)
+    from tessera.verifier import budget
+
+    monkeypatch.setattr(budget, "_TOTAL", 1)
+    monkeypatch.setattr(budget, "_CURRENT", budget._CURRENT)  # the spent budget does not outlive the test
     rs = require_rule_set(["base"])
+    solver.start_budget()
     res = run_check(load_checks()["invariants"], rs)
     assert not res.passed
     solver.start_budget()

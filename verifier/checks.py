@@ -155,15 +155,26 @@ def of_family(name: str, rs: RuleSet) -> bool:
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:
     """Run the registered checks (all, or those named) on one rule set, those of its game family,
-    within one z3 budget (tessera.verifier.solver.BUDGET, `tessera verify --budget`): spent, the checks
-    left are inconclusive."""
+    within one budget (tessera.verifier.budget, `tessera verify --budget`: z3's work, the witness games and
+    the engine check): spent, the checks left are inconclusive."""
     from .solver import start_budget
 
+    from . import budget
+
     start_budget()
-    checks = load_checks()
-    if names is None:  # every check of the rule set's game family
-        todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
-        return [run_check(c, rs) for c in todo]
-    # checks named: one of the other family has nothing to check here (skipped)
-    return [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
-            CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+    try:
+        checks = load_checks()
+        if names is None:  # every check of the rule set's game family
+            todo = [c for c in checks.values() if of_family(c.name, rs) or c.name.startswith("import-")]
+            results = [run_check(c, rs) for c in todo]
+        else:  # checks named: one of the other family has nothing to check here (skipped)
+            results = [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
+                       CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
+        # the engine check's model errors void the proofs that used the erring steps (issue 35)
+        if "invariants" in REGISTRY and any(r.name == "engine-features" for r in results):
+            from .invariants import after_engine
+
+            after_engine(rs, results)
+        return results
+    finally:
+        budget.finish()

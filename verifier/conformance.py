@@ -47,6 +47,7 @@ class ModelError:
     seed: int
     turn: int
     message: str
+    rules: tuple = ()  # the labels of the rules that fired (the model's steps involved)
 
     def __str__(self) -> str:
         return f"model error: game seed {self.seed}, turn {self.turn}: {self.message}"
@@ -467,7 +468,8 @@ class Watcher:
         else:
             head = "the engine's move is impossible in the verifier's model"
         self.errors.append(ModelError(self.seed, g.turn, (
-            f"{head}: rules that fired: {fired}; changes: {', '.join(changed) or 'none'} ({g.nplayers} players)")))
+            f"{head}: rules that fired: {fired}; changes: {', '.join(changed) or 'none'} ({g.nplayers} players)"),
+            tuple(dict.fromkeys(lab for lab, _, _ in slots if lab))))
 
 
 _MODELS: dict = {}

@@ -113,6 +113,23 @@ class Domain:
             return 8, "the 8 cells around a tile"
         return max(n - 1, 0), f"the tile set has {n} tiles, so a tile has at most {max(n - 1, 0)} neighbours"
 
+    def fewest_neighbours(self, kind: str | None) -> tuple[int, str]:
+        """(1, why) when every feature of `kind` lies on a tile laid during the game beside another
+        (`placement adjacent`, BASE-PLACE-1; the kind is a centre feature, on one tile, and no tile
+        of the start carries it): neighbours >= 1 there.  (0, "") otherwise."""
+        rs = self.rs
+        if rs is None or kind is None or "adjacent" not in rs.placement:
+            return 0, ""
+        feats = [(tt, f) for tt in rs.tiles if tt.count > 0 for f in tt.features if f.kind == kind]
+        if not feats or any(tuple(f.places) != ("C",) for _, f in feats):
+            return 0, ""
+        start = {p.tile for p in rs.start.places()} if rs.start is not None else set()
+        if any(tt.name in start for tt, _ in feats) or any(
+                f.kind == kind for tt in rs.tiles if tt.name in start for f in tt.features):
+            return 0, ""
+        return 1, (f"a {kind} lies on a tile laid beside another (placement adjacent), "
+                   f"and no start tile has one: neighbours >= 1")
+
     # ------------------------------------------------------------- quantities
     def quantity(self, name: str, v: z3.ArithRef, kind: str | None, get) -> list[Fact]:
         """The facts of quantity `name` (variable v) of a feature of `kind`; `get(other)` gives
@@ -124,7 +141,8 @@ class Domain:
         low, high, text = q.low, q.high, f"{name} in {q.low}..{'' if q.high is None else q.high} ({q.doc})"
         if name == "neighbours":
             high, why = self.most_neighbours
-            text = f"0 <= neighbours <= {high} ({why})"
+            low, lwhy = self.fewest_neighbours(kind)
+            text = f"{low} <= neighbours <= {high} ({why}" + (f"; {lwhy})" if low else ")")
         if name in ("players", "current"):
             return []  # facts of the game (see `players`, `current`)
         conds = [v >= low] + ([v <= high] if high is not None else [])

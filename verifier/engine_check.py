@@ -33,6 +33,7 @@ class Mismatch:
     seed: int
     turn: int
     message: str
+    rules: tuple = ()  # a model error: the labels of the rules that fired (verifier/conformance.py)
 
     def __str__(self) -> str:
         return f"game seed {self.seed}, turn {self.turn}: {self.message}"
@@ -208,9 +209,21 @@ def _sync(bg: BoardGraph, g) -> None:
 CONFORM = True  # also hold every transition against the verifier's model (verifier/conformance.py)
 
 
+def move_cost(g) -> int:
+    """A move's charge to the budget (verifier/budget.py): listing a turn's moves grows with the board."""
+    from .budget import MOVE_UNITS
+
+    return MOVE_UNITS * (1 + len(g.board) // 100)
+
+
 def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
-                 sample: int = 1, conform: bool | None = None) -> tuple[list[Mismatch], int]:
+                 sample: int = 1, conform: bool | None = None, allowance: int | None = None,
+                 stats: dict | None = None) -> tuple[list[Mismatch], int]:
     """Play `games` random games and compare the engine with the rebuild. Returns (mismatches, positions checked).
+
+    `allowance`: the budget units these games may spend (verifier/budget.py; None: the rule set's
+    budget in this process); once spent, the games stop, and `stats["cut"]` says so.  `stats` also
+    receives the units spent (`"units"`) and the games played to their end (`"games"`).
 
     The comparison is made after every move that completes a feature or scores
     (the engine's completion count or its events moved), at the end of each game,
@@ -231,7 +244,16 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     from tessera.compiler.replay import raise_rule_failure
     from tessera.compiler.runtime.play import random_moves
 
+    from .budget import current
+
+    spent = [0]
+    cut = False
+    finished = 0
+    budget = current() if allowance is None else None
     for gi in range(games):
+        if (allowance is not None and spent[0] >= allowance) or (budget is not None and budget.exhausted):
+            cut = True
+            break
         gseed = seed + gi
         turn = 0
         bg = BoardGraph(rs, {})
@@ -252,6 +274,12 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             """Compare at the moments that matter and a sample of the rest; a mismatch ends the game."""
             nonlocal turn, checked
             turn += 1
+            units = move_cost(g)
+            spent[0] += units
+            if budget is not None:
+                budget.spend(units)
+            if (allowance is not None and spent[0] >= allowance) or (budget is not None and budget.exhausted):
+                return True  # the budget is spent: this game stops here (stats["cut"])
             if watch is not None:
                 watch.applied(g)
             if g.pending is not None or getattr(g, "sdec", None) is not None:
@@ -278,14 +306,20 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             if watch is not None:
                 watch.start(g)
             random_moves(g, gseed, before=before, after=after)
+            if g.ended:
+                finished += 1
+            else:
+                cut = cut or (allowance is not None and spent[0] >= allowance) or (budget is not None and budget.exhausted)
             if watch is not None:
                 if g.ended:
                     watch.quiet(g)  # a game that ended with no move left (finish) scored after the last move
-                model_errors.extend(Mismatch(e.seed, e.turn, f"model error: {e.message}") for e in watch.errors)
+                model_errors.extend(Mismatch(e.seed, e.turn, f"model error: {e.message}", e.rules) for e in watch.errors)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             raise_rule_failure(exc, f"in game seed {gseed}, turn {turn}")
         if len(mismatches) >= 5 or len(model_errors) >= 3:
             break
+    if stats is not None:
+        stats.update(units=spent[0], cut=cut and not (mismatches or model_errors), games=finished)
     return mismatches + model_errors[:3], checked
 
 
@@ -461,6 +495,7 @@ def _describe(comp, kind) -> str:
 from .checks import register  # noqa: E402
 
 ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
+MODEL_ERRORS: dict = {}  # id(rule set) -> its model errors (Mismatch with rules), read by the invariants' verdicts
 ENGINE_PLAYERS = 2
 
 
@@ -492,25 +527,36 @@ def close_pool() -> None:
 
 
 def check_engine_parallel(rs: RuleSet, games: int, players: int = 2, jobs: int | None = None,
-                          sample: int = SAMPLE) -> tuple[list[Mismatch], int]:
+                          sample: int = SAMPLE, stats: dict | None = None) -> tuple[list[Mismatch], int]:
     """`check_engine` over seeds 0..games-1 split into one contiguous range per process (all cores by
     default); the same games and the same answer as one process, the first mismatches in seed order."""
     import os
 
+    from .budget import current
+
     jobs = jobs or len(os.sched_getaffinity(0))
     jobs = max(1, min(jobs, games // 20))  # a process is worth starting for 20 games or more
+    budget = current()
+    stats = stats if stats is not None else {}
     if jobs == 1:
-        return check_engine(rs, games, players, 0, sample=sample)
+        return check_engine(rs, games, players, 0, sample=sample, stats=stats)
     bounds = [games * k // jobs for k in range(jobs + 1)]
-    parts = list(_pool(jobs).map(_check_range, [(rs, bounds[k + 1] - bounds[k], players, bounds[k], sample)
+    each = None if budget.total is None else budget.left // jobs  # each worker's share of what is left
+    parts = list(_pool(jobs).map(_check_range, [(rs, bounds[k + 1] - bounds[k], players, bounds[k], sample, each)
                                                 for k in range(jobs)]))
-    mismatches = [m for ms, _ in parts for m in ms][:5]
-    return mismatches, sum(c for _, c in parts)
+    for _, _, st in parts:
+        budget.spend(st.get("units", 0))
+    stats.update(units=sum(st.get("units", 0) for _, _, st in parts), games=sum(st.get("games", 0) for _, _, st in parts),
+                 cut=any(st.get("cut") for _, _, st in parts))
+    mismatches = [m for ms, _, _ in parts for m in ms][:5]
+    return mismatches, sum(c for _, c, _ in parts)
 
 
 def _check_range(args):
-    rs, games, players, seed, sample = args
-    return check_engine(rs, games, players, seed, sample=sample)
+    rs, games, players, seed, sample, allowance = args
+    stats: dict = {}
+    ms, checked = check_engine(rs, games, players, seed, sample=sample, allowance=allowance, stats=stats)
+    return ms, checked, stats
 
 
 def _engine_clauses(rs: RuleSet) -> list[str]:
@@ -524,8 +570,16 @@ def engine_features(rs: RuleSet):
     the end of each game, one move in SAMPLE otherwise), the games split over all cores."""
     from tessera.compiler.runtime.errors import RuleFailure
 
+    from .budget import current
+
+    stats: dict = {}
     try:
-        mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE)
+        mismatches, checked = check_engine_parallel(rs, ENGINE_GAMES, ENGINE_PLAYERS, sample=SAMPLE, stats=stats)
     except RuleFailure as failure:
         return [failure.describe()]
-    return [str(m) for m in mismatches]
+    out = [str(m) for m in mismatches]
+    MODEL_ERRORS[id(rs)] = [m for m in mismatches if m.rules]  # they void the proofs that used those steps
+    if stats.get("cut") and not out:  # never a pass on games it did not play
+        out.append(f"inconclusive, not a pass: {stats.get('games', 0)} of {ENGINE_GAMES} games played to their end "
+                   f"before the {current().reason()}")
+    return out

@@ -78,6 +78,8 @@ class SymGame:
     domain: Domain = field(default_factory=lambda: Domain(None))
     sink: list[Fact] = field(default_factory=list)  # facts of game quantities any encoding created
     game_vars: dict[str, z3.ExprRef] = field(default_factory=dict)  # their variables (completed(city), …)
+    # per-feature lemmas the verifier proved (verifier/lemmas.py), by kind: assumed of a feature scored
+    lemmas: dict[str, list] = field(default_factory=dict)
 
     @classmethod
     def make(cls, rs: RuleSet, seats: int | None = None) -> "SymGame":
@@ -156,6 +158,10 @@ class InvariantCheck:
     text: str
     result: Result
     span: A.Span | None = None
+    step: str = ""  # the step the check is about (its RuleStep.rule): a model error there voids it
+
+
+MODEL_DISAGREES = "the model disagrees with the engine at"
 
 
 def figure_count(g: SymGame, name: str) -> z3.ArithRef:
@@ -245,8 +251,11 @@ def declared_invariants(rs: RuleSet) -> list[Invariant]:
 
 
 # --------------------------------------------------------------------- steps
-def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False) -> tuple[Env, dict]:
-    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it."""
+def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing: bool = False,
+                 lemmas: bool = True) -> tuple[Env, dict]:
+    """An env for one feature of `kind` (that has just completed, if `completing`), with the figures of each seat on it
+    (and the per-feature lemmas of g.lemmas about them, unless `lemmas` is False: in the middle of a put or join
+    scoring, where a figure was just put or two features joined and the returns are still to come)."""
     env = g.env(tag, kind=kind)
     env.completing = completing
     rs = g.rs
@@ -260,6 +269,10 @@ def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing:
             facts.append(Fact(z3.And(v >= 0, v <= g.before.board[(p, name)],
                                      z3.Implies(p >= g.players, v == 0)),
                               "builtin", f"seat {p}'s {name}s on the {kind} are among its {name}s on the board"))
+    if lemmas and g.lemmas.get(kind):
+        per = {name: z3.Sum([v for (p, n), v in f.items() if n == name] or [z3.IntVal(0)]) for name in rs.figures}
+        for lem in g.lemmas[kind]:
+            facts.append(Fact(lem.pred(per), "lemma", lem.describe() + "   (a lemma the verifier found and proved)"))
     corner = set(rs.corner_figures())
     owning = [v for (p, name), v in f.items() if name not in corner]
     # `figures`: the figures that count toward ownership (a barn on a corner does not)
@@ -371,15 +384,42 @@ def _fresh_scores(g: SymGame, after: State, gains: list[z3.ArithRef], why: str, 
         after.score[p] = v
 
 
-def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
+def by_rules(rs: RuleSet, kind: str, when: str) -> list[A.ScoreDecl]:
+    """The `score KIND WHEN by F` rules of figures F that count toward ownership (not on a corner):
+    the engine scores them in the same event as the plain `score KIND WHEN` (runtime/scoring.py
+    `_award`: an owner with an F there scores by F's rule instead of the plain one)."""
+    corner = set(rs.corner_figures())
+    return [d for (k, w, f), d in rs.figure_scores.items() if k == kind and w == when and f not in corner]
+
+
+def score_step(g: SymGame, decl: A.ScoreDecl | None, bys: list[A.ScoreDecl] | tuple = ()) -> RuleStep | None:
+    """One scoring event of a feature: `decl` (the plain `score K WHEN`, or a corner figure's `by`
+    rule, or a put/join scoring) and, with it, `bys`: the non-corner `score K WHEN by F` rules.
+    Each owner scores by the rule of an F it has there (the engine takes the first such figure of
+    the owner's on the feature: any of them, here), else by the plain rule (none: 0)."""
     rs = g.rs
+    if decl is None:
+        if not bys:
+            return None
+        decl, plain = bys[0], None
+    else:
+        plain = decl if decl.by is None else None
     kind = decl.kind
     facts = list(g.facts)
     if decl.when == "complete" and kind not in rs.complete:
         return None  # never completes: the rule cannot fire
-    env, on = _feature_env(g, kind, "", facts, decl.when == "complete")
+    env, on = _feature_env(g, kind, "", facts, decl.when == "complete", lemmas=decl.when not in ("put", "join"))
     pts = z3.Int("points")
-    facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
+    if plain is not None or decl.by is not None and not bys:
+        facts.append(Fact(pts == encode(decl.value, env), where(decl.span), line_text(decl.span)))
+    else:
+        facts.append(Fact(pts == 0, "engine", f"no plain `score {kind} {decl.when}`: an owner with no figure a `by` "
+                                              f"rule names scores nothing"))
+    by_pts: list[tuple[A.ScoreDecl, z3.ArithRef]] = []
+    for d in bys:
+        v = z3.Int(f"points.by.{d.by}")
+        facts.append(Fact(v == encode(d.value, env), where(d.span), line_text(d.span)))
+        by_pts.append((d, v))
     if decl.when in ("complete", "end"):
         cf = _complete_fact(rs, kind, env, decl.when == "complete")
         if cf is not None:
@@ -409,13 +449,27 @@ def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
         for p in range(g.seats):
             rule = leader[p] if mode == "most" else cnt[p] > 0
             facts.append(Fact(owner[p] == rule, ow, line_text(rs.owners.span) if rs.owners else "owners all"))
-    gains = [z3.If(owner[p], pts, 0) for p in range(g.seats)]
+    # the points each seat's rule gives it: a `by F` rule for an owner with an F there, else the plain one
+    mine = [pts for _ in range(g.seats)]
+    if by_pts:
+        for p in range(g.seats):
+            sel = z3.Int(f"rule[{p}]")  # 0: the plain rule; i: the i-th `by` rule
+            has = [on.get((p, d.by), z3.IntVal(0)) > 0 for d, _ in by_pts]
+            facts.append(Fact(z3.And(sel >= 0, sel <= len(by_pts), (sel == 0) == z3.Not(z3.Or(has)),
+                                     *[z3.Implies(sel == i + 1, h) for i, h in enumerate(has)]),
+                              "engine", f"an owner with a figure a `score {kind} {decl.when} by F` rule names there "
+                                        f"scores by that rule, any other by the plain one (runtime/scoring.py)"))
+            val = pts
+            for i, (_, v) in reversed(list(enumerate(by_pts))):
+                val = z3.If(sel == i + 1, v, val)
+            mine[p] = val
+    gains = [z3.If(owner[p], mine[p], 0) for p in range(g.seats)]
     after = g.before.copy()
     _fresh_scores(g, after, gains, "engine", "each owner of the feature scores its points (BASE-SCORE-1)", facts)
     claims: dict[str, z3.BoolRef] = {}
     tie = []
     for p in range(g.seats):
-        tie.append(z3.Implies(leader[p], after.score[p] - g.before.score[p] == pts))
+        tie.append(z3.Implies(leader[p], after.score[p] - g.before.score[p] == mine[p]))
         for q in range(p + 1, g.seats):
             tie.append(z3.Implies(z3.And(leader[p], leader[q]),
                                   after.score[p] - g.before.score[p] == after.score[q] - g.before.score[q]))
@@ -436,12 +490,17 @@ def score_step(g: SymGame, decl: A.ScoreDecl) -> RuleStep | None:
                 left.append(v - back == 0)
         claims["returned-when-scored"] = z3.And(left) if left else z3.BoolVal(True)
     show, inputs = _display(g, after, env.created, pts)
+    for d, v in by_pts:
+        show[f"points by {d.by}"] = v
     for (p, f), v in on.items():
         show[f"on_feature[{p}].{f}"] = v
         inputs.append(v)
     label = f"score {kind} {decl.when}" + (f" {trig}" if trig else "")
-    return RuleStep(label, where(decl.span), line_text(decl.span), cites(decl),
-                facts, after, claims, show, inputs, decl.span)
+    # reported at the last of its rules in the rule files (a house rule's `by` rule after base's plain one)
+    at = max([decl, *bys], key=lambda d: (d.span.file != (decl.span.file), d.span.line)) if bys else decl
+    clauses = tuple(dict.fromkeys(c for d in [decl, *bys] for c in cites(d)))
+    return RuleStep(label, where(at.span), line_text(at.span), clauses,
+                facts, after, claims, show, inputs, at.span)
 
 
 def place_step(g: SymGame, name: str, fig: A.FigureDecl, allow: A.PermitDecl | None = None) -> RuleStep:
@@ -605,11 +664,20 @@ def all_steps(g: SymGame) -> list[RuleStep]:
     for pm in rs.permits:
         if pm.mode == "allow" and pm.figure in rs.figures:
             out.append(place_step(g, pm.figure, rs.figures[pm.figure], pm))
-    chained = {id(d) for k in rs.complete for d in [rs.scores.get((k, "complete"))] if d is not None}
+    corner = set(rs.corner_figures())
+    # one step per scoring event: the plain rule with the non-corner `by` rules of the same kind and moment
+    # (a completion's is part of its completion step, completion_steps; the engine scores a completion's
+    # `by` rules only where a plain `score K complete` exists)
+    done: set[tuple[str, str]] = set()
     for decl in rs.all_scores():
-        if id(decl) in chained:
-            continue  # part of its kind's completion (completion_steps)
-        st = score_step(g, decl)
+        if decl.figure is not None or decl.by in corner:
+            st = score_step(g, decl)
+        else:
+            key = (decl.kind, decl.when)
+            if key in done or (decl.when == "complete" and decl.kind in rs.complete):
+                continue
+            done.add(key)
+            st = score_step(g, rs.scores.get(key), by_rules(rs, *key))
         if st is not None:
             out.append(st)
     for name, rc in rs.recalls.items():
@@ -743,7 +811,7 @@ def completion_steps(g: SymGame) -> list[RuleStep]:
         state = counted
         decl = rs.scores.get((kind, "complete"))
         if decl is not None:
-            st = score_step(replace(g, before=state), decl)
+            st = score_step(replace(g, before=state), decl, by_rules(rs, kind, "complete"))
             if st is not None:
                 facts += [f for f in st.facts if id(f) not in base_ids]
                 members.append((st.rule, st.where, st.text, st.span, _writes(state, st.after)))
@@ -1042,28 +1110,40 @@ def _reported_at(g: SymGame, step: RuleStep, inv: Invariant) -> tuple[str, str, 
     return m[0], m[1], m[2], m[3]
 
 
-def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
+def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: list[Invariant] = (),
+                     minimize: bool = True, only: set | None = None) -> list[InvariantCheck]:
+    """Every invariant's induction steps and formula checks; with `feature_lemmas` assumed of every feature
+    scored, and `extra` (candidate state lemmas) proved as invariants beside the others.  `minimize`: a
+    counterexample is the smallest one (a costly optimization: left out while lemmas are searched);
+    `only`: check just these (invariant id, step) pairs (the formula checks too when it holds "formula")."""
     g = SymGame.make(rs)
-    invs = builtin_invariants(rs, g) + declared_invariants(rs)
+    for lem in feature_lemmas or ():
+        g.lemmas.setdefault(lem.kind, []).append(lem)
+    invs = builtin_invariants(rs, g) + declared_invariants(rs) + list(extra)
     state_invs = [i for i in invs if i.kind == "state"]
     pre = [Fact(i.pred(g, g.before), i.where, f"before the step: {i.title}", assumed=True) for i in state_invs]
     out: list[InvariantCheck] = []
     init = initial_step(g)
     for inv in state_invs:
+        if only is not None and (inv.id, "initial state") not in only and (inv.id, "*") not in only:
+            continue
         claim = inv.pred(g, init.after)
-        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars}, init.inputs + list(g.game_vars.values()))
-        out.append(InvariantCheck(inv, "initial state", "builtin", "", res))
+        res = prove(claim, init.facts + g.sink, {**init.show, **g.game_vars},
+                    init.inputs + list(g.game_vars.values()) if minimize else ())
+        out.append(InvariantCheck(inv, "initial state", "builtin", "", res, step="initial state"))
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
         for inv in invs:
+            if only is not None and (inv.id, step.rule) not in only and (inv.id, "*") not in only:
+                continue
             if inv.kind == "state":
                 claim = inv.pred(g, step.after)
                 if z3.eq(z3.simplify(claim), z3.simplify(inv.pred(g, g.before))):
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
                     rule, at, text, span = _reported_at(g, step, inv)
-                    out.append(InvariantCheck(inv, rule, at, text, res, span))
+                    out.append(InvariantCheck(inv, rule, at, text, res, span, step=step.rule))
                     continue
             elif inv.kind == "step":
                 if step.transfer and inv.id == "score-never-decreases":
@@ -1074,13 +1154,16 @@ def check_invariants(rs: RuleSet) -> list[InvariantCheck]:
             else:
                 continue
             claims[inv.id] = claim
-        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars}, step.inputs + list(g.game_vars.values()))
+        if not claims:
+            continue
+        results = prove_all(claims, facts + g.sink, {**step.show, **g.game_vars},
+                            step.inputs + list(g.game_vars.values()) if minimize else ())
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
             rule, at, text, span = _reported_at(g, step, byid[iid])
-            out.append(InvariantCheck(byid[iid], rule, at, text, res, span))
+            out.append(InvariantCheck(byid[iid], rule, at, text, res, span, step=step.rule))
     for inv in invs:
-        if inv.kind == "formula":
+        if inv.kind == "formula" and (only is None or "formula" in only):
             out.extend(_formula_checks(rs, inv))
     return out
 
@@ -1152,19 +1235,25 @@ def _not_reached(found) -> str:
             f"never broke it")
 
 
+_STATE_NAMES: dict = {}  # "names": the state variables of the rule set being reported (what an invariant may read)
+
+
 def _hint(c: InvariantCheck) -> str:
     """An invariant that would exclude z3's state: the values the state shows, stated as a claim to add."""
     m = c.result.model
     if c.invariant.kind == "formula":
         return ("hint: the formula gives less for more of a quantity; if that is meant, no invariant is broken "
                 "by it alone, but the scores it gives are, if a game reaches them")
-    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'") and "[" not in k
-              and k not in ("players", "current", "points")]
+    # only what an `invariant` may read (a state, completed(KIND)): a feature's quantities (neighbours,
+    # count(floor)) have no meaning there, so a hint naming them would be one the language refuses
+    states = _STATE_NAMES.get("names", set())
+    before = [(k, v) for k, v in m.items() if isinstance(v, int) and not k.endswith("'")
+              and (k in states or k.startswith("completed("))]
     if before:
         k, v = before[0]
-        return (f"hint: if no game reaches this state, state why as an invariant that excludes it "
-                f"(for instance one bounding `{k}`, here {v}), and verify again")
-    return "hint: if no game reaches this state, state why as an invariant that excludes it, and verify again"
+        return (f"hint: no lemma the verifier tried excludes this state; if no game reaches it, state why as an "
+                f"invariant that excludes it (for instance one about `{k}`, here {v}), and verify again")
+    return ""
 
 
 # --------------------------------------------------------------- registry
@@ -1181,6 +1270,8 @@ def _detail(c: InvariantCheck) -> list[str]:
             if f.where != "builtin" and d not in seen:
                 seen.append(d)
         return out + [f"involves {d}" for d in seen]
+    if _voided(c):
+        return [f"unknown: {r.reason}; a proof about the model would not be about the engine's game"]
     return [f"inconclusive, not a pass: {r.reason}"]
 
 
@@ -1201,7 +1292,10 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
                 extra = found.witness.lines()
         elif c.result.refuted:
             verdict = "is not proved"
-            extra = [_not_reached(found), _hint(c)] if found is not None else []
+            _STATE_NAMES["names"] = set(rs.states)
+            extra = [x for x in (_not_reached(found), _hint(c)) if x] if found is not None else []
+        elif _voided(c):
+            verdict = "is unknown"
         else:
             verdict = "is inconclusive"
         head = (f"invariant `{c.invariant.id}` [{', '.join(c.invariant.clauses)}] {verdict} for {c.rule}: "
@@ -1214,15 +1308,22 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
     order: dict[str, list[InvariantCheck]] = {}
     for c in checks:
         order.setdefault(c.invariant.id, []).append(c)
+    voided = sum(1 for c in checks if _voided(c))
     lines = [f"{len(order)} invariants, {len(checks)} induction steps and formula checks: {n['proved']} proved, "
              f"{n['refuted']} refuted (a game breaks it), {n['not proved']} not proved (no game tried breaks it), "
-             f"{n['inconclusive']} inconclusive"]
+             f"{n['inconclusive'] - voided} inconclusive" + (f", {voided} unknown (the model disagrees with the engine)"
+                                                             if voided else "")]
     for iid, cs in order.items():
         inv = cs[0].invariant
         ok = sum(1 for c in cs if c.result.proved)
         tag = "proved" if ok == len(cs) else ("REFUTED" if any(_witnessed(c, searches) for c in cs) else
+                                              "UNKNOWN" if any(_voided(c) for c in cs) else
                                               "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
+    lemmas = LEMMAS_USED.get(id(rs)) or []
+    if lemmas:
+        lines.append("proved with lemmas the verifier found (inductive together with the invariants): " +
+                     "; ".join(lemmas))
     if rs.modules:
         out.append(Diagnostic(rs.modules[0].span, "\n    ".join(lines), "invariant", "note"))
     return out
@@ -1241,17 +1342,168 @@ def _clauses(rs: RuleSet) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+LEMMA = "lemma"  # Invariant.where of a candidate state lemma, Fact.where of a per-feature lemma
+HOUDINI_ROUNDS = 4
+
+
+def _failing(c: InvariantCheck) -> bool:
+    return c.result.refuted and c.invariant.kind in ("state", "step", "feature")
+
+
+def strengthen(rs: RuleSet, checks: list[InvariantCheck]) -> tuple[list[InvariantCheck], list[str]]:
+    """Induction broken on a state that may be unreachable: strengthen it with lemmas the verifier finds
+    (verifier/lemmas.py, Houdini) and check again.  Returns the checks (a check proved before stays as it
+    was; one broken before takes its new result) and the lemmas the new proofs used, in words."""
+    from .lemmas import feature_lemmas, state_candidates
+
+    if not any(_failing(c) for c in checks):
+        return checks, []
+    failing = {(c.invariant.id, c.step) for c in checks if _failing(c)}
+
+    def minimized(out: list[InvariantCheck], fl=(), cands=()) -> list[InvariantCheck]:
+        """The checks still broken, again with their smallest counterexample (the search went without)."""
+        again = {(c.invariant.id, c.step) for c in out if _failing(c)}
+        if not again:
+            return out
+        redo = {(c.invariant.id, c.step, c.rule): c for c in check_invariants(rs, list(fl), list(cands), only=again)}
+        return [redo.get((c.invariant.id, c.step, c.rule), c) if _failing(c) else c for c in out]
+    fl = feature_lemmas(rs)
+    cands = []
+    for text, expr in state_candidates(rs):
+        def pred(g: SymGame, s: State, expr=expr):
+            return encode(expr, g.env("", s))
+        cands.append(Invariant(f"lemma {text}", text, (), LEMMA, "state", pred))
+    if not fl and not cands:
+        return minimized(checks), []
+    res: list[InvariantCheck] = []
+    for _ in range(HOUDINI_ROUNDS):
+        # a check proved before stays proved with more assumed: only the broken ones and the candidates are asked
+        res = check_invariants(rs, fl, cands, minimize=False, only=failing | {(i.id, "*") for i in cands})
+        bad = {c.invariant.id for c in res if c.invariant.where == LEMMA and not c.result.proved}
+        if not bad:
+            break
+        cands = [i for i in cands if i.id not in bad]
+    else:
+        return minimized(checks), []  # no subset found inductive within the rounds: the checks stay as they were
+    new = {(c.invariant.id, c.step, c.rule): c for c in res if c.invariant.where != LEMMA}
+    out, used = [], []
+    for c in checks:
+        n = new.get((c.invariant.id, c.step, c.rule))
+        if c.result.proved or n is None or not n.result.proved:
+            out.append(c)
+            continue
+        out.append(n)
+        for f in n.result.used:
+            if f.where == LEMMA:
+                t = f.text.split("   (")[0]
+                used.append(t[len("before the step: "):] if t.startswith("before the step: ") else t)
+    return minimized(out, fl, cands), list(dict.fromkeys(used))
+
+
+def same_step(step: str, label: str) -> bool:
+    """Is the model's step `step` (RuleStep.rule) the rule a conformance label names (`place a
+    follower` names `place a follower on tower (allow)` too; `capture`, every capture step)?"""
+    return bool(label) and (step == label or step.startswith(label + " ") or step.startswith(label + "("))
+
+
+def void_by_model(checks: list[InvariantCheck], errors, searches: dict | None = None) -> int:
+    """A model error (the engine made a move the model calls impossible, verifier/conformance.py)
+    voids every verdict that used an erring step: proved or not, it is *unknown* -- a proof about
+    another game than the engine's proves nothing.  A refutation with a game stays: the game is the
+    engine's.  `errors`: (the labels of the rules that fired, the error's text).  Returns how many."""
+    n = 0
+    for c in checks:
+        if not c.step or _witnessed(c, searches):
+            continue
+        for labels, text in errors:
+            hit = next((lab for lab in labels if same_step(c.step, lab)), None)
+            if hit is not None:
+                c.result = Result(Verdict.INCONCLUSIVE, reason=f"{MODEL_DISAGREES} {hit} ({text})")
+                n += 1
+                break
+    return n
+
+
+def _voided(c: InvariantCheck) -> bool:
+    return c.result.verdict is Verdict.INCONCLUSIVE and c.result.reason.startswith(MODEL_DISAGREES)
+
+
+SAMPLE_GAMES = 3  # conformance games of a house rule under --no-engine (the engine check plays more)
+
+
+def _house(rs: RuleSet) -> bool:
+    """Has the rule set a module outside the bundled top-level rule files (a house rule, or a variant)?"""
+    from pathlib import Path
+
+    from tessera.dsl.model import BUNDLED_RULES
+
+    for m in rs.modules:
+        f = Path(m.span.file or "")
+        try:
+            if f.resolve().parent != BUNDLED_RULES.resolve():
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tuple, str]]:
+    """A few games of the compiled engine held against the model (the conformance check), within the
+    rule set's budget: the model errors found, as (rules that fired, text)."""
+    from tessera.compiler.runtime.errors import RuleFailure
+
+    from .engine_check import check_engine
+
+    if not rs.tiles:
+        return []
+    try:
+        found, _ = check_engine(rs, games, 2, 0, every=1 << 30, conform=True)
+    except RuleFailure:
+        return []  # a rule that fails in a game: the examples, the records and the engine check report it
+    return [(m.rules, str(m)) for m in found if m.rules]
+
+
+LEMMAS_USED: dict = {}  # id(rule set) -> the lemmas its proofs used (the summary prints them)
+LAST: dict = {}  # id(rule set) -> (rule set, checks, searches, seconds): the engine check's model errors void them
+
+
 @register("invariants", _clauses, applies=lambda rs: bool(rs.figures or rs.scores or rs.invariants))
 def invariants(rs: RuleSet) -> list[Diagnostic]:
     """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
     import time
 
+    from . import engine_check
     from .witness import search_all
 
     t0 = time.perf_counter()
-    checks = check_invariants(rs)
+    # a broken step: lemmas found, and checked again (its smallest counterexample worked out only if still broken)
+    checks, lemmas = strengthen(rs, check_invariants(rs, minimize=False))
+    LEMMAS_USED[id(rs)] = lemmas
     searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
+    if engine_check.ENGINE_GAMES <= 0 and _house(rs):
+        # --no-engine: the engine check will not hold the model to the engine, so a few games do it here
+        void_by_model(checks, sample_model_errors(rs), searches)
+    LAST.clear()
+    LAST[id(rs)] = (rs, checks, searches, time.perf_counter() - t0)
     return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
+
+
+def after_engine(rs: RuleSet, results: list) -> None:
+    """After every check of the rule set: the engine check's model errors void the invariants' verdicts
+    that used the erring steps (run_checks calls it; the invariants' result is rewritten)."""
+    from . import engine_check
+
+    errors = engine_check.MODEL_ERRORS.pop(id(rs), None)
+    hit = LAST.get(id(rs))
+    if not errors or hit is None or hit[0] is not rs:
+        return
+    _, checks, searches, seconds = hit
+    if not void_by_model(checks, [(m.rules, str(m)) for m in errors], searches):
+        return
+    for r in results:
+        if r.name == "invariants":
+            r.diagnostics = [d for d in r.diagnostics if d.code == "degenerate"] + diagnostics(rs, checks, seconds, searches)
+            r.passed = False
 
 
 def degenerate(rs: RuleSet) -> list[Diagnostic]:

@@ -30,40 +30,48 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import z3
 
+from . import budget as _budget
+
 SEED = 0
 RLIMIT = 20_000_000  # z3's deterministic resource counter, per query
-# z3's resource count for all the queries of one rule set (`tessera verify --budget N`): once it is
-# spent, every query left is answered "unknown" at once and its check is inconclusive (budget spent),
-# never a pass.  The eight default rule sets spend at most about 5.2 M each (docs/verifier.md).
-BUDGET: int | None = 200_000_000
+# The rule set's budget (`tessera verify --budget N`) is verifier/budget.py's: z3's work, the witness
+# games and the engine check all draw on it.  Once it is spent, every query left is answered "unknown"
+# at once and its check is inconclusive (budget spent), never a pass.
 TIMEOUT: float | None = None  # wall-clock seconds per query; None: no timeout (the default)
 _count = 0  # z3's resource count as last read (it only grows, over the whole process)
-_start = 0  # ... when the current rule set's budget started (start_budget)
 
 
 def set_limits(rlimit: int | None = None, timeout: float | None = None, budget: int | None = None) -> None:
     """`tessera verify --rlimit N --timeout SECONDS --budget N`: the limits of every later query."""
-    global RLIMIT, TIMEOUT, BUDGET
+    global RLIMIT, TIMEOUT
     if rlimit is not None:
         RLIMIT = int(rlimit)
     if budget is not None:
-        BUDGET = int(budget) if budget > 0 else None
+        _budget.set_total(int(budget) if budget > 0 else None)
     TIMEOUT = timeout if timeout is None or timeout > 0 else None
 
 
 def start_budget() -> None:
-    """A rule set's checks begin: its budget is whole again."""
-    global _start
-    _start = _count
+    """A rule set's checks begin: its budget is whole again (the work before it is not charged)."""
+    global _count, _allocs
+    _budget.start()
+    try:
+        s = z3.Solver()
+        s.check()
+        st = s.statistics()
+        _count = max(_count, int(st.get_key_value("rlimit count")))
+        _allocs = max(_allocs, int(st.get_key_value("num allocs")))
+    except (z3.Z3Exception, ValueError, TypeError):
+        pass
 
 
 def spent() -> int:
-    """z3's resource count spent since start_budget()."""
-    return _count - _start
+    """The work spent since start_budget() (z3's resource count and the engine's moves)."""
+    return _budget.current().used
 
 
 def budget_spent() -> bool:
-    return BUDGET is not None and spent() >= BUDGET
+    return _budget.current().exhausted
 
 
 BUDGET_SPENT = "budget spent"
@@ -71,35 +79,46 @@ BUDGET_SPENT = "budget spent"
 
 def _check(obj) -> z3.CheckSatResult:
     """obj.check() within the query's rlimit and what is left of the rule set's budget."""
-    global _count
-    if BUDGET is not None:
-        left = BUDGET - spent()
-        if left <= 0:
-            return z3.unknown
-        obj.set("rlimit", min(RLIMIT, left))
+    b = _budget.current()
+    if b.exhausted:
+        return z3.unknown
+    obj.set("rlimit", max(1, min(RLIMIT, b.left)))
     r = obj.check()
-    try:
-        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
-    except (z3.Z3Exception, ValueError, TypeError):
-        pass  # no work counted (a trivial query)
+    count_work(obj)
     return r
 
 
+ALLOC_UNITS = 50  # z3 memory allocations per budget unit (see count_work)
+_allocs = 0  # z3's allocation count as last read (process-wide, it only grows)
+
+
 def count_work(obj) -> None:
-    """Note z3's resource count after a query made outside `_check` (the conformance check's), so that
-    the next rule set's budget starts after it."""
-    global _count
+    """Charge the rule set's budget for the z3 work done since the last reading (the conformance
+    check's queries too, made outside `_check`).  The charge is the larger of z3's resource count and
+    its allocation count / ALLOC_UNITS: both are counts (the same on an idle and a loaded machine), and
+    the resource count alone undercounts nonlinear arithmetic (nlsat) several times over against the
+    CPU it takes, which let 40 nonlinear worked examples run 428 s under a 200 M budget."""
+    global _count, _allocs
     try:
-        _count = max(_count, int(obj.statistics().get_key_value("rlimit count")))
+        st = obj.statistics()
+        now = int(st.get_key_value("rlimit count"))
     except (z3.Z3Exception, ValueError, TypeError):
-        pass
+        return  # no work counted (a trivial query)
+    try:
+        allocs = int(st.get_key_value("num allocs"))
+    except (z3.Z3Exception, ValueError, TypeError):
+        allocs = _allocs
+    units = max(now - _count, (allocs - _allocs) // ALLOC_UNITS, 0)
+    _count = max(_count, now)
+    _allocs = max(_allocs, allocs)
+    if units:
+        _budget.current().spend(units)
 
 
 def why_unknown(raw: str) -> str:
     """z3's reason for `unknown`, in words, with the option that raises the limit reached."""
     if budget_spent():
-        return (f"{BUDGET_SPENT}: the rule set's z3 budget ({BUDGET:,}) is used up, and the checks left are "
-                f"inconclusive; raise it with `tessera verify --budget {BUDGET * 10}`")
+        return _budget.current().reason()
     timed = TIMEOUT is not None and ("timeout" in raw or "canceled" in raw or "cancelled" in raw)
     if "resource" in raw or "rlimit" in raw or (not timed and "cancel" in raw):
         return (f"z3 reached its resource limit ({RLIMIT:,} per query); raise it with "
