@@ -202,8 +202,11 @@ def _scores(rs: RuleSet):
 @register("card-scores", ["CARD-SCORE-1"], applies=CARDS)
 def card_scores(rs: RuleSet):
     """No scoring is ever negative, so no score ever decreases."""
+    from .witness import card_search
+
     out = []
     tables = _tables(rs)
+    eng = None
     for label, expr, ctx, decl in _scores(rs):
         env, facts = _domain(rs, ctx)
         v = _encode(expr, env, tables)
@@ -211,8 +214,27 @@ def card_scores(rs: RuleSet):
         res = prove(v >= 0, facts, show={**show, "points": v})
         if res.refuted:
             inputs = ", ".join(f"{k} = {x}" for k, x in sorted(res.model.items()) if k != "points")
-            out.append(f"  {where(decl.span)}: refuted: `{label}` gives {res.model.get('points')} points when "
-                       f"{inputs or 'it is read'}: a score would decrease [{rs.cards.clause_of(decl, 'CARD-SCORE-1')}]")
+            clause = rs.cards.clause_of(decl, 'CARD-SCORE-1')
+            # refuted only with a game of the compiled engine whose scoring goes below 0 (verifier/witness.py)
+            feature, when = ("misplaced", "take") if label == "misplaced" else (label.split()[1], ctx)
+            try:
+                if eng is None:
+                    from tessera.compiler.build import load_engine
+
+                    eng = load_engine(rs)
+                found = card_search(rs, feature, when, res.model.get("players"), label, eng=eng)
+                note = found.note
+            except Exception as exc:  # rules the engine cannot play: said, never a refutation
+                found, note = None, f"the engine failed ({type(exc).__name__}: {exc})"
+            z3_says = f"`{label}` gives {res.model.get('points')} points when {inputs or 'it is read'}"
+            if found is not None and found.witness is not None:
+                out.append("\n    ".join([f"  {where(decl.span)}: refuted: {z3_says}: a score decreases [{clause}]"]
+                                         + found.witness.lines()))
+            else:
+                tried = note or (f"{found.games} games of the compiled engine ({found.players} players first, then "
+                                 f"the others) never scored it below 0")
+                out.append(f"  {where(decl.span)}: not proved: z3's take: {z3_says}; not reached by any game tried: "
+                           f"{tried} [{clause}]")
         elif not res.proved:
             out.append(f"  {where(decl.span)}: not proved (z3: {res.reason}): `{label}` is never negative")
     return out

@@ -23,6 +23,7 @@ proved* -- z3's state breaks the induction step, but no game tried reaches it.
 """
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import tempfile
@@ -55,9 +56,11 @@ class Witness:
     turns: int
     what: str  # "seat p1's score goes 0 -> -2 at turn 71 (score field end, and its clause)"
     games: int  # games played to find it
+    breaks: str = ""  # the invariant and the step it is the witness of: "`stays-barn` at capture a barn (own)"
 
     def lines(self) -> list[str]:
-        return [f"witness: {self.what}; found in game {self.games} of the search ({self.players} players, "
+        of = f" of {self.breaks}" if self.breaks else ""
+        return [f"witness{of}: {self.what}; found in game {self.games} of the search ({self.players} players, "
                 f"seed {self.seed}, {self.policy} moves)",
                 f"replay it: tessera replay {self.record}",
                 f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
@@ -82,8 +85,9 @@ def _rule_matches(rule: str, ev: dict) -> bool:
     if k == "score":
         if ev.get("feature") == "outpost":
             return rule.startswith(f"on {ev.get('when')} of ") and ev.get("outpost", "") in rule
-        return rule.startswith(f"score {ev.get('feature')} {ev.get('when')}") or (
-            ev.get("when") == "recall" and rule.startswith("recall "))
+        if ev.get("when") == "recall":  # `recall abbot from a garden`: that kind's recall, not a cloister's
+            return rule.startswith("recall ") and rule.endswith(f" {ev.get('feature')}")
+        return rule.startswith(f"score {ev.get('feature')} {ev.get('when')}")
     if k == "ransom":
         return rule.startswith(f"ransom a{'n' if ev.get('figure', '')[:1] in 'aeiou' else ''} {ev.get('figure')}")
     if k == "award":
@@ -129,6 +133,21 @@ class Monitor:
                 self.kind = "declared"
                 self.eval = state_evaluator(rs, decl.test)
         self.last_stays: dict = {}
+        # a capture step is one outcome (own, prisoner, exchange for X): its witness must be that capture
+        m = re.match(r"capture an? (\w+) \((own|prisoner|exchange for an? (\w+))\)$", rule)
+        self.capture = (m.group(1), "exchange" if m.group(3) else ("supply" if m.group(2) == "own" else "prisoner"),
+                        m.group(3)) if m else None
+
+    def outcome_ok(self, events: list) -> bool:
+        """Whether the events of the move that broke the invariant are the refuted step's own (for a
+        capture step: a capture of its figure with its outcome); any move, for other steps."""
+        if self.capture is None:
+            return True
+        fig, to, back = self.capture
+        caps = [e for e in events if e.get("kind") == "capture" and e.get("figure") == fig and e.get("to") == to]
+        if to == "exchange":
+            return bool(caps) and any(e.get("kind") == "exchange" and e.get("back") == back for e in events)
+        return bool(caps)
 
     @property
     def usable(self) -> bool:
@@ -230,7 +249,12 @@ def _focus(rs: RuleSet, check) -> tuple[set, set, set]:
         acts.add("capture")
     if check.rule.startswith("on ") and rs.tracks or "outpost" in check.rule:
         acts.add("outpost")
-    return figs, kinds, acts
+    m = re.match(r"capture an? (\w+) \((own|prisoner|exchange for an? (\w+))\)$", check.rule)
+    outcome = (m.group(1), "exchange" if m.group(3) else ("supply" if m.group(2) == "own" else "prisoner"),
+               m.group(3)) if m else None
+    if outcome is not None:
+        figs = {outcome[0]} | ({outcome[2]} if outcome[2] else set())
+    return figs, kinds, acts, outcome
 
 
 class Policy:
@@ -246,10 +270,27 @@ class Policy:
         self.rng, self.name = rng, name
         self.lean = "lean" in name
         self.abstain = "abstain" in name
+        self.capture = focus[3] if len(focus) > 3 else None  # (figure, outcome, back) of a capture step
+
+    def _capture_fits(self, g, a) -> bool:
+        fig, to, back = self.capture
+        if g.R.FIGURES[a.figure].name != fig:
+            return False
+        p = g.pending[0] if g.pending else g.current_player()
+        if to == "supply":
+            return a.owner == p
+        if to == "prisoner":
+            return a.owner != p and a.back is None
+        return a.owner != p and a.back is not None and g.R.FIGURES[a.back].name == back
 
     def wanted(self, g, a) -> bool:
         """Whether move a (a typed move, runtime/moves.py: read by kind and field) serves the focus."""
         kind = a.KIND
+        if kind == "capture" and self.capture is not None:
+            try:
+                return self._capture_fits(g, a)
+            except Exception:  # a capture move of another shape: any capture serves
+                return True
         if kind in self.acts:
             return True
         if kind != "place":  # an outpost, capture, ransom, pass, discard, catapult or removal not asked for
@@ -343,6 +384,7 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
         rec = Recorder(turns)
         found = None
         pending_ransom = False
+        mark = 0  # the events since the last moment checked: the move that breaks the invariant
         while not g.ended:
             acts = g.legal_actions()
             if not acts:
@@ -357,6 +399,10 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 continue  # a decision of this turn is still to come
             if found is None:
                 found = mon.check(g)
+                if found is not None and not mon.outcome_ok(g.events[mark:]):
+                    found = None  # broken, but by another step than the refuted one: not its witness
+                    break
+                mark = len(g.events)
                 if found is not None and a.KIND == "ransom":
                     pending_ransom = True  # a record writes a ransom with the next turn's tile: play on to it
                     continue
@@ -371,7 +417,8 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
         if not replayed:
             path.unlink(missing_ok=True)
             continue
-        return Search(Witness(path, n, seed, pname, len(turns), found, k + 1), k + 1, players)
+        return Search(Witness(path, n, seed, pname, len(turns), found, k + 1,
+                              f"`{check.invariant.id}` at {check.rule}"), k + 1, players)
     return Search(None, games, players)
 
 
@@ -380,7 +427,11 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
 
     d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}.json"
+    # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
+    # digest of the whole label keeps two refutations from sharing a file)
+    label = f"{check.invariant.id}|{check.rule}|{getattr(check, 'span', None) or ''}"
+    digest = hashlib.sha256(label.encode()).hexdigest()[:8]
+    path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}--{digest}.json"
     doc = {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(players)],
            "seed": seed, "turns": turns, "end": "final" if ended else "none"}
     write_record(path, doc)
@@ -422,3 +473,250 @@ def search_all(rs: RuleSet, checks: list) -> dict:
         except Exception as exc:  # a rule that crashes the engine: said, never a pass nor a refutation
             out[id(c)] = Search(None, 0, 0, note=f"the engine failed while playing ({type(exc).__name__}: {exc})")
     return out
+
+
+# ------------------------------------------------------------------ the river theorem's witnesses
+@dataclass
+class RiverWitness:
+    """An engine game that follows z3's river: its record and what it shows (a discarded tile)."""
+
+    record: Path
+    players: int
+    what: str
+    turns: int
+
+    def lines(self) -> list[str]:
+        return [f"witness: {self.what} ({self.players} players, {self.turns} record turns)",
+                f"replay it: tessera replay {self.record}",
+                f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
+
+
+def _river_sides(rs: RuleSet, kind: str) -> dict[str, set]:
+    """Every tile's river sides at rotation 0 (a tile of several variants: the first's)."""
+    from tessera.dsl.places import SIDES
+
+    out: dict[str, set] = {}
+    for tt in rs.tiles:
+        if tt.cells is None and tt.name not in out:
+            out[tt.name] = {p for f in tt.features if f.kind == kind for p in f.places if p in SIDES}
+    return out
+
+
+def _shape(sides: set) -> str:
+    from tessera.dsl.places import OPPOSITE
+
+    if len(sides) == 1:
+        return "end"
+    if len(sides) == 2:
+        a, b = sorted(sides)
+        return "straight" if OPPOSITE[a] == b else "curve"
+    return ""
+
+
+def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, players: int | None,
+                 record_dir: Path | None = None, eng=None) -> Search:
+    """A game of the compiled engine that lays the river as z3's sequence does (`placed[1:]`: each
+    tile's turn, cell and the heading it leaves by; the first entry is the start) and then, when
+    `final` names a shape ("straight", "curve", "lake" or "any"), draws such a tile at the open end
+    and finds it can only be discarded (BASE-PLACE-3): the river blocked.  With `final` None the
+    game ends after the last tile laid (a river that flows back: the record shows it).  The record
+    is replayed at once; a game the engine does not follow is no witness (Search.note says why)."""
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import Recorder
+    from tessera.dsl.places import rotate
+
+    lo, hi = rs.player_range()
+    n = players if isinstance(players, int) and lo <= players <= hi else lo
+    kind = rs.placement["continues"].arg
+    sides = _river_sides(rs, kind)
+    eng = eng or load_engine(rs)
+    R = eng.rules
+    g = eng.new_game(n, 0)
+    turns: list = []
+    rec = Recorder(turns)
+
+    def candidates(shape: str):
+        deck = next((d for d in g.decks if d), [])
+        seen, out = set(), []
+        for tid in sorted(set(deck) | ({g.drawn} if g.drawn is not None else set())):
+            name = R.TILES[tid].name
+            s = sides.get(name, set())
+            ok = (shape == "any" and s) or (shape == "lake" and _shape(s) == "end") or _shape(s) == shape
+            if ok and tid not in seen:
+                seen.add(tid)
+                out.append(tid)
+        return out
+
+    def discard_one(shape: str) -> bool:
+        """Draw a river tile of `shape` that the engine can only discard, and discard it."""
+        for tid in candidates(shape):
+            g.force_tile_id(tid)
+            acts = g.legal_actions()
+            if acts and all(a.KIND == "discard" for a in acts):
+                rec(g, acts[0])
+                g.apply_action(acts[0])
+                return True
+        return False
+
+    for p in placed[1:]:
+        shape = "lake" if _shape(sides.get(p.tile, set())) == "end" else ("curve" if p.turn else "straight")
+        move = None
+        for tid in candidates(shape):
+            g.force_tile_id(tid)
+            rot_sides = lambda a: {rotate(s, a.rotation) for s in sides.get(R.TILES[tid].name, set())}  # noqa: E731
+            move = next((a for a in g.legal_actions() if a.KIND == "place" and a.figure is None
+                         and tuple(a.cell) == tuple(p.cell) and p.heading in rot_sides(a)), None)
+            if move is not None:
+                break
+        if move is None:
+            # the tile z3 lays here does not fit the board (its other edges against what it borders):
+            # the river is blocked one tile early if some river tile can only be discarded here
+            if not discard_one("any"):
+                return Search(None, 1, n, note=f"the engine lays no {shape} river tile at {p.cell} leaving {p.heading} "
+                                               f"after {len(turns)} tiles, as z3's sequence does")
+            final = "early"
+            break
+        rec(g, move)
+        g.apply_action(move)
+    what = ""
+    if final is not None:
+        if final != "early" and not discard_one(final):
+            return Search(None, 1, n, note=f"after z3's {len(turns)} tiles the engine still lays every "
+                                           f"{final} river tile it may draw (the open end: "
+                                           f"{placed[-1].cell if placed else '?'})")
+        name = R.TILES[g.history[-1][0]].name
+        what = (f"after {len(turns) - 1} river tiles laid as z3's sequence{' goes' if final == 'early' else ''}, "
+                f"{name} is drawn and fits nowhere: it is discarded at turn {len(turns)} [{R.CLAUSE_DISCARD}]"
+                + (f" (z3's river {prop} at tile {len(placed) - 1}; the engine's is blocked before it, its other "
+                   f"edges meeting what it borders)" if final == "early" and prop != "is blocked" else ""))
+    else:
+        last = placed[-1]
+        what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(n)],
+                        "seed": 0, "turns": turns, "end": "none"})
+    if not _replays(path, g) or (final is not None and not _discards(path)):
+        path.unlink(missing_ok=True)
+        return Search(None, 1, n, note="the engine's game did not replay to the same board")
+    return Search(RiverWitness(path, n, what, len(turns)), 1, n)
+
+
+def _discards(path: Path) -> bool:
+    """The record's replay shows its last turn's tile discarded."""
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    res = replay(load_record(path), path.parent)
+    return any(e.get("kind") == "discard" for e in res.game.events)
+
+
+# ------------------------------------------------------------------ the card game's witnesses
+@dataclass
+class CardWitness:
+    record: Path
+    players: int
+    seed: int
+    policy: str
+    what: str
+    games: int
+
+    def lines(self) -> list[str]:
+        return [f"witness: {self.what}; found in game {self.games} of the search ({self.players} players, "
+                f"seed {self.seed}, {self.policy} moves)",
+                f"replay it: tessera replay {self.record}",
+                f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
+
+
+def _card_choose(g, acts, rng: random.Random, policy: str):
+    """A card game's move: uniformly at random, or *claiming* (a claim whenever one is offered: many
+    small takes), or *hoarding* (plays first, claims when nothing else is left: few big takes)."""
+    if policy != "random":
+        claims = [a for a in acts if a[0] == "claim"]
+        other = [a for a in acts if a[0] != "claim"]
+        pick = claims if policy == "claiming" else other
+        if pick and rng.random() < 0.85:
+            return pick[rng.randrange(len(pick))]
+    return acts[rng.randrange(len(acts))]
+
+
+def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label: str,
+                games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine in which the scoring `feature` (`when`: take or end; the
+    misplaced card's 10 is feature "misplaced") gives a player fewer than 0 points, so that player's
+    score goes down (CARD-SCORE-1): written as a tessera-cards/1 record (the deck as dealt and every
+    move) and replayed at once to the same scores."""
+    from tessera.compiler.build import load_engine
+
+    games = WITNESS_GAMES if games is None else games
+    lo, hi = rs.player_range()
+    first = players if isinstance(players, int) and lo <= players <= hi else lo
+    others = [n for n in range(lo, hi + 1) if n != first]
+    eng = eng or load_engine(rs)
+    policies = ["random", "claiming", "hoarding"]
+    for k in range(games):
+        seed, pname = k // len(policies), policies[k % len(policies)]
+        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
+        g = eng.new_game(n, seed)
+        rng = random.Random(seed * 7919 + 29 + 1000 * (k % len(policies)))
+        turns: list = []
+        found = None
+        seen = 0
+        while not g.ended and found is None:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, pname)
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+            found, seen = _card_negative(g, feature, when, seen)
+        if found is None and not g.ended:
+            g.finish()
+        if found is None:
+            found, seen = _card_negative(g, feature, when, seen)
+        if found is None:
+            continue
+        d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
+        from tessera.compiler.records import write_record
+
+        write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
+                            "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final" if g.ended else "none"})
+        if not _card_replays(path, g):
+            path.unlink(missing_ok=True)
+            continue
+        return Search(CardWitness(path, n, seed, pname, found, k + 1), k + 1, first)
+    return Search(None, games, first)
+
+
+def _card_negative(g, feature: str, when: str, seen: int):
+    """The first scoring event (from `seen` on) of `feature` that gives fewer than 0 points, with the
+    player's score before and after it."""
+    if len(g.events) == seen:
+        return None, seen
+    run: dict = {}
+    for i, ev in enumerate(g.events):
+        if ev.get("kind") != "score":
+            continue
+        for who, pts in ev.get("points", {}).items():
+            before = run.get(who, 0)
+            run[who] = before + pts
+            if i >= seen and pts < 0 and ev.get("feature") == feature and ev.get("when") == when:
+                return (f"{who}'s score goes {before} -> {run[who]} in round {ev.get('round')} "
+                        f"({feature} on {when}, {ev.get('clause')})"), len(g.events)
+    return None, len(g.events)
+
+
+def _card_replays(path: Path, g) -> bool:
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    try:
+        res = replay(load_record(path), path.parent)
+    except Exception:
+        return False
+    return res.error is None and list(res.game.scores) == list(g.scores)
