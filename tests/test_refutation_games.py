@@ -157,3 +157,54 @@ def test_a_recall_is_matched_to_its_own_feature():
     assert W._rule_matches("recall abbot from a garden", garden)
     assert not W._rule_matches("recall abbot from a garden", cloister)
     assert W._rule_matches("recall abbot from a cloister", cloister)
+
+
+TOLL = """module toll "A join costs the farmers a toll"
+requires barn
+override score field join barn = completed_cities - 1 [BARN-SCORE-2]
+"""
+
+
+@pytest.mark.slow
+def test_a_join_toll_below_zero_is_found_by_the_search_toward_z3s_state(tmp_path, monkeypatch):
+    """BARN-SCORE-2 made a toll (issue 35 item 3): a join beside no completed city costs the farmers'
+    owner 1 point, so a player still at 0 goes to -1.  The random and steered games never reach it (they
+    gave up one placement short: "not proved"); the beam search toward z3's state (seat 1 at 0 points,
+    a farmer on the field a barn joins) finds the game, and its record replays below 0."""
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.checks import load_checks, run_check
+
+    rule = tmp_path / "toll.tess"
+    rule.write_text(TOLL, encoding="utf-8")
+    monkeypatch.setattr(W, "RECORD_DIR", tmp_path / "w")
+    res = run_check(load_checks()["invariants"], require_rule_set([str(rule)]))
+    text = "\n".join(d.message for d in res.diagnostics)
+    assert "invariant `score-nonnegative` [BASE-SCORE-3] is refuted for score field join barn" in text, text
+    block = text.split("invariant `score-nonnegative`", 1)[1]
+    m = re.search(r"witness of `score-nonnegative` at score field join barn: (p\d)'s score goes 0 -> (-\d+) at turn "
+                  r"(\d+) \(score field join, BARN-SCORE-2\)", block)
+    assert m and "beam search toward z3's state" in block, block
+    rep = run("replay", str(replay_line(block)), cwd=tmp_path)
+    assert rep.returncode == 0, rep.stdout + rep.stderr
+    assert f"below 0: {m.group(1)} {m.group(2)} after turn {m.group(3)}" in rep.stdout
+
+
+def test_a_house_rules_start_value_changes_the_examples_as_it_changes_the_records(tmp_path):
+    """Issue 35 item 7: `override state river_turn = -1` (RIVER-PLACE-2: the river's memory starts as if it
+    had just turned left) makes the rulebook's `alternating_curves` illegal at its first left curve.  The
+    worked examples call it a note at the house rule's line, as the records check does; not an error."""
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.checks import load_checks, run_check
+
+    rule = tmp_path / "rt.tess"
+    rule.write_text('module rt "the river starts turned"\nrequires river\n'
+                    'override state river_turn = -1 [RIVER-PLACE-2]\n', encoding="utf-8")
+    rs = require_rule_set([str(rule)])
+    checks = load_checks()
+    ex = run_check(checks["examples"], rs)
+    assert ex.passed, [d.message for d in ex.diagnostics if d.severity == "error"]
+    [d] = [d for d in ex.diagnostics if "alternating_curves" in d.message]
+    assert d.severity == "note" and d.span.file == str(rule) and d.span.line == 3
+    assert "changed: this house rule" in d.message and "(tile 1, left, breaks the rule)" in d.message
+    rec = run_check(checks["records"], rs)
+    assert rec.passed and any(x.severity == "note" and x.span.file == str(rule) for x in rec.diagnostics)

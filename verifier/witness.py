@@ -23,6 +23,7 @@ proved* -- z3's state breaks the induction step, but no game tried reaches it.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 import re
@@ -60,8 +61,9 @@ class Witness:
 
     def lines(self) -> list[str]:
         of = f" of {self.breaks}" if self.breaks else ""
+        how = self.policy if self.policy.startswith("beam") else f"{self.policy} moves"
         return [f"witness{of}: {self.what}; found in game {self.games} of the search ({self.players} players, "
-                f"seed {self.seed}, {self.policy} moves)",
+                f"seed {self.seed}, {how})",
                 f"replay it: tessera replay {self.record}",
                 f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
 
@@ -152,6 +154,12 @@ class Monitor:
     @property
     def usable(self) -> bool:
         return self.kind is not None
+
+    def fork(self) -> "Monitor":
+        """A copy for another branch of a game (a beam search's): its own memory of the board."""
+        m = copy.copy(self)
+        m.last_stays = dict(self.last_stays)
+        return m
 
     def scan_scores(self, g, upto: int | None = None) -> str | None:
         """Every score, event by event from the start: a negative score (`score-nonnegative`) or a
@@ -410,6 +418,8 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 break
         if found is None and g.ended:
             found = mon.check(g)
+        if not _spend_moves(len(g.history)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, players, note=_budget_note())
         if found is None:
             continue
         path = _write(rs, check, n, seed, turns, g.ended, record_dir)
@@ -419,7 +429,131 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
             continue
         return Search(Witness(path, n, seed, pname, len(turns), found, k + 1,
                               f"`{check.invariant.id}` at {check.rule}"), k + 1, players)
-    return Search(None, games, players)
+    # no game of the search broke it: a beam search guided by z3's state before saying "not proved"
+    got = beam_search(rs, check, eng, players, focus, games)
+    if got is not None:
+        return got
+    return Search(None, games, players, note=(
+        f"{games} games of the compiled engine (half of them with {players} players, steered toward this rule; "
+        f"`tessera verify --witness-games N` plays more) and a beam search toward z3's state ({BEAM_WIDTH} games "
+        f"kept at each move, {BEAM_SEEDS} deck orders, at most {BEAM_MOVES:,} moves) never broke it"))
+
+
+# ------------------------------------------------------------------ the beam search toward z3's state
+BEAM_WIDTH = 8  # games kept at each move
+BEAM_BRANCH = 4  # moves tried from each
+BEAM_MOVES = 40_000  # engine moves per refuted step, at most (the verify budget's moves, when it has one)
+BEAM_SEEDS = 12  # deck orders tried, at most
+
+
+def _spend_moves(n: int) -> bool:
+    """Charge n engine moves to the rule set's verify budget (verifier/budget.py, when there is one):
+    False once it is spent."""
+    try:
+        from .budget import current
+    except ImportError:  # no shared budget: the search keeps to its own count (BEAM_MOVES)
+        return True
+    return current().spend_moves(n) is not False
+
+
+def _primed(k: str) -> str:
+    return k.replace("[", "'[", 1) if "[" in k else k + "'"
+
+
+def distance(rs: RuleSet, model: dict, g) -> float:
+    """How far game g stands from z3's state before the refuted step: its scores (3 per point on a seat
+    the step changes, 0.5 on the others), its states and completions (1 per unit), a figure z3 has on
+    the board that the seat has not (2), the supplies the step changes (0.25 per figure)."""
+    snap = snapshot(rs, g).values
+    d = 0.0
+    for k, v in model.items():
+        if not isinstance(v, int) or isinstance(v, bool) or "'" in k or k not in snap:
+            continue
+        now = snap[k]
+        changed = model.get(_primed(k)) not in (None, v)
+        if k.startswith("score["):
+            d += (3.0 if changed else 0.5) * abs(now - v)
+        elif k.startswith("board["):
+            d += 2.0 if v > 0 and now == 0 else 0.0
+        elif k.startswith(("supply[", "held[", "outpost[")):
+            d += 0.25 * abs(now - v) if changed else 0.0
+        else:
+            d += abs(now - v)
+    return d
+
+
+def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -> Search | None:
+    """Games kept close to z3's state: from each of BEAM_WIDTH games, BEAM_BRANCH moves (the steered
+    policy's and random ones) are tried; every child is checked for the violation (the refuted step's
+    own) and the BEAM_WIDTH nearest to z3's state (`distance`) go on.  Deterministic: fixed seeds, ties
+    broken by a seeded generator.  A child that breaks the invariant is replayed from the start with
+    its moves, written and replayed as a record."""
+    from tessera.compiler.turns import Recorder
+
+    model = check.result.model
+    spent = 0
+    for seed in range(BEAM_SEEDS):
+        if spent >= BEAM_MOVES:
+            break
+        rng = random.Random(7_777 + seed)
+        g0 = eng.new_game(players, seed)
+        pol = Policy(g0, rs, focus, rng, "steered")
+        beam = [(0.0, 0.0, g0, [], Monitor(rs, check.invariant, check.rule))]
+        while beam and spent < BEAM_MOVES:
+            children = []
+            for _, _, g, moves, mon in beam:
+                acts = g.legal_actions()
+                if not acts:
+                    continue
+                picks = []
+                for _ in range(BEAM_BRANCH * 2):
+                    a = pol.choose(g, acts) if len(picks) % 2 == 0 else acts[rng.randrange(len(acts))]
+                    if a not in picks:
+                        picks.append(a)
+                    if len(picks) == BEAM_BRANCH:
+                        break
+                for a in picks:
+                    c, m2, mark = g.clone(), mon.fork(), len(g.events)
+                    c.apply_action(a)
+                    spent += 1
+                    if c.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
+                        found = m2.check(c)
+                        if found is not None and m2.outcome_ok(c.events[mark:]):
+                            return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
+                    if not c.ended:
+                        children.append((distance(rs, model, c), rng.random(), c, moves + [a], m2))
+            if not _spend_moves(len(children) or 1):
+                return Search(None, 0, players, note=_budget_note())
+            children.sort(key=lambda x: (x[0], x[1]))
+            beam = children[:BEAM_WIDTH]
+    return None
+
+
+def _budget_note() -> str:
+    try:
+        from .budget import current
+
+        return f"the search was cut short: {current().reason()}"
+    except ImportError:
+        return "the search was cut short by the verify budget"
+
+
+def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) -> Search | None:
+    from tessera.compiler.turns import Recorder
+
+    g = eng.new_game(players, seed)
+    turns: list = []
+    rec = Recorder(turns)
+    for a in moves:
+        rec(g, a)
+        g.apply_action(a)
+    path = _write(rs, check, players, seed, turns, g.ended, None)
+    if not _replays(path, g):
+        path.unlink(missing_ok=True)
+        return None
+    w = Witness(path, players, seed, f"beam search toward z3's state after the {before} games, {spent:,} moves "
+                                     f"tried", len(turns), found, before + 1, f"`{check.invariant.id}` at {check.rule}")
+    return Search(w, before + 1, players)
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
