@@ -558,8 +558,6 @@ def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
     from .witness import Search, river_search
 
     todo = [p for p, r in rep.results.items() if r.refuted]
-    if not todo:
-        return
     try:
         from tessera.compiler.build import load_engine
 
@@ -568,6 +566,23 @@ def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
         for p in todo:
             rep.witnesses[p] = Search(None, 0, 0, note=f"the engine could not be built ({type(exc).__name__}: {exc})")
         return
+    if rep.results.get(PROPS[2]) is not None and rep.results[PROPS[2]].proved:
+        # z3's river is a line of turns and cells; the engine's tiles also meet what they border with their
+        # other edges (a start landscape's fortress, an earlier tile): lay it with the engine too
+        from .witness import river_blocked
+
+        try:
+            found = river_blocked(rs, eng, record_dir)
+        except Exception as exc:  # a rule that crashes the engine: said, never a pass
+            found = Search(None, 0, 0, note=f"the engine failed while laying the river ({type(exc).__name__}: {exc})")
+            rep.results[PROPS[2]] = Result(Verdict.INCONCLUSIVE, reason=found.note)
+        if found.witness is not None:
+            rep.results[PROPS[2]] = Result(Verdict.REFUTED)
+            rep.witnesses[PROPS[2]] = found
+            rep.blocked = ["z3's river (its turns and cells) is never blocked, but the compiled engine's is: a river "
+                           "tile's other edges must meet what it borders (the start landscape, an earlier tile), which "
+                           "the model of turns does not see; the rule that keeps the river away from it is missing or "
+                           "too weak"]
     for prop in todo:
         try:
             if prop == PROPS[2] and rep.blocked_at is not None:

@@ -854,3 +854,130 @@ def _card_replays(path: Path, g) -> bool:
     except Exception:
         return False
     return res.error is None and list(res.game.scores) == list(g.scores)
+
+
+# ------------------------------------------------------------------ the river laid by the engine
+RIVER_DIVES = 12  # random river layings tried after the shallow layings (the count the verify budget will route)
+RIVER_DEPTH = 2  # every laying of this many river tiles is tried
+
+
+def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Search:
+    """Lay the river with the compiled engine, as the rules let it be laid: every laying of its first
+    RIVER_DEPTH tiles (every tile type the river deck holds, every placement the engine offers), then
+    RIVER_DIVES random layings to the lake; at each step every tile type that could be drawn next is
+    tried.  A drawn river tile the engine can only discard (BASE-PLACE-3) is a blocked river, whatever
+    the cause: a turn the rule refuses, or the tile's other edges against what it borders (a fortress,
+    an earlier tile).  Found: a record of that game ending in the discard.  Deterministic."""
+    from tessera.compiler.build import load_engine
+
+    eng = eng or load_engine(rs)
+    R = eng.rules
+    lo, _ = rs.player_range()
+    river_ids = _river_ids(rs, R)
+    tried = [0]
+
+    def drawable(g) -> list:
+        deck = next((d for d in g.decks if d), None)
+        if not deck:
+            return []
+        di = g.decks.index(deck)
+        last = R.DECK_LAST[di]
+        ids = set(deck) | ({g.drawn} if g.drawn is not None else set())
+        body = sorted(t for t in ids if t in river_ids and t not in last)
+        seen, out = set(), []
+        for t in body or sorted(t for t in ids if t in river_ids):
+            if R.TILES[t].name not in seen:
+                seen.add(R.TILES[t].name)
+                out.append(t)
+        return out
+
+    def options(g, tid):
+        """The game with tile tid drawn (its siege decisions taken, the first of each), and its placements."""
+        c = g.clone()
+        c.force_tile_id(tid)
+        pre = []
+        acts = c.legal_actions()
+        while acts and not any(a.KIND in ("place", "discard") for a in acts):
+            pre.append(acts[0])
+            c.apply_action(acts[0])
+            acts = c.legal_actions()
+        tried[0] += 1
+        return c, pre, [a for a in acts if a.KIND == "place" and a.figure is None], \
+            [a for a in acts if a.KIND == "discard"]
+
+    def blocked_here(g, path):
+        for tid in drawable(g):
+            c, pre, places, discards = options(g, tid)
+            if not places and discards:
+                return path + [("tile", tid)] + [("move", a) for a in pre] + [("move", discards[0])]
+        return None
+
+    def children(g, path):
+        for tid in drawable(g):
+            c, pre, places, _ = options(g, tid)
+            for a in places:
+                c2 = c.clone()
+                c2.apply_action(a)
+                yield c2, path + [("tile", tid)] + [("move", x) for x in pre] + [("move", a)]
+
+    g0 = eng.new_game(lo, 0)
+    found = None
+    level = [(g0, [])]
+    for _ in range(RIVER_DEPTH + 1):
+        nxt = []
+        for g, path in level:
+            found = blocked_here(g, path)
+            if found:
+                break
+            nxt.extend(children(g, path))
+        if found or not _spend_moves(len(nxt) or 1):
+            break
+        level = nxt
+    rng = random.Random(4242)
+    for _ in range(RIVER_DIVES if not found else 0):
+        g, path = g0, []
+        while True:
+            found = blocked_here(g, path)
+            if found:
+                break
+            kids = list(children(g, path))
+            if not kids:
+                break
+            g, path = kids[rng.randrange(len(kids))]
+        if found or not _spend_moves(len(path) or 1):
+            break
+    if not found:
+        return Search(None, tried[0], lo)
+    # the game again, from the start, with its record
+    from tessera.compiler.turns import Recorder
+
+    g = eng.new_game(lo, 0)
+    turns: list = []
+    rec = Recorder(turns)
+    for kind, x in found:
+        if kind == "tile":
+            g.force_tile_id(x)
+        else:
+            rec(g, x)
+            g.apply_action(x)
+    laid = sum(1 for t in turns if not t.get("discard"))
+    name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(lo)],
+                        "seed": 0, "turns": turns, "end": "none"})
+    if not _replays(path, g) or not _discards(path):
+        path.unlink(missing_ok=True)
+        return Search(None, tried[0], lo, note="the engine's blocked river did not replay")
+    what = (f"after {laid} river tile{'s' if laid != 1 else ''} laid as the rules allow, {name} is drawn and fits "
+            f"nowhere: it is discarded at turn {len(turns)} [{R.CLAUSE_DISCARD}]")
+    return Search(RiverWitness(path, lo, what, len(turns)), tried[0], lo)
+
+
+def _river_ids(rs: RuleSet, R) -> set:
+    kind = rs.placement["continues"].arg
+    names = {t.name for t in rs.tiles if t.cells is None and any(f.kind == kind for f in t.features)}
+    return {i for i, t in enumerate(R.TILES) if t.name in names}
