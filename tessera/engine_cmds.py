@@ -161,6 +161,9 @@ def replay(
                         f"nowhere [{ev.get('clause', '')}]"))
     if low:
         out.print(P("below 0: " + ", ".join(dict.fromkeys(low))))
+    if isinstance(ans.get("rounds"), int) and isinstance(ans.get("locations"), dict):  # a card game's deal
+        left = ans["locations"].get("deck", 0)
+        out.print(P(f"rounds: {ans['rounds']}; cards left in the deck: {left}"))
     out.print(P("scores: " + ", ".join(f"{k} {v}" for k, v in ans["scores"].items())))
     out.print(P("winners: " + ", ".join(ans["winners"])))
 

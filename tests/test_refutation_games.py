@@ -208,3 +208,30 @@ def test_a_house_rules_start_value_changes_the_examples_as_it_changes_the_record
     assert "changed: this house rule" in d.message and "(tile 1, left, breaks the rule)" in d.message
     rec = run_check(checks["records"], rs)
     assert rec.passed and any(x.severity == "note" and x.span.file == str(rule) for x in rec.diagnostics)
+
+
+LONGDEAL = """module longdeal "a long game, its deal table mistyped"
+extends card
+override end when best >= 100000 [CARD-END-1]
+override deal 2 players 6 cards 9 rounds, 3 players 5 cards 8 rounds,
+    4 players 5 cards 6 rounds, 5 players 4 cards 6 rounds [CARD-DEAL-1, CARD-END-1]
+"""
+
+
+@pytest.mark.slow
+def test_a_deal_table_that_misses_the_deck_is_refuted_with_a_game_of_more_rounds(tmp_path):
+    """CARD-DEAL-1: "2 игрока 6 карт 10 раундов" mistyped as 9 rounds (2 x 6 x 9 = 108, not the 120
+    cards after the layout).  In a game long enough to end for want of cards (the house rule moves the
+    end score out of reach) the engine deals 10 rounds: the record's replay says so.  The rulebook's
+    deal example is a note at the house rule (it changes what the example says), not an error."""
+    rule = tmp_path / "longdeal.tess"
+    rule.write_text(LONGDEAL, encoding="utf-8")
+    proc = run("verify", str(rule), "--no-engine", "--only", "card-deal", "--record", str(tmp_path / "w"))
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "refuted: with 2 players the deal uses 108 cards, but the deck holds 120 after the layout" in out
+    assert "witness: with 2 players a game that ends for want of cards deals 10 rounds of 6 cards each, where " \
+           "the deal table says 9, and leaves 0 cards in the deck" in out
+    assert "note: example `deal_2_players`: changed: this house rule's deal gives 2 players 108 cards" in out
+    rep = run("replay", str(replay_line(out)), cwd=tmp_path)
+    assert rep.returncode == 0 and "rounds: 10; cards left in the deck: 0" in rep.stdout, rep.stdout + rep.stderr

@@ -981,3 +981,59 @@ def _river_ids(rs: RuleSet, R) -> set:
     kind = rs.placement["continues"].arg
     names = {t.name for t in rs.tiles if t.cells is None and any(f.kind == kind for f in t.features)}
     return {i for i, t in enumerate(R.TILES) if t.name in names}
+
+
+CARD_DEAL_GAMES = 20  # games tried for a card game's deal
+
+
+def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine with `players` players, played to its end (random moves,
+    seed 0): the rounds it deals and the cards it leaves in the deck, against the deal table's rounds
+    (CARD-DEAL-1, CARD-END-1).  A witness when they differ: the table does not use the deck exactly."""
+    from tessera.compiler.build import load_engine
+
+    eng = eng or load_engine(rs)
+    row = rs.cards.deal_for(players)
+    if row is None:
+        return Search(None, 0, players, note=f"the deal table has no row for {players} players")
+    # a game that ends because the deck cannot deal another round (not at a score: `end when`; with the
+    # bundled rules most games reach 100 first, so this is rarely found: the table's numbers are then a
+    # claim no game shows, *not proved*, as a formula's)
+    for k in range(CARD_DEAL_GAMES):
+        g = eng.new_game(players, k)
+        rng = random.Random(31 + k)
+        turns: list = []
+        while not g.ended:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, ("claiming", "hoarding", "random")[k % 3])
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+        if not _spend_moves(len(turns)):
+            return Search(None, k + 1, players, note=_budget_note())
+        if not g.ended:
+            g.finish()
+        why = next((e.get("why", "") for e in reversed(g.events) if e.get("kind") == "end"), "")
+        if "deck" in why:
+            break
+    else:
+        return Search(None, CARD_DEAL_GAMES, players, note=f"no game of {CARD_DEAL_GAMES} with {players} players "
+                                                           f"ended for want of cards (each reached the end score)")
+    left = g.locations()["deck"]
+    if g.round == row.rounds and left == 0:
+        return Search(None, k + 1, players, note=f"a game with {players} players deals the table's {row.rounds} rounds "
+                                                 f"and empties the deck")
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
+                        "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final"})
+    if not _card_replays(path, g):
+        path.unlink(missing_ok=True)
+        return Search(None, k + 1, players, note="the engine's game did not replay to the same scores")
+    what = (f"with {players} players a game that ends for want of cards deals {g.round} round{'s' if g.round != 1 else ''} of {row.cards} cards "
+            f"each, where the deal table says {row.rounds}, and leaves {left} card{'s' if left != 1 else ''} in the deck")
+    return Search(CardWitness(path, players, k, ("claiming", "hoarding", "random")[k % 3], what, k + 1), k + 1, players)
