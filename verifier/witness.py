@@ -488,8 +488,6 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
     own) and the BEAM_WIDTH nearest to z3's state (`distance`) go on.  Deterministic: fixed seeds, ties
     broken by a seeded generator.  A child that breaks the invariant is replayed from the start with
     its moves, written and replayed as a record."""
-    from tessera.compiler.turns import Recorder
-
     model = check.result.model
     spent = 0
     for seed in range(BEAM_SEEDS):
@@ -811,6 +809,8 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             g.finish()
         if found is None:
             found, seen = _card_negative(g, feature, when, seen)
+        if not _spend_moves(len(turns)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, first, note=_budget_note())
         if found is None:
             continue
         d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
