@@ -627,9 +627,15 @@ def river(rs: RuleSet) -> list[Diagnostic]:
     text = "\n    ".join(rep.lines())
     out = []
     if rep.layable == "unsat":
+        # "never blocked" is the one property a river that cannot be laid breaks: the others hold vacuously
+        held = [p for p in PROPS[:2] if rep.results.get(p) is not None and rep.results[p].proved]
+        blocked = rep.results.get(PROPS[2]) is not None and rep.results[PROPS[2]].refuted
         out.append(Diagnostic(span, f"no order of the {d.length} river tiles can be laid under these rules: every "
-                                    f"sequence breaks a `require`, so the river theorem holds only because no river "
-                                    f"is ever built", "degenerate", "warning"))
+                                    f"sequence breaks a `require`, so "
+                                    + (f"`{'` and `'.join(held)}` hold only because no river is ever built"
+                                       if held else "no river is ever built")
+                                    + ("; a drawn river tile is blocked (below)" if blocked else ""),
+                              "degenerate", "warning"))
     if rep.ok:
         return out + [Diagnostic(span, text, "river", "note")]
     return out + [Diagnostic(span, text, "river")]

@@ -717,7 +717,9 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
                                            f"{final} river tile it may draw (the open end: "
                                            f"{placed[-1].cell if placed else '?'})")
         name = R.TILES[g.history[-1][0]].name
-        what = (f"after {len(turns) - 1} river tiles laid as z3's sequence{' goes' if final == 'early' else ''}, "
+        laid = len(turns) - 1
+        what = (f"after {laid} river tile{'' if laid == 1 else 's'} laid as z3's sequence"
+                f"{' goes' if final == 'early' else ''}, "
                 f"{name} is drawn and fits nowhere: it is discarded at turn {len(turns)} [{R.CLAUSE_DISCARD}]"
                 + (f" (z3's river {prop} at tile {len(placed) - 1}; the engine's is blocked before it, its other "
                    f"edges meeting what it borders)" if final == "early" and prop != "is blocked" else ""))
