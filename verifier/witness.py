@@ -679,14 +679,37 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
                 out.append(tid)
         return out
 
+    def drawn(tid):
+        """A copy of the game with tile tid drawn and its siege decisions taken (the first offered: a
+        catapult's outpost), the decisions as moves, and the tile's moves."""
+        c = g.clone()
+        c.force_tile_id(tid)
+        pre = []
+        acts = c.legal_actions()
+        while acts and not any(a.KIND in ("place", "discard") for a in acts):
+            pre.append(acts[0])
+            rec_moves.append((c.clone(), acts[0]))
+            c.apply_action(acts[0])
+            acts = c.legal_actions()
+        return c, pre, acts
+
+    def take(c, pre, move):
+        """Go on with copy c: record its siege decisions and the tile's move, then play the move."""
+        nonlocal g
+        for before, a in rec_moves[-len(pre):] if pre else []:
+            rec(before, a)
+        rec(c, move)
+        c.apply_action(move)
+        g = c
+
+    rec_moves: list = []
+
     def discard_one(shape: str) -> bool:
         """Draw a river tile of `shape` that the engine can only discard, and discard it."""
         for tid in candidates(shape):
-            g.force_tile_id(tid)
-            acts = g.legal_actions()
+            c, pre, acts = drawn(tid)
             if acts and all(a.KIND == "discard" for a in acts):
-                rec(g, acts[0])
-                g.apply_action(acts[0])
+                take(c, pre, acts[0])
                 return True
         return False
 
@@ -694,12 +717,15 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
         shape = "lake" if _shape(sides.get(p.tile, set())) == "end" else ("curve" if p.turn else "straight")
         move = None
         for tid in candidates(shape):
-            g.force_tile_id(tid)
+            c, pre, acts = drawn(tid)
             rot_sides = lambda a: {rotate(s, a.rotation) for s in sides.get(R.TILES[tid].name, set())}  # noqa: E731
-            move = next((a for a in g.legal_actions() if a.KIND == "place" and a.figure is None
+            move = next((a for a in acts if a.KIND == "place" and a.figure is None
                          and tuple(a.cell) == tuple(p.cell) and p.heading in rot_sides(a)), None)
             if move is not None:
                 break
+        if move is not None:
+            take(c, pre, move)
+            continue
         if move is None:
             # the tile z3 lays here does not fit the board (its other edges against what it borders):
             # the river is blocked one tile early if some river tile can only be discarded here
@@ -708,8 +734,6 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
                                                f"after {len(turns)} tiles, as z3's sequence does")
             final = "early"
             break
-        rec(g, move)
-        g.apply_action(move)
     what = ""
     if final is not None:
         if final != "early" and not discard_one(final):
