@@ -96,7 +96,7 @@ def test_tower_tiles_are_held_to_TOWER_COMP_1(tmp_path):
     f = write(tmp_path, "more.tess", f"module more\nrequires base, tower\ntile tower.extra x1 [TOWER-COMP-1] {PLAIN}")
     r = counts(f)
     line = line_of(Path(TOWER).read_text(encoding="utf-8"), "composition")
-    assert r.clauses == ("BASE-COMP-1", "TOWER-COMP-1")
+    assert r.clauses == ("BASE-COMP-1", "BASE-COMP-3", "TOWER-COMP-1")  # BASE-COMP-3: the tiles with a garden
     assert found(r) == [("tower.tess", line, "the tiles citing TOWER-COMP-1 add up to 19, but the rulebook has 18")]
     f = write(tmp_path, "tower_alone.tess", f"module tower\nrequires base\ntile tower.a x1 [TOWER-COMP-1] {PLAIN}")
     assert "TOWER-COMP-1" not in counts(f).clauses  # no module states it: nothing to hold the tiles to

@@ -100,7 +100,10 @@ def test_refcard_checks_clean_and_its_examples_and_invariants_hold():
         res = run_check(checks[name], rs)
         assert res.passed, (name, [d.message for d in res.diagnostics])
     refs = {str(e.get("ref")) for e in rs.examples if any(c.clause == "REF-SCORE-1" for c in e.cites)}
-    assert len(refs) == 5
+    # the card's 5, and a road and a city without the mark (issue 35: `marks(inn) > 0` made `>= 0` survived)
+    assert len(refs) == 8
+    assert {"REF-SCORE-1 road without an inn, complete", "REF-SCORE-1 road without an inn, incomplete",
+            "REF-SCORE-1 city without a cathedral, incomplete"} <= refs
 
 
 def test_a_negative_goods_award_is_refuted(tmp_path):

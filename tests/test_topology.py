@@ -55,7 +55,7 @@ def test_river_is_checked_only_where_there_is_a_river():
 
 def test_clauses_name_what_the_rule_set_holds():
     res = results("base", "river", "king_robber")
-    assert res["set-counts"].clauses == ("BASE-COMP-1", "RIVER-COMP-1", "KING-COMP-1")
+    assert res["set-counts"].clauses == ("BASE-COMP-1", "BASE-COMP-3", "RIVER-COMP-1", "KING-COMP-1")
     assert {"RIVER-COMP-1", "KING-COMP-1"} <= set(res["tile-crossings"].clauses)  # the bridge, GE
     assert res["tile-field-borders"].clauses == ("BASE-FIELD-3",)
 

@@ -60,7 +60,8 @@ def test_a_refuted_house_rule_writes_a_record_that_replays_to_the_violation(tmp_
     assert f"see it:    tessera view {rec} -o" in out
     # the witness: whose score goes below 0, when, by which rule
     block = out.split(f"invariant `{invariant}`", 1)[1]
-    m = re.search(r"witness: (p\d)'s score goes (\d+) -> (-\d+) at turn (\d+) \(([^)]*)\)", block)
+    # labelled with the invariant and the step it breaks (issue 35: each refutation its own witness)
+    m = re.search(rf"witness of `{invariant}` at [^:]+: (p\d)'s score goes (\d+) -> (-\d+) at turn (\d+) \(([^)]*)\)", block)
     assert m and clause in m.group(5), block
     who, score, turn = m.group(1), m.group(3), m.group(4)
     # the record replays, from another folder, to the negative score
@@ -142,7 +143,7 @@ def test_a_house_rule_outside_the_bundled_rules_is_copied_beside_its_witness(tmp
     res = run_check(load_checks()["invariants"], rs)
     text = "\n".join(d.message for d in res.diagnostics)
     assert "invariant `returned-when-scored` [BASE-SCORE-2] is refuted for score city complete" in text
-    assert re.search(r"witness: p\d's knight stays on the completed city at \[-?\d+,-?\d+\] after turn \d+", text)
+    assert re.search(r"witness of `returned-when-scored` at [^:]+: p\d's knight stays on the completed city at \[-?\d+,-?\d+\] after turn \d+", text)
     rec = record_of(text, "returned-when-scored")
     assert (out_dir / "knights.tess").read_text() == (src / "knights.tess").read_text()
     assert json.loads(rec.read_text())["rules"] == ["base", "knights.tess"]

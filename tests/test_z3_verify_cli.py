@@ -48,7 +48,7 @@ def test_a_variant_that_breaks_an_invariant_exits_1_with_a_counterexample():
     rc, out = verify("--no-engine", "rules/", "rules/variants/besieged_cities.tess")
     assert rc == 1
     assert "besieged_cities.tess:12:10: error: invariant `score-never-decreases` [BASE-SCORE-3] is refuted" in out
-    assert "witness: " in out and "replay it: tessera replay " in out  # a game that breaks it (issue 22)
+    assert "witness of `" in out and "replay it: tessera replay " in out  # a game that breaks it (issue 22)
     assert "counterexample: players=2" in out and "involves rules/variants/besieged_cities.tess:12" in out
 
 

@@ -126,8 +126,22 @@ def card_deal(rs: RuleSet):
              Fact(z3.BoolVal(True), where(cg.deal.span), "the deal table")]
     res = prove(dealt == deck, facts, show={"players": p, "dealt": dealt})
     if res.refuted:
-        out.append(f"  refuted: with {res.model['players']} players the deal uses {res.model['dealt']} cards, "
-                   f"but the deck holds {deck} after the layout ({where(cg.deal.span)}) [CARD-DEAL-1]")
+        z3_says = (f"with {res.model['players']} players the deal uses {res.model['dealt']} cards, "
+                   f"but the deck holds {deck} after the layout ({where(cg.deal.span)})")
+        # refuted only with a game of the compiled engine at that player count (verifier/witness.py)
+        from .witness import card_deal_search
+
+        try:
+            found = card_deal_search(rs, res.model["players"])
+        except Exception as exc:  # rules the engine cannot play: said, never a refutation
+            from .witness import Search
+
+            found = Search(None, 0, 0, note=f"the engine failed ({type(exc).__name__}: {exc})")
+        if found.witness is not None:
+            out.append("\n    ".join([f"  refuted: {z3_says} [CARD-DEAL-1]"] + found.witness.lines()))
+        else:
+            out.append(f"  not proved: the deal table does not use the deck exactly: {z3_says}; no game of the compiled "
+                       f"engine shows it ({found.note}) [CARD-DEAL-1]")
     elif not res.proved:
         out.append(f"  not proved (z3: {res.reason}): the deal uses the deck exactly")
     for ex in rs.examples:
@@ -138,6 +152,16 @@ def card_deal(rs: RuleSet):
                 out.append(f"  {where(ex.span)}: example `{ex.name}`: no deal for players = {n}, or no `expect` number")
                 continue
             got = prove(z3.IntVal(row.players * row.cards * row.rounds) == want, [])
+            house = rs.overrides.get(("deal",))
+            if not got.proved and house is not None and house.file != ex.span.file:
+                # a house rule's deal changes what the rulebook's example says: a note at the house rule, as
+                # the worked examples and the records say it (issue 35 item 7)
+                from tessera.dsl.diagnostics import Diagnostic
+
+                out.append(Diagnostic(house, f"example `{ex.name}`: changed: this house rule's deal gives {n} players "
+                                             f"{row.players * row.cards * row.rounds} cards, the rulebook's example "
+                                             f"{want} (the example: {where(ex.span)})", "example-changed", "note"))
+                continue
             if not got.proved:
                 out.append(f"  {where(ex.span)}: example `{ex.name}`: {n} players are dealt "
                            f"{row.players * row.cards * row.rounds} cards, not {want} [CARD-DEAL-1]")
@@ -202,8 +226,11 @@ def _scores(rs: RuleSet):
 @register("card-scores", ["CARD-SCORE-1"], applies=CARDS)
 def card_scores(rs: RuleSet):
     """No scoring is ever negative, so no score ever decreases."""
+    from .witness import card_search
+
     out = []
     tables = _tables(rs)
+    eng = None
     for label, expr, ctx, decl in _scores(rs):
         env, facts = _domain(rs, ctx)
         v = _encode(expr, env, tables)
@@ -211,8 +238,27 @@ def card_scores(rs: RuleSet):
         res = prove(v >= 0, facts, show={**show, "points": v})
         if res.refuted:
             inputs = ", ".join(f"{k} = {x}" for k, x in sorted(res.model.items()) if k != "points")
-            out.append(f"  {where(decl.span)}: refuted: `{label}` gives {res.model.get('points')} points when "
-                       f"{inputs or 'it is read'}: a score would decrease [{rs.cards.clause_of(decl, 'CARD-SCORE-1')}]")
+            clause = rs.cards.clause_of(decl, 'CARD-SCORE-1')
+            # refuted only with a game of the compiled engine whose scoring goes below 0 (verifier/witness.py)
+            feature, when = ("misplaced", "take") if label == "misplaced" else (label.split()[1], ctx)
+            try:
+                if eng is None:
+                    from tessera.compiler.build import load_engine
+
+                    eng = load_engine(rs)
+                found = card_search(rs, feature, when, res.model.get("players"), label, eng=eng)
+                note = found.note
+            except Exception as exc:  # rules the engine cannot play: said, never a refutation
+                found, note = None, f"the engine failed ({type(exc).__name__}: {exc})"
+            z3_says = f"`{label}` gives {res.model.get('points')} points when {inputs or 'it is read'}"
+            if found is not None and found.witness is not None:
+                out.append("\n    ".join([f"  {where(decl.span)}: refuted: {z3_says}: a score decreases [{clause}]"]
+                                         + found.witness.lines()))
+            else:
+                tried = note or (f"{found.games} games of the compiled engine ({found.players} players first, then "
+                                 f"the others) never scored it below 0")
+                out.append(f"  {where(decl.span)}: not proved: z3's take: {z3_says}; not reached by any game tried: "
+                           f"{tried} [{clause}]")
         elif not res.proved:
             out.append(f"  {where(decl.span)}: not proved (z3: {res.reason}): `{label}` is never negative")
     return out

@@ -601,6 +601,9 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
         return spans[0] if spans else None
     if when == "place":
         keys = [k for k in rs.overrides if k[:3] == ("on", "place", kind)]
+        # a state those rules read, given another start value (`override state river_turn = -1`): the house
+        # rule changes what the example's sequence does, as it changes the records (a note, issue 35)
+        keys += [("state", n) for n in _states_read(rs, kind)]
     elif when == "recall":
         keys = [("recall", str(ex.get("figure", "")))]
     else:
@@ -609,6 +612,21 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
     keys += [("owners",), ("complete", kind)] if when != "place" else []
     spans = [rs.overrides[k] for k in keys if k in rs.overrides]
     return spans[0] if spans else None
+
+
+def _states_read(rs: RuleSet, kind: str) -> list[str]:
+    """The `state`s the `on place of KIND` rules read or set."""
+    from tessera.compiler.pyexpr import free_names
+
+    out: list[str] = []
+    for on in rs.ons:
+        if on.event != "place" or on.of != kind:
+            continue
+        exprs = ([on.where] if on.where is not None else []) + \
+            [a.test if isinstance(a, A.Require) else a.value for a in on.actions]
+        out += [n for e in exprs for n in free_names(e) if n in rs.states]
+        out += [a.name for a in on.actions if not isinstance(a, A.Require) and getattr(a, "name", None) in rs.states]
+    return list(dict.fromkeys(out))
 
 
 def check_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:

@@ -138,6 +138,7 @@ class Course:
     # the start landscape's other cells the river could reach, relative to where it leaves the start
     # (cell 0): the river may not run into them either
     taken: list[tuple[int, int]] = field(default_factory=list)
+    blocked_at: tuple | None = None  # a blocked draw z3 found: (the tiles laid before, the shape drawn, players)
 
     @property
     def cells(self) -> int:  # source + tiles + lake
@@ -335,6 +336,17 @@ class RiverReport:
     blocked: list[str] = field(default_factory=list)
     layable: str = "sat"  # "unsat": no order of the deck can be laid at all (the proofs are vacuous)
     culprit: A.OnDecl | None = None  # the rule that refuses a blocked draw
+    # the blocked draw as z3 shows it: the tiles laid before it, the shape drawn, the players
+    blocked_at: tuple[list, str, int] | None = None
+    # property -> tessera.verifier.witness.Search: the engine game that shows a refutation (filled by the
+    # registered check: a z3 refutation is printed REFUTED only with such a game, NOT PROVED without)
+    witnesses: dict = field(default_factory=dict)
+
+    def verdict(self, prop: str) -> str:
+        r = self.results[prop]
+        if r.verdict is Verdict.REFUTED and prop in self.witnesses and self.witnesses[prop].witness is None:
+            return "not proved"
+        return {Verdict.PROVED: "proved", Verdict.REFUTED: "refuted", Verdict.INCONCLUSIVE: "inconclusive"}[r.verdict]
 
     @property
     def ok(self) -> bool:
@@ -353,9 +365,16 @@ class RiverReport:
         else:
             out.append("  rule: none (no `on place of river` rule)")
         for prop, r in self.results.items():
-            tag = {Verdict.PROVED: "proved", Verdict.REFUTED: "REFUTED", Verdict.INCONCLUSIVE: "INCONCLUSIVE"}[r.verdict]
+            v = self.verdict(prop)
+            tag = v if v == "proved" else v.upper()
             extra = f" ({r.reason})" if r.verdict is Verdict.INCONCLUSIVE else ""
             out.append(f"  {prop}: {tag}{extra}")
+            found = self.witnesses.get(prop)
+            if found is not None and found.witness is not None:
+                out += ["    " + x for x in found.witness.lines()]
+            elif found is not None:
+                out.append(f"    no game of the compiled engine follows z3's river: {found.note}; z3's sequence below "
+                           f"breaks the theorem in the model only")
             ce = self.counterexamples.get(prop)
             if ce is not None:
                 out += ["    " + x for x in ce.lines()]
@@ -496,6 +515,8 @@ def _blocked_lines(c: Course, i: int, m: dict, options) -> tuple[list[str], A.On
     ce = Counterexample("is blocked", i, placed, cell, start=dict(d.start), source_cell=d.source_cell)
     out.append(ce.legend("?: the cell of the tile that cannot be laid"))
     out += ["    " + r for r in ce.map()]
+    shape = "lake" if i == c.steps + 1 else ("straight" if tried == [0] else "curve")
+    c.blocked_at = (placed, shape, int(m["players"]))
     return out, culprit
 
 
@@ -524,8 +545,57 @@ def check_river(rs: RuleSet) -> RiverReport:
     res, why, rep.culprit = _never_blocked(c)
     rep.results[PROPS[2]] = res
     rep.blocked = why
+    rep.blocked_at = c.blocked_at
     rep.layable = find([f.term for f in c.facts], {}).status
     return rep
+
+
+def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
+    """For every refuted property, a game of the compiled engine that follows z3's sequence
+    (tessera.verifier.witness.river_search): the tile blocked is discarded in it, the river that runs
+    into itself leaves its next tile nowhere to go (discarded too), the river that flows back is laid.
+    Without such a game the property is *not proved* (rep.witnesses[prop].witness is None)."""
+    from .witness import Search, river_search
+
+    todo = [p for p, r in rep.results.items() if r.refuted]
+    try:
+        from tessera.compiler.build import load_engine
+
+        eng = load_engine(rs)
+    except Exception as exc:  # rules the engine cannot be built from: no game to show
+        for p in todo:
+            rep.witnesses[p] = Search(None, 0, 0, note=f"the engine could not be built ({type(exc).__name__}: {exc})")
+        return
+    if rep.results.get(PROPS[2]) is not None and rep.results[PROPS[2]].proved:
+        # z3's river is a line of turns and cells; the engine's tiles also meet what they border with their
+        # other edges (a start landscape's fortress, an earlier tile): lay it with the engine too
+        from .witness import river_blocked
+
+        try:
+            found = river_blocked(rs, eng, record_dir)
+        except Exception as exc:  # a rule that crashes the engine: said, never a pass
+            found = Search(None, 0, 0, note=f"the engine failed while laying the river ({type(exc).__name__}: {exc})")
+            rep.results[PROPS[2]] = Result(Verdict.INCONCLUSIVE, reason=found.note)
+        if found.witness is not None:
+            rep.results[PROPS[2]] = Result(Verdict.REFUTED)
+            rep.witnesses[PROPS[2]] = found
+            rep.blocked = ["z3's river (its turns and cells) is never blocked, but the compiled engine's is: a river "
+                           "tile's other edges must meet what it borders (the start landscape, an earlier tile), which "
+                           "the model of turns does not see; the rule that keeps the river away from it is missing or "
+                           "too weak"]
+    for prop in todo:
+        try:
+            if prop == PROPS[2] and rep.blocked_at is not None:
+                placed, shape, players = rep.blocked_at
+                rep.witnesses[prop] = river_search(rs, "is blocked", placed, shape, players, record_dir, eng)
+            elif prop in rep.counterexamples:
+                ce = rep.counterexamples[prop]
+                if ce.prop == "runs into itself":  # the tile that needs the taken cell can go nowhere
+                    rep.witnesses[prop] = river_search(rs, ce.prop, ce.placed[:-1], "any", ce.players, record_dir, eng)
+                else:
+                    rep.witnesses[prop] = river_search(rs, ce.prop, ce.placed, None, ce.players, record_dir, eng)
+        except Exception as exc:  # a rule that crashes the engine: said, never a refutation
+            rep.witnesses[prop] = Search(None, 0, 0, note=f"the engine failed while playing ({type(exc).__name__}: {exc})")
 
 
 def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
@@ -552,13 +622,20 @@ def river(rs: RuleSet) -> list[Diagnostic]:
     rep = check_river(rs)
     d = rep.deck
     assert d is not None
+    witnesses(rs, rep)
     span = _blame(rs, rep)
     text = "\n    ".join(rep.lines())
     out = []
     if rep.layable == "unsat":
+        # "never blocked" is the one property a river that cannot be laid breaks: the others hold vacuously
+        held = [p for p in PROPS[:2] if rep.results.get(p) is not None and rep.results[p].proved]
+        blocked = rep.results.get(PROPS[2]) is not None and rep.results[PROPS[2]].refuted
         out.append(Diagnostic(span, f"no order of the {d.length} river tiles can be laid under these rules: every "
-                                    f"sequence breaks a `require`, so the river theorem holds only because no river "
-                                    f"is ever built", "degenerate", "warning"))
+                                    f"sequence breaks a `require`, so "
+                                    + (f"`{'` and `'.join(held)}` hold only because no river is ever built"
+                                       if held else "no river is ever built")
+                                    + ("; a drawn river tile is blocked (below)" if blocked else ""),
+                              "degenerate", "warning"))
     if rep.ok:
         return out + [Diagnostic(span, text, "river", "note")]
     return out + [Diagnostic(span, text, "river")]

@@ -24,13 +24,57 @@ def _decls(rs: RuleSet) -> list[A.TileDecl]:
     return list({t.decl.name: t.decl for t in rs.tiles}.values())
 
 
+def _variant_list(rs: RuleSet, comp: A.CompositionDecl) -> bool:
+    """A composition of a variant's copies: `composition 8: E.garden x1, H.garden x1, ...`, each entry
+    a tile's name, a dot and a variant's name (no tile is named so: `siege.fortress` is a tile)."""
+    names = {t.name for t in rs.tiles}
+    return bool(comp.counts) and all("." in e.tile and e.tile not in names and e.tile.rsplit(".", 1)[0] in names
+                                     for e in comp.counts) and len({e.tile.rsplit(".", 1)[1] for e in comp.counts}) == 1
+
+
 def _compositions(rs: RuleSet) -> dict[str, list[tuple[str, A.CompositionDecl]]]:
     """The compositions the rule set states, by clause (the loader reports those that cite
-    no clause or several)."""
+    no clause or several); a variant's list apart (_variant_compositions)."""
     out: dict[str, list[tuple[str, A.CompositionDecl]]] = {}
     for mod, comp in rs.compositions:
-        if len(comp.cites) == 1:
+        if len(comp.cites) == 1 and not _variant_list(rs, comp):
             out.setdefault(comp.cites[0].clause, []).append((mod, comp))
+    return out
+
+
+def _variant_compositions(rs: RuleSet) -> list[tuple[str, A.CompositionDecl]]:
+    return [(mod, comp) for mod, comp in rs.compositions if len(comp.cites) == 1 and _variant_list(rs, comp)]
+
+
+def _check_variants(rs: RuleSet, sev: str) -> list[Diagnostic]:
+    """A variant's copies as the rulebook counts them: each tile's copies with the variant, no tile with the
+    variant that the list does not name, and the total (the gardens of 000 on 8 tiles, not 7 or 9)."""
+    out = []
+    for mod, comp in _variant_compositions(rs):
+        var = comp.counts[0].tile.rsplit(".", 1)[1]
+        have: dict[str, int] = {}
+        for t in rs.tiles:
+            if t.variant == var:
+                have[t.name] = have.get(t.name, 0) + t.count
+        decl = {d.name: d for d in _decls(rs)}
+        listed = set()
+        for e in comp.counts:
+            name = e.tile.rsplit(".", 1)[0]
+            listed.add(name)
+            got = have.get(name, 0)
+            if got != e.count:
+                where = decl[name].span if name in decl else comp.span
+                out.append(Diagnostic(where, f"tile {name} has {_copies(got)} with a {var}, but the rulebook counts "
+                                             f"{e.count} ({comp.cites[0].clause})", "count", sev))
+        for name, got in have.items():
+            if name not in listed:
+                out.append(Diagnostic(decl[name].span if name in decl else comp.span,
+                                      f"tile {name} has {_copies(got)} with a {var}, but the rulebook's tiles with a {var} "
+                                      f"are {_names(sorted(listed))} ({comp.cites[0].clause})", "count", sev))
+        total = sum(have.values())
+        if comp.tiles is not None and total != comp.tiles:
+            out.append(Diagnostic(comp.span, f"{total} tiles have a {var}, but the rulebook has {comp.tiles} "
+                                             f"({comp.cites[0].clause})", "count", sev))
     return out
 
 
@@ -39,7 +83,11 @@ def _cite(rs: RuleSet, clause: str) -> list[A.TileDecl]:
 
 
 def _count_clauses(rs: RuleSet) -> list[str]:
-    return [c for c in _compositions(rs) if _cite(rs, c)]
+    """The clauses of the compositions checked, in the order the modules state them."""
+    comps, variants = _compositions(rs), {id(c) for _, c in _variant_compositions(rs)}
+    out = [comp.cites[0].clause for _, comp in rs.compositions if len(comp.cites) == 1
+           and (id(comp) in variants or (comp.cites[0].clause in comps and _cite(rs, comp.cites[0].clause)))]
+    return list(dict.fromkeys(out))
 
 
 def _names(names: list[str]) -> str:
@@ -59,7 +107,7 @@ def check_counts(rs: RuleSet) -> list[Diagnostic]:
     """Tile counts per module match the rulebook's composition."""
     # a house rule that overrides tiles changes the composition on purpose: shown, not failed
     sev = "warning" if rs.overridden_tiles else "error"
-    out = []
+    out = _check_variants(rs, sev)
     for clause, comps in _compositions(rs).items():
         decls = _cite(rs, clause)
         if not decls:
@@ -156,6 +204,45 @@ def check_fit(rs: RuleSet) -> list[Diagnostic]:
                    for a in d.edges for b in od.edges_flat())
         if not fits:
             out.append(Diagnostic(d.span, f"tile {d.name} fits beside no tile of the set: none of its edges ({' '.join(d.edges)}) can meet an edge of another tile, in any rotation", "fit"))
+    # a tile that fits only beside copies of itself (or of other such tiles) is never laid either: the first
+    # copy needs a neighbour already on the board.  What can be laid grows from the start (BASE-PLACE-2).
+    unfit = {dg.message.split()[1] for dg in out}
+    for d in never_laid(rs):
+        if d.name not in unfit:
+            mates = sorted({od.name for od in decls if od.cells is None and od.name not in laid_names(rs)
+                            and any(meets(rs, a, b) for a in d.edges for b in od.edges_flat())})
+            out.append(Diagnostic(d.span, f"tile {d.name} can never be laid: none of its edges ({' '.join(d.edges)}) can "
+                                          f"meet an edge of the start or of a tile that can be laid"
+                                          + (f" (only of {', '.join(mates)}, which cannot be laid first either)" if mates else "")
+                                          + f", so every copy ({d.count}) is discarded when drawn [BASE-PLACE-3]", "fit"))
     return out
+
+
+def laid_names(rs: RuleSet) -> set[str]:
+    """The tiles that can be laid at some point: from the start's tiles, every tile with an edge that can
+    meet an edge of one already in, until nothing more joins.  Without `placement matching` every tile."""
+    decls = _decls(rs)
+    if "matching" not in rs.placement:
+        return {d.name for d in decls}
+    st = rs.start
+    have = {st.tile, *(m.tile for m in st.more)} if st is not None else set()
+    if not have:
+        return {d.name for d in decls}
+    by_name = {d.name: d for d in decls}
+    grew = True
+    while grew:
+        grew = False
+        edges = {b for n in have if n in by_name for b in by_name[n].edges_flat()}
+        for d in decls:
+            if d.cells is None and d.name not in have and any(meets(rs, a, b) for a in d.edges for b in edges):
+                have.add(d.name)
+                grew = True
+    return have
+
+
+def never_laid(rs: RuleSet) -> list[A.TileDecl]:
+    """The tiles of the deck (not the start's) that can never be laid (laid_names)."""
+    ok = laid_names(rs)
+    return [d for d in _decls(rs) if d.cells is None and d.name not in ok]
 
 

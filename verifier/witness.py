@@ -23,6 +23,8 @@ proved* -- z3's state breaks the induction step, but no game tried reaches it.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
 import random
 import re
 import tempfile
@@ -55,10 +57,13 @@ class Witness:
     turns: int
     what: str  # "seat p1's score goes 0 -> -2 at turn 71 (score field end, and its clause)"
     games: int  # games played to find it
+    breaks: str = ""  # the invariant and the step it is the witness of: "`stays-barn` at capture a barn (own)"
 
     def lines(self) -> list[str]:
-        return [f"witness: {self.what}; found in game {self.games} of the search ({self.players} players, "
-                f"seed {self.seed}, {self.policy} moves)",
+        of = f" of {self.breaks}" if self.breaks else ""
+        how = self.policy if self.policy.startswith("beam") else f"{self.policy} moves"
+        return [f"witness{of}: {self.what}; found in game {self.games} of the search ({self.players} players, "
+                f"seed {self.seed}, {how})",
                 f"replay it: tessera replay {self.record}",
                 f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
 
@@ -82,8 +87,9 @@ def _rule_matches(rule: str, ev: dict) -> bool:
     if k == "score":
         if ev.get("feature") == "outpost":
             return rule.startswith(f"on {ev.get('when')} of ") and ev.get("outpost", "") in rule
-        return rule.startswith(f"score {ev.get('feature')} {ev.get('when')}") or (
-            ev.get("when") == "recall" and rule.startswith("recall "))
+        if ev.get("when") == "recall":  # `recall abbot from a garden`: that kind's recall, not a cloister's
+            return rule.startswith("recall ") and rule.endswith(f" {ev.get('feature')}")
+        return rule.startswith(f"score {ev.get('feature')} {ev.get('when')}")
     if k == "ransom":
         return rule.startswith(f"ransom a{'n' if ev.get('figure', '')[:1] in 'aeiou' else ''} {ev.get('figure')}")
     if k == "award":
@@ -129,10 +135,31 @@ class Monitor:
                 self.kind = "declared"
                 self.eval = state_evaluator(rs, decl.test)
         self.last_stays: dict = {}
+        # a capture step is one outcome (own, prisoner, exchange for X): its witness must be that capture
+        m = re.match(r"capture an? (\w+) \((own|prisoner|exchange for an? (\w+))\)$", rule)
+        self.capture = (m.group(1), "exchange" if m.group(3) else ("supply" if m.group(2) == "own" else "prisoner"),
+                        m.group(3)) if m else None
+
+    def outcome_ok(self, events: list) -> bool:
+        """Whether the events of the move that broke the invariant are the refuted step's own (for a
+        capture step: a capture of its figure with its outcome); any move, for other steps."""
+        if self.capture is None:
+            return True
+        fig, to, back = self.capture
+        caps = [e for e in events if e.get("kind") == "capture" and e.get("figure") == fig and e.get("to") == to]
+        if to == "exchange":
+            return bool(caps) and any(e.get("kind") == "exchange" and e.get("back") == back for e in events)
+        return bool(caps)
 
     @property
     def usable(self) -> bool:
         return self.kind is not None
+
+    def fork(self) -> "Monitor":
+        """A copy for another branch of a game (a beam search's): its own memory of the board."""
+        m = copy.copy(self)
+        m.last_stays = dict(self.last_stays)
+        return m
 
     def scan_scores(self, g, upto: int | None = None) -> str | None:
         """Every score, event by event from the start: a negative score (`score-nonnegative`) or a
@@ -230,7 +257,12 @@ def _focus(rs: RuleSet, check) -> tuple[set, set, set]:
         acts.add("capture")
     if check.rule.startswith("on ") and rs.tracks or "outpost" in check.rule:
         acts.add("outpost")
-    return figs, kinds, acts
+    m = re.match(r"capture an? (\w+) \((own|prisoner|exchange for an? (\w+))\)$", check.rule)
+    outcome = (m.group(1), "exchange" if m.group(3) else ("supply" if m.group(2) == "own" else "prisoner"),
+               m.group(3)) if m else None
+    if outcome is not None:
+        figs = {outcome[0]} | ({outcome[2]} if outcome[2] else set())
+    return figs, kinds, acts, outcome
 
 
 class Policy:
@@ -246,10 +278,27 @@ class Policy:
         self.rng, self.name = rng, name
         self.lean = "lean" in name
         self.abstain = "abstain" in name
+        self.capture = focus[3] if len(focus) > 3 else None  # (figure, outcome, back) of a capture step
+
+    def _capture_fits(self, g, a) -> bool:
+        fig, to, back = self.capture
+        if g.R.FIGURES[a.figure].name != fig:
+            return False
+        p = g.pending[0] if g.pending else g.current_player()
+        if to == "supply":
+            return a.owner == p
+        if to == "prisoner":
+            return a.owner != p and a.back is None
+        return a.owner != p and a.back is not None and g.R.FIGURES[a.back].name == back
 
     def wanted(self, g, a) -> bool:
         """Whether move a (a typed move, runtime/moves.py: read by kind and field) serves the focus."""
         kind = a.KIND
+        if kind == "capture" and self.capture is not None:
+            try:
+                return self._capture_fits(g, a)
+            except Exception:  # a capture move of another shape: any capture serves
+                return True
         if kind in self.acts:
             return True
         if kind != "place":  # an outpost, capture, ransom, pass, discard, catapult or removal not asked for
@@ -343,6 +392,7 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
         rec = Recorder(turns)
         found = None
         pending_ransom = False
+        mark = 0  # the events since the last moment checked: the move that breaks the invariant
         while not g.ended:
             acts = g.legal_actions()
             if not acts:
@@ -357,6 +407,10 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 continue  # a decision of this turn is still to come
             if found is None:
                 found = mon.check(g)
+                if found is not None and not mon.outcome_ok(g.events[mark:]):
+                    found = None  # broken, but by another step than the refuted one: not its witness
+                    break
+                mark = len(g.events)
                 if found is not None and a.KIND == "ransom":
                     pending_ransom = True  # a record writes a ransom with the next turn's tile: play on to it
                     continue
@@ -364,6 +418,8 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 break
         if found is None and g.ended:
             found = mon.check(g)
+        if not _spend_moves(len(g.history)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, players, note=_budget_note())
         if found is None:
             continue
         path = _write(rs, check, n, seed, turns, g.ended, record_dir)
@@ -371,8 +427,131 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
         if not replayed:
             path.unlink(missing_ok=True)
             continue
-        return Search(Witness(path, n, seed, pname, len(turns), found, k + 1), k + 1, players)
-    return Search(None, games, players)
+        return Search(Witness(path, n, seed, pname, len(turns), found, k + 1,
+                              f"`{check.invariant.id}` at {check.rule}"), k + 1, players)
+    # no game of the search broke it: a beam search guided by z3's state before saying "not proved"
+    got = beam_search(rs, check, eng, players, focus, games)
+    if got is not None:
+        return got
+    return Search(None, games, players, note=(
+        f"{games} games of the compiled engine (half of them with {players} players, steered toward this rule; "
+        f"`tessera verify --witness-games N` plays more) and a beam search toward z3's state ({BEAM_WIDTH} games "
+        f"kept at each move, {BEAM_SEEDS} deck orders, at most {BEAM_MOVES:,} moves) never broke it"))
+
+
+# ------------------------------------------------------------------ the beam search toward z3's state
+BEAM_WIDTH = 8  # games kept at each move
+BEAM_BRANCH = 4  # moves tried from each
+BEAM_MOVES = 40_000  # engine moves per refuted step, at most (the verify budget's moves, when it has one)
+BEAM_SEEDS = 12  # deck orders tried, at most
+
+
+def _spend_moves(n: int) -> bool:
+    """Charge n engine moves to the rule set's verify budget (verifier/budget.py, when there is one):
+    False once it is spent."""
+    try:
+        from .budget import current
+    except ImportError:  # no shared budget: the search keeps to its own count (BEAM_MOVES)
+        return True
+    return current().spend_moves(n) is not False
+
+
+def _primed(k: str) -> str:
+    return k.replace("[", "'[", 1) if "[" in k else k + "'"
+
+
+def distance(rs: RuleSet, model: dict, g) -> float:
+    """How far game g stands from z3's state before the refuted step: its scores (3 per point on a seat
+    the step changes, 0.5 on the others), its states and completions (1 per unit), a figure z3 has on
+    the board that the seat has not (2), the supplies the step changes (0.25 per figure)."""
+    snap = snapshot(rs, g).values
+    d = 0.0
+    for k, v in model.items():
+        if not isinstance(v, int) or isinstance(v, bool) or "'" in k or k not in snap:
+            continue
+        now = snap[k]
+        changed = model.get(_primed(k)) not in (None, v)
+        if k.startswith("score["):
+            d += (3.0 if changed else 0.5) * abs(now - v)
+        elif k.startswith("board["):
+            d += 2.0 if v > 0 and now == 0 else 0.0
+        elif k.startswith(("supply[", "held[", "outpost[")):
+            d += 0.25 * abs(now - v) if changed else 0.0
+        else:
+            d += abs(now - v)
+    return d
+
+
+def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -> Search | None:
+    """Games kept close to z3's state: from each of BEAM_WIDTH games, BEAM_BRANCH moves (the steered
+    policy's and random ones) are tried; every child is checked for the violation (the refuted step's
+    own) and the BEAM_WIDTH nearest to z3's state (`distance`) go on.  Deterministic: fixed seeds, ties
+    broken by a seeded generator.  A child that breaks the invariant is replayed from the start with
+    its moves, written and replayed as a record."""
+    model = check.result.model
+    spent = 0
+    for seed in range(BEAM_SEEDS):
+        if spent >= BEAM_MOVES:
+            break
+        rng = random.Random(7_777 + seed)
+        g0 = eng.new_game(players, seed)
+        pol = Policy(g0, rs, focus, rng, "steered")
+        beam = [(0.0, 0.0, g0, [], Monitor(rs, check.invariant, check.rule))]
+        while beam and spent < BEAM_MOVES:
+            children = []
+            for _, _, g, moves, mon in beam:
+                acts = g.legal_actions()
+                if not acts:
+                    continue
+                picks = []
+                for _ in range(BEAM_BRANCH * 2):
+                    a = pol.choose(g, acts) if len(picks) % 2 == 0 else acts[rng.randrange(len(acts))]
+                    if a not in picks:
+                        picks.append(a)
+                    if len(picks) == BEAM_BRANCH:
+                        break
+                for a in picks:
+                    c, m2, mark = g.clone(), mon.fork(), len(g.events)
+                    c.apply_action(a)
+                    spent += 1
+                    if c.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
+                        found = m2.check(c)
+                        if found is not None and m2.outcome_ok(c.events[mark:]):
+                            return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
+                    if not c.ended:
+                        children.append((distance(rs, model, c), rng.random(), c, moves + [a], m2))
+            if not _spend_moves(len(children) or 1):
+                return Search(None, 0, players, note=_budget_note())
+            children.sort(key=lambda x: (x[0], x[1]))
+            beam = children[:BEAM_WIDTH]
+    return None
+
+
+def _budget_note() -> str:
+    try:
+        from .budget import current
+
+        return f"the search was cut short: {current().reason()}"
+    except ImportError:
+        return "the search was cut short by the verify budget"
+
+
+def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) -> Search | None:
+    from tessera.compiler.turns import Recorder
+
+    g = eng.new_game(players, seed)
+    turns: list = []
+    rec = Recorder(turns)
+    for a in moves:
+        rec(g, a)
+        g.apply_action(a)
+    path = _write(rs, check, players, seed, turns, g.ended, None)
+    if not _replays(path, g):
+        path.unlink(missing_ok=True)
+        return None
+    w = Witness(path, players, seed, f"beam search toward z3's state after the {before} games, {spent:,} moves "
+                                     f"tried", len(turns), found, before + 1, f"`{check.invariant.id}` at {check.rule}")
+    return Search(w, before + 1, players)
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
@@ -380,7 +559,11 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
 
     d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}.json"
+    # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
+    # digest of the whole label keeps two refutations from sharing a file)
+    label = f"{check.invariant.id}|{check.rule}|{getattr(check, 'span', None) or ''}"
+    digest = hashlib.sha256(label.encode()).hexdigest()[:8]
+    path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}--{digest}.json"
     doc = {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(players)],
            "seed": seed, "turns": turns, "end": "final" if ended else "none"}
     write_record(path, doc)
@@ -422,3 +605,461 @@ def search_all(rs: RuleSet, checks: list) -> dict:
         except Exception as exc:  # a rule that crashes the engine: said, never a pass nor a refutation
             out[id(c)] = Search(None, 0, 0, note=f"the engine failed while playing ({type(exc).__name__}: {exc})")
     return out
+
+
+# ------------------------------------------------------------------ the river theorem's witnesses
+@dataclass
+class RiverWitness:
+    """An engine game that follows z3's river: its record and what it shows (a discarded tile)."""
+
+    record: Path
+    players: int
+    what: str
+    turns: int
+
+    def lines(self) -> list[str]:
+        return [f"witness: {self.what} ({self.players} players, {self.turns} record turns)",
+                f"replay it: tessera replay {self.record}",
+                f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
+
+
+def _river_sides(rs: RuleSet, kind: str) -> dict[str, set]:
+    """Every tile's river sides at rotation 0 (a tile of several variants: the first's)."""
+    from tessera.dsl.places import SIDES
+
+    out: dict[str, set] = {}
+    for tt in rs.tiles:
+        if tt.cells is None and tt.name not in out:
+            out[tt.name] = {p for f in tt.features if f.kind == kind for p in f.places if p in SIDES}
+    return out
+
+
+def _shape(sides: set) -> str:
+    from tessera.dsl.places import OPPOSITE
+
+    if len(sides) == 1:
+        return "end"
+    if len(sides) == 2:
+        a, b = sorted(sides)
+        return "straight" if OPPOSITE[a] == b else "curve"
+    return ""
+
+
+def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, players: int | None,
+                 record_dir: Path | None = None, eng=None) -> Search:
+    """A game of the compiled engine that lays the river as z3's sequence does (`placed[1:]`: each
+    tile's turn, cell and the heading it leaves by; the first entry is the start) and then, when
+    `final` names a shape ("straight", "curve", "lake" or "any"), draws such a tile at the open end
+    and finds it can only be discarded (BASE-PLACE-3): the river blocked.  With `final` None the
+    game ends after the last tile laid (a river that flows back: the record shows it).  The record
+    is replayed at once; a game the engine does not follow is no witness (Search.note says why)."""
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import Recorder
+    from tessera.dsl.places import rotate
+
+    lo, hi = rs.player_range()
+    n = players if isinstance(players, int) and lo <= players <= hi else lo
+    kind = rs.placement["continues"].arg
+    sides = _river_sides(rs, kind)
+    eng = eng or load_engine(rs)
+    R = eng.rules
+    g = eng.new_game(n, 0)
+    turns: list = []
+    rec = Recorder(turns)
+
+    def candidates(shape: str):
+        deck = next((d for d in g.decks if d), [])
+        seen, out = set(), []
+        for tid in sorted(set(deck) | ({g.drawn} if g.drawn is not None else set())):
+            name = R.TILES[tid].name
+            s = sides.get(name, set())
+            ok = (shape == "any" and s) or (shape == "lake" and _shape(s) == "end") or _shape(s) == shape
+            if ok and tid not in seen:
+                seen.add(tid)
+                out.append(tid)
+        return out
+
+    def drawn(tid):
+        """A copy of the game with tile tid drawn and its siege decisions taken (the first offered: a
+        catapult's outpost), the decisions as moves, and the tile's moves."""
+        c = g.clone()
+        c.force_tile_id(tid)
+        pre = []
+        acts = c.legal_actions()
+        while acts and not any(a.KIND in ("place", "discard") for a in acts):
+            pre.append(acts[0])
+            rec_moves.append((c.clone(), acts[0]))
+            c.apply_action(acts[0])
+            acts = c.legal_actions()
+        return c, pre, acts
+
+    def take(c, pre, move):
+        """Go on with copy c: record its siege decisions and the tile's move, then play the move."""
+        nonlocal g
+        for before, a in rec_moves[-len(pre):] if pre else []:
+            rec(before, a)
+        rec(c, move)
+        c.apply_action(move)
+        g = c
+
+    rec_moves: list = []
+
+    def discard_one(shape: str) -> bool:
+        """Draw a river tile of `shape` that the engine can only discard, and discard it."""
+        for tid in candidates(shape):
+            c, pre, acts = drawn(tid)
+            if acts and all(a.KIND == "discard" for a in acts):
+                take(c, pre, acts[0])
+                return True
+        return False
+
+    for p in placed[1:]:
+        shape = "lake" if _shape(sides.get(p.tile, set())) == "end" else ("curve" if p.turn else "straight")
+        move = None
+        for tid in candidates(shape):
+            c, pre, acts = drawn(tid)
+            rot_sides = lambda a: {rotate(s, a.rotation) for s in sides.get(R.TILES[tid].name, set())}  # noqa: E731
+            move = next((a for a in acts if a.KIND == "place" and a.figure is None
+                         and tuple(a.cell) == tuple(p.cell) and p.heading in rot_sides(a)), None)
+            if move is not None:
+                break
+        if move is not None:
+            take(c, pre, move)
+            continue
+        if move is None:
+            # the tile z3 lays here does not fit the board (its other edges against what it borders):
+            # the river is blocked one tile early if some river tile can only be discarded here
+            if not discard_one("any"):
+                return Search(None, 1, n, note=f"the engine lays no {shape} river tile at {p.cell} leaving {p.heading} "
+                                               f"after {len(turns)} tiles, as z3's sequence does")
+            final = "early"
+            break
+    what = ""
+    if final is not None:
+        if final != "early" and not discard_one(final):
+            return Search(None, 1, n, note=f"after z3's {len(turns)} tiles the engine still lays every "
+                                           f"{final} river tile it may draw (the open end: "
+                                           f"{placed[-1].cell if placed else '?'})")
+        name = R.TILES[g.history[-1][0]].name
+        laid = len(turns) - 1
+        what = (f"after {laid} river tile{'' if laid == 1 else 's'} laid as z3's sequence"
+                f"{' goes' if final == 'early' else ''}, "
+                f"{name} is drawn and fits nowhere: it is discarded at turn {len(turns)} [{R.CLAUSE_DISCARD}]"
+                + (f" (z3's river {prop} at tile {len(placed) - 1}; the engine's is blocked before it, its other "
+                   f"edges meeting what it borders)" if final == "early" and prop != "is blocked" else ""))
+    else:
+        last = placed[-1]
+        what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(n)],
+                        "seed": 0, "turns": turns, "end": "none"})
+    if not _replays(path, g) or (final is not None and not _discards(path)):
+        path.unlink(missing_ok=True)
+        return Search(None, 1, n, note="the engine's game did not replay to the same board")
+    return Search(RiverWitness(path, n, what, len(turns)), 1, n)
+
+
+def _discards(path: Path) -> bool:
+    """The record's replay shows its last turn's tile discarded."""
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    res = replay(load_record(path), path.parent)
+    return any(e.get("kind") == "discard" for e in res.game.events)
+
+
+# ------------------------------------------------------------------ the card game's witnesses
+@dataclass
+class CardWitness:
+    record: Path
+    players: int
+    seed: int
+    policy: str
+    what: str
+    games: int
+
+    def lines(self) -> list[str]:
+        return [f"witness: {self.what}; found in game {self.games} of the search ({self.players} players, "
+                f"seed {self.seed}, {self.policy} moves)",
+                f"replay it: tessera replay {self.record}",
+                f"see it:    tessera view {self.record} -o {self.record.with_suffix('.html')}"]
+
+
+def _card_choose(g, acts, rng: random.Random, policy: str):
+    """A card game's move: uniformly at random, or *claiming* (a claim whenever one is offered: many
+    small takes), or *hoarding* (plays first, claims when nothing else is left: few big takes)."""
+    if policy != "random":
+        claims = [a for a in acts if a[0] == "claim"]
+        other = [a for a in acts if a[0] != "claim"]
+        pick = claims if policy == "claiming" else other
+        if pick and rng.random() < 0.85:
+            return pick[rng.randrange(len(pick))]
+    return acts[rng.randrange(len(acts))]
+
+
+def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label: str,
+                games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine in which the scoring `feature` (`when`: take or end; the
+    misplaced card's 10 is feature "misplaced") gives a player fewer than 0 points, so that player's
+    score goes down (CARD-SCORE-1): written as a tessera-cards/1 record (the deck as dealt and every
+    move) and replayed at once to the same scores."""
+    from tessera.compiler.build import load_engine
+
+    games = WITNESS_GAMES if games is None else games
+    lo, hi = rs.player_range()
+    first = players if isinstance(players, int) and lo <= players <= hi else lo
+    others = [n for n in range(lo, hi + 1) if n != first]
+    eng = eng or load_engine(rs)
+    policies = ["random", "claiming", "hoarding"]
+    for k in range(games):
+        seed, pname = k // len(policies), policies[k % len(policies)]
+        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
+        g = eng.new_game(n, seed)
+        rng = random.Random(seed * 7919 + 29 + 1000 * (k % len(policies)))
+        turns: list = []
+        found = None
+        seen = 0
+        while not g.ended and found is None:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, pname)
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+            found, seen = _card_negative(g, feature, when, seen)
+        if found is None and not g.ended:
+            g.finish()
+        if found is None:
+            found, seen = _card_negative(g, feature, when, seen)
+        if not _spend_moves(len(turns)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, first, note=_budget_note())
+        if found is None:
+            continue
+        d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
+        from tessera.compiler.records import write_record
+
+        write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
+                            "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final" if g.ended else "none"})
+        if not _card_replays(path, g):
+            path.unlink(missing_ok=True)
+            continue
+        return Search(CardWitness(path, n, seed, pname, found, k + 1), k + 1, first)
+    return Search(None, games, first)
+
+
+def _card_negative(g, feature: str, when: str, seen: int):
+    """The first scoring event (from `seen` on) of `feature` that gives fewer than 0 points, with the
+    player's score before and after it."""
+    if len(g.events) == seen:
+        return None, seen
+    run: dict = {}
+    for i, ev in enumerate(g.events):
+        if ev.get("kind") != "score":
+            continue
+        for who, pts in ev.get("points", {}).items():
+            before = run.get(who, 0)
+            run[who] = before + pts
+            if i >= seen and pts < 0 and ev.get("feature") == feature and ev.get("when") == when:
+                return (f"{who}'s score goes {before} -> {run[who]} in round {ev.get('round')} "
+                        f"({feature} on {when}, {ev.get('clause')})"), len(g.events)
+    return None, len(g.events)
+
+
+def _card_replays(path: Path, g) -> bool:
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    try:
+        res = replay(load_record(path), path.parent)
+    except Exception:
+        return False
+    return res.error is None and list(res.game.scores) == list(g.scores)
+
+
+# ------------------------------------------------------------------ the river laid by the engine
+RIVER_DIVES = 12  # random river layings tried after the shallow layings (the count the verify budget will route)
+RIVER_DEPTH = 2  # every laying of this many river tiles is tried
+
+
+def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Search:
+    """Lay the river with the compiled engine, as the rules let it be laid: every laying of its first
+    RIVER_DEPTH tiles (every tile type the river deck holds, every placement the engine offers), then
+    RIVER_DIVES random layings to the lake; at each step every tile type that could be drawn next is
+    tried.  A drawn river tile the engine can only discard (BASE-PLACE-3) is a blocked river, whatever
+    the cause: a turn the rule refuses, or the tile's other edges against what it borders (a fortress,
+    an earlier tile).  Found: a record of that game ending in the discard.  Deterministic."""
+    from tessera.compiler.build import load_engine
+
+    eng = eng or load_engine(rs)
+    R = eng.rules
+    lo, _ = rs.player_range()
+    river_ids = _river_ids(rs, R)
+    tried = [0]
+
+    def drawable(g) -> list:
+        deck = next((d for d in g.decks if d), None)
+        if not deck:
+            return []
+        di = g.decks.index(deck)
+        last = R.DECK_LAST[di]
+        ids = set(deck) | ({g.drawn} if g.drawn is not None else set())
+        body = sorted(t for t in ids if t in river_ids and t not in last)
+        seen, out = set(), []
+        for t in body or sorted(t for t in ids if t in river_ids):
+            if R.TILES[t].name not in seen:
+                seen.add(R.TILES[t].name)
+                out.append(t)
+        return out
+
+    def options(g, tid):
+        """The game with tile tid drawn (its siege decisions taken, the first of each), and its placements."""
+        c = g.clone()
+        c.force_tile_id(tid)
+        pre = []
+        acts = c.legal_actions()
+        while acts and not any(a.KIND in ("place", "discard") for a in acts):
+            pre.append(acts[0])
+            c.apply_action(acts[0])
+            acts = c.legal_actions()
+        tried[0] += 1
+        return c, pre, [a for a in acts if a.KIND == "place" and a.figure is None], \
+            [a for a in acts if a.KIND == "discard"]
+
+    def blocked_here(g, path):
+        for tid in drawable(g):
+            c, pre, places, discards = options(g, tid)
+            if not places and discards:
+                return path + [("tile", tid)] + [("move", a) for a in pre] + [("move", discards[0])]
+        return None
+
+    def children(g, path):
+        for tid in drawable(g):
+            c, pre, places, _ = options(g, tid)
+            for a in places:
+                c2 = c.clone()
+                c2.apply_action(a)
+                yield c2, path + [("tile", tid)] + [("move", x) for x in pre] + [("move", a)]
+
+    g0 = eng.new_game(lo, 0)
+    found = None
+    level = [(g0, [])]
+    for _ in range(RIVER_DEPTH + 1):
+        nxt = []
+        for g, path in level:
+            found = blocked_here(g, path)
+            if found:
+                break
+            nxt.extend(children(g, path))
+        if found or not _spend_moves(len(nxt) or 1):
+            break
+        level = nxt
+    rng = random.Random(4242)
+    for _ in range(RIVER_DIVES if not found else 0):
+        g, path = g0, []
+        while True:
+            found = blocked_here(g, path)
+            if found:
+                break
+            kids = list(children(g, path))
+            if not kids:
+                break
+            g, path = kids[rng.randrange(len(kids))]
+        if found or not _spend_moves(len(path) or 1):
+            break
+    if not found:
+        return Search(None, tried[0], lo)
+    # the game again, from the start, with its record
+    from tessera.compiler.turns import Recorder
+
+    g = eng.new_game(lo, 0)
+    turns: list = []
+    rec = Recorder(turns)
+    for kind, x in found:
+        if kind == "tile":
+            g.force_tile_id(x)
+        else:
+            rec(g, x)
+            g.apply_action(x)
+    laid = sum(1 for t in turns if not t.get("discard"))
+    name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(lo)],
+                        "seed": 0, "turns": turns, "end": "none"})
+    if not _replays(path, g) or not _discards(path):
+        path.unlink(missing_ok=True)
+        return Search(None, tried[0], lo, note="the engine's blocked river did not replay")
+    what = (f"after {laid} river tile{'s' if laid != 1 else ''} laid as the rules allow, {name} is drawn and fits "
+            f"nowhere: it is discarded at turn {len(turns)} [{R.CLAUSE_DISCARD}]")
+    return Search(RiverWitness(path, lo, what, len(turns)), tried[0], lo)
+
+
+def _river_ids(rs: RuleSet, R) -> set:
+    kind = rs.placement["continues"].arg
+    names = {t.name for t in rs.tiles if t.cells is None and any(f.kind == kind for f in t.features)}
+    return {i for i, t in enumerate(R.TILES) if t.name in names}
+
+
+CARD_DEAL_GAMES = 20  # games tried for a card game's deal
+
+
+def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine with `players` players, played to its end (random moves,
+    seed 0): the rounds it deals and the cards it leaves in the deck, against the deal table's rounds
+    (CARD-DEAL-1, CARD-END-1).  A witness when they differ: the table does not use the deck exactly."""
+    from tessera.compiler.build import load_engine
+
+    eng = eng or load_engine(rs)
+    row = rs.cards.deal_for(players)
+    if row is None:
+        return Search(None, 0, players, note=f"the deal table has no row for {players} players")
+    # a game that ends because the deck cannot deal another round (not at a score: `end when`; with the
+    # bundled rules most games reach 100 first, so this is rarely found: the table's numbers are then a
+    # claim no game shows, *not proved*, as a formula's)
+    for k in range(CARD_DEAL_GAMES):
+        g = eng.new_game(players, k)
+        rng = random.Random(31 + k)
+        turns: list = []
+        while not g.ended:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, ("claiming", "hoarding", "random")[k % 3])
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+        if not _spend_moves(len(turns)):
+            return Search(None, k + 1, players, note=_budget_note())
+        if not g.ended:
+            g.finish()
+        why = next((e.get("why", "") for e in reversed(g.events) if e.get("kind") == "end"), "")
+        if "deck" in why:
+            break
+    else:
+        return Search(None, CARD_DEAL_GAMES, players, note=f"no game of {CARD_DEAL_GAMES} with {players} players "
+                                                           f"ended for want of cards (each reached the end score)")
+    left = g.locations()["deck"]
+    if g.round == row.rounds and left == 0:
+        return Search(None, k + 1, players, note=f"a game with {players} players deals the table's {row.rounds} rounds "
+                                                 f"and empties the deck")
+    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
+    from tessera.compiler.records import write_record
+
+    write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
+                        "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final"})
+    if not _card_replays(path, g):
+        path.unlink(missing_ok=True)
+        return Search(None, k + 1, players, note="the engine's game did not replay to the same scores")
+    what = (f"with {players} players a game that ends for want of cards deals {g.round} round{'s' if g.round != 1 else ''} of {row.cards} cards "
+            f"each, where the deal table says {row.rounds}, and leaves {left} card{'s' if left != 1 else ''} in the deck")
+    return Search(CardWitness(path, players, k, ("claiming", "hoarding", "random")[k % 3], what, k + 1), k + 1, players)
