@@ -440,7 +440,9 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
 
         from .records import rule_paths_for
 
-        Path(record_dir).mkdir(parents=True, exist_ok=True)
+        from .outdir import claim_record_folder
+
+        claim_record_folder(Path(record_dir))  # RecordFolderError for a folder of the user's, or a file
         specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
         record_rules = rule_paths_for(Path(record_dir), specs, [r for r in specs if not is_module_name(r)])
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,

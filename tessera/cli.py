@@ -193,8 +193,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                               "(the river theorem's maps) as SVG files in this folder"),
         record: Optional[Path] = typer.Option(
             None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
-                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
-                                   "when something is refuted)"),
+                                   "record (default: a folder of this user's, mode 0700, in the system's temporary "
+                                   "folder; written only when something is refuted); a folder that is not empty "
+                                   "must be one tessera wrote records into"),
         witness_games: int = typer.Option(
             60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
                                                "that breaks it; none found: the verdict is `not proved`")) -> None:
@@ -214,6 +215,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     import tessera.verifier.witness as wit
 
     wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
+    if record is not None:  # refused before any work: a file, or a folder of the user's (compiler/outdir.py)
+        from tessera.compiler.outdir import RecordFolderError, check_record_folder
+
+        try:
+            check_record_folder(record)
+        except RecordFolderError as exc:
+            err.print(printable(f"tessera verify: --record: {exc}"), markup=False)
+            raise typer.Exit(2)
     names = None
     if only:
         from tessera.verifier.checks import load_checks

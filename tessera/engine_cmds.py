@@ -181,12 +181,12 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     if record is not None:  # rule files copied beside the records, so they replay from any folder
         from tessera.compiler.records import rule_paths_for
 
-        try:
-            record.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            err.print(printable(f"tessera simulate: cannot write records into {record}: "
-                                f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
-                      markup=False)
+        from tessera.compiler.outdir import RecordFolderError, claim_record_folder
+
+        try:  # made, or empty, or tessera's own: a folder of the user's is never written into
+            claim_record_folder(record)
+        except RecordFolderError as exc:
+            err.print(printable(f"tessera simulate: --record: {exc}"), markup=False)
             raise typer.Exit(2)
         from tessera.dsl.loader import BUNDLED_RULES, _inside
         from tessera.compiler.records import RecordError

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +33,10 @@ from tessera.dsl.model import RuleSet
 from .concrete import board_counts, snapshot, state_evaluator
 
 WITNESS_GAMES = 60  # games per refuted rule (`tessera verify --witness-games N`)
-RECORD_DIR: Path | None = None  # `tessera verify --record DIR`; None: DEFAULT_RECORD_DIR
-# by default the records go to the system's temporary folder (a verify run never litters the working
-# folder, nor the rules' folder); the report prints each path, and `--record DIR` keeps them elsewhere
-DEFAULT_RECORD_DIR = Path(tempfile.gettempdir()) / "tessera-witnesses"
+RECORD_DIR: Path | None = None  # `tessera verify --record DIR`; None: the per-user folder of witness_dir.py
+# by default the records go to a folder of this user's in the system's temporary folder (a verify run never
+# litters the working folder, nor the rules' folder; no other user can reach it: verifier/witness_dir.py);
+# the report prints each path, and `--record DIR` keeps them elsewhere
 
 # which invariants a game can be caught breaking (the others are claims about one feature or a formula;
 # of those, `returned-when-scored` at a `complete` scoring is seen on the board)
@@ -378,8 +377,12 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
     from tessera.compiler.records import write_record
 
-    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-    d.mkdir(parents=True, exist_ok=True)
+    from tessera.compiler.outdir import claim_record_folder
+
+    from .witness_dir import witness_folder
+
+    d = record_dir or RECORD_DIR
+    d = witness_folder().path if d is None else claim_record_folder(d)
     path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}.json"
     doc = {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(players)],
            "seed": seed, "turns": turns, "end": "final" if ended else "none"}

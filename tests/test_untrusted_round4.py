@@ -1,0 +1,240 @@
+"""Rule files, records and machines shared with strangers, round 4 (issue 38): each item's
+reproduction, as a hostile stranger or another local user would try it.
+
+Commands run as a person runs them (the CLI in-process through typer's runner, or
+`python -m tessera` where a real process matters).  CI runs as root: the tests that need a
+folder of another user make one with `chown` when they can, and otherwise ask the code about
+another user id; both hold either way.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tessera.engine_cmds  # noqa: F401  (registers compile, replay, simulate)
+import tessera.picture_cmds  # noqa: F401  (registers draw, view)
+from tessera.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+VARIANTS = REPO / "rules" / "variants"
+runner = CliRunner()
+
+
+def run(*args: str, cwd: Path | None = None) -> tuple[int, str]:
+    old = os.getcwd()
+    os.chdir(cwd or REPO)
+    try:
+        res = runner.invoke(app, list(args))
+    finally:
+        os.chdir(old)
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    text = res.stdout + res.stderr
+    assert "Traceback" not in text and "internal error" not in text, text
+    return res.exit_code, text
+
+
+def process(*args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    res = subprocess.run([sys.executable, "-m", "tessera", *args], cwd=cwd, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200", **(env or {})}, timeout=timeout)
+    assert "Traceback" not in res.stdout + res.stderr, res.stderr[-3000:]
+    return res
+
+
+def tree(folder: Path) -> dict:
+    """Every file under `folder` with its bytes and mode: what must not change."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# ------------------------------------------------------------ item 2: witnesses in a private place
+
+def _private(path: Path) -> None:
+    st = os.lstat(path)
+    assert stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode)
+    assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == 0o700, oct(st.st_mode)
+
+
+def test_the_witness_folder_is_per_user_private_and_reused(tmp_path: Path) -> None:
+    from tessera.verifier.witness_dir import witness_folder
+
+    a = witness_folder(tmp_path)
+    assert a.reason is None and a.path == tmp_path / f"tessera-witnesses-{os.geteuid()}"
+    _private(a.path)
+    assert witness_folder(tmp_path).path == a.path  # the same folder next time
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_planted_symlink_is_never_followed(tmp_path: Path, dangling: bool) -> None:
+    from tessera.verifier.witness_dir import witness_folder
+
+    chosen = tmp_path / "chosen-by-the-other-user"
+    if not dangling:
+        chosen.mkdir(mode=0o777)
+    (tmp_path / f"tessera-witnesses-{os.geteuid()}").symlink_to(chosen)
+    got = witness_folder(tmp_path)
+    assert "symbolic link" in got.reason
+    _private(got.path)
+    assert got.path.parent == tmp_path and got.path.resolve() != chosen.resolve()
+    assert not dangling or not chosen.exists()  # a dangling link is not made real
+    assert dangling or list(chosen.iterdir()) == []
+
+
+def test_a_world_writable_folder_of_ones_own_is_not_used(tmp_path: Path) -> None:
+    from tessera.verifier.witness_dir import witness_folder
+
+    loose = tmp_path / f"tessera-witnesses-{os.geteuid()}"
+    loose.mkdir()
+    loose.chmod(0o777)
+    got = witness_folder(tmp_path)
+    assert "may be entered by other users (mode 0777)" in got.reason
+    _private(got.path)
+    assert got.path != loose
+
+
+def test_a_folder_of_another_user_is_not_used(tmp_path: Path) -> None:
+    from tessera.verifier.witness_dir import witness_folder
+
+    me = os.geteuid()
+    if me == 0:  # as root (CI): a real folder of another user, 0700 as a careful user would make it
+        theirs = tmp_path / "tessera-witnesses-0"
+        theirs.mkdir(mode=0o700)
+        os.chown(theirs, 65534, 65534)
+        got = witness_folder(tmp_path)
+        assert "belongs to another user (uid 65534)" in got.reason
+    else:  # not root: our own folder, asked about as another user would be
+        other = me + 1
+        (tmp_path / f"tessera-witnesses-{other}").mkdir(mode=0o700)
+        got = witness_folder(tmp_path, uid=other)
+        assert f"belongs to another user (uid {me})" in got.reason
+        me = other
+    assert got.path.name.startswith("tessera-witnesses-run-") and got.path.parent == tmp_path
+    assert os.lstat(got.path).st_uid == os.geteuid() and stat.S_IMODE(os.lstat(got.path).st_mode) == 0o700
+
+
+@pytest.mark.slow
+def test_verify_never_writes_a_witness_through_a_planted_symlink(tmp_path: Path) -> None:
+    """The other user plants links at the old shared name and at this user's: the refutation's
+    record lands in a private folder of this user's, and nothing in the folder they chose."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tmp.chmod(0o1777)
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    for name in ("tessera-witnesses", f"tessera-witnesses-{os.geteuid()}"):
+        (tmp / name).symlink_to(chosen)
+    res = process("verify", str(VARIANTS / "tower_free_ransom.tess"), "--no-engine", "--only", "invariants",
+                  "--witness-games", "20", env={"TMPDIR": str(tmp)})
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "is refuted for" in res.stdout
+    assert list(chosen.iterdir()) == []
+    [line] = [ln for ln in res.stdout.splitlines() if "replay it: tessera replay" in ln]
+    rec = Path(line.split("tessera replay", 1)[1].split()[0])
+    assert rec.is_file() and rec.parent.parent == tmp and rec.parent.name.startswith("tessera-witnesses-run-")
+    _private(rec.parent)
+
+
+# --------------------------------------------- item 3: output folders never replace the user's files
+
+def test_simulate_record_refuses_a_folder_of_the_users(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "game-000000.json").write_text("my own notes\n")
+    (mine / "house.tess").write_text("module house\nextends base\n# my version\n")
+    (mine / "house.tess").chmod(0o664)
+    (tmp_path / "house.tess").write_text("module house\nextends base\n")
+    before = tree(mine)
+    got, text = run("simulate", "--games", "1", "--rules", "house.tess", "--record", "mine", cwd=tmp_path)
+    assert got == 2 and "mine is not empty" in text and "tessera did not make it" in text, text
+    assert tree(mine) == before
+
+
+def test_simulate_record_names_a_file_given_as_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine\n")
+    got, text = run("simulate", "--games", "1", "--record", "notes.txt", cwd=tmp_path)
+    assert got == 2 and "notes.txt is a file, not a folder" in text, text
+    got, text = run("simulate", "--games", "1", "--record", "notes.txt/sub", cwd=tmp_path)
+    assert got == 2 and "a file stands where a folder is needed" in text, text
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+
+
+def test_simulate_record_writes_again_into_its_own_folder(tmp_path: Path) -> None:
+    for _ in range(2):  # the README's command, run twice: the second run replaces its own records
+        got, text = run("simulate", "--games", "1", "--record", "out/sample", cwd=tmp_path)
+        assert got == 0, text
+    assert sorted(p.name for p in (tmp_path / "out" / "sample").iterdir()) == [".tessera-records", "game-000000.json"]
+    empty = tmp_path / "empty"
+    empty.mkdir()  # an empty folder may be given too
+    got, text = run("simulate", "--games", "1", "--record", "empty", cwd=tmp_path)
+    assert got == 0 and (empty / "game-000000.json").is_file(), text
+
+
+def test_the_simulate_api_refuses_a_folder_of_the_users(tmp_path: Path) -> None:
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.outdir import RecordFolderError
+    from tessera.compiler.simulate import simulate
+    from tessera.dsl.loader import require_rule_set
+
+    (tmp_path / "thesis.txt").write_text("precious")
+    with pytest.raises(RecordFolderError, match="not empty"):
+        simulate(load_engine(require_rule_set(["base"])), 1, 2, 0, ["base"], record_dir=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["thesis.txt"]
+
+
+def test_verify_record_a_file_or_a_users_folder_is_a_clear_refusal_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "witness.json").write_text("mine\n")
+    got, text = run("verify", str(VARIANTS / "tower_free_ransom.tess"), "--no-engine", "--only", "invariants",
+                    "--record", str(tmp_path / "witness.json"))
+    assert got == 2 and "witness.json is a file, not a folder" in text and "engine" not in text, text
+    got, text = run("verify", str(VARIANTS / "tower_free_ransom.tess"), "--no-engine", "--only", "invariants",
+                    "--record", str(tmp_path))
+    assert got == 2 and "is not empty (witness.json)" in text, text
+    assert [p.name for p in tmp_path.iterdir()] == ["witness.json"]
+
+
+def test_compile_keeps_a_users_files_inside_the_package(tmp_path: Path) -> None:
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 0, text
+    eng = tmp_path / "engine"
+    marker = (eng / ".tessera-engine").read_text()
+    assert "runtime/ops.py" in marker.splitlines() and "rules.py" in marker.splitlines()
+    # Python's own caches of the listed modules are the package's: a compile replaces them
+    for cache in (eng / "__pycache__", eng / "runtime" / "__pycache__"):
+        cache.mkdir()
+    (eng / "__pycache__" / "rules.cpython-312.pyc").write_bytes(b"cache")
+    (eng / "runtime" / "__pycache__" / "ops.cpython-312.opt-1.pyc").write_bytes(b"cache")
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 0, text
+    (eng / "runtime" / "my_agent.py").write_text("# mine\n")
+    (eng / "__pycache__").mkdir()
+    (eng / "__pycache__" / "notes.txt").write_text("mine\n")
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 2 and "holds files tessera did not write (__pycache__/notes.txt, runtime/my_agent.py)" in text, text
+    assert (eng / "runtime" / "my_agent.py").read_text() == "# mine\n"
+    assert (eng / "__pycache__" / "notes.txt").read_text() == "mine\n"
+    (eng / "__pycache__" / "notes.txt").unlink()
+    (eng / "runtime" / "my_agent.py").unlink()
+    (eng / "runtime" / "mine").mkdir()  # a folder of the user's, even empty, is theirs
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 2 and "runtime/mine/" in text, text
+
+
+def test_a_package_from_before_the_manifest_is_still_replaced_but_keeps_a_users_file(tmp_path: Path) -> None:
+    got, _ = run("compile", "card", "-o", str(tmp_path))
+    eng = tmp_path / "engine"
+    (eng / ".tessera-engine").write_text("This folder was written by `tessera compile`; "
+                                        "the next compile into it replaces it whole.\n")
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 0, text
+    (eng / ".tessera-engine").write_text("This folder was written by `tessera compile`; "
+                                        "the next compile into it replaces it whole.\n")
+    (eng / "runtime" / "my_agent.py").write_text("# mine\n")
+    got, text = run("compile", "base", "-o", str(tmp_path))
+    assert got == 2 and "runtime/my_agent.py" in text, text
+    assert (eng / "runtime" / "my_agent.py").read_text() == "# mine\n"
