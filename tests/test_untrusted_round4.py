@@ -238,3 +238,98 @@ def test_a_package_from_before_the_manifest_is_still_replaced_but_keeps_a_users_
     got, text = run("compile", "base", "-o", str(tmp_path))
     assert got == 2 and "runtime/my_agent.py" in text, text
     assert (eng / "runtime" / "my_agent.py").read_text() == "# mine\n"
+
+
+# ------------------------------------------------- item 1: no script runs from any record in any page
+
+# player names that close an attribute (double or single quote), a tag, or the page's JSON script, each
+# setting top.PWN when it runs (at most 64 characters, the records' limit)
+HOSTILE = ['"/><script>top.PWN=1</script><g a="',
+           "'><img src=x onerror=top.PWN=2><b a='",
+           '" onload="top.PWN=3" x="',
+           "</script><script>top.PWN=4</script>&amp;<!--"]
+
+
+def _hostile(tmp_path: Path, rules: str, players: int) -> Path:
+    """A record of a real game (simulate), its players renamed to HOSTILE."""
+    got, text = run("simulate", "--games", "1", "--players", str(players), "--rules", rules, "--record", "games",
+                    cwd=tmp_path)
+    assert got == 0, text
+    path = tmp_path / "games" / "game-000000.json"
+    doc = json.loads(path.read_text())
+    names = dict(zip(doc["players"], HOSTILE))
+    doc["players"] = [names[p] for p in doc["players"]]
+
+    def rename(v, key=None):  # a turn names players (`player`, a tile game's captures and ransoms)
+        if isinstance(v, dict):
+            return {k: rename(x, k) for k, x in v.items()}
+        if isinstance(v, list):
+            return [rename(x, key) for x in v]
+        # a card game's players are named like its rows (red, blue): there only `player` names one
+        return names.get(v, v) if isinstance(v, str) and (key == "player" or rules != "card") else v
+
+    doc["turns"] = rename(doc["turns"])
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _no_script_ran(page, path: Path, own_scripts: int, steps: bool) -> None:
+    page.goto(path.as_uri())
+    if steps:  # every step shown, as a person steps through it
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("End")
+        page.keyboard.press("Home")
+    found = page.evaluate("""() => ({
+        pwn: window.PWN === undefined ? null : window.PWN,
+        scripts: document.querySelectorAll('script').length,
+        handlers: Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes)
+                    .filter(a => a.name.startsWith('on')).map(a => e.tagName + ' ' + a.name)),
+        imgs: document.querySelectorAll('img').length,
+        players: Array.from(document.querySelectorAll('[data-player]')).map(e => e.getAttribute('data-player')),
+    })""")
+    assert found["pwn"] is None, f"{path.name}: a record's name ran as script ({found['pwn']})"
+    assert found["scripts"] == own_scripts and found["handlers"] == [] and found["imgs"] == 0, found
+    assert set(found["players"]) & set(HOSTILE), "the names are shown, whole, as attribute values"
+    assert set(found["players"]) <= set(HOSTILE) | {""} | {f"feudal:{h}" for h in HOSTILE}, found["players"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, players", [("card", 4), ("base,tower", 4)])
+def test_no_script_runs_from_hostile_names_in_any_page_or_picture(tmp_path: Path, rules: str, players: int) -> None:
+    from browser import chromium_page
+
+    rec = _hostile(tmp_path, rules, players)
+    turns = len(json.loads(rec.read_text())["turns"])
+    outputs = []
+    for args, name in [(["view", str(rec)], "game.html"), (["draw", str(rec), "--turn", "3"], "t3.svg"),
+                       (["draw", str(rec), "--turn", str(turns)], "end.svg"), (["draw", str(rec)], "last.svg")]:
+        got, text = run(*args, "-o", str(tmp_path / name), cwd=tmp_path)
+        assert got == 0, text
+        outputs.append(tmp_path / name)
+    if rules == "card":
+        got, text = run("view", str(rec), "--seat", HOSTILE[1], "-o", str(tmp_path / "seat.html"), cwd=tmp_path)
+        assert got == 0, text
+        outputs.append(tmp_path / "seat.html")
+    with chromium_page() as page:
+        for out in outputs:
+            html_page = out.suffix == ".html"
+            _no_script_ran(page, out, 2 if html_page else 0, html_page)
+        assert page.errors == []
+
+
+def test_every_attribute_drawsvg_writes_is_escaped_whatever_the_call_site() -> None:
+    """Escaping by construction: an attribute given raw (no call site's escaping) comes out
+    escaped, once; numbers and the drawing's own values as they were."""
+    import drawsvg as dw
+
+    import tessera.pictures  # noqa: F401  (installs the escaping)
+    from tessera.pictures.tile import attr
+
+    d = dw.Drawing(10, 10)
+    d.append(dw.Rectangle(0, 0, 5, 5, fill="#fff", data_player=HOSTILE[2], class_=attr(HOSTILE[0])))
+    d.append(dw.Text(HOSTILE[3], 9, 1, 1, data_who="a&b"))
+    svg = d.as_svg()
+    assert 'data-player="&quot; onload=&quot;top.PWN=3&quot; x=&quot;"' in svg
+    assert 'class="&quot;/&gt;&lt;script&gt;' in svg and 'data-who="a&amp;b"' in svg
+    assert "<script" not in svg and 'width="5"' in svg and 'fill="#fff"' in svg
