@@ -249,6 +249,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                 err.print(printable(f"tessera verify: {' + '.join(specs) + ': ' if specs else ''}{d.message}"), markup=False)
             raise typer.Exit(2)
         loaded.append((specs, rs, diags, ws))
+    if engine and (names is None or "engine-features" in names):  # --players is the tile engine check's
+        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.cards is None
+                 and not rs.player_range()[0] <= players <= rs.player_range()[1]]
+        for rs, (lo, hi) in wrong:  # as `simulate` says it, before any work
+            err.print(printable(f"tessera verify: {'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"),
+                      markup=False)
+        if wrong:
+            raise typer.Exit(2)
     if engine:
         from tessera.verifier.checks import load_checks as _load
 

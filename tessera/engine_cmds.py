@@ -309,6 +309,12 @@ def simulate(
     loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
     if against:
         loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
+        fam = [getattr(e.rules, "FAMILY", "tiles") for _, (e, _) in loaded]
+        if fam[0] != fam[1]:  # a family mix-up: a card game's points are not a tile game's
+            err.print(printable(f"tessera simulate: --against compares two versions of one game; "
+                                f"{'+'.join(specs)} is a {'card' if fam[0] == 'cards' else 'tile'} game and "
+                                f"{'+'.join(_split(against))} a {'card' if fam[1] == 'cards' else 'tile'} game"), markup=False)
+            raise typer.Exit(2)
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats

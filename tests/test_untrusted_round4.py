@@ -333,3 +333,40 @@ def test_every_attribute_drawsvg_writes_is_escaped_whatever_the_call_site() -> N
     assert 'data-player="&quot; onload=&quot;top.PWN=3&quot; x=&quot;"' in svg
     assert 'class="&quot;/&gt;&lt;script&gt;' in svg and 'data-who="a&amp;b"' in svg
     assert "<script" not in svg and 'width="5"' in svg and 'fill="#fff"' in svg
+
+
+# ------------------------------------------------------------- item 6: every family mix-up said clearly
+
+@pytest.fixture(scope="module")
+def tile_record(tmp_path_factory) -> Path:
+    where = tmp_path_factory.mktemp("tiles")
+    got, text = run("simulate", "--games", "1", "--record", "games", cwd=where)
+    assert got == 0, text
+    return where / "games" / "game-000000.json"
+
+
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["view", "-o", "x.html"],
+                                     ["draw", "--turn", "2", "-o", "x.svg"]])
+def test_a_tile_record_naming_the_card_rules_is_a_clear_message(tmp_path: Path, tile_record: Path, command) -> None:
+    doc = json.loads(tile_record.read_text())
+    doc["rules"] = ["card"]
+    (tmp_path / "mixed.json").write_text(json.dumps(doc))
+    got, text = run(command[0], "mixed.json", *command[1:], cwd=tmp_path)
+    assert got == 2, text
+    assert "a tessera-game/1 record (a tile game) names the rules of the card game (card)" in text, text
+    assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.svg").exists()
+
+
+def test_the_card_game_has_no_tile_sheet_and_is_not_compared_with_a_tile_game(tmp_path: Path) -> None:
+    got, text = run("draw", "card", "-o", "sheet.svg", cwd=tmp_path)
+    assert got == 2 and "card is a card game, which has no tiles to draw" in text, text
+    got, text = run("simulate", "--rules", "base", "--against", "card", "--games", "1", cwd=tmp_path)
+    assert got == 2 and "base is a tile game and card a card game" in text, text
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_says_the_player_range_as_simulate_does() -> None:
+    got, text = run("verify", "base", "--players", "6")
+    assert got == 2 and "tessera verify: base is for 2 to 5 players, not 6" in text, text
+    got, text = run("simulate", "--rules", "base", "--players", "6")
+    assert got == 2 and "base is for 2 to 5 players, not 6" in text, text
