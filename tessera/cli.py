@@ -41,12 +41,11 @@ def fmt(
     with the same comments.
     """
     import os
-    import tempfile
     from pathlib import Path
 
     from tessera.dsl.ast import Span
     from tessera.dsl.diagnostics import SourceCache
-    from tessera.dsl.fmt import comments, format_module
+    from tessera.dsl.fmt import comments, format_module, write_formatted
     from tessera.dsl.loader import Workspace, expand_paths
     from tessera.dsl.parser import ParseFailure, parse
     from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
@@ -95,22 +94,10 @@ def fmt(
         if not _writable(target):
             diags.append(Diagnostic(Span(str(path), 0, 0), "the file is read-only; left alone", "io"))
             continue
-        try:
-            if read_bytes(target, MAX_RULE_FILE) != raw:  # someone saved it meanwhile: never overwrite their edit
-                diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
-                continue
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        except (OSError, FileReadError) as exc:
-            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot write the file: {getattr(exc, 'message', None) or exc.strerror}", "io"))
+        why = write_formatted(target, raw, new)  # in place when it has other links or another owner
+        if why is not None:
+            diags.append(Diagnostic(Span(str(path), 0, 0), why, "io"))
             continue
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(new)
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
         out.print(printable(f"reformatted {path}"), markup=False)
     if diags:
         raise typer.Exit(report(diags, sources, len(files)))

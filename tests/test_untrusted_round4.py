@@ -370,3 +370,61 @@ def test_verify_says_the_player_range_as_simulate_does() -> None:
     assert got == 2 and "tessera verify: base is for 2 to 5 players, not 6" in text, text
     got, text = run("simulate", "--rules", "base", "--players", "6")
     assert got == 2 and "base is for 2 to 5 players, not 6" in text, text
+
+
+# ----------------------------------------------------------- item 7: fmt --write edits a shared file in place
+
+UNFORMATTED = "module  house\nextends base\noverride score city complete = 3*tiles [BASE-CITY-2]\n"
+
+
+def test_fmt_write_keeps_a_hard_links_text_in_step(tmp_path: Path) -> None:
+    (tmp_path / "house.tess").write_text(UNFORMATTED)
+    os.link(tmp_path / "house.tess", tmp_path / "also.tess.bak")
+    ino = (tmp_path / "house.tess").stat().st_ino
+    got, text = run("fmt", "--write", "house.tess", cwd=tmp_path)
+    assert got == 0 and "reformatted house.tess" in text, text
+    new = (tmp_path / "house.tess").read_text()
+    assert new != UNFORMATTED and "module house\n" in new
+    assert (tmp_path / "also.tess.bak").read_text() == new  # the other name sees the edit: one file
+    assert (tmp_path / "house.tess").stat().st_ino == ino and (tmp_path / "house.tess").stat().st_nlink == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["also.tess.bak", "house.tess"]
+
+
+def test_fmt_write_keeps_another_owners_file_theirs(tmp_path: Path, monkeypatch) -> None:
+    f = tmp_path / "house.tess"
+    f.write_text(UNFORMATTED)
+    f.chmod(0o664)
+    me = os.geteuid()
+    if me == 0:  # as root (CI): really another user's file
+        os.chown(f, 65534, 65534)
+        owner = 65534
+    else:  # not root: this user's file, written by what fmt takes for another user
+        monkeypatch.setattr(os, "geteuid", lambda: me + 1)
+        owner = me
+    ino = f.stat().st_ino
+    got, text = run("fmt", "--write", "house.tess", cwd=tmp_path)
+    assert got == 0, text
+    st = f.stat()
+    assert "module house\n" in f.read_text() and st.st_uid == owner and st.st_ino == ino
+    assert stat.S_IMODE(st.st_mode) == 0o664
+
+
+def test_fmt_write_replaces_a_sole_own_file_whole(tmp_path: Path) -> None:
+    """The usual case keeps the atomic rename (a reader never sees half a file)."""
+    f = tmp_path / "house.tess"
+    f.write_text(UNFORMATTED)
+    ino = f.stat().st_ino
+    got, text = run("fmt", "--write", "house.tess", cwd=tmp_path)
+    assert got == 0 and "module house\n" in f.read_text(), text
+    assert f.stat().st_ino != ino
+
+
+def test_fmt_write_in_place_leaves_a_file_changed_meanwhile_alone(tmp_path: Path) -> None:
+    from tessera.dsl.fmt import write_formatted
+
+    f = tmp_path / "house.tess"
+    f.write_text("someone's newer text\n")
+    os.link(f, tmp_path / "other")
+    why = write_formatted(f, UNFORMATTED.encode(), "module house\n")
+    assert why == "the file changed while fmt read it; left alone"
+    assert f.read_text() == "someone's newer text\n"
