@@ -428,3 +428,81 @@ def test_fmt_write_in_place_leaves_a_file_changed_meanwhile_alone(tmp_path: Path
     why = write_formatted(f, UNFORMATTED.encode(), "module house\n")
     assert why == "the file changed while fmt read it; left alone"
     assert f.read_text() == "someone's newer text\n"
+
+
+# ------------------------------------------------ item 4: a local Dask cluster only its user can reach
+
+def _listening_ports(pids: set[int]) -> set[int]:
+    """TCP ports in LISTEN state held by these processes (from /proc: no extra package)."""
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+        except OSError:
+            continue
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as fh:
+            for line in list(fh)[1:]:
+                f = line.split()
+                if f[3] == "0A" and f[9] in inodes:
+                    ports.add(int(f[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _family(pid: int) -> set[int]:
+    kids = {pid}
+    for _ in range(3):  # the nannies' worker processes too
+        for p in os.listdir("/proc"):
+            if p.isdigit():
+                try:
+                    ppid = int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    continue
+                if ppid in kids:
+                    kids.add(int(p))
+    return kids
+
+
+@pytest.mark.slow
+def test_the_local_dask_cluster_takes_only_its_own_certificate_and_serves_no_http() -> None:
+    import socket
+
+    distributed = pytest.importorskip("distributed")
+    from distributed.security import Security
+
+    from tessera.compiler.dask_local import private_cluster
+
+    cluster, security = private_cluster(1)
+    try:
+        assert cluster.scheduler_address.startswith("tls://127.0.0.1:")
+        with distributed.Client(cluster, security=security) as client:
+            assert client.submit(pow, 2, 10).result() == 1024  # this run's own client works
+        with pytest.raises(Exception, match="TLS|certificate|SSL"):  # another user's, with its own certificate
+            distributed.Client(cluster.scheduler_address, security=Security.temporary(), timeout=10)
+        ports = _listening_ports(_family(os.getpid()))
+        assert ports, "the cluster listens somewhere"
+        for port in ports:  # every port speaks TLS: none answers HTTP (no dashboard, no 8787)
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+                s.settimeout(5)
+                try:
+                    head = s.recv(16)
+                except (socket.timeout, ConnectionError):
+                    head = b""
+            assert not head.startswith(b"HTTP/"), f"port {port} serves HTTP"
+    finally:
+        cluster.close()
+
+
+@pytest.mark.slow
+def test_simulate_on_the_local_dask_cluster_gives_what_one_process_gives() -> None:
+    pytest.importorskip("distributed")
+    args = ["simulate", "--games", "4", "--json", "--seed", "3"]
+    one, text = run(*args, "--jobs", "1")
+    assert one == 0, text
+    got, dask_text = run(*args, "--backend", "dask", "--jobs", "2")
+    assert got == 0 and dask_text == text
