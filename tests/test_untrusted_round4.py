@@ -506,3 +506,33 @@ def test_simulate_on_the_local_dask_cluster_gives_what_one_process_gives() -> No
     assert one == 0, text
     got, dask_text = run(*args, "--backend", "dask", "--jobs", "2")
     assert got == 0 and dask_text == text
+
+
+# ------------------------------------------------------- item 5: output proportional to the input
+
+def test_a_house_rule_of_a_million_player_counts_is_one_error_at_its_own_line(tmp_path: Path) -> None:
+    """`override players 2..1000000` on the card game (whose deal gives 2 to 5, CARD-DEAL-1) is one
+    mistake: one error, at the house rule's line, not 999,995 at the bundled card.tess."""
+    (tmp_path / "crowd.tess").write_text("module crowd\nextends card\noverride players 2..1000000\n")
+    got, text = run("check", "crowd.tess", cwd=tmp_path)
+    assert got == 1, text
+    errors = [ln for ln in text.splitlines() if ": error: " in ln]
+    assert errors == [errors[0]] and errors[0].startswith("crowd.tess:3:10: error: 999,995 player counts have no "
+                                                          "deal: 6..1000000 (`players 2..1000000` here, but the deal at ")
+    assert errors[0].endswith("gives 2, 3, 4, 5)  [missing]")
+    assert len(text) < 5000
+
+
+def test_a_deal_with_gaps_names_each_gap_at_the_deal(tmp_path: Path) -> None:
+    """A deal of the module's own that skips counts is blamed at the deal (its `players` is no later)."""
+    card = (REPO / "rules" / "card.tess").read_text()
+    start = card.index("\ndeal ") + 1
+    end = card.index("\n", card.index("rounds", card.index("5 players", start)))
+    mine = card[:start] + "deal 2 players 6 cards 10 rounds, 4 players 4 cards 5 rounds" + card[end:]
+    mine = mine.replace("module card ", "module gappy ", 1)
+    (tmp_path / "gappy.tess").write_text(mine)
+    got, text = run("check", "gappy.tess", cwd=tmp_path)
+    errors = [ln for ln in text.splitlines() if ": error: " in ln]
+    deal_line = card[:start].count("\n") + 1  # the line the deal starts on (1-based)
+    assert got == 1 and errors == [f"gappy.tess:{deal_line}:1: error: 2 player counts have no deal: 3, 5 "
+                                   f"(these rules are for 2 to 5)  [missing]"], text
