@@ -536,3 +536,78 @@ def test_a_deal_with_gaps_names_each_gap_at_the_deal(tmp_path: Path) -> None:
     deal_line = card[:start].count("\n") + 1  # the line the deal starts on (1-based)
     assert got == 1 and errors == [f"gappy.tess:{deal_line}:1: error: 2 player counts have no deal: 3, 5 "
                                    f"(these rules are for 2 to 5)  [missing]"], text
+
+
+def _card_game(tmp_path: Path, rounds: int) -> Path:
+    """A card game of 2,000 cards (the most a rule file may print) that lasts `rounds` rounds."""
+    card = (REPO / "rules" / "card.tess").read_text()
+    big = (card.replace("module card ", "module bigcard ", 1)
+           .replace("card animal x9 per colour ", "card animal x474 per colour ", 1)  # 4 x 474 + 104 = 2,000
+           .replace("\ncards 140 ", "\ncards 2000 ", 1)
+           .replace("deal 2 players 6 cards 10 rounds,", f"deal 2 players 6 cards {rounds} rounds,", 1)
+           .replace("end when best >= 100 ", "end when best >= 1000000 ", 1))
+    (tmp_path / "bigcard.tess").write_text(big)
+    return tmp_path / "bigcard.tess"
+
+
+@pytest.mark.slow
+def test_a_card_games_page_grows_with_its_moves_not_moves_times_table(tmp_path: Path) -> None:
+    rules = _card_game(tmp_path, 12)
+    got, text = run("simulate", "--rules", str(rules), "--games", "1", "--players", "2", "--record", "rec", cwd=tmp_path)
+    assert got == 0, text
+    doc = json.loads((tmp_path / "rec" / "game-000000.json").read_text())
+    sizes, tables = {}, {}
+    for n in (100, 200):  # the same game's first 100 and 200 moves
+        part = {**doc, "turns": doc["turns"][:n], "end": "none"}
+        (tmp_path / "rec" / f"first-{n}.json").write_text(json.dumps(part))
+        got, text = run("view", f"rec/first-{n}.json", "-o", f"first-{n}.html", cwd=tmp_path)
+        assert got == 0, text
+        sizes[n] = (tmp_path / f"first-{n}.html").stat().st_size
+        got, text = run("draw", f"rec/first-{n}.json", "-o", f"table-{n}.svg", cwd=tmp_path)
+        tables[n] = (tmp_path / f"table-{n}.svg").stat().st_size
+    per_move = (sizes[200] - sizes[100]) / 100
+    assert per_move < tables[200] / 5, (per_move, tables)  # a move costs its changes, not a whole table
+    assert sizes[200] < 3 * tables[200] + 2000 * 200, sizes
+
+
+@pytest.mark.slow
+def test_the_card_viewer_shows_each_steps_own_table(tmp_path: Path) -> None:
+    """Every step rebuilt from the differences is the table `draw --turn N` draws, forward and back."""
+    import xml.etree.ElementTree as ET
+
+    from browser import chromium_page
+
+    got, text = run("simulate", "--rules", "card", "--games", "1", "--players", "3", "--record", "rec", cwd=tmp_path)
+    assert got == 0, text
+    got, text = run("view", "rec/game-000000.json", "-o", "game.html", cwd=tmp_path)
+    assert got == 0, text
+    n = len(json.loads((tmp_path / "rec" / "game-000000.json").read_text())["turns"])
+
+    def signature(svg_root) -> tuple:
+        els = list(svg_root.iter())
+        return (len(els), [e.get("data-card") for e in els if e.get("data-card")], "".join(svg_root.itertext()))
+
+    wanted = {}
+    for k in sorted({0, 1, 2, n // 2, n - 1, n}):
+        run("draw", "rec/game-000000.json", "--turn", str(k), "-o", f"t{k}.svg", cwd=tmp_path)
+        wanted[k] = signature(ET.parse(tmp_path / f"t{k}.svg").getroot())
+    with chromium_page() as page:
+        page.goto((tmp_path / "game.html").as_uri())
+        at = 0
+        for k in [*sorted(wanted), *sorted(wanted, reverse=True)]:
+            while at < k:
+                page.keyboard.press("ArrowRight")
+                at += 1
+            while at > k:
+                page.keyboard.press("ArrowLeft")
+                at -= 1
+            got_sig = page.evaluate("""() => {
+                const shown = document.querySelectorAll('#table .step:not(.hidden)');
+                const svg = shown[0].querySelector('svg');
+                const els = [svg, ...svg.querySelectorAll('*')];
+                return [shown.length, els.length, els.map(e => e.getAttribute('data-card')).filter(Boolean),
+                        svg.textContent, document.querySelectorAll('#table .step svg').length];
+            }""")
+            assert got_sig[0] == 1 and got_sig[4] == 1, got_sig  # one step shown, one table in the page
+            assert tuple(got_sig[1:4]) == wanted[k], k
+        assert page.errors == []
