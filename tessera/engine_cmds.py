@@ -270,7 +270,7 @@ def simulate(
                                               "whoever runs them can run code on this machine (docs/simulate.md)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON, with one row per game"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
-    record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
+    record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder (made when missing; one that holds anything must be one tessera wrote records into)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat, points by feature and by "
                                                              "source, win rates and balance (both rule sets with --against, "
                                                              "significant differences starred) as an SVG chart (a PNG if "
