@@ -613,3 +613,12 @@ def test_the_card_viewer_shows_each_steps_own_table(tmp_path: Path) -> None:
             assert got_sig[0] == 1 and got_sig[4] == 1, got_sig  # one step shown, one table in the page
             assert tuple(got_sig[1:4]) == wanted[k], k
         assert page.errors == []
+
+
+def test_a_run_that_cannot_use_the_usual_folder_keeps_to_one_fresh_one(tmp_path: Path) -> None:
+    from tessera.verifier.witness_dir import witness_folder
+
+    (tmp_path / f"tessera-witnesses-{os.geteuid()}").symlink_to(tmp_path)
+    a, b = witness_folder(tmp_path), witness_folder(tmp_path)
+    assert a.path == b.path and a.path.name.startswith("tessera-witnesses-run-")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("tessera-witnesses-run-")] == [a.path.name]

@@ -73,5 +73,17 @@ def witness_folder(base: Path | None = None, uid: int | None = None) -> Folder:
     return Folder(path)
 
 
+_fresh_made: dict = {}  # base -> the fresh folder this process made there: one per run, not one per record
+
+
 def _fresh(base: Path, reason: str) -> Folder:
-    return Folder(Path(tempfile.mkdtemp(prefix=FRESH_PREFIX, dir=base)), reason)
+    made = _fresh_made.get(base)
+    if made is not None:
+        try:
+            if problem(os.lstat(made), os.geteuid() if hasattr(os, "geteuid") else None) is None:
+                return Folder(made, reason)
+        except OSError:
+            pass
+    path = Path(tempfile.mkdtemp(prefix=FRESH_PREFIX, dir=base))
+    _fresh_made[base] = path
+    return Folder(path, reason)
