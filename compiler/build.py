@@ -71,8 +71,62 @@ def play_random(players=2, seed=0, names=None):
 '''
 
 MARKER = ".tessera-engine"  # in every package `tessera compile` writes; only such a folder is ever replaced
-MARKER_TEXT = "This folder was written by `tessera compile`; the next compile into it replaces it whole.\n"
+MARKER_TEXT = ("# This folder was written by `tessera compile`; the next compile into it replaces it whole, but only\n"
+               "# when it holds nothing but the files listed below (and Python's caches of them): its manifest.\n")
 WRITTEN = {"__init__.py", "runtime", "rules.py", MARKER, "__pycache__"}  # what a compile leaves in it (and Python adds)
+MAX_LISTED = 10_000  # entries looked at in a package before it is called foreign (a compile writes about 30)
+
+
+def _runtime_sources(cards: bool) -> list[Path]:
+    return ([*sorted(CARD_RUNTIME.glob("*.py")), *(RUNTIME / n for n in SHARED)] if cards
+            else sorted(RUNTIME.glob("*.py")))
+
+
+def _manifest(cards: bool) -> list[str]:
+    """Every file a compile writes into its package, as paths relative to it (the marker's list)."""
+    return ["__init__.py", "rules.py", MARKER, *(f"runtime/{p.name}" for p in _runtime_sources(cards))]
+
+
+def _listed(marker: str) -> set[str]:
+    """The files a package's marker lists; a marker written before the list (issue 38): what a
+    compile of either family writes."""
+    lines = marker.splitlines()
+    if not any(ln.startswith("#") for ln in lines):  # the old one-line marker: no list
+        return set(_manifest(False)) | set(_manifest(True))
+    return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")} | {MARKER}
+
+
+def _foreign(fd: int, listed: set[str]) -> list[str]:
+    """What the package folder open at `fd` holds that its manifest does not list, nor Python's
+    caches of the modules it lists (`runtime/__pycache__/ops.cpython-312.pyc`), as relative
+    paths; links are not followed.  Everything, when there is too much to look at."""
+    import os
+
+    folders = {"runtime", "__pycache__", "runtime/__pycache__"}
+    out: list[str] = []
+    seen = 0
+    for top, dirs, files, _ in os.fwalk(".", dir_fd=fd):
+        rel = top[2:] if top.startswith("./") else ("" if top == "." else top)
+        for d in list(dirs):
+            seen += 1
+            path = f"{rel}/{d}" if rel else d
+            if path not in folders:
+                out.append(path + "/")
+                dirs.remove(d)  # a folder of the user's: not walked, it is foreign whole
+        for f in files:
+            seen += 1
+            path = f"{rel}/{f}" if rel else f
+            if path in listed:
+                continue
+            if rel.endswith("__pycache__") and f.endswith(".pyc"):
+                owner = rel[: -len("__pycache__")] + f.split(".", 1)[0] + ".py"
+                if owner in listed:
+                    continue
+            out.append(path)
+        if seen > MAX_LISTED:
+            out.append("...")
+            break
+    return sorted(out)
 
 
 class CompileTargetError(Exception):
@@ -122,6 +176,12 @@ def _check_target(pkg: Path) -> None:
             ours = stat.S_ISREG(os.stat(MARKER, dir_fd=fd, follow_symlinks=False).st_mode)
         except FileNotFoundError:
             ours = False
+        foreign = []
+        if ours:  # every file, at every depth, must be one the marker lists (or Python's cache of one)
+            mfd = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+            with os.fdopen(mfd, "rb") as fh:
+                listed = _listed(fh.read(1 << 20).decode("utf-8", "replace"))
+            foreign = _foreign(fd, listed)
         try:
             now = os.lstat(pkg)
         except FileNotFoundError:
@@ -133,9 +193,9 @@ def _check_target(pkg: Path) -> None:
     if not ours and names:
         raise CompileTargetError(f"{pkg} exists and was not written by tessera compile (it has no {MARKER} file); "
                                  f"it is left alone: choose another --package or -o, or remove it yourself")
-    foreign = sorted(n for n in names if n not in WRITTEN)
     if ours and foreign:
-        raise CompileTargetError(f"{pkg} holds files tessera did not write ({', '.join(foreign[:5])}); "
+        raise CompileTargetError(f"{pkg} holds files tessera did not write ({', '.join(foreign[:5])}"
+                                 f"{', ...' if len(foreign) > 5 else ''}); "
                                  f"it is left alone: move them out, or choose another --package or -o")
 
 
@@ -174,7 +234,8 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
         (tmp / "__init__.py").write_text(init.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
         _copy_runtime(tmp / "runtime", rs.cards is not None)
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
-        (tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        (tmp / MARKER).write_text(MARKER_TEXT + "".join(f"{n}\n" for n in _manifest(rs.cards is not None)),
+                                  encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
         for _ in range(100):  # another compile may be renaming into the same place meanwhile
             try:
@@ -213,9 +274,7 @@ def _copy_runtime(dest: Path, cards: bool = False) -> None:
     """The runtime package's modules, verbatim (no caches): the tile runtime, or the card
     runtime with the modules it shares with the tile runtime."""
     dest.mkdir()
-    sources = ([*sorted(CARD_RUNTIME.glob("*.py")), *(RUNTIME / n for n in SHARED)] if cards
-               else sorted(RUNTIME.glob("*.py")))
-    for src in sources:
+    for src in _runtime_sources(cards):
         (dest / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 

@@ -14,6 +14,7 @@ from tessera.dsl.loader import _inside, is_module_name, load_rule_set
 from tessera.dsl.diagnostics import Diagnostic
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
+from .records import printable as _printable
 from .turns import play_turn
 
 
@@ -111,6 +112,9 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
     rules, search, confine = _resolve_rules(record, base)
     eng = engine if engine is not None else engine_for(rules, search, confine)
     R = eng.rules
+    if getattr(R, "FAMILY", "tiles") != "tiles":  # the other mix-up is refused in cardrecords.py
+        raise RecordError(f"a {FORMAT} record (a tile game) names the rules of the card game "
+                          f"({', '.join(_printable(r) for r in rules)}); a card game's record is {CARD_FORMAT}")
     start = None
     if "start" in record:
         st = record["start"]

@@ -393,15 +393,17 @@ def _run_pool(tasks, work, jobs, take) -> None:
 
 def _run_dask(tasks, work, jobs, scheduler, take) -> None:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         raise RuntimeError("--backend dask needs Dask: pip install 'tessera-rules[cluster]'") from exc
     cluster = None
     if scheduler:
         client = Client(scheduler)
-    else:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
+    else:  # TLS with this run's own certificates, no HTTP: only this user can reach it (compiler/dask_local.py)
+        from .dask_local import private_cluster
+
+        cluster, security = private_cluster(jobs)
+        client = Client(cluster, security=security)
     pending: dict = {}  # a few chunks per worker at a time, as the pool does: memory flat in the game count
     window = 2 * max(jobs, len(client.scheduler_info().get("workers", ())) or 1)
     try:
@@ -440,7 +442,9 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
 
         from .records import rule_paths_for
 
-        Path(record_dir).mkdir(parents=True, exist_ok=True)
+        from .outdir import claim_record_folder
+
+        claim_record_folder(Path(record_dir))  # RecordFolderError for a folder of the user's, or a file
         specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
         record_rules = rule_paths_for(Path(record_dir), specs, [r for r in specs if not is_module_name(r)])
     task = {"source": eng.source, "rules": list(rules), "players": players, "seed": seed, "agents": agents,

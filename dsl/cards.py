@@ -245,9 +245,7 @@ def check(b) -> None:
                 b.err(r.span, f"{r.players} players x {r.cards} cards x {r.rounds} rounds is "
                               f"{r.players * r.cards * r.rounds} cards, but the deck holds {cg.in_play() - layout} "
                               f"after the layout", "range")
-        for n in range(lo, hi + 1):
-            if n not in counts:
-                b.err(cg.deal.span, f"no deal for {n} players (these rules are for {lo} to {hi})", "missing")
+        _missing_deals(b, rs, cg.deal, counts, lo, hi)
     for t in cg.takes:
         if t.to not in DESTINATIONS:
             b.err(t.span, f"`take ... to {t.to}`: cards go to one of {', '.join(DESTINATIONS)}"
@@ -357,3 +355,30 @@ def table_value(values: tuple[int, ...], n: int) -> int:
     if not values:
         return 0
     return values[max(0, min(n, len(values) - 1))]
+
+
+def _missing_deals(b, rs, deal: A.DealDecl, counts: dict, lo: int, hi: int) -> None:
+    """The player counts of `lo..hi` without a deal, as one error (never one per count: an
+    `override players 2..1000000` is one mistake, not 999,995) at the line that made them:
+    the `players` statement when a later module than the deal's set it, else the deal."""
+    given = sorted(n for n in counts if lo <= n <= hi)
+    runs, start = [], lo
+    for n in [*given, hi + 1]:  # the gaps between the counts given
+        if n > start:
+            runs.append((start, n - 1))
+        start = max(start, n + 1)
+    if not runs:
+        return
+    missing = sum(b2 - a + 1 for a, b2 in runs)
+    order = {m.file: i for i, m in enumerate(rs.modules)}
+    players = rs.players
+    blame_players = players is not None and order.get(players.span.file, -1) > order.get(deal.span.file, -1)
+    shown = ", ".join(f"{a}" if a == b2 else f"{a}..{b2}" for a, b2 in runs[:6]) + (", ..." if len(runs) > 6 else "")
+    whose = (f"`players {lo}..{hi}` here, but the deal at {deal.span} gives "
+             f"{', '.join(str(n) for n in sorted(counts)) or 'none'}" if blame_players
+             else f"these rules are for {lo} to {hi}")
+    if missing == 1:
+        what = f"no deal for {runs[0][0]} players ({whose})"
+    else:
+        what = f"{missing:,} player counts have no deal: {shown} ({whose})"
+    b.err(players.span if blame_players else deal.span, what, "missing")

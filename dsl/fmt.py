@@ -238,3 +238,76 @@ def format_text(text: str, file: str = "<input>") -> str:
     from .parser import parse
 
     return format_module(parse(text, file), text)
+
+
+def write_formatted(target, raw: bytes, new: str) -> str | None:
+    """Put `new` in the rule file `target` (no link: the caller resolves them), whose bytes were
+    `raw` when it was read; None when written, or why the file was left alone.
+
+    A file of this user's with no other name is replaced whole (a temporary file renamed over
+    it, so a reader never sees half a file).  A rename makes a new file, though: a hard link
+    would keep the old text, and a file of another owner would become this user's.  So a file
+    with other links, another owner, or in a folder this user may not create files in is
+    edited in place instead: opened, checked to hold `raw` still, rewritten and cut to length
+    (a failed write puts `raw` back)."""
+    import os
+    import stat
+    import tempfile
+    from pathlib import Path
+
+    target = Path(target)
+    data = new.encode("utf-8")
+    try:
+        st = os.stat(target, follow_symlinks=False)
+    except OSError as exc:
+        return f"cannot write the file: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file; left alone"
+    euid = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+    shared = st.st_nlink > 1 or st.st_uid != euid or not os.access(target.parent, os.W_OK | os.X_OK)
+    if shared:
+        return _write_in_place(target, raw, data, st)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        return f"cannot write the file: {exc.strerror or exc}"
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, st.st_mode & 0o7777)
+        with open(target, "rb") as fh:  # someone saved it meanwhile: never overwrite their edit
+            if fh.read(len(raw) + 1) != raw:
+                Path(tmp).unlink(missing_ok=True)
+                return "the file changed while fmt read it; left alone"
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return None
+
+
+def _write_in_place(target, raw: bytes, data: bytes, st) -> str | None:
+    import os
+
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        return f"cannot write the file in place (it has {st.st_nlink} links or another owner): {exc.strerror or exc}"
+    with os.fdopen(fd, "r+b") as fh:
+        now = os.fstat(fh.fileno())
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino) or fh.read(len(raw) + 1) != raw:
+            return "the file changed while fmt read it; left alone"
+        try:
+            fh.seek(0)
+            fh.write(data)
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
+        except BaseException:  # out of space, interrupted: the old text back, whole
+            fh.seek(0)
+            fh.write(raw)
+            fh.truncate()
+            fh.flush()
+            raise
+    return None

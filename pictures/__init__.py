@@ -1,9 +1,49 @@
-"""Pictures of rule sets and games: tile sheets, boards, the game viewer, plots (drawsvg, matplotlib)."""
+"""Pictures of rule sets and games: tile sheets, boards, the game viewer, plots (drawsvg, matplotlib).
+
+Every text from a record or a rule file reaches SVG and HTML through one escaping function,
+`escape`.  drawsvg escapes a `Text`'s content but writes attribute values as given, so a player
+called `" onload="...` in `data_player=name` would close the attribute and add a handler (issue
+38: the card game's pictures did, where no call site remembered to escape).  So escaping is not
+left to the call sites: importing this package (every picture module does) routes every attribute
+value drawsvg writes through `escape`, whatever element or keyword carries it.
+"""
 from __future__ import annotations
 
+import html
 import os
 import tempfile
 from pathlib import Path
+
+import drawsvg.types as _dwtypes
+
+
+def escape(value) -> str:
+    """Text made safe in HTML and SVG, as element content and as a quoted attribute value
+    (`&`, `<`, `>`, `"` and `'` as references): the one escaping function of the pictures."""
+    return html.escape(str(value), quote=True)
+
+
+def _install_attribute_escaping() -> None:
+    """Every attribute value drawsvg writes goes through `escape` (numbers and references to
+    other elements, which drawsvg formats itself, as they are)."""
+    ctx = _dwtypes.Context
+    original = getattr(ctx, "_write_tag_args", None)
+    if original is None:  # another drawsvg: refuse to draw rather than draw unescaped
+        raise ImportError("tessera.pictures: this drawsvg has no Context._write_tag_args to escape attribute "
+                          "values through; install the version in constraints.txt")
+    if getattr(original, "tessera_escapes", False):
+        return
+
+    def write_tag_args(self, args, output_file, id_map=None):
+        safe = {k: v if v is None or isinstance(v, (bool, int, float, _dwtypes.DrawingElement)) else escape(v)
+                for k, v in args.items()}
+        return original(self, safe, output_file, id_map=id_map)
+
+    write_tag_args.tessera_escapes = True
+    ctx._write_tag_args = write_tag_args
+
+
+_install_attribute_escaping()
 
 
 def write_atomically(path: Path, text: str | bytes) -> None:

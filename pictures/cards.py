@@ -221,8 +221,9 @@ JS = """
 
 
 def card_viewer_html(tl: CardTimeline) -> str:
-    pics = "\n".join(f'<div class="step{" hidden" if i else ""}" data-step="{i}">{table_drawing(tl, i).as_svg()}</div>'
-                     for i in range(len(tl.steps)))
+    from .stepdiff import step_pictures  # one table, then each step's changes: the page grows with the moves
+
+    pics = step_pictures(table_drawing(tl, i).as_svg() for i in range(len(tl.steps)))
     data = {"players": tl.players,
             "steps": [{"label": s.label, "scores": s.scores, "events": s.events} for s in tl.steps]}
     payload = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

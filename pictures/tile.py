@@ -19,7 +19,6 @@ turned by the tile's rotation, so text always stays upright.
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import drawsvg as dw
@@ -163,9 +162,9 @@ class Drawn:
 
 
 def attr(value) -> str:
-    """An attribute value made safe: drawsvg writes attribute values as given, unescaped,
-    and names in records and rule files are untrusted (a player called `" onload="...`)."""
-    return html.escape(str(value), quote=True)
+    """An attribute value as text.  It is escaped where drawsvg writes it, as every attribute
+    value is (pictures/__init__.py, `escape`): escaping here too would show `&amp;quot;`."""
+    return str(value)
 
 
 def perimeter(t: float) -> tuple[float, float]:

@@ -46,12 +46,11 @@ def fmt(
     with the same comments.
     """
     import os
-    import tempfile
     from pathlib import Path
 
     from tessera.dsl.ast import Span
     from tessera.dsl.diagnostics import SourceCache
-    from tessera.dsl.fmt import comments, format_module
+    from tessera.dsl.fmt import comments, format_module, write_formatted
     from tessera.dsl.loader import Workspace, expand_paths
     from tessera.dsl.parser import ParseFailure, parse
     from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
@@ -100,22 +99,10 @@ def fmt(
         if not _writable(target):
             diags.append(Diagnostic(Span(str(path), 0, 0), "the file is read-only; left alone", "io"))
             continue
-        try:
-            if read_bytes(target, MAX_RULE_FILE) != raw:  # someone saved it meanwhile: never overwrite their edit
-                diags.append(Diagnostic(Span(str(path), 0, 0), "the file changed while fmt read it; left alone", "io"))
-                continue
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        except (OSError, FileReadError) as exc:
-            diags.append(Diagnostic(Span(str(path), 0, 0), f"cannot write the file: {getattr(exc, 'message', None) or exc.strerror}", "io"))
+        why = write_formatted(target, raw, new)  # in place when it has other links or another owner
+        if why is not None:
+            diags.append(Diagnostic(Span(str(path), 0, 0), why, "io"))
             continue
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(new)
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
         out.print(printable(f"reformatted {path}"), markup=False)
     if diags:
         raise typer.Exit(report(diags, sources, len(files)))
@@ -227,8 +214,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                               "(the river theorem's maps) as SVG files in this folder"),
         record: Optional[Path] = typer.Option(
             None, "--record", help="write the game that breaks each refuted invariant here, as a tessera-game/1 "
-                                   "record (default: tessera-witnesses in the system's temporary folder; written only "
-                                   "when something is refuted)"),
+                                   "record (default: a folder of this user's, mode 0700, in the system's temporary "
+                                   "folder; written only when something is refuted); a folder that is not empty "
+                                   "must be one tessera wrote records into"),
         witness_games: int = typer.Option(
             60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
                                                "that breaks it; none found: the verdict is `not proved`"),
@@ -255,6 +243,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     import tessera.verifier.witness as wit
 
     wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
+    if record is not None:  # refused before any work: a file, or a folder of the user's (compiler/outdir.py)
+        from tessera.compiler.outdir import RecordFolderError, check_record_folder
+
+        try:
+            check_record_folder(record)
+        except RecordFolderError as exc:
+            err.print(printable(f"tessera verify: --record: {exc}"), markup=False)
+            raise typer.Exit(2)
     names = None
     if only:
         from tessera.verifier.checks import load_checks
@@ -277,6 +273,14 @@ def verify(rules: Optional[List[str]] = typer.Argument(
         if usage:  # an unknown module or a missing file on the command line
             fail("verify", "; ".join(f"{' + '.join(specs) + ': ' if specs else ''}{d.message}" for d in usage), as_json)
         loaded.append((specs, rs, diags, ws))
+    if engine and (names is None or "engine-features" in names):  # --players is the tile engine check's
+        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.cards is None
+                 and not rs.player_range()[0] <= players <= rs.player_range()[1]]
+        for rs, (lo, hi) in wrong:  # as `simulate` says it, before any work
+            err.print(printable(f"tessera verify: {'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"),
+                      markup=False)
+        if wrong:
+            raise typer.Exit(2)
     if engine:
         from tessera.verifier.checks import load_checks as _load
 

@@ -188,12 +188,12 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     if record is not None:  # rule files copied beside the records, so they replay from any folder
         from tessera.compiler.records import rule_paths_for
 
-        try:
-            record.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            err.print(printable(f"tessera simulate: cannot write records into {record}: "
-                                f"{'a file is in the way' if isinstance(exc, FileExistsError) else exc.strerror or exc}"),
-                      markup=False)
+        from tessera.compiler.outdir import RecordFolderError, claim_record_folder
+
+        try:  # made, or empty, or tessera's own: a folder of the user's is never written into
+            claim_record_folder(record)
+        except RecordFolderError as exc:
+            err.print(printable(f"tessera simulate: --record: {exc}"), markup=False)
             raise typer.Exit(2)
         from tessera.dsl.loader import BUNDLED_RULES, _inside
         from tessera.compiler.records import RecordError
@@ -279,7 +279,7 @@ def simulate(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="also the balance measures in a table, how often each "
                                                                 "rule fired, and each rule that never fired"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="write one line per game (and rule set) to this CSV file"),
-    record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder"),
+    record: Optional[Path] = typer.Option(None, "--record", help="write every game as a replayable record into this folder (made when missing; one that holds anything must be one tessera wrote records into)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw score distributions by seat, points by feature and by "
                                                              "source, win rates and balance (both rule sets with --against, "
                                                              "significant differences starred) as an SVG chart (a PNG if "
@@ -315,6 +315,12 @@ def simulate(
         loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
         if against:
             loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
+    if against:
+        fam = [getattr(e.rules, "FAMILY", "tiles") for _, (e, _) in loaded]
+        if fam[0] != fam[1]:  # a family mix-up: a card game's points are not a tile game's
+            fail("simulate", f"--against compares two versions of one game; "
+                             f"{'+'.join(specs)} is a {'card' if fam[0] == 'cards' else 'tile'} game and "
+                             f"{'+'.join(_split(against))} a {'card' if fam[1] == 'cards' else 'tile'} game", as_json)
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats

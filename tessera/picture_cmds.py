@@ -114,6 +114,11 @@ def draw(
         raise typer.BadParameter("--turn is for a game record (GAME.json)")
     specs = _split(inputs)
     rs = _load(specs, "draw")
+    if rs.cards is not None and not rs.tiles:  # a family mix-up: the card game has no tile sheet
+        err.print(printable(f"tessera draw: {' + '.join(rs.names)} is a card game, which has no tiles to draw; "
+                            f"draw one of its records instead: tessera draw GAME.json --turn N -o table.svg"),
+                  markup=False)
+        raise typer.Exit(2)
     from tessera.pictures.sheet import tile_problems, tile_sheet
 
     if tiles:

@@ -119,6 +119,54 @@ _GROWING_FILES = st.tuples(growing_states(), st.sampled_from(["", "override tile
     lambda t: f"module fz\nextends base\n{t[0]}\n{t[1]}\n")
 RULE_FILES = st.one_of(_ANY_FILES, _ANY_FILES, _GROWING_FILES)
 
+# ------------------------------------------------------------------ card rule files (issue 38)
+CARD_QUANT = ["taken(people)", "values(people)", "held(animal)", "chest(city)", "colours(city)", "players", "round",
+              "taken(dragon)", "animal_points(held(animal))"]
+
+
+def card_exprs(depth: int = 2):
+    leaf = st.one_of(INTS.map(str), st.sampled_from(CARD_QUANT))
+    if depth == 0:
+        return leaf
+    sub = card_exprs(depth - 1)
+    return st.one_of(
+        leaf,
+        st.tuples(sub, st.sampled_from(["+", "-", "*", "//", "%"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(st.sampled_from(["min", "max"]), sub, sub).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+        st.tuples(sub, sub, sub).map(lambda t: f"(if {t[0]} > 0 then {t[1]} else {t[2]})"),
+        st.integers(2, 60).map(lambda n: " * ".join(["taken(people)"] * n)),  # powers of what a take brings
+    )
+
+
+_PLAYERS = st.sampled_from([(2, 5), (2, 6), (1, 5), (2, 1_000_000), (3, 3), (6, 2), (0, 0), (2, 10**9)])
+_DEAL_ROW = st.tuples(st.integers(0, 8), st.sampled_from([0, 1, 4, 6, 40, 10**6]), st.sampled_from([0, 1, 6, 500, 10**7]))
+
+CARD_STATEMENTS = st.one_of(
+    _PLAYERS.map(lambda t: f"override players {t[0]}..{t[1]}"),
+    st.lists(_DEAL_ROW, min_size=1, max_size=5).map(
+        lambda rows: "override deal " + ", ".join(f"{p} players {c} cards {r} rounds" for p, c, r in rows)),
+    st.tuples(st.sampled_from(["people", "city", "animal", "dragon", "blank", "newkind"]),
+              st.sampled_from([0, 1, 9, 499, 500, 501, 10**6]), st.sampled_from(["per colour", "joker", "aside"]))
+    .map(lambda t: f"override card {t[0]} x{t[1]} {t[2]}"),
+    st.sampled_from([0, 1, 130, 140, 2000, 2001, 10**7]).map(lambda n: f"override cards {n}"),
+    st.sampled_from([0, 1, 10, 140, 10**6, -1]).map(lambda n: f"override layout {n}"),
+    st.sampled_from([0, 1, 3, 100, 101]).map(lambda n: f"override feudal big_feudal {n} per player"),
+    st.sampled_from(["none", "first", "all", "sometimes"]).map(lambda m: f"override facedown {m}"),
+    card_exprs().map(lambda e: f"override score people on take = {e}"),
+    card_exprs().map(lambda e: f"override score cities at end = {e}"),
+    card_exprs(1).map(lambda e: f"override tie = {e}"),
+    card_exprs(1).map(lambda e: f"override misplaced = {e} keep animal, city"),
+    st.lists(st.one_of(st.integers(-5, 30), st.sampled_from([10**6, 10**7])), max_size=8).map(
+        lambda v: "override table animal_points = " + ", ".join(map(str, v))),
+    st.tuples(st.sampled_from(["best", "round", "players"]), st.sampled_from([">=", "==", "<"]),
+              st.sampled_from([0, 1, 100, 10**6, 10**9])).map(lambda t: f"override end when {t[0]} {t[1]} {t[2]}"),
+    st.sampled_from(["people", "city", "newkind"]).map(lambda k: f"take {k} to chest"),
+    HOSTILE_TEXT,
+)
+
+CARD_RULE_FILES = st.tuples(NAMES, st.lists(CARD_STATEMENTS, max_size=4), st.booleans()).map(
+    lambda t: ("\ufeff" if t[2] else "") + f"module {t[0]}\nextends card\n" + "\n".join(t[1]) + "\n")
+
 # ------------------------------------------------------------------ records
 JUNK = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.integers(), st.floats(allow_nan=True),
@@ -180,6 +228,54 @@ def records(draw) -> str:
 
 
 _cache: dict = {}
+
+
+def _CARD_GAME() -> tuple[list[str], list[dict]]:
+    """A real 3-player card game: its deck as dealt and its turns."""
+    if "cards" not in _cache:
+        from tessera.compiler.build import load_engine
+        from tessera.compiler.simulate import play_one
+        from tessera.dsl.loader import require_rule_set
+
+        g, turns = play_one(load_engine(require_rule_set(["card"])), 3, 11)
+        _cache["cards"] = (list(g.drawn), turns)
+    return _cache["cards"]
+
+
+CARD_NAMES = ["yellow.animal", "red.people.1", "blue.city", "dragon", "animal_joker", "nocard", "red", "", "../x"]
+
+
+@st.composite
+def card_records(draw) -> str:
+    """JSON text of a tessera-cards/1 record: a real game with a few things broken (hostile
+    player names, cards, rows, decks, turns), long, or junk."""
+    deck, real = _CARD_GAME()
+    turns = [dict(t) for t in real[: draw(st.integers(0, len(real)))]]
+    players = draw(st.sampled_from([["red", "blue", "green"], ['"/><script>top.PWN=1</script>', "b", "c"],
+                                    ["a", "a", "b"], ["x" * 64, "y", "z"], ["\u202e\x1b[31m", "b", "c"], ["solo"]]))
+    doc: dict = {"format": "tessera-cards/1", "rules": ["card"], "players": players, "deck": list(deck),
+                 "turns": turns, "end": draw(st.sampled_from(["final", "none"]))}
+    for _ in range(draw(st.integers(0, 3))):
+        where = draw(st.sampled_from(["top", "turn", "turn", "deck"]))
+        if where == "deck":
+            k = draw(st.integers(0, len(doc["deck"])))
+            doc["deck"][k:k + draw(st.integers(0, 3))] = draw(st.lists(st.sampled_from(CARD_NAMES), max_size=3))
+        elif where == "top" or not turns:
+            doc[draw(st.sampled_from(["rules", "players", "turns", "end", "seed", "deck", "format", "extra"]))] = \
+                draw(st.one_of(JUNK, st.sampled_from([["base"], ["card", "card"], "card", ["../card.tess"]])))
+        else:
+            t = turns[draw(st.integers(0, len(turns) - 1))]
+            t[draw(st.sampled_from(["play", "row", "claim", "lay", "keep", "discard", "player", "at", "face"]))] = \
+                draw(st.one_of(JUNK, st.sampled_from(CARD_NAMES), st.sampled_from(players)))
+    if draw(st.sampled_from([False, False, False, True])):  # long: the game over and over, up to past MAX_TURNS
+        doc["turns"] = (turns or [dict(t) for t in real]) * draw(st.sampled_from([10, 60, 200]))
+    text = json.dumps(doc)
+    cut = draw(st.sampled_from([None, None, None, "truncate", "dupkey"]))
+    if cut == "truncate":
+        text = text[: draw(st.integers(0, len(text)))]
+    elif cut == "dupkey":
+        text = text.replace('"players"', '"players": ["x"], "players"', 1)
+    return text
 
 
 def _TURNS() -> list[dict]:
@@ -321,6 +417,30 @@ def record_pipeline(text: str, work: Path) -> int:
     if res.exit_code:
         assert "error" in doc and doc["error"]["message"]
         assert doc["error"].get("kind") != "internal", doc
+    elif doc.get("format") == "tessera-cards/1" or "locations" in doc:  # a card game's answer
+        assert {"scores", "events", "winners", "locations"} <= set(doc), doc.keys()
     else:
         assert set(doc) == {"scores", "events", "supply", "winners"}
     return res.exit_code
+
+
+def picture_pipeline(work: Path) -> list[int]:
+    """`tessera view` and `tessera draw --turn 1` of work/game.json into work/out/: each answers
+    (0, 1 or 2) with no internal error, and what it writes is there only when it answers 0 or 1."""
+    from typer.testing import CliRunner
+
+    from tessera.cli import app
+    import tessera.picture_cmds  # noqa: F401
+
+    codes = []
+    for args in (["view", str(work / "game.json"), "-o", str(work / "out" / "game.html")],
+                 ["draw", str(work / "game.json"), "--turn", "1", "-o", str(work / "out" / "t1.svg")]):
+        res = CliRunner().invoke(app, args)
+        assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+        text = res.stdout + res.stderr
+        assert "internal error" not in text and "Traceback" not in text, text
+        assert res.exit_code in (0, 1, 2), text
+        if res.exit_code == 2:
+            assert not Path(args[-1]).exists()
+        codes.append(res.exit_code)
+    return codes

@@ -414,7 +414,7 @@ def test_simulate_records_keep_their_rule_files_beside_them(tmp_path: Path) -> N
     res = capped("simulate", "--games", "2", "--rules", f"house.tess,{variant}", "--record", "out/recs", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     recs = tmp_path / "out" / "recs"
-    assert sorted(p.name for p in recs.iterdir()) == ["game-000000.json", "game-000001.json", "house.tess",
+    assert sorted(p.name for p in recs.iterdir()) == [".tessera-records", "game-000000.json", "game-000001.json", "house.tess",
                                                      "house_base.tess"]
     assert json.loads((recs / "game-000001.json").read_text())["rules"] == ["house.tess", "big_cities"]
     res = capped("replay", str(recs / "game-000001.json"), cwd=REPO)

@@ -27,7 +27,6 @@ import copy
 import hashlib
 import random
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,10 +35,10 @@ from tessera.dsl.model import RuleSet
 from .concrete import board_counts, snapshot, state_evaluator
 
 WITNESS_GAMES = 60  # games per refuted rule (`tessera verify --witness-games N`)
-RECORD_DIR: Path | None = None  # `tessera verify --record DIR`; None: DEFAULT_RECORD_DIR
-# by default the records go to the system's temporary folder (a verify run never litters the working
-# folder, nor the rules' folder); the report prints each path, and `--record DIR` keeps them elsewhere
-DEFAULT_RECORD_DIR = Path(tempfile.gettempdir()) / "tessera-witnesses"
+RECORD_DIR: Path | None = None  # `tessera verify --record DIR`; None: the per-user folder of witness_dir.py
+# by default the records go to a folder of this user's in the system's temporary folder (a verify run never
+# litters the working folder, nor the rules' folder; no other user can reach it: verifier/witness_dir.py);
+# the report prints each path, and `--record DIR` keeps them elsewhere
 
 # which invariants a game can be caught breaking (the others are claims about one feature or a formula;
 # of those, `returned-when-scored` at a `complete` scoring is seen on the board)
@@ -554,11 +553,21 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
     return Search(w, before + 1, players)
 
 
+def _record_folder(record_dir: Path | None) -> Path:
+    """Where a witness record goes: `--record DIR` (a folder tessera made or may claim), else the user's own
+    private witness folder (witness_dir.py: mode 0700, owner and links checked)."""
+    from tessera.compiler.outdir import claim_record_folder
+
+    from .witness_dir import witness_folder
+
+    d = record_dir or RECORD_DIR
+    return witness_folder().path if d is None else claim_record_folder(d)
+
+
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
     from tessera.compiler.records import write_record
 
-    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-    d.mkdir(parents=True, exist_ok=True)
+    d = _record_folder(record_dir)
     # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
     # digest of the whole label keeps two refutations from sharing a file)
     label = f"{check.invariant.id}|{check.rule}|{getattr(check, 'span', None) or ''}"
@@ -750,8 +759,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     else:
         last = placed[-1]
         what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
-    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-    d.mkdir(parents=True, exist_ok=True)
+    d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
     from tessera.compiler.records import write_record
 
@@ -839,8 +847,7 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             return Search(None, k + 1, first, note=_budget_note())
         if found is None:
             continue
-        d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-        d.mkdir(parents=True, exist_ok=True)
+        d = _record_folder(record_dir)
         path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
         from tessera.compiler.records import write_record
 
@@ -988,8 +995,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
             g.apply_action(x)
     laid = sum(1 for t in turns if not t.get("discard"))
     name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
-    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-    d.mkdir(parents=True, exist_ok=True)
+    d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
     from tessera.compiler.records import write_record
 
@@ -1050,8 +1056,7 @@ def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, 
     if g.round == row.rounds and left == 0:
         return Search(None, k + 1, players, note=f"a game with {players} players deals the table's {row.rounds} rounds "
                                                  f"and empties the deck")
-    d = record_dir or RECORD_DIR or DEFAULT_RECORD_DIR
-    d.mkdir(parents=True, exist_ok=True)
+    d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
     from tessera.compiler.records import write_record
 
