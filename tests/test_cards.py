@@ -142,7 +142,7 @@ def test_first_card_of_each_row_goes_face_down(eng):
     card = next(c for c in g.hands[g.current] if eng.rules.CARD[c][1] not in (None, "red"))
     mover = g.current
     g.apply_action(("play", card, "red"))
-    assert g.rows["red"][-1] == [card, True, mover]
+    assert g.rows["red"][-1] == [card, True, mover, 1]  # face down, played by the mover in round 1
     colour = eng.rules.CARD[card][1]
     plays = [a for a in g.legal_actions() if a[0] == "play" and a[2] == "red"]
     assert all(eng.rules.CARD[a[1]][1] in (None, "red") for a in plays)
