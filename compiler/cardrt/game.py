@@ -523,7 +523,7 @@ class Game:
             return {"play": a[1], "row": a[2], "face": "down" if self._face_down_next(a[2]) else "up"}
         if a[0] == "claim":
             return {"claim": a[1]}
-        return {a[0]: a[1]}
+        return {a[0]: a[1], "player": self.names[self.current]}  # whose decision: they come in any order
 
     def view(self, seat=None):
         """What a player sees (seat None: everything): the rows with their feudals (a face-down
