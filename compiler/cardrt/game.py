@@ -518,7 +518,7 @@ class Game:
     def record_of(self, a):
         """The record's entry for move `a` (docs/records.md, tessera-cards/1)."""
         if a[0] == "lay":
-            return {"lay": self.pending[0], "row": a[1]}
+            return {"lay": self.pending[0], "row": a[1], "draw": self.laid}  # the moment: layout card `draw`
         if a[0] == "play":
             return {"play": a[1], "row": a[2], "face": "down" if self._face_down_next(a[2]) else "up"}
         if a[0] == "claim":
@@ -526,9 +526,11 @@ class Game:
         return {a[0]: a[1], "player": self.names[self.current]}  # whose decision: they come in any order
 
     def view(self, seat=None):
-        """What a player sees (seat None: everything): the rows with their feudals (a face-down
-        card is "?", except to the player who laid it), the scores, each pile, each chest's size (its cards lie face down), the
-        player's own hand and only the size of the others'."""
+        """What a player sees (seat None: everything; a seat no player has, such as -1: what every
+        player sees, no hand): the rows with their feudals (a face-down card is "?", except to the
+        player who laid it), the scores, each pile, each chest's size (its cards lie face down), the
+        player's own hand and only the size of the others'; the phase, the card waiting for the
+        dealer or for a decision, and once the game is over why it ended and who won."""
         rows = {}
         for r, v in self.rows.items():
             rows[r] = [("feudal:" + self.names[e[1]]) if isinstance(e, tuple) else
@@ -540,7 +542,12 @@ class Game:
                "piles": {self.names[p]: sorted(self.piles[p]) for p in range(self.n)},
                "hands": {self.names[p]: (sorted(self.hands[p]) if seat in (None, p) else len(self.hands[p]))
                          for p in range(self.n)},
-               "deck": len(self.deck)}
+               "deck": len(self.deck), "phase": self.phase,
+               "waiting": (self.pending[0] if self.phase == "layout" else self.pending[0][1]
+                           if self.phase == "keep" else None)}
+        if self.ended:
+            out["over"] = self.why[0] if self.why else "the game is over"
+            out["winners"] = [self.names[p] for p in self.winners]
         return out
 
 
