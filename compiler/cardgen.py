@@ -97,6 +97,7 @@ def generate_cards(rs: RuleSet) -> Compiled:
     w("# players -> (cards per hand, rounds)")
     w(f"DEAL = {({r.players: (r.cards, r.rounds) for r in cg.deal.rows})!r}", cg.deal.span)
     w(f"FACEDOWN = {(cg.facedown.mode if cg.facedown else 'none')!r}", cg.facedown.span if cg.facedown else None)
+    w(f"DEALER = {(cg.dealer.mode if cg.dealer else 'last_feudal')!r}", cg.dealer.span if cg.dealer else None)
     w(f"FEUDAL = {cg.feudal.name!r}", cg.feudal.span)
     w(f"FEUDALS = {cg.feudal.count!r}", cg.feudal.span)
     take = {k: t.to for t in cg.takes for k in t.kinds}

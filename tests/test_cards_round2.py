@@ -279,3 +279,43 @@ def test_replay_of_a_wrong_player_count_exits_1(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(d), encoding="utf-8")
     res = CliRunner().invoke(app, ["replay", str(tmp_path / "r.json")])
     assert res.exit_code == 1 and "CARD-DEAL-1" in res.output
+
+
+# -- 7. the seat question: who deals next ------------------------------------------------------
+def _dealers_and_last_feudals(eng, players, seed):
+    g = eng.new_game(players, seed)
+    rng = __import__("random").Random(seed)
+    last = {}
+    while not g.ended:
+        a = rng.choice(g.legal_actions())
+        if a[0] == "claim":
+            last[g.round] = g.names[g.current]
+        g.apply_action(a)
+    return [e["dealer"] for e in g.events if e["kind"] == "deal"], last
+
+
+def test_the_last_to_put_a_feudal_deals_next(eng):
+    """CARD-ROUND-1 «Игрок, поставивший свою большую фигуру человечка последним в раунде, становится
+    дилером»: the dealer of every round after the first is the last claimer of the round before."""
+    for players, seed in ((2, 1), (3, 2), (5, 3)):
+        dealers, last = _dealers_and_last_feudals(eng, players, seed)
+        assert dealers[0] == eng.new_game(players, seed).names[-1]  # assume first_dealer
+        assert dealers[1:] == [last[r] for r in range(1, len(dealers))]
+
+
+def test_house_rule_the_deal_passes_left():
+    """rules/variants/card_deal_passes_left.tess (`dealer left`): the deal goes round the table,
+    whoever claimed last."""
+    eng = load_engine(require_rule_set(["card", "card_deal_passes_left"]))
+    for players, seed in ((2, 1), (3, 2)):
+        dealers, _ = _dealers_and_last_feudals(eng, players, seed)
+        names = eng.new_game(players, seed).names
+        assert dealers == [names[(players - 1 + r) % players] for r in range(len(dealers))]
+
+
+def test_an_unknown_dealer_mode_is_a_diagnostic():
+    from tessera.dsl.loader import check_text
+
+    diags, _ = check_text("module m\nrequires card\ndealer lastfeudal\n", "m.tess")
+    [d] = [d for d in diags if d.severity == "error"]
+    assert d.code == "unknown-name" and "`dealer lastfeudal`" in d.message and "last_feudal" in d.message

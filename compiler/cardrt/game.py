@@ -117,6 +117,7 @@ class Game:
         self.pending = []  # layout jokers waiting for a row, or (seat, card) misplaced cards to keep or not
         self.feudals = [0] * players  # feudals put this round
         self.last_feudal = None
+        self.first_feudal = None  # the first to put a feudal this round (`dealer first_feudal`)
         self.started = set()  # rows that received a card this round
         self.laid = 0  # layout cards drawn so far
         self.moved = 0  # moves made in this round (a record's `deal` entry comes before the first)
@@ -304,6 +305,8 @@ class Game:
                                     f"where it stands until the round ends", R.CLAUSE_FEUDAL)
             self.feudals[p] += 1
             self.rows[row].append(("F", p))
+            if self.first_feudal is None:
+                self.first_feudal = p
             self.last_feudal = p
         else:
             raise IllegalAction(f"not a move of the card game: {a!r}", R.CLAUSE_TURN)
@@ -328,6 +331,7 @@ class Game:
         k = R.DEAL[self.n][0]
         self.round += 1
         self.moved = 0
+        self.first_feudal = None
         self.phase = "play"
         self.feudals = [0] * self.n
         self.started = set()
@@ -383,8 +387,13 @@ class Game:
                         self._misplaced_score(seat, card)
                 else:
                     self.takes[seat].append(card)
-        if self.last_feudal is not None:
-            self.dealer = self.last_feudal  # the last to put a feudal deals the next round
+        mode = getattr(R, "DEALER", "last_feudal")
+        if mode == "left":  # `dealer left`: the deal passes clockwise
+            self.dealer = (self.dealer + 1) % self.n
+        elif mode == "first_feudal" and self.first_feudal is not None:
+            self.dealer = self.first_feudal
+        elif mode == "last_feudal" and self.last_feudal is not None:
+            self.dealer = self.last_feudal  # the last to put a feudal deals the next round (CARD-ROUND-1)
         self._next_keep()
 
     def _next_keep(self):
