@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tessera.dsl import ast as A
 from tessera.dsl.cards import CardGame
+from tessera.dsl.fmt_expr import format_expr
 from tessera.dsl.model import RuleSet
 
 from .codegen import Compiled, _comment
@@ -96,6 +97,7 @@ def generate_cards(rs: RuleSet) -> Compiled:
     w("# players -> (cards per hand, rounds)")
     w(f"DEAL = {({r.players: (r.cards, r.rounds) for r in cg.deal.rows})!r}", cg.deal.span)
     w(f"FACEDOWN = {(cg.facedown.mode if cg.facedown else 'none')!r}", cg.facedown.span if cg.facedown else None)
+    w(f"DEALER = {(cg.dealer.mode if cg.dealer else 'last_feudal')!r}", cg.dealer.span if cg.dealer else None)
     w(f"FEUDAL = {cg.feudal.name!r}", cg.feudal.span)
     w(f"FEUDALS = {cg.feudal.count!r}", cg.feudal.span)
     take = {k: t.to for t in cg.takes for k in t.kinds}
@@ -117,6 +119,8 @@ def generate_cards(rs: RuleSet) -> Compiled:
         "CLAUSE_FEUDAL": cg.clause_of(cg.feudal, "CARD-TURN-1"),
         "CLAUSE_MISPLACED": cg.clause_of(cg.misplaced, "CARD-SCORE-1"),
         "CLAUSE_END": cg.clause_of(cg.end, "CARD-END-1") if cg.end else cg.clause_of(cg.tie, "CARD-END-1"),
+        "CLAUSE_PLAYERS": (rs.players.cites[0].clause if rs.players and rs.players.cites
+                           else cg.clause_of(cg.deal, "CARD-DEAL-1")),
     }
     for k, v in clauses.items():
         w(f"{k} = {v!r}")
@@ -137,6 +141,8 @@ def generate_cards(rs: RuleSet) -> Compiled:
                  for (name, wh), s in cg.scores.items() if wh == when]
         w(f"{const} = ({', '.join(items)}{',' if len(items) == 1 else ''})")
     w("")
+    # the end condition as written (the end message names it); None: the game ends only at the deck's end
+    w(f"END_TEXT = {(format_expr(cg.end.when) if cg.end is not None else None)!r}")
     if cg.end is not None:
         out.function("END_WHEN", cg.end.when, scope, cg.end.span, "end when", bound=False)
     else:

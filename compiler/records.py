@@ -241,6 +241,10 @@ def validate(doc, name: str = "<record>") -> None:
         errors, key=lambda e: (e.validator not in vague, len(e.absolute_path), -len(e.schema_path)))
     where = _where(err.absolute_path)
     msg = _plain(err)
+    if schema is CARD_SCHEMA:  # a key that kind of card turn does not hold: named at its own path
+        from .cardrecords import key_refused
+
+        where, msg = key_refused(doc, err) or (where, msg)
     raise RecordError(f"{name}: {where}: {msg}")
 
 

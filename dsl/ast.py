@@ -669,6 +669,15 @@ class FacedownDecl:
 
 
 @dataclass(frozen=True)
+class DealerDecl:
+    """`dealer last_feudal|first_feudal|left`: who deals the next round (the player to their left begins)."""
+
+    mode: str
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class FeudalDecl:
     """`feudal NAME N per player`: the figure a player puts at the end of a row to claim cards."""
 
@@ -737,7 +746,7 @@ class TieDecl:
     span: Span = _span()
 
 
-CARD_STATEMENTS = (ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, FeudalDecl, TakeDecl,
+CARD_STATEMENTS = (ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, DealerDecl, FeudalDecl, TakeDecl,
                    MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl)
 
 
@@ -747,7 +756,7 @@ Statement = Union[
     StateDecl, OnDecl, AwardDecl, RecallDecl, PermitDecl, CaptureDecl, ExchangeDecl, RansomDecl, TrackDecl,
     OnPutDecl, OnTrackDecl, OnRoundDecl, InvariantDecl,
     ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
-    ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, FeudalDecl, TakeDecl,
+    ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, DealerDecl, FeudalDecl, TakeDecl,
     MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl,
 ]
 

@@ -1,6 +1,6 @@
 """The card game family (rulebook 001): its statements collected into a `CardGame`, and checked.
 
-The loader hands every card statement (`colour`, `card`, `cards`, `layout`, `deal`, `facedown`,
+The loader hands every card statement (`colour`, `card`, `cards`, `layout`, `deal`, `facedown`, `dealer`,
 `feudal`, `take`, `misplaced`, `table`, `score ... on take|at end`, `end when`, `tie`) to
 `collect`, and `check` replaces the tile checks for a rule set that holds them
 (docs/language.md section 7).  Modules, clauses, `assume`, `players`, `example`, `override`
@@ -23,6 +23,7 @@ from . import ast as A
 
 DESTINATIONS = ("pile", "chest", "removed")  # where taken cards go (`take KINDS to ...`)
 FACEDOWN = ("first", "none")
+DEALER = ("last_feudal", "first_feudal", "left")  # who deals the next round (`dealer`)
 KIND_FUNCTIONS = ("taken", "values", "held", "chest", "colours")
 # what each context may read: card functions, plain names
 CONTEXTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -60,6 +61,7 @@ class CardGame:
     layout: A.LayoutDecl | None = None
     deal: A.DealDecl | None = None
     facedown: A.FacedownDecl | None = None
+    dealer: A.DealerDecl | None = None
     feudal: A.FeudalDecl | None = None
     takes: list[A.TakeDecl] = field(default_factory=list)
     misplaced: A.MisplacedDecl | None = None
@@ -124,6 +126,8 @@ def card_key(decl) -> tuple | None:
             return ("deal",)
         case A.FacedownDecl():
             return ("facedown",)
+        case A.DealerDecl():
+            return ("dealer",)
         case A.FeudalDecl():
             return ("feudal",)
         case A.TakeDecl(kinds=k):
@@ -161,6 +165,8 @@ def collect(b, item, override: bool) -> None:
             cg.deal = item
         case A.FacedownDecl():
             cg.facedown = item
+        case A.DealerDecl():
+            cg.dealer = item
         case A.FeudalDecl():
             cg.feudal = item
         case A.TakeDecl():
@@ -226,6 +232,10 @@ def check(b) -> None:
     if cg.facedown is not None and cg.facedown.mode not in FACEDOWN:
         b.err(cg.facedown.span, f"`facedown {cg.facedown.mode}`: say `facedown first` (the first card of each row "
                                 f"each round) or `facedown none`", "unknown-name")
+    if cg.dealer is not None and cg.dealer.mode not in DEALER:
+        b.err(cg.dealer.span, f"`dealer {cg.dealer.mode}`: say `dealer last_feudal` (the last to put a feudal deals "
+                              f"next), `dealer first_feudal` or `dealer left` (the deal passes clockwise)"
+                              f"{did_you_mean(cg.dealer.mode, DEALER)}", "unknown-name", word=cg.dealer.mode)
     layout = cg.layout.count if cg.layout else 0
     if layout < 0:
         b.err(cg.layout.span, "a layout cannot be negative", "range")

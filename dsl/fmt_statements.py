@@ -300,6 +300,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _fill("deal", [p + "," for p in parts[:-1]] + parts[-1:], c)
         case A.FacedownDecl(mode=m):
             return _Line(f"facedown {m}", c)
+        case A.DealerDecl(mode=m):
+            return _Line(f"dealer {m}", c)
         case A.FeudalDecl(name=n, count=k):
             return _Line(f"feudal {n} {k} per player", c)
         case A.TakeDecl(kinds=kinds, to=to):

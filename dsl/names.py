@@ -91,6 +91,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "colour_decl": ("*colour",),
     "card_decl": ("*card",),
     "facedown_decl": ("name",),  # `first` or `none`
+    "dealer_decl": ("name",),  # `last_feudal`, `first_feudal` or `left`
     "feudal_decl": ("*figure",),
     "take_decl": ("card", "name"),  # the kinds, then pile | chest | removed
     "misplaced_decl": ("card",),

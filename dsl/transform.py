@@ -545,6 +545,11 @@ class _Build(Transformer):
         return A.FacedownDecl(str(rest[0]), cites, self._span(meta))
 
     @v_args(meta=True)
+    def dealer_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.DealerDecl(str(rest[0]), cites, self._span(meta))
+
+    @v_args(meta=True)
     def feudal_decl(self, meta, children):
         rest, cites = self._split(children)
         return A.FeudalDecl(str(rest[0]), int(rest[1]), cites, self._span(meta))

@@ -2,10 +2,14 @@
 
 `card_timeline` replays a record move by move (compiler/cardrecords.py); `table_drawing` draws
 one step as SVG: the four colour rows with their cards and feudals (a face-down card as a card
-back, shown face up only to the player who laid it, and to everyone when no player is named),
-every player's score, pile and chest (the chest's size: its cards lie face down) and the
-viewing player's hand (the others' hands by size only).  `card_viewer_html` writes one
-self-contained page that steps through the game (buttons, arrow keys), nothing loaded from
+back, shown face up only to the player who laid it), a legend of the feudals' discs and the
+card marks, every player's score, pile and chest (the chest's size: its cards lie face down)
+and the viewing player's hand (the others' hands by size only).  Whose view: `seat` a player's
+name; `"all"` the record's author's, who sees everything (every hand, every face-down card,
+with a dashed border); None a spectator's, who sees what lies open and no hand.  The heading
+says whose move it is, what the dealer or a player must decide, and at the end why the game
+ended and who won.  `card_viewer_html` writes one self-contained page that steps through the
+game (first / previous / next / last buttons, arrow keys, Home and End), nothing loaded from
 the network.  Every text from a record reaches the page escaped (drawsvg and html.escape).
 """
 from __future__ import annotations
@@ -37,21 +41,23 @@ class CardStep:
 class CardTimeline:
     title: str
     players: list
-    seat: int | None
+    seat: int | str | None  # a seat, "all" (the author: every hand) or None (a spectator: no hand)
     steps: list
     error: dict | None = None
+    feudal: str = "feudal"  # the rules' name of the figure that claims (`feudal NAME`)
 
 
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
-    """Every step of a card record, as the player `seat` sees it (None: everything)."""
+    """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
+    None: what lies open, no hand)."""
     from tessera.compiler.cardrecords import g_illegal, move_of
     from tessera.compiler.records import RecordError
     from tessera.compiler.replay import _resolve_rules, engine_for
 
     players = record["players"]
-    if seat is not None and seat not in players:
-        raise RecordError(f"--seat {seat!r}: the players are {', '.join(players)}")
-    who = players.index(seat) if seat is not None else None
+    if seat is not None and seat != "all" and seat not in players:
+        raise RecordError(f"--seat {seat!r}: the players are {', '.join(players)}, or `all` for every hand")
+    who = None if seat == "all" else players.index(seat) if seat is not None else -1  # -1: no player's view
     rules, search, confine = _resolve_rules(record, base)
     eng = engine_for(rules, search, confine)
     if getattr(eng.rules, "FAMILY", "tiles") != "cards":
@@ -62,7 +68,9 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
         raise RecordError(str(exc)) from None
     except eng.IllegalAction as ill:
         raise RecordError(f"deck: {ill.message} [{ill.clause}]") from None
-    steps = [CardStep("set-up: the layout and the first deal", g.view(who), dict(zip(players, g.scores)))]
+    first = ("set-up: the layout and the first deal" if g.phase != "layout" else
+             f"set-up: the layout, drawn one card at a time, stops at the joker {g.pending[0]} (card {g.laid})")
+    steps = [CardStep(first, g.view(who), dict(zip(players, g.scores)))]
     error = None
     for i, t in enumerate(record.get("turns", [])):
         seen = len(g.events)
@@ -87,8 +95,10 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
         g.finish()
         steps.append(CardStep("final scoring", g.view(who), dict(zip(players, g.scores)),
                               [e for e in g.events[seen:] if e["kind"] == "score"]))
-    title = f"{' + '.join(rules)}: {len(players)} players" + (f", as {seat} sees it" if seat else "")
-    return CardTimeline(title, list(players), who, steps, error)
+    title = f"{' + '.join(rules)}: {len(players)} players" + (
+        ", every hand shown" if seat == "all" else f", as {seat} sees it" if seat else ", the open table")
+    return CardTimeline(title, list(players), "all" if seat == "all" else who if seat else None, steps, error,
+                        eng.rules.FEUDAL)
 
 
 def _colour_of(card: str) -> str:
@@ -116,19 +126,44 @@ def _card(d: dw.Group, x: float, y: float, name: str | None, face_down: bool = F
         d.append(dw.Text("face down", 7, x + CARD_W / 2, y + CARD_H - 6, text_anchor="middle", fill="#111"))
 
 
+def heading(v: dict) -> str:
+    """The step's heading: whose move and what waits, or who won and why the game ended (a
+    second line, after a newline)."""
+    if "over" in v:
+        won = v.get("winners") or []
+        scores = " to ".join(str(s) for s in sorted(v["scores"].values(), reverse=True))
+        return (f"game over after round {v['round']}: "
+                + (f"{' and '.join(won)} {'wins' if len(won) == 1 else 'win'} ({scores})" if won else "no winner")
+                + f"\n{v['over']}")
+    if v.get("phase") == "layout":
+        return (f"set-up: the dealer, {v['to_move']}, lays the joker {v['waiting']} into a row of their choice "
+                f"({v['deck']} cards in the deck)")
+    if v.get("phase") == "keep":
+        return f"round {v['round']} is over: {v['to_move']} keeps or discards the misplaced {v['waiting']}"
+    return f"round {v['round']}, {v['to_move']} to move, dealer {v['dealer']}, {v['deck']} cards in the deck"
+
+
+def _hands_shown(tl: CardTimeline) -> list:
+    if tl.seat == "all":
+        return list(tl.players)
+    return [tl.players[tl.seat]] if isinstance(tl.seat, int) else []
+
+
 def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
     """One step of the game as SVG (see the module's docstring)."""
     v = tl.steps[step].view
     rows = v["rows"]
     widest = max([len(r) for r in rows.values()] + [6])
-    hand_cards = max([len(h) for h in v["hands"].values() if isinstance(h, list)] + [0])
+    hands = _hands_shown(tl)
     width = 120 + (widest + 1) * (CARD_W + GAP) + 40
-    height = 40 + len(rows) * (CARD_H + 14) + 60 + len(tl.players) * 22 + (CARD_H + 40 if hand_cards else 0)
-    d = dw.Drawing(max(width, 640), height)
-    d.append(dw.Rectangle(0, 0, max(width, 640), height, fill="#f3efe6"))
-    d.append(dw.Text(f"round {v['round']}, {v['to_move']} to move, dealer {v['dealer']}, {v['deck']} cards in the deck",
-                     14, 10, 22, fill="#222"))
-    y = 36
+    lines = heading(v).split("\n")
+    top = 18 * len(lines)
+    height = (top + 22 + len(rows) * (CARD_H + 14) + 34 + 60 + len(tl.players) * 22
+              + sum(CARD_H + 30 if v["hands"][p] else 24 for p in hands))
+    d = dw.Drawing(max(width, 760), height)
+    d.append(dw.Rectangle(0, 0, max(width, 760), height, fill="#f3efe6"))
+    d.append(dw.Text(lines, 14, 10, 22, fill="#222", class_="heading", line_height=1.3))
+    y = top + 18
     for row, cards in rows.items():
         g = dw.Group(class_="row", data_row=row)
         g.append(dw.Rectangle(10, y, 100, CARD_H, rx=6, fill=COLOURS.get(row, "#999"), stroke="#222"))
@@ -137,8 +172,10 @@ def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
         for c in cards:
             if c.startswith("feudal:"):
                 who = c.split(":", 1)[1]
-                g.append(dw.Circle(x + 12, y + CARD_H / 2, 11, fill=_player_colour(tl, who), stroke="#111",
-                                   class_="feudal", data_player=who))
+                disc = dw.Circle(x + 12, y + CARD_H / 2, 11, fill=_player_colour(tl, who), stroke="#111",
+                                 class_="feudal", data_player=who)
+                disc.append_title(f"{who}'s {tl.feudal}")
+                g.append(disc)
                 x += 30
                 continue
             face_down = c.endswith(" (face down)")
@@ -146,7 +183,7 @@ def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
             x += CARD_W + GAP
         d.append(g)
         y += CARD_H + 14
-    y += 10
+    y = _legend(d, tl, y + 4) + 14
     for p in tl.players:
         pile = v["piles"][p]
         hand = v["hands"][p]
@@ -155,14 +192,39 @@ def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
         d.append(dw.Rectangle(10, y - 11, 12, 12, fill=_player_colour(tl, p), stroke="#111"))
         d.append(dw.Text(line, 13, 28, y, fill="#222", class_="player", data_player=p))
         y += 22
-    if tl.seat is not None:
-        me = tl.players[tl.seat]
-        d.append(dw.Text(f"{me}'s hand", 13, 10, y + 8, fill="#222"))
+    for me in hands:
+        cards = v["hands"][me]
+        d.append(dw.Text(f"{me}'s hand" + ("" if cards else ": empty"), 13, 10, y + 8, fill="#222"))
         hand = dw.Group(class_="hand", data_player=me)
-        for k, c in enumerate(v["hands"][me]):
+        for k, c in enumerate(cards):
             _card(hand, 10 + k * (CARD_W + GAP), y + 16, c)
         d.append(hand)
+        y += CARD_H + 30 if cards else 24
     return d
+
+
+def _legend(d: dw.Drawing, tl: CardTimeline, y: float) -> float:
+    """The key to the discs and marks: each player's feudal, a face-down card (dashed: shown to
+    whoever may see it; a card back: hidden)."""
+    g = dw.Group(class_="legend")
+    x = 10
+    g.append(dw.Text("feudals:", 12, x, y + 14, fill="#222"))
+    x += 58
+    for p in tl.players:
+        g.append(dw.Circle(x + 8, y + 10, 8, fill=_player_colour(tl, p), stroke="#111", class_="legend-feudal",
+                           data_player=p))
+        label = f"{p}'s {tl.feudal}"
+        g.append(dw.Text(label, 12, x + 20, y + 14, fill="#222"))
+        x += 30 + 7 * len(label)
+    g.append(dw.Text("cards:", 12, x, y + 14, fill="#222"))
+    x += 44
+    g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill="#fff", stroke="#222", stroke_dasharray="3,2"))
+    g.append(dw.Text("face down", 12, x + 17, y + 14, fill="#222"))
+    x += 86
+    g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill=BACK, stroke="#222"))
+    g.append(dw.Text("face down, hidden", 12, x + 17, y + 14, fill="#222"))
+    d.append(g)
+    return y + 20
 
 
 _PLAYER_COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#212121", "#8e24aa"]
@@ -209,8 +271,10 @@ JS = """
       li.appendChild(el('span', 'clause', e.clause)); ev.appendChild(li);
     }
   }
+    document.getElementById('first').onclick = () => show(0);
   document.getElementById('prev').onclick = () => show(k - 1);
   document.getElementById('next').onclick = () => show(k + 1);
+  document.getElementById('last').onclick = () => show(steps.length - 1);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowRight') show(k + 1); else if (e.key === 'ArrowLeft') show(k - 1);
     else if (e.key === 'Home') show(0); else if (e.key === 'End') show(steps.length - 1);
@@ -231,8 +295,11 @@ def card_viewer_html(tl: CardTimeline) -> str:
            if tl.error else "")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(tl.title)}</title>"
             f"<style>{CSS}</style></head><body><header><h1>{html.escape(tl.title)}</h1></header><main>"
-            f'<div id="table">{pics}</div><aside><div class="controls"><button id="prev">&#9664;</button>'
-            f'<button id="next">&#9654;</button><span id="step-no"></span></div><div id="step-label"></div>{err}'
+            f'<div id="table">{pics}</div><aside><div class="controls">'
+            f'<button id="first" title="first step (Home)">|&#9664;</button>'
+            f'<button id="prev" title="previous step (&#8592;)">&#9664;</button>'
+            f'<button id="next" title="next step (&#8594;)">&#9654;</button>'
+            f'<button id="last" title="last step (End)">&#9654;|</button><span id="step-no"></span></div><div id="step-label"></div>{err}'
             f'<h3 id="scores-title">Scores</h3><table><tbody id="scores"></tbody></table><h3>Scoring</h3>'
             f'<ul id="events"></ul></aside></main>'
             f'<script type="application/json" id="game-data">{payload}</script><script>{JS}</script></body></html>\n')

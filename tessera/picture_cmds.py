@@ -59,7 +59,9 @@ def draw(
     tiles: Optional[List[str]] = typer.Option(None, "--tile", help="draw only these tiles (repeatable)"),
     columns: int = typer.Option(8, "--columns", min=1, max=40, help="tiles per row of the sheet"),
     seat: Optional[str] = typer.Option(None, "--seat", help="for a card game's record: the player whose view is drawn "
-                                                           "(their hand; others' hands and face-down cards hidden)"),
+                                                           "(their hand; others' hands and face-down cards hidden); "
+                                                           "`all`: every hand and card (the record's author); "
+                                                           "default: the open table, no hand"),
 ) -> None:
     """Draw a rule set's tile sheet, or the board of a game record at any turn, as SVG.
 
@@ -139,7 +141,9 @@ def draw(
 def view(
     record: Path = typer.Argument(..., help="a tessera-game/1 JSON record"),
     output: Path = typer.Option(..., "-o", "--output", help="the HTML file to write"),
-    seat: Optional[str] = typer.Option(None, "--seat", help="for a card game's record: the player whose view is shown"),
+    seat: Optional[str] = typer.Option(None, "--seat", help="for a card game's record: the player whose view is shown; "
+                                                           "`all`: every hand and card (the record's author); "
+                                                           "default: the open table, no hand"),
 ) -> None:
     """Write one self-contained HTML page that steps through a game (buttons, arrow keys).
 

@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation is not a NumPy arra
               pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
 
 
+@pytest.mark.slow  # whole games to the deck's end (CARD-END-1)
 @pytest.mark.parametrize("players", [2, 5])
 def test_openspiel_random_sim_test(players):
     game = O.load("card", players)
@@ -119,3 +120,103 @@ def test_pettingzoo_rewards_add_up_to_the_scores():
         total[agent] += reward
         e.step(None if terminated or truncated else e.action_space(agent).sample(info["action_mask"]))
     assert [total[a] for a in e.possible_agents] == [float(s) for s in e.game.scores]
+
+
+# -- OpenSpiel's conventions for imperfect information (issue 37) ------------------------------
+def test_no_argument_strings_are_the_current_player_s():
+    game = O.load("card", 3)
+    state = _play_into(game.new_initial_state(), 5, seed=4)
+    me = state.current_player()
+    assert state.information_state_string() == state.information_state_string(me)
+    assert state.observation_string() == state.observation_string(me)
+    assert state.information_state_string() != state.information_state_string((me + 1) % 3)
+
+
+def _unseen(g, me):
+    return sorted(g.deck + [c for q in range(g.n) if q != me for c in g.hands[q]]
+                  + [e[0] for es in g.rows.values() for e in es if isinstance(e, list) and e[1] and e[2] not in (None, me)])
+
+
+@pytest.mark.parametrize("players, moves", [(2, 40), (3, 25)])
+def test_resample_keeps_the_information_state_and_deals_the_unseen_anew(players, moves):
+    """What the mover has seen stays (their hands, every open card, the "?" of the others' face-down
+    cards); the deck's rest, the other hands and the others' face-down cards are dealt anew.  The
+    resampled state's history is rewritten to match: it pickles, replays to the same information
+    state, and plays on."""
+    import pickle
+
+    game = O.load("card", players)
+    state = _play_into(game.new_initial_state(), moves, seed=players)
+    me = state.current_player()
+    g = state.engine_game()
+    seen = state.information_state_string(me)
+    differs = 0
+    for k in range(8):
+        r = state.resample_from_infostate(me, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert r.information_state_string(me) == seen
+        assert np.array_equal(r.information_state_tensor(me), state.information_state_tensor(me))
+        h = r.engine_game()
+        assert h.hands[me] == g.hands[me] and h.piles == g.piles and h.chests == g.chests
+        assert _unseen(h, me) == _unseen(g, me)  # the same cards, dealt anew
+        differs += any(h.hands[q] != g.hands[q] for q in range(players) if q != me)
+        back = pickle.loads(pickle.dumps(r))
+        assert back.information_state_string(me) == seen
+        assert back.engine_game().hands == h.hands and back.engine_game().scores == h.scores
+        _play_into(r, 3, seed=k)  # it plays on
+    assert differs >= 6  # the other hands were dealt anew (8 draws of 6+ unseen cards each)
+    assert state.information_state_string(me) == seen  # the original is untouched
+
+
+def test_resample_deals_another_players_face_down_cards_anew():
+    """A face-down card of another player, still in its row, is unseen: resampling may change it,
+    and the record of that play with it; the mover's own face-down card never changes."""
+    game = O.load("card", 2)
+    state = _play_into(game.new_initial_state(), 0, seed=9)
+    g = state.engine_game()
+    while g.phase != "play":
+        state.apply_action(state.legal_actions()[0])
+    first = g.current
+    play = next(a for a in state.legal_actions() if game.codec.decode(a).KIND == "play")
+    state.apply_action(play)  # face down (the row's first card this round)
+    row = game.codec.decode(play)[2]
+    mine = next(a for a in state.legal_actions() if game.codec.decode(a).KIND == "play"
+                and game.codec.decode(a)[2] != row)
+    state.apply_action(mine)  # the second player's own face-down card in another row
+    other, me = first, 1 - first
+    assert state.current_player() == other
+    theirs = g.rows[row][-1][0]
+    changed = 0
+    for _ in range(12):
+        r = state.resample_from_infostate(me, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        h = r.engine_game()
+        assert h.rows[game.codec.decode(mine)[2]][-1][0] == game.codec.decode(mine)[1]
+        changed += h.rows[row][-1][0] != theirs
+        assert r.information_state_string(me) == state.information_state_string(me)
+    assert changed >= 6
+
+
+@pytest.mark.slow
+def test_ismcts_plays_card_games_against_random():
+    """OpenSpiel's ISMCTSBot (which asserts that every resampled state has the mover's information
+    state) plays two 2-player games to the deck's end against a random player, one from each seat."""
+    from open_spiel.python.algorithms import ismcts, mcts
+    from open_spiel.python.bots.uniform_random import UniformRandomBot
+
+    game = O.load("card", 2)
+    rng = np.random.RandomState(3)
+    for seat in (0, 1):
+        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=3,
+                               random_state=rng, max_world_samples=ismcts.UNLIMITED_NUM_WORLD_SAMPLES)
+        other = UniformRandomBot(1 - seat, rng)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            elif state.current_player() == seat:
+                state.apply_action(int(bot.step(state)))
+            else:
+                state.apply_action(other.step(state))
+        g = state.engine_game()
+        assert g.round == 10 and len(g.deck) == 0  # the deck's end (CARD-END-1)
+        assert sum(state.returns()) == pytest.approx(0.0)

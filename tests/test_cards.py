@@ -142,7 +142,7 @@ def test_first_card_of_each_row_goes_face_down(eng):
     card = next(c for c in g.hands[g.current] if eng.rules.CARD[c][1] not in (None, "red"))
     mover = g.current
     g.apply_action(("play", card, "red"))
-    assert g.rows["red"][-1] == [card, True, mover]
+    assert g.rows["red"][-1] == [card, True, mover, 1]  # face down, played by the mover in round 1
     colour = eng.rules.CARD[card][1]
     plays = [a for a in g.legal_actions() if a[0] == "play" and a[2] == "red"]
     assert all(eng.rules.CARD[a[1]][1] in (None, "red") for a in plays)
@@ -337,10 +337,11 @@ def test_a_tie_goes_to_the_most_city_cards(tmp_path):
 
 
 def test_the_game_ends_after_the_round_in_which_a_player_reaches_the_end_of_the_track(tmp_path):
-    """CARD-END-1, `end when best >= N`: with the end at 15 instead of 100, red's 15 people points in
-    round 1 end the game there (final scoring, no second deal); at 16 it goes on."""
-    ended = _house_record(tmp_path, "people_three_worth_five", "override end when best >= 15")
+    """CARD-END-1, `end when best >= N` (the variant rules/variants/card_track_end.tess, at 100): with
+    the end at 15, red's 15 people points in round 1 end the game there (final scoring, no second
+    deal); at 16 it goes on."""
+    ended = _house_record(tmp_path, "people_three_worth_five", "end when best >= 15")
     assert ended["rounds"] == 1 and ended["winners"] == ["red"]
     assert ended["locations"]["hands"] == {"red": 0, "blue": 0}
-    going = _house_record(tmp_path, "people_three_worth_five", "override end when best >= 16")
+    going = _house_record(tmp_path, "people_three_worth_five", "end when best >= 16")
     assert going["rounds"] == 2  # the second round was dealt; the record's "end": "final" scored it

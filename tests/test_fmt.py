@@ -215,6 +215,7 @@ cards 23
 layout 2 [CARD-DEAL-1]
 deal 2 players 6 cards 10 rounds, 3 players 5 cards 8 rounds, 4 players 5 cards 6 rounds, 5 players 4 cards 6 rounds
 facedown first
+dealer last_feudal
 feudal big 1 per player
 take dragon to removed
 misplaced = 10 keep people
@@ -227,6 +228,7 @@ override card people x9 per colour value 1
 override layout 3
 override deal 2 players 1 cards 1 rounds
 override facedown none
+override dealer left
 override feudal big 2 per player
 override take dragon to pile
 override misplaced = 5
@@ -262,7 +264,7 @@ def test_snippets_cover_every_statement_kind() -> None:
     assert overridden == {A.FigureDecl, A.CompleteDecl, A.ScoreDecl, A.OwnersDecl, A.OnDecl, A.AwardDecl,
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
                           A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl,
-                          A.OnRoundDecl, A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.FeudalDecl, A.TakeDecl,
+                          A.OnRoundDecl, A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.DealerDecl, A.FeudalDecl, A.TakeDecl,
                           A.MisplacedDecl, A.TableDecl, A.CardScoreDecl, A.EndDecl, A.TieDecl}
 
 

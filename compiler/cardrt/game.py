@@ -8,11 +8,19 @@ left of a figure, rounds.
 
 Moves (typed tuples of `moves.py`, `legal_actions()`; a written tuple is accepted too):
 
-    ("lay", row)           the dealer puts the set-up joker waiting to be laid into `row`
+    ("lay", row)           the dealer puts the set-up joker just drawn at the end of `row` (the layout is
+                           drawn one card at a time: a joker is laid as it is drawn, CARD-DEAL-1)
     ("play", card, row)    the current player plays `card` from their hand to the end of `row`
     ("claim", row)         the current player puts a feudal at the end of `row`
     ("keep", card)         a misplaced card its taker may keep (`misplaced ... keep KINDS`): kept
     ("discard", card)      ... or scored as misplaced and removed
+
+Row entries are `[card, face_down, seat that played it (None: the layout), round played]` or a
+feudal `("F", seat)`.  The decisions on misplaced cards come in a fixed order (`pending`: seats
+from the dealer's left, each seat's cards in the order of its claims), but they do not
+interact (a discard scores `misplaced`, which reads only `players`; kept cards are scored
+after the last decision), so `decide_first(seat, card)` may bring any open one forward
+(a record's decisions in any order).
 
 Card locations: the deck, a row, a hand, a player's pile, a player's chest, removed (the
 box and the discard).  `locations()` counts them; their sum is always the cards printed.
@@ -109,19 +117,34 @@ class Game:
         self.pending = []  # layout jokers waiting for a row, or (seat, card) misplaced cards to keep or not
         self.feudals = [0] * players  # feudals put this round
         self.last_feudal = None
+        self.first_feudal = None  # the first to put a feudal this round (`dealer first_feudal`)
         self.started = set()  # rows that received a card this round
+        self.laid = 0  # layout cards drawn so far
+        self.moved = 0  # moves made in this round (a record's `deal` entry comes before the first)
+        self.why = None  # (why the game ended, its clause)
         self.takes = {}  # seat -> cards taken this round (after the keep decisions)
         self.winners = []
         self.ended = False
-        for _ in range(min(R.LAYOUT, len(self.deck))):
+        self._lay_out()
+
+    def _lay_out(self):
+        """Draw the layout one card at a time, each to its colour's row; stop at a joker, which the
+        dealer lays into a row of their choice before the next card is drawn (CARD-DEAL-1: «по
+        очереди берет 10 карт ... Если раздающий вытянет из колоды Джокера, то он может положить
+        его в любой цветовой ряд»)."""
+        R = self.R
+        while self.laid < R.LAYOUT and self.deck:
             c = self.deck.pop()
+            self.laid += 1
             colour = R.CARD[c][1]
             if colour is None:
-                self.pending.append(c)
-            else:
-                self.rows[colour].append([c, False, None])
-        if not self.pending:
-            self._start_round()
+                self.pending = [c]
+                self.phase = "layout"
+                self.current = self.dealer
+                return
+            self.rows[colour].append([c, False, None, 0])
+        self.pending = []
+        self._start_round()
 
     # -- the public game API (compiler/agents.py) -------------------------
     def current_player(self):
@@ -169,6 +192,16 @@ class Game:
                 self.hands[p], pool = pool[:k], pool[k:]
         self.deck = pool
 
+    def decide_first(self, seat, card):
+        """Bring the open decision on `card` of `seat` (any seat if None) forward; False if none is open.
+        The decisions do not interact (see the module's docstring), so their order is free."""
+        for i, x in enumerate(self.pending if self.phase == "keep" else ()):
+            if x[1] == card and seat in (None, x[0]):
+                self.pending.insert(0, self.pending.pop(i))
+                self.current = x[0]
+                return True
+        return False
+
     def score_classes(self, actions):
         """One class per action: each may change what the placed feudals will take."""
         return list(range(len(actions)))
@@ -213,20 +246,26 @@ class Game:
     def apply_action(self, a):
         R = self.R
         if self.ended:
-            raise IllegalAction("the game is over", R.CLAUSE_END)
+            raise IllegalAction(*self.over())
         move = as_move(a)
         if move is None:
             raise IllegalAction(f"not a move of the card game: {a!r}", R.CLAUSE_TURN)
         a, kind = move, move.KIND
         if self.phase == "layout":
             if kind != "lay" or a[1] not in self.rows:
-                raise IllegalAction(f"the set-up joker {self.pending[0]} waits for the dealer to choose its row",
+                raise IllegalAction(f"the set-up joker {self.pending[0]} (layout card {self.laid} of {R.LAYOUT}) "
+                                    f"waits for the dealer, {self.names[self.dealer]}, to lay it into a row",
                                     R.CLAUSE_LAYOUT)
-            self.rows[a[1]].append([self.pending.pop(0), False, None])
+            self.rows[a[1]].append([self.pending.pop(0), False, None, 0])
             self.turn += 1
-            if not self.pending:
-                self._start_round()
+            self._lay_out()
             return
+        if kind == "lay":
+            raise IllegalAction("no set-up joker waits to be laid: the layout is over", R.CLAUSE_LAYOUT)
+        if kind in ("keep", "discard") and self.phase != "keep":
+            raise IllegalAction(f"no misplaced card waits for a decision to keep or discard it, so `{kind} "
+                                f"{a[1]}` is no move now (a misplaced card is decided on when the round ends "
+                                f"and its taker may keep it)", R.CLAUSE_MISPLACED)
         if self.phase == "keep":
             seat, card = self.pending[0]
             if kind not in ("keep", "discard") or a[1] != card:
@@ -245,6 +284,9 @@ class Game:
             card, row = a[1], a[2]
             if row not in self.rows:
                 raise IllegalAction(f"there is no {row} row", R.CLAUSE_TURN)
+            if not self.hands[p]:
+                raise IllegalAction(f"{self.names[p]}'s hand is empty: the only move left to {self.names[p]} "
+                                    f"this round is to put the {R.FEUDAL} at the end of a row", R.CLAUSE_FEUDAL)
             if card not in self.hands[p]:
                 raise IllegalAction(f"{self.names[p]} holds no {card}", R.CLAUSE_TURN)
             if not self._may_play(card, row):
@@ -252,7 +294,7 @@ class Game:
                                     f"row, not the {row} row", R.CLAUSE_TURN)
             face_down = self._face_down_next(row)
             self.hands[p].remove(card)
-            self.rows[row].append([card, face_down, p])
+            self.rows[row].append([card, face_down, p, self.round])
             self.started.add(row)
         elif kind == "claim":
             row = a[1]
@@ -263,10 +305,13 @@ class Game:
                                     f"where it stands until the round ends", R.CLAUSE_FEUDAL)
             self.feudals[p] += 1
             self.rows[row].append(("F", p))
+            if self.first_feudal is None:
+                self.first_feudal = p
             self.last_feudal = p
         else:
             raise IllegalAction(f"not a move of the card game: {a!r}", R.CLAUSE_TURN)
         self.turn += 1
+        self.moved += 1
         self._advance()
 
     def _can_act(self, p):
@@ -285,6 +330,8 @@ class Game:
         R = self.R
         k = R.DEAL[self.n][0]
         self.round += 1
+        self.moved = 0
+        self.first_feudal = None
         self.phase = "play"
         self.feudals = [0] * self.n
         self.started = set()
@@ -313,7 +360,7 @@ class Game:
             seg = []
             for e in entries:
                 if isinstance(e, tuple):
-                    claims.setdefault(e[1], []).extend((c, row, fd) for c, fd, _ in seg)
+                    claims.setdefault(e[1], []).extend((e2[0], row, e2[1]) for e2 in seg)
                     seg = []
                 else:
                     seg.append(e)
@@ -340,8 +387,13 @@ class Game:
                         self._misplaced_score(seat, card)
                 else:
                     self.takes[seat].append(card)
-        if self.last_feudal is not None:
-            self.dealer = self.last_feudal  # the last to put a feudal deals the next round
+        mode = getattr(R, "DEALER", "last_feudal")
+        if mode == "left":  # `dealer left`: the deal passes clockwise
+            self.dealer = (self.dealer + 1) % self.n
+        elif mode == "first_feudal" and self.first_feudal is not None:
+            self.dealer = self.first_feudal
+        elif mode == "last_feudal" and self.last_feudal is not None:
+            self.dealer = self.last_feudal  # the last to put a feudal deals the next round (CARD-ROUND-1)
         self._next_keep()
 
     def _next_keep(self):
@@ -395,16 +447,23 @@ class Game:
         k = R.DEAL[self.n][0]
         q = Quantities(R, self.n, self.round, max(self.scores), [], [], [])
         if len(self.deck) < k * self.n:
-            self._final("the deck cannot deal another round", R.CLAUSE_DEAL_END)
+            self._final(f"the deck's end: {len(self.deck)} cards are left and a round of {self.n} players needs "
+                        f"{k * self.n}, so the dealer cannot deal again", R.CLAUSE_DEAL_END)
         elif R.END_WHEN(q):
-            self._final("the end condition holds", R.CLAUSE_END)
+            self._final(f"the end condition `end when {R.END_TEXT}` held after round {self.round} (best score "
+                        f"{max(self.scores)}; {len(self.deck)} cards were left in the deck)", R.CLAUSE_END)
         else:
             self._start_round()
+
+    def over(self):
+        """(message, clause) for a move after the end: which end condition fired."""
+        why, clause = self.why or ("the game is over", self.R.CLAUSE_END)
+        return f"the game is over after round {self.round}: {why}", clause
 
     def finish(self):
         """End the game now, with final scoring (a record's `"end": "final"`)."""
         if not self.ended:
-            self._final("the record ends", self.R.CLAUSE_END)
+            self._final("the record ends here (`\"end\": \"final\"`)", self.R.CLAUSE_END)
 
     def _final(self, why, clause):
         R = self.R
@@ -415,6 +474,7 @@ class Game:
             self.removed.extend(self.hands[p])
             self.hands[p] = []
         self.pending = []
+        self.why = (why, clause)
         self.events.append({"kind": "end", "round": self.round, "why": why, "clause": clause})
         for p in range(self.n):
             q = self._q(p, [], None)
@@ -467,17 +527,19 @@ class Game:
     def record_of(self, a):
         """The record's entry for move `a` (docs/records.md, tessera-cards/1)."""
         if a[0] == "lay":
-            return {"lay": self.pending[0], "row": a[1]}
+            return {"lay": self.pending[0], "row": a[1], "draw": self.laid}  # the moment: layout card `draw`
         if a[0] == "play":
-            return {"play": a[1], "row": a[2]}
+            return {"play": a[1], "row": a[2], "face": "down" if self._face_down_next(a[2]) else "up"}
         if a[0] == "claim":
             return {"claim": a[1]}
-        return {a[0]: a[1]}
+        return {a[0]: a[1], "player": self.names[self.current]}  # whose decision: they come in any order
 
     def view(self, seat=None):
-        """What a player sees (seat None: everything): the rows with their feudals (a face-down
-        card is "?", except to the player who laid it), the scores, each pile, each chest's size (its cards lie face down), the
-        player's own hand and only the size of the others'."""
+        """What a player sees (seat None: everything; a seat no player has, such as -1: what every
+        player sees, no hand): the rows with their feudals (a face-down card is "?", except to the
+        player who laid it), the scores, each pile, each chest's size (its cards lie face down), the
+        player's own hand and only the size of the others'; the phase, the card waiting for the
+        dealer or for a decision, and once the game is over why it ended and who won."""
         rows = {}
         for r, v in self.rows.items():
             rows[r] = [("feudal:" + self.names[e[1]]) if isinstance(e, tuple) else
@@ -489,7 +551,12 @@ class Game:
                "piles": {self.names[p]: sorted(self.piles[p]) for p in range(self.n)},
                "hands": {self.names[p]: (sorted(self.hands[p]) if seat in (None, p) else len(self.hands[p]))
                          for p in range(self.n)},
-               "deck": len(self.deck)}
+               "deck": len(self.deck), "phase": self.phase,
+               "waiting": (self.pending[0] if self.phase == "layout" else self.pending[0][1]
+                           if self.phase == "keep" else None)}
+        if self.ended:
+            out["over"] = self.why[0] if self.why else "the game is over"
+            out["winners"] = [self.names[p] for p in self.winners]
         return out
 
 

@@ -12,13 +12,23 @@
   that: their own hands, the open rows, piles and scores, the sizes of the other hands and of
   every chest, the face-down cards as "?" except those the player laid; the string is the
   whole history so seen (perfect recall), the tensor the present (CardObserver with the
-  player's own face-down cards); the observation is the present without that memory;
+  player's own face-down cards); the observation is the present without that memory.
+  `information_state_string()` and `observation_string()` without a player are the current
+  player's (OpenSpiel's convention, which `ISMCTSBot` uses);
+- `resample_from_infostate(player, sampler)`: a state the player cannot tell from this one
+  (the same information state), the cards they have not seen dealt anew: the deck's rest,
+  the other hands and the other players' cards still face down in the rows (a face-down card
+  once taken has been turned up, CARD-ROUND-1, and stays what it was).  The new state's
+  history (the cards drawn, the moves) is rewritten to match, so it replays and pickles like
+  any other;
 - returns at the end (zero-sum): the winners (the tie rule applied) share `players -
   winners`, every other player gets -1;
 - serialization: the cards drawn and the moves made, replayed (OpenSpiel pickles a state's
   attributes).
 """
 from __future__ import annotations
+
+import random
 
 import pyspiel
 
@@ -120,8 +130,10 @@ class CardState(pyspiel.State):
     def __init__(self, game: CardGame):
         super().__init__(game)
         self._e = _Played(game.rules_spec, game.players)
-        self._public: list[str] = []  # every move as all players saw it
-        self._private: list[list[str]] = [[] for _ in range(game.players)]  # ... and as each player saw it
+        # what happened, as each player may see it (`_seen`): ["deal", round, [each seat's hand, sorted],
+        # first card's place in the deck, first seat, cards each] or ["move", mover, written move,
+        # face down, round, index in _e.moves]
+        self._log: list[list] = []
 
     def engine_game(self):
         return self._e.g
@@ -165,7 +177,8 @@ class CardState(pyspiel.State):
             self._e.drawn.append(card)
             if len(self._e.drawn) == game.deck_size:
                 self._e.g = game.engine.new_game(game.players, 0, None, self._e.drawn)
-                self._deal_seen(0)
+                if self._e.g.round:  # no joker in the layout: the first round is dealt at once
+                    self._deal_seen()
             return
         g = self._e.g
         legal = codec.legal(g)
@@ -173,25 +186,89 @@ class CardState(pyspiel.State):
         if a is None:
             raise ValueError(f"action {action} is not legal now ({codec.describe(int(action))})")
         mover, rnd = g.current, g.round
+        down = a.KIND == "play" and g._face_down_next(a.row)  # laid face down: its face is the mover's
         g.apply_action(a)
         self._e.moves.append(int(action))
-        said = f"{g.names[mover]}: {' '.join(str(x) for x in a)}"
-        if a.KIND == "play" and g.rows[a.row] and g.rows[a.row][-1][1]:  # laid face down: its face is the mover's
-            hidden = f"{g.names[mover]}: play ? {a.row}"
-            for p in range(game.players):
-                self._private[p].append(said if p == mover else hidden)
-            self._public.append(hidden)
-        else:
-            for p in range(game.players):
-                self._private[p].append(said)
-            self._public.append(said)
-        if g.round != rnd:
-            self._deal_seen(rnd)
+        self._log.append(["move", mover, tuple(a), down, rnd, len(self._e.moves) - 1])
+        if g.round != rnd and not g.ended:
+            self._deal_seen()
 
-    def _deal_seen(self, before_round: int):
+    def _deal_seen(self):
         g = self._e.g
-        for p in range(self._game().players):
-            self._private[p].append(f"round {g.round}: {g.names[p]} is dealt {' '.join(sorted(g.hands[p]))}")
+        n, k = self._game().players, g.R.DEAL[g.n][0]
+        start = len(self._e.drawn) - len(g.deck) - n * k
+        self._log.append(["deal", g.round, [sorted(h) for h in g.hands], start, (g.dealer + 1) % n, k])
+
+    def _seen(self, player: int) -> list[str]:
+        """The history as `player` saw it: their own hands, every move, another's face-down card as "?"."""
+        names = self._e.g.names if self._e.g is not None else []
+        out = []
+        for e in self._log:
+            if e[0] == "deal":
+                out.append(f"round {e[1]}: {names[player]} is dealt {' '.join(e[2][player])}")
+            elif e[3] and e[1] != player:
+                out.append(f"{names[e[1]]}: play ? {e[2][2]}")
+            else:
+                out.append(f"{names[e[1]]}: {' '.join(str(x) for x in e[2])}")
+        return out
+
+    def resample_from_infostate(self, player_id, probability_sampler=None):
+        """A state `player_id` cannot tell from this one: what they have not seen, dealt anew (see
+        the module's docstring).  `probability_sampler` (OpenSpiel's, a callable giving a number in
+        [0, 1)) seeds the shuffle; without one, the system's randomness."""
+        st = self.clone()
+        g = st._e.g
+        if g is None or g.ended:
+            return st
+        seed = int(probability_sampler() * 2 ** 53) if callable(probability_sampler) else None
+        st._deal_unseen(int(player_id), random.Random(seed))
+        return st
+
+    def _deal_unseen(self, p: int, rng: random.Random) -> None:
+        g, codec = self._e.g, self._game().codec
+        n = g.n
+        others = [q for q in range(n) if q != p]
+        hidden_rows = [e for entries in g.rows.values() for e in entries
+                       if isinstance(e, list) and e[1] and e[2] is not None and e[2] != p]
+        pool = list(g.deck) + [c for q in others for c in g.hands[q]] + [e[0] for e in hidden_rows]
+        rng.shuffle(pool)
+        it = iter(pool)
+        new_deck = [next(it) for _ in g.deck]
+        old_hands = {q: list(g.hands[q]) for q in others}
+        new_hands = {q: [next(it) for _ in g.hands[q]] for q in others}
+        old_down: dict = {}  # (seat, round) -> its cards still face down, before and after
+        new_down: dict = {}
+        moves = {(e[4], e[2][2]): e for e in self._log if e[0] == "move" and e[3]}  # (round, row) -> the play
+        for row, entries in g.rows.items():
+            for e in entries:
+                if isinstance(e, list) and e[1] and e[2] is not None and e[2] != p:
+                    card = next(it)
+                    old_down.setdefault((e[2], e[3]), []).append(e[0])
+                    new_down.setdefault((e[2], e[3]), []).append(card)
+                    m = moves[(e[3], row)]
+                    m[2] = ("play", card, row)
+                    self._e.moves[m[5]] = codec.encode(codec.mv.Play(card, row))
+                    e[0] = card
+        drawn = self._e.drawn
+        at = len(drawn) - len(g.deck)
+        drawn[at:] = new_deck[::-1]  # the deck's top is its last card
+        for e in self._log:
+            if e[0] != "deal":
+                continue
+            _, rnd, hands, start, first, k = e
+            for q in others:
+                i = start + ((q - first) % n) * k
+                block = drawn[i:i + k]
+                old = old_down.get((q, rnd), []) + (old_hands[q] if rnd == g.round else [])
+                new = new_down.get((q, rnd), []) + (new_hands[q] if rnd == g.round else [])
+                for c in old:
+                    block.remove(c)
+                drawn[i:i + k] = block + new
+                hands[q] = sorted(block + new)
+        g.deck = new_deck
+        g.drawn = list(drawn)
+        for q in others:
+            g.hands[q] = new_hands[q]
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -207,11 +284,11 @@ class CardState(pyspiel.State):
             return [0.0] * n
         return win_shares(n, self._e.g.winners)
 
-    def information_state_string(self, player):
-        return _info_string(self, player)
+    def information_state_string(self, player=None):
+        return _info_string(self, self.current_player() if player is None else player)
 
-    def observation_string(self, player):
-        return _obs_string(self, player)
+    def observation_string(self, player=None):
+        return _obs_string(self, self.current_player() if player is None else player)
 
     def __str__(self):
         g = self._e.g
@@ -232,7 +309,7 @@ def _obs_string(state: CardState, player: int) -> str:
 
 
 def _info_string(state: CardState, player: int) -> str:
-    return "\n".join([f"player {player}", *state._private[player], _obs_string(state, player)])
+    return "\n".join([f"player {player}", *state._seen(player), _obs_string(state, player)])
 
 
 class CardGameObserver:

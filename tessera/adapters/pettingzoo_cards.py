@@ -58,5 +58,5 @@ class CardEnv(ScoreEnv):
 
     def _render_text(self, g, scores: str) -> str:
         if g.ended:
-            return f"game over: {scores}"
+            return f"game over after round {g.round} ({g.why[0] if g.why else 'ended'}): {scores}"
         return f"round {g.round}, {self.agent_selection} to move ({len(g.deck)} cards in the deck): {scores}"

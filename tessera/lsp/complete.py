@@ -20,7 +20,8 @@ STATEMENTS = {"module", "requires", "extends", "total", "composition", "players"
               "award", "recall", "capture", "exchange", "ransom", "track", "allow", "forbid", "invariant",
               "example", "clause", "assume", "override", "with", "without",
               # the card game (language.md 7.2)
-              "colour", "card", "cards", "layout", "deal", "facedown", "feudal", "take", "misplaced", "table", "tie"}
+              "colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take", "misplaced", "table",
+              "tie"}
 _FLAT = {"with_mode", "permit_mode", "score_when", "score_trigger", "event", "track_event", "feature_at",
          "figure_at", "anywhere", "placement_kind", "owners_kind", "put_slot", "award_most", "track_pool",
          "state_each"}
@@ -66,7 +67,7 @@ STATEMENTS_RULES = {"requires", "extends", "total", "composition_decl", "edge_de
                     "on_put_decl", "on_track_decl", "on_draw_decl", "permit_decl", "players_decl", "invariant_decl",
                     "example_decl", "clause_decl", "assume_decl", "override", "with_decl",
                     "colour_decl", "card_decl", "cards_total", "layout_decl", "deal_decl", "facedown_decl",
-                    "feudal_decl", "take_decl", "misplaced_decl", "table_decl", "card_score_decl",
+                    "dealer_decl", "feudal_decl", "take_decl", "misplaced_decl", "table_decl", "card_score_decl",
                     "card_end_score_decl", "end_decl", "tie_decl"}
 
 
@@ -94,8 +95,8 @@ def roles_here(seg: list, accepts: set[str]) -> list[str]:
         return ["card"]
     if kw == "to" and head == "take":
         return ["destination"]
-    if kw == "facedown":
-        return ["facedown"]
+    if kw in ("facedown", "dealer"):
+        return [kw]
     if kw == "of":
         i = max(i for i, v in enumerate(seg) if _is_kw(v) and str(v) == "of")
         before = [str(v) for v in seg[:i] if isinstance(v, Token)]
@@ -153,11 +154,11 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
              "deck": T.CompletionItemKind.Value, "track": T.CompletionItemKind.Interface,
              "mark": T.CompletionItemKind.Constant, "symbol": T.CompletionItemKind.Constant}
     out = []
-    if role in ("destination", "facedown"):
-        from tessera.dsl.cards import DESTINATIONS, FACEDOWN
+    if role in ("destination", "facedown", "dealer"):
+        from tessera.dsl.cards import DEALER, DESTINATIONS, FACEDOWN
 
-        words = DESTINATIONS if role == "destination" else FACEDOWN
-        doc = langdoc.keyword("take" if role == "destination" else "facedown", None)
+        words = {"destination": DESTINATIONS, "facedown": FACEDOWN, "dealer": DEALER}[role]
+        doc = langdoc.keyword("take" if role == "destination" else role, None)
         return [T.CompletionItem(w, kind=T.CompletionItemKind.EnumMember, detail=role,
                                  documentation=T.MarkupContent(T.MarkupKind.Markdown, doc) if doc else None)
                 for w in words]
