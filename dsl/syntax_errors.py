@@ -235,7 +235,9 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         return at(pos, f"a count here is a whole number, 0 or more, not `{tok}`")
     if tok.type == "NAME":
         words = sorted(w for w in (_keyword_of(e) for e in expected) if w)
-        close = difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
+        # two letters swapped (`tiel`, `staet`) is the likeliest typo: such a keyword first, then the closest
+        swapped = [w for w in words if len(w) == len(str(tok)) and sorted(w) == sorted(str(tok)) and w != str(tok)]
+        close = swapped[:1] or difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
         if close:
             return at(pos, f"unexpected `{tok}`; did you mean `{close[0]}`?")
         if "EXTENDS" in expected and ((BUNDLED_RULES / f"{tok}.tess").is_file()

@@ -166,3 +166,18 @@ def test_make_observation_gives_the_named_views():
     assert list(plain.dict) == ["observation"] and game.observation_tensor_shape() == list(plain.dict["observation"].shape)
     with pytest.raises(ValueError, match="views='named'"):
         make_observation(game, params={"views": "flat"})
+
+
+def test_the_factored_head_on_a_following_window_has_no_corner_without_a_number():
+    from tessera.adapters.factored import Factored, candidate_features, candidates
+
+    codec = ActionCodec(engine_for(["base", "tower"], []), 3, follow=True)
+    F = Factored(codec)
+    assert F.shape == (4, codec.slots, 7, 7) and F.size == codec.size  # a square: every logit is a number
+    every = np.arange(codec.size)
+    assert (F.to_number(F.to_logit(every)) == every).all()
+    # a number's cell is its offset from the window's centre: the candidates' dx, dy
+    n = codec.placements - 1  # the last cell: (+3, +3) from the centre, rotation 270, the last slot
+    row = candidates(codec, [n])[0]
+    cols = candidate_features(codec)
+    assert row[cols.index("dx")] == 1.0 and row[cols.index("dy")] == 1.0

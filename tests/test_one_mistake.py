@@ -56,6 +56,11 @@ def test_after_a_misspelt_keyword_the_rest_is_still_read(tmp_path):
     assert "Found 2 errors" in out.stdout
 
 
+def test_a_swapped_pair_of_letters_suggests_the_keyword_it_spells():
+    diags, _ = check_paths([str(FIXTURE / "04_misspelt_keyword_tile.tess")])
+    assert [d.message for d in diags] == ["unexpected `tiel`; did you mean `tile`?"]  # not `tie`, closer by ratio
+
+
 def test_an_unclosed_brace_is_named_where_it_opens():
     path = FIXTURE / "15_unclosed_tile_block.tess"
     diags, _ = check_paths([str(path)])
