@@ -29,13 +29,14 @@ def main() -> None:
     ap.add_argument("--via", choices=["engine", "codec", "pettingzoo", "openspiel"], default="engine")
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--rules", default="base", help="modules joined by +")
-    ap.add_argument("--radius", type=int, default=0, help="the action numbering's radius (0: every move)")
+    ap.add_argument("--radius", type=int, default=0, help="the window's radius (0: the codec's full fixed window; the adapters' default, following the board)")
     ap.add_argument("--view", type=int, default=0, help="the observation's board window (0: the radius)")
     args = ap.parse_args()
     rules = args.rules.split("+")
     t0 = time.perf_counter()
     moves = 0
     window = [0, 0]  # games in which a move beyond the radius was masked out; games ended by the window
+    outgrown = 0  # the adapters' following window: games the board outgrew (truncated, or refused by OpenSpiel)
     codec = None
 
     def count(c, before):  # after a game: did the window mask a move, did it end the game?
@@ -72,23 +73,31 @@ def main() -> None:
                 obs, _, terminated, truncated, info = e.last()
                 e.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(info["action_mask"]))))
                 moves += 1
+            outgrown += e.truncated_by is not None
             count(codec, before)
     else:
         import numpy as np
 
         from tessera.adapters import openspiel as O
+        from tessera.compiler.actions import WindowExceeded
 
         game, rng = O.load(args.rules, radius=args.radius, view=args.view), np.random.RandomState(0)
         codec = game.codec
         for _ in range(args.games):
             before = (codec.masked, codec.ended_by_window)
             s = game.new_initial_state()
-            while not s.is_terminal():
-                moves += O.random_step(s, rng)
+            try:
+                while not s.is_terminal():
+                    moves += O.random_step(s, rng)
+            except WindowExceeded:  # the board outgrew the window: OpenSpiel refuses to go on
+                outgrown += 1
             count(codec, before)
     dt = time.perf_counter() - t0
     print(f"{args.via}: {args.games} games, {moves} steps in {dt:.2f} s: {args.games / dt:.1f} games/s")
-    if args.via != "engine":  # the engine's own moves have no window
+    if args.via in ("pettingzoo", "openspiel"):  # the adapters' window follows the board
+        print(f"window radius {codec.radius} (a square following the board): {outgrown} of {args.games} games "
+              f"outgrew it ({100 * outgrown / args.games:.1f}%)")
+    elif args.via != "engine":  # the engine's own moves have no window
         print(f"window radius {codec.radius} (|dx| + |dy|): moves beyond it masked out in {window[0]} of "
               f"{args.games} games ({100 * window[0] / args.games:.1f}%), {window[1]} games ended because the "
               f"drawn tile fitted nowhere within it ({100 * window[1] / args.games:.1f}%)")

@@ -48,6 +48,8 @@ library only, like the engine.
 """
 from __future__ import annotations
 
+import math
+import operator
 import sys
 
 from .turns import move_record
@@ -75,6 +77,33 @@ class OutsideWindow(ValueError):
     """A move onto a cell beyond the codec's radius: it has no number (`legal` masks it out)."""
 
 
+class WindowExceeded(ValueError):
+    """A following window (`ActionCodec(..., follow=True)`) that the board outgrew: a legal move lies
+    outside it, so the game within the window is no longer the game of the rules.  `legal` raises
+    it rather than leave the move out or end the game; `.reason` says which move and how far."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def default_radius(tiles: int) -> int:
+    """The following window's default radius for a rule set of `tiles` tiles to place:
+    ceil(1.5 * sqrt(tiles)), 13 for the base game's 71 (docs/engine.md, section 6, "The window",
+    gives the boards random games reach: a margin over the widest of 200 per rule set)."""
+    return max(1, math.ceil(1.5 * math.sqrt(tiles)))
+
+
+def window_centre(g) -> tuple[int, int]:
+    """The centre of the placed tiles' bounding box (the start tile or landscape included),
+    rounded down: the centre of a following window."""
+    xs = [c[0] for c in g.board]
+    ys = [c[1] for c in g.board]
+    if not xs:
+        return (0, 0)
+    return ((min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2)
+
+
 def legal_actions(g) -> list:
     """`g.legal_actions()`; a tile that cannot be placed under rules without a discard
     rule ends the game (final scoring), as `tessera simulate` does."""
@@ -87,7 +116,7 @@ def legal_actions(g) -> list:
 class ActionCodec:
     """The integer numbering of one rule set's actions (see the module docstring)."""
 
-    def __init__(self, engine, radius: int | None = None):
+    def __init__(self, engine, radius: int | None = None, follow: bool = False):
         R = engine.rules
         lo, _ = engine.rules.PLAYERS
         g = engine.new_game(lo, 0)
@@ -100,12 +129,31 @@ class ActionCodec:
         self.centre = min(cells) if cells else (0, 0)
         # a start landscape of several cells (SIEGE-SETUP-1) reaches that far before the first tile
         reach = max((abs(x - self.centre[0]) + abs(y - self.centre[1]) for x, y in g.board), default=0)
-        self.radius = self.tiles + reach if radius is None else int(radius)
-        if self.radius < 1:
-            raise ValueError("the radius is at least 1")
-        cx, cy = self.centre
+        # a following window (docs/engine.md, section 6, "The window"): a square of side 2 * radius + 1
+        # centred on the placed tiles' bounding box, recentred as the board grows; its cells are offsets
+        # (dx, dy) from that centre, so a number names a move relative to the board, not the start tile
+        self.follow = bool(follow)
+        given = radius
+        if radius is None:
+            radius = default_radius(self.tiles) if self.follow else self.tiles + reach
+        self.full = self.tiles + reach  # no game of these rules leaves a window this wide
+        try:
+            radius = None if isinstance(radius, bool) else operator.index(radius)
+        except TypeError:
+            radius = None
+        if radius is None or not 1 <= radius <= self.full:
+            raise ValueError(f"radius {given!r}: a whole number from 1 to {self.full} (a wider window "
+                             f"holds no more of these rules' games)")
+        self.radius = radius
         r = self.radius
-        self.cells = [(cx + dx, cy + dy) for dy in range(-r, r + 1) for dx in range(-(r - abs(dy)), r - abs(dy) + 1)]
+        if self.follow:
+            self.centre = (0, 0)
+            self.cells = [(dx, dy) for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
+        else:
+            cx, cy = self.centre
+            self.cells = [(cx + dx, cy + dy) for dy in range(-r, r + 1)
+                          for dx in range(-(r - abs(dy)), r - abs(dy) + 1)]
+        self._wc = (None, -1, (0, 0))  # (game, board size, centre) of the last window_centre asked
         self.cell_index = {c: i for i, c in enumerate(self.cells)}
         self.recall_base = [0] * len(self.supply)
         for i in range(1, len(self.supply)):
@@ -190,9 +238,7 @@ class ActionCodec:
     def encode_turn(self, g, t: dict) -> int:
         if t.get("discard"):
             return self.discard
-        cell = tuple(t["at"])
-        if cell not in self.cell_index:
-            raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+        ci = self.cell_number(g, tuple(t["at"]))
         slot = 0
         if "place" in t:
             where = t["place"]["corner"] if "corner" in t["place"] else t["place"]["on"]
@@ -201,7 +247,32 @@ class ActionCodec:
             fi = self.figures.index(t["recall"]["figure"])
             mine = sorted(tuple(rc) for rc in self._recallable(g, fi))
             slot = 1 + len(self.figures) * len(PLACES) + self.recall_base[fi] + mine.index(tuple(t["recall"]["at"]))
-        return (self.cell_index[cell] * 4 + t["rotation"] // 90) * self.slots + slot
+        return (ci * 4 + t["rotation"] // 90) * self.slots + slot
+
+    def window_centre(self, g) -> tuple[int, int]:
+        """The cell the window is centred on in game g: the start tile's cell for a fixed window, the
+        centre of the placed tiles' bounding box for a following one (`window_centre`)."""
+        if not self.follow:
+            return self.centre
+        last, n, c = self._wc
+        if last is not g or n != len(g.board):
+            c = window_centre(g)
+            self._wc = (g, len(g.board), c)
+        return c
+
+    def cell_number(self, g, cell) -> int:
+        """The index of a board cell among the window's cells in game g; OutsideWindow if it lies beyond."""
+        key = cell
+        if self.follow:
+            cx, cy = self.window_centre(g)
+            key = (cell[0] - cx, cell[1] - cy)
+        ci = self.cell_index.get(key)
+        if ci is None:
+            if self.follow:
+                raise OutsideWindow(f"cell {list(cell)} lies outside the window: {max(map(abs, key))} cells from "
+                                    f"its centre {list(self.window_centre(g))}, radius {self.radius}")
+            raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+        return ci
 
     def _recallable(self, g, fi: int) -> list:
         """Cells of the current player's recallable figures of figure number fi."""
@@ -284,14 +355,9 @@ class ActionCodec:
         if fk == "recall":
             return self.encode_turn(g, self.turn(g, action))
         if fk == "at":  # a figure on another placed tile (`anywhere`)
-            ci = self.cell_index.get(cell)
-            if ci is None:
-                raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
+            ci = self.cell_number(g, cell)
             return (ci * 4 + rot // 90) * self.slots + self._anywhere_slot(g, fig.figure, fig.segment)
-        ci = self.cell_index.get(cell)
-        if ci is None:
-            raise OutsideWindow(f"cell {list(cell)} lies outside radius {self.radius} of the start tile")
-        n = (ci * 4 + rot // 90) * self.slots
+        n = (self.cell_number(g, cell) * 4 + rot // 90) * self.slots
         if fig is None:
             return n
         if fk == "corner":  # a figure `at corner` (the barn): its slot is the corner's place
@@ -308,7 +374,11 @@ class ActionCodec:
         number.  A move onto a cell beyond the radius has none: it is left out (counted in
         `masked`); when that leaves no move at all, the tile cannot be placed within the window
         and the game ends there with final scoring, as when it cannot be placed at all
-        (counted in `ended_by_window`)."""
+        (counted in `ended_by_window`).
+
+        A following window (`follow=True`) leaves nothing out and ends nothing: a legal move beyond it
+        raises WindowExceeded (the board outgrew the window, the game is no longer the game of the
+        rules); an adapter ends the episode as truncated, with the reason, or refuses to go on."""
         encode = self.encode
         out = []
         masked = 0
@@ -316,7 +386,10 @@ class ActionCodec:
         for a in acts:
             try:
                 out.append((encode(g, a), a))
-            except OutsideWindow:
+            except OutsideWindow as e:
+                if self.follow:
+                    raise WindowExceeded(f"the board outgrew the window (radius {self.radius}): the rules offer "
+                                         f"{self.turn(g, a)}, but {e}; play with a larger radius") from None
                 masked += 1
         if masked:
             self.masked += masked
@@ -380,7 +453,7 @@ class ActionCodec:
         rest, slot = divmod(number, self.slots)
         ci, rq = divmod(rest, 4)
         x, y = self.cells[ci]
-        head = f"[{x},{y}] rotation {rq * 90}"
+        head = (f"[{x:+d},{y:+d}] from the window's centre" if self.follow else f"[{x},{y}]") + f" rotation {rq * 90}"
         if slot == 0:
             return head
         slot -= 1

@@ -32,6 +32,11 @@ class Builder:
         self._unknown: dict[tuple[str, str], list[Diagnostic]] = {}  # (file, name) -> its unknown-name errors
         self.misread: set[int] = set()  # id() of tiles with a word read as a feature kind that was meant as a place
 
+    def _all_kinds(self) -> set[str]:
+        """Every feature kind any module of the rule set declares."""
+        return {d.kind for m in self.rs.modules for it in m.items
+                for d in [it.decl if isinstance(it, A.Override) else it] if isinstance(d, A.FeatureDecl)}
+
     def err(self, span: A.Span, msg: str, code: str, severity: str = "error", word: str | None = None,
             nth: int = 0) -> None:
         """A diagnostic at `span`, narrowed to the token `word` in it (the `nth` one) when given:
@@ -141,7 +146,9 @@ class Builder:
         key = override_key(item)
         if key is not None:
             if override:
-                if key not in self._seen:
+                if key not in self._seen and key[0] in ("complete", "score") and key[1] not in self._all_kinds():
+                    pass  # a misspelt kind: its unknown-name error is the one diagnostic of this mistake
+                elif key not in self._seen:
                     hint = "" if mod.of_type(A.Requires) or mod.of_type(A.Extends) else \
                         f"; module `{mod.name}` builds on no other: a house rule starts with `extends base`"
                     self.err(item.span, f"`override` of {describe_key(key)}, but no earlier module defines it{hint}",

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 
 from lark import Token, Tree
-from lark.exceptions import UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedEOF, UnexpectedInput, VisitError
 
 from . import ast as A
 from .diagnostics import Diagnostic
 from .lalr import GRAMMAR, TABLES, _build, _parser, _tables, keywords, make_parser, tables_text
-from .syntax_errors import _EXAMPLES, _syntax_diag
+from .syntax_errors import _EXAMPLES, _brace_left_open_before, _syntax_diag, _unclosed_brace, statement_line
 from .transform import _Build
 
 __all__ = ["GRAMMAR", "MAX_DEPTH", "MAX_LEVELS", "ParseFailure", "TABLES", "_EXAMPLES", "_build", "_parser",
@@ -90,12 +90,72 @@ def _check_expr_depth(file: str, module: A.Module) -> None:
         stack.extend((getattr(node, f.name), depth, levels, None) for f in fields(node) if f.name != "span")
 
 
+MAX_SYNTAX_ERRORS = 50  # a file's syntax errors reported at once (each after the statement of the last is set aside)
+
+
+def _error_line(text: str, err: UnexpectedInput) -> int:
+    tok = getattr(err, "token", None)
+    if isinstance(err, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+        return text.count("\n") + 1
+    line = getattr(err, "line", 0) or (getattr(tok, "line", 0) if tok is not None else 0)
+    return max(int(line or 1), 1)
+
+
+def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> list[Diagnostic]:
+    """Every syntax error of the file, one per mistake: after an error, the top-level statement that
+    holds it (from the line that starts it to the next line that starts one; for a block left open,
+    up to the statement that follows it) is set aside, blanked to keep lines and columns, and the
+    rest is parsed again."""
+    diags = [_syntax_diag(file, text, err)]
+    lines = text.split("\n")
+    done = 0  # lines before this index are set aside or parsed
+    while len(diags) < MAX_SYNTAX_ERRORS:
+        at = _error_line(text, err) - 1
+        if at < done or at >= len(lines):
+            break
+        tok = getattr(err, "token", None)
+        pos = getattr(tok, "start_pos", None) if tok is not None else None
+        open_block = pos is not None and _brace_left_open_before(text, pos) is not None
+        if open_block:  # the block left open: set aside from its statement to the line before this one
+            first = brace_line = text.count("\n", 0, _unclosed_brace(text[:pos]) or 0)
+            while first > 0 and not statement_line(lines[first]):
+                first -= 1
+            first, end = max(first, min(brace_line, done)), at
+        else:
+            first = at
+            tok_text = str(tok) if tok is not None else ""
+            if (tok is not None and getattr(tok, "column", 0) == 1 and tok_text in keywords() and first > done):
+                first -= 1  # a statement that starts well: the one before it is unfinished (a `]` or `)` left out)
+            while first > done and not statement_line(lines[first]):
+                first -= 1
+            end = at + 1
+            while end < len(lines) and not statement_line(lines[end]):
+                end += 1
+        header = not any(statement_line(ln) for ln in lines[:first])
+        for i in range(first, end):
+            lines[i] = " " * len(lines[i])
+        if header:  # the file's first statement (its `module NAME` line): a stand-in, so the rest is read as a module
+            lines[first] = "module _"
+        done = end
+        if done >= len(lines) or not any(ln.strip() for ln in lines[done:]):
+            break
+        try:
+            _parser().parse("\n".join(lines))
+            break
+        except UnexpectedInput as more:
+            text, err = "\n".join(lines), more
+            if _error_line(text, err) - 1 < done:
+                break
+            diags.append(_syntax_diag(file, text, err))
+    return diags
+
+
 def parse(text: str, file: str = "<input>") -> A.Module:
     """Parse one rule file; raises ParseFailure with diagnostics on a syntax error."""
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
-        raise ParseFailure([_syntax_diag(file, text, err)]) from None
+        raise ParseFailure(_syntax_errors(file, text, err)) from None
     except RecursionError:  # not expected (the LALR parser is iterative), but never a traceback
         raise _too_deep(file, 1, 1) from None
     _check_tree_depth(file, tree)

@@ -166,6 +166,21 @@ def _unclosed_brace(text: str) -> int | None:
     return opened[-1] if opened else None
 
 
+def statement_line(line: str) -> bool:
+    """Whether a line starts a top-level statement: a word at column 1 (a statement inside a block
+    is indented, a closing `}` and a comment are not words)."""
+    return bool(line) and (line[0].isalpha() or line[0] == "_")
+
+
+def _brace_left_open_before(text: str, pos: int) -> int | None:
+    """The offset of a `{` still open where a syntax error at `pos` lies on a line that starts a new
+    top-level statement (a word at column 1): the block before it was never closed."""
+    start = text.rfind("\n", 0, pos) + 1
+    if not statement_line(text[start:start + 1]) or start == 0:
+        return None
+    return _unclosed_brace(text[:start])
+
+
 _CHAIN = re.compile(r"([\w()]+)\s*(==|!=|<=|>=|<|>)\s*(\w+)\s*$")
 
 
@@ -200,6 +215,11 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         return None
     pos = tok.start_pos or 0
     before = text[:pos]
+    brace = _brace_left_open_before(text, pos)
+    if brace is not None:
+        line = text.count("\n", 0, pos) + 1
+        word = re.match(r"[A-Za-z_]\w*", text[text.rfind("\n", 0, pos) + 1:]).group(0)
+        return at(brace, f"unclosed `{{`: this block has no `}}` before the next statement (`{word}`, line {line})")
     if tok.type == "COMP_OP":
         m = _CHAIN.search(before)
         after = re.match(r"\s*(\w+)", text[tok.end_pos or pos:])
@@ -215,7 +235,9 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         return at(pos, f"a count here is a whole number, 0 or more, not `{tok}`")
     if tok.type == "NAME":
         words = sorted(w for w in (_keyword_of(e) for e in expected) if w)
-        close = difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
+        # two letters swapped (`tiel`, `staet`) is the likeliest typo: such a keyword first, then the closest
+        swapped = [w for w in words if len(w) == len(str(tok)) and sorted(w) == sorted(str(tok)) and w != str(tok)]
+        close = swapped[:1] or difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
         if close:
             return at(pos, f"unexpected `{tok}`; did you mean `{close[0]}`?")
         if "EXTENDS" in expected and ((BUNDLED_RULES / f"{tok}.tess").is_file()

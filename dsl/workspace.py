@@ -7,6 +7,7 @@ statements of the modules in that order and the checks (dsl/checks/) report misu
 from __future__ import annotations
 
 import os
+import difflib
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -192,6 +193,10 @@ def module_order(ws: Workspace, roots: list[str], diags: list[Diagnostic]) -> li
         if mod is None:
             where = narrow(span, name, ws.sources) if span is not None else A.Span()
             diags.append(Diagnostic(where, f"unknown module `{name}`{did_you_mean(name, ws.known_module_names())}", "unknown-name"))
+            # one diagnostic per mistake: the rest is checked as if the name were the one it is closest to
+            close = difflib.get_close_matches(name, sorted(set(ws.known_module_names())), n=1, cutoff=0.6)
+            if close and close[0] != name and state.get(close[0]) != 1:
+                visit(close[0], via, None, path)
             return
         state[name] = 1
         for item in mod.items:

@@ -293,6 +293,7 @@ def _whole_feature(p: Placed, place: str) -> int | None:
 
 STACK_TOP = 24  # how far above a stack's place a figure on top of it stands
 BRICK_W, BRICK_H = 30, 5
+BADGE_R = 10  # the height badge's radius: 20 units across, as a printed symbol's badge (docs/pictures.md)
 STONE = ("#b9b2a4", "#4a443b")
 
 
@@ -312,11 +313,23 @@ def draw_stack(x: float, y: float, height: int, builders: dict[str, int], colour
             g.append(dw.Rectangle(x - BRICK_W / 2 + 1, by + 1, 4, BRICK_H - 2, fill=colours.get(order[i], "#777777")))
     top = base - shown * BRICK_H
     g.append(dw.Rectangle(x - BRICK_W / 2 - 2, top - 3, BRICK_W + 4, 3, fill=STONE[1]))  # the battlement
-    g.append(dw.Circle(x + BRICK_W / 2 + 4, base - 6, 8, fill="#ffffff", stroke="#111111", stroke_width=1.2))
-    g.append(dw.Text(str(height), 11, x + BRICK_W / 2 + 4, base - 2, text_anchor="middle", font_weight="bold",
+    bx = x + BRICK_W / 2 + BADGE_R - 2  # the height in a badge beside the bricks, as large as a printed symbol's
+    g.append(dw.Circle(bx, base - BADGE_R + 2, BADGE_R, fill="#ffffff", stroke="#111111", stroke_width=1.5,
+                       class_="height-badge"))
+    g.append(dw.Text(str(height), 15, bx, base - BADGE_R + 7, text_anchor="middle", font_weight="bold",
                      fill="#111111", class_="height", font_family="sans-serif"))
     who = ", ".join(f"{p} {n}" for p, n in builders.items())
     g.append(dw.Title(f"{kind or 'stack'} on {place} of [{cell[0]},{cell[1]}]: height {height} ({who})"))
+    return g
+
+
+def new_floor_mark(x: float, y: float, shown: int, cell, place: str, **attrs) -> dw.Group:
+    """The frame around a stack whose floor was put this step (the orange of "tile laid this step")."""
+    base = y + 14
+    top = base - shown * BRICK_H - 3
+    g = dw.Group(class_="new-floor", data_cell=f"{cell[0]},{cell[1]}", data_place=attr(place), **attrs)
+    g.append(dw.Rectangle(x - BRICK_W / 2 - 5, top - 3, BRICK_W + 10 + 2 * BADGE_R, base - top + 6, rx=3,
+                          fill="none", stroke="#ff6f00", stroke_width=3))
     return g
 
 
@@ -467,7 +480,9 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
     for (cell, place), spans in sorted(tl.stack_spans.items()):
         if cell not in tl.tiles:
             continue
+        prev_h = 0
         for h, builders, k0, k1 in spans:
+            grew, prev_h = h > prev_h, h
             if step is not None and not (k0 <= step and (k1 is None or step < k1)):
                 continue
             x, y = at(cell)
@@ -477,6 +492,9 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
                 attrs["data_to"] = k1
             figs.append(draw_stack(x + fx, y + fy, h, builders, colours, tl.stack_kind.get((cell, place), ""),
                                    cell, place, **attrs))
+            if grew and k0 > 0 and (step is None or step == k0):  # the floor put this step: framed as the tile laid is
+                figs.append(new_floor_mark(x + fx, y + fy, min(h, 6), cell, place,
+                                           **({"data_step": k0} if step is None else {})))
     for (who, fig, cell, place), k0, k1 in sorted(tl.figure_spans, key=lambda s: s[1]):
         if step is not None and not (k0 <= step and (k1 is None or step < k1)):
             continue

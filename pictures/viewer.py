@@ -11,11 +11,11 @@ from __future__ import annotations
 import html
 import json
 
-from .board import (MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark,
+from .board import (MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark, new_floor_mark,
                     player_colours)
 from .steps import event_text, step_label
 from .sheet import drawn_features
-from .tile import SIZE, Style, done_pattern, draw_tile, symbol_badge
+from .tile import SIZE, Style, _centre_emblem, _shield, done_pattern, draw_tile, symbol_badge
 import drawsvg as dw
 
 # The frame both step-through pages share (this game viewer and pictures/cards.py's card game
@@ -50,15 +50,17 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;font-weight:bold}
 aside{max-height:calc(100vh - 70px);overflow-y:auto}
 td.prisoners{font-size:12px}
 .disc{display:inline-block;width:11px;height:11px;border-radius:50%;border:1px solid #111;margin-right:2px;vertical-align:-1px}
-#outposts .outpost{margin:0 0 8px}
-#outposts .name{font-size:13px;font-weight:bold;display:inline-block;width:80px}
+#outposts .outpost{margin:0 0 8px;display:grid;grid-template-columns:minmax(80px,max-content) minmax(0,1fr);column-gap:8px;row-gap:3px;align-items:center}
+#outposts .name{font-size:13px;font-weight:bold;overflow-wrap:anywhere}
+#outposts .line{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;min-width:0}
+#outposts .line .pool,#outposts .line .catapult{margin-left:0}
 .slots{display:inline-flex;gap:3px;vertical-align:middle}
 .slot{width:14px;height:14px;border:1px solid #111;background:#fff}
 .pool{display:inline-flex;gap:2px;align-items:center;margin-left:8px;padding:1px 4px;border:1px dashed #777;border-radius:9px;min-width:14px;min-height:14px;vertical-align:middle}
-.catapult{display:inline-block;width:22px;height:16px;border:1px solid #111;margin-left:8px;vertical-align:middle;background:#fff;text-align:center;font-size:12px;line-height:16px}
+.catapult:not(.news){display:inline-block;width:22px;height:16px;border:1px solid #111;margin-left:8px;vertical-align:middle;background:#fff;text-align:center;font-size:12px;line-height:16px}
 .catapult.filled{background:#5d4037;color:#fff}
-#outposts .happened{margin:2px 0 0 80px}
-#outposts .news{font-size:12px;font-weight:bold;margin-right:8px}
+#outposts .happened{grid-column:2;display:flex;flex-wrap:wrap;align-items:center;gap:2px 8px;min-width:0}
+#outposts .news{font-size:12px;font-weight:bold;white-space:nowrap}
 #outposts .returned{font-size:11px;color:#555}
 #outposts .news.attack{color:#c62828}
 #outposts .news.catapult{color:#5d4037}
@@ -124,17 +126,21 @@ JS = """
       const div = el('div', 'outpost'); div.dataset.outpost = name;
       div.dataset.row = o.row.length; div.dataset.slots = o.slots; div.dataset.pool = o.pool.length; div.dataset.catapults = o.catapults;
       div.appendChild(el('span', 'name', name));
+      // the row, the pool and the catapult slot on a line of their own that wraps, never over the name;
+      // what happened this step on the grid's next row, under them (labels never overlap: a grid and flex boxes)
+      const line = el('div', 'line');
+      div.appendChild(line);
       const row = el('span', 'slots'); row.title = 'row: ' + o.slots + ' slots';
       for (let i = 0; i < o.slots; i++){
         const sl = el('span', 'slot' + (i < o.row.length ? ' filled' : ''));
         if (i < o.row.length){ sl.style.background = data.colours[o.row[i]] || '#777'; sl.dataset.player = o.row[i]; sl.title = o.row[i]; }
         row.appendChild(sl);
       }
-      div.appendChild(row);
-      if (meta.pool){ const pool = el('span', 'pool'); pool.title = 'pool'; for (const p of o.pool) pool.appendChild(disc(p, p)); div.appendChild(pool); }
+      line.appendChild(row);
+      if (meta.pool){ const pool = el('span', 'pool'); pool.title = 'pool'; for (const p of o.pool) pool.appendChild(disc(p, p)); line.appendChild(pool); }
       for (let i = 0; i < meta.catapults; i++){
         const c = el('span', 'catapult' + (i < o.catapults ? ' filled' : ''), i < o.catapults ? '⚙' : ''); c.title = 'catapult slot';
-        div.appendChild(c);
+        line.appendChild(c);
       }
       const hap = el('div', 'happened');  // what came to the outpost this step, and who went home
       for (const ev of s.events){
@@ -250,6 +256,17 @@ def _returned(prev: dict, s) -> dict[str, list[str]]:
     return out
 
 
+def plural(word: str, n: int) -> str:
+    """`follower` for 1, `followers` otherwise (`-s`, `-es` after s, x, ch, sh; `-ies` after a consonant's y)."""
+    if n == 1:
+        return word
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
 def _legend(tl: Timeline) -> str:
     """A legend entry for every figure the rule set declares and every mark the board may show."""
     rs = tl.rs
@@ -266,8 +283,8 @@ def _legend(tl: Timeline) -> str:
     grey = "#9e9e9e"
     for name in rs.figures:
         if name in tl.stacked:
-            g = draw_stack(13, 15, 3, {}, {}, "", (0, 0), "C")
-            items.append(("stack-" + name, pic(g, 40, 30), f"{name}s stacked (the number: the height)"))
+            g = draw_stack(16, 15, 3, {}, {}, "", (0, 0), "C")
+            items.append(("stack-" + name, pic(g, 52, 30), f"{name}s stacked (the number: the height)"))
         else:
             items.append(("figure-" + name, pic(_meeple(15, 16, grey, name, name == first)),
                           f"{name} (in its player's colour)"))
@@ -276,13 +293,27 @@ def _legend(tl: Timeline) -> str:
         top = _meeple(15, 14, grey, others[0], others[0] == first, on_top=True) if others else None
         if top is not None:
             items.append(("on-top", pic(top), "a figure on top of a stack"))
+    style = Style.of(rs)
+    kinds_c = sorted(k for k in style.category if style.category[k] == "centre")
+    for kind in kinds_c:  # every centre emblem a tile may show (the Tower's purple "T" among them)
+        items.append(("kind-" + kind, pic(_centre_emblem(kind, style, 15, 15, kinds_c.index(kind))),
+                      f"{kind} ({'a tower: floors stand on it' if kind in set(tl.stack_kind.values()) else 'centre'})"))
+    if any(f.shields for t in rs.tiles for f in t.features):
+        items.append(("shield", pic(_shield(15, 15)), "shield (its city scores more)"))
+    items.append(("junction", pic(dw.Rectangle(8, 8, 14, 14, fill="#8d6e63", stroke="#4e342e", stroke_width=1.2)),
+                  "where roads end (a crossroads)"))
+    if tl.stacked:
+        frame = dw.Group()
+        frame.append(draw_stack(21, 18, 2, {}, {}, "", (0, 0), "C"))
+        frame.append(new_floor_mark(21, 18, 2, (0, 0), "C"))
+        items.append(("new-floor", pic(frame, 56, 36), "a floor put this step"))
     hatch = dw.Group()
     hatch.append(dw.Rectangle(2, 2, 26, 26, fill="#d9a05b"))
     hatch.append(dw.Rectangle(2, 2, 26, 26, fill="url(#done)"))
     items.append(("done", pic(hatch, defs=[done_pattern()]), "completed feature"))
     items.append(("last", pic(dw.Rectangle(3, 3, 24, 24, fill="none", stroke="#ff6f00", stroke_width=3)),
                   "tile laid this step"))
-    for name, look in Style.of(rs).symbols.items():  # what a tile prints (`symbols ...`), as the tiles show it
+    for name, look in style.symbols.items():  # what a tile prints (`symbols ...`), as the tiles show it
         items.append(("symbol-" + name, pic(symbol_badge(name, look, 5, 5)), f"printed symbol {look.meaning}"))
     if rs.captures:
         ev = {"kind": "capture", "victim": "", "player": "", "figure": "", "at": [0, 0]}
@@ -323,7 +354,7 @@ def viewer_html(tl: Timeline, title: str) -> str:
         view, last = views[s.index]
         steps.append({"label": step_label(s.index, s.player, s.moves, s.events, s.final), "tile": tile_id,
                       "drawn": drawn, "rotation": rot, "scores": s.scores, "final": s.final,
-                      "supply": {p: ", ".join(f"{n} {f}" for f, n in figs.items()) for p, figs in s.supply.items()},
+                      "supply": {p: ", ".join(f"{n} {plural(f, n)}" for f, n in figs.items()) for p, figs in s.supply.items()},
                       "prisoners": s.prisoners, "outposts": s.outposts, "view": view, "last": last,
                       "returned": _returned(tl.steps[s.index - 1].outposts if s.index else {}, s),
                       "events": [{"text": event_text(e), "clause": e.get("clause"), "kind": e["kind"],

@@ -14,7 +14,7 @@ import pytest
 
 from pettingzoo.test import api_test, seed_test
 
-from tessera.compiler.actions import ActionCodec, legal_actions
+from tessera.compiler.actions import legal_actions
 from tessera.adapters.pettingzoo import env
 
 RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"], ["base", "siege"]]
@@ -32,9 +32,7 @@ def test_pettingzoo_api_test(rules):
 @NO_WARNING
 @pytest.mark.slow
 def test_pettingzoo_api_test_every_module():
-    # a smaller numbering and window (1.9M actions instead of 20.6M; random games reach 27 cells from
-    # the start at most) keep it quick
-    api_test(env(rules=ALL, radius=40, view=12), num_cycles=100)
+    api_test(env(rules=ALL), num_cycles=100)  # 820,627 actions at its default window
 
 
 @pytest.mark.parametrize("rules", [RULE_SETS[0], RULE_SETS[1], RULE_SETS[3]],  # the Tower's 5.8M-action mask is slow here
@@ -94,7 +92,7 @@ def test_a_small_view_keeps_the_api_and_shrinks_the_observation():
     planes = small.observer.planes
     assert small.observer.dict["board"].shape == (planes, 25, 25)
     assert small.observation_space("player_0").shape[1:] == (25, 25)
-    assert full.observation_space("player_0").shape[1:] == (143, 143)
+    assert full.observation_space("player_0").shape[1:] == (27, 27)  # the default window: radius 13 for base
     api_test(small, num_cycles=100)
 
 
@@ -121,7 +119,7 @@ def test_a_siege_game_through_pettingzoo_ends_with_the_engines_scores():
     e.reset(seed=2)
     engine_seed = json.loads(e.game.to_json())["seed"]  # tessera-state/1: the bag's order
     g = e.engine.new_game(players=2, seed=engine_seed)
-    codec = ActionCodec(e.engine)
+    codec = e.codec  # numbers relative to the board's window: the same board gives the same numbers
     rng = random.Random(0)
     moves = []  # played on the engine itself first: (number, who decides, whose turn)
     while not g.is_terminal() and (acts := legal_actions(g)):

@@ -19,6 +19,7 @@ from browser import chromium_page
 from tessera.dsl.loader import require_rule_set
 from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
+from tessera.pictures.viewer import plural
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -57,7 +58,7 @@ def test_viewer_steps_to_the_end_with_the_keyboard_and_shows_the_replayed_scores
         shown = {p: int(page.inner_text(f'#scores td.num[data-player="{p}"]')) for p in answer["scores"]}
         assert shown == answer["scores"]
         for p, figs in answer["supply"].items():  # the figures each player has left, as replay reports them
-            assert page.inner_text(f'#scores td.supply[data-player="{p}"]') == ", ".join(f"{n} {f}" for f, n in figs.items())
+            assert page.inner_text(f'#scores td.supply[data-player="{p}"]') == ", ".join(f"{n} {plural(f, n)}" for f, n in figs.items())
         assert page.inner_text("#scores-title") == "Final scores"
         placed = sum(1 for t in json.loads(record.read_text())["turns"] if not t.get("discard"))
         assert page.locator(visible).count() == 1 + placed

@@ -21,34 +21,62 @@ pytestmark = pytest.mark.slow  # each test starts `tessera lsp` (or node, npm, N
 
 EXT = Path(__file__).resolve().parent.parent / "editors" / "vscode"
 
-# Loads extension.js with the `vscode` API and vscode-languageclient stubbed (neither exists
-# outside VS Code), calls activate() and prints what the LanguageClient was given.
+# Loads src/extension.js with the `vscode` API and vscode-languageclient stubbed (neither exists
+# outside VS Code), calls activate() and prints what the LanguageClient was given.  argv: the
+# extension, then (optional) the interpreter the stubbed Python extension names, then (optional)
+# "restart" to run the restart command once after activation.
 STUB = r"""
 const Module = require("module");
-const seen = {};
+const seen = { clients: [], commands: [] };
 const load = Module._load;
+const [extPath, python, action] = process.argv.slice(1);
 Module._load = function (request, parent, isMain) {
   if (request === "vscode") {
-    return { workspace: { getConfiguration: (section) => { seen.section = section; return { get: (k, d) => d }; } } };
+    return {
+      workspace: {
+        getConfiguration: (section) => { (seen.sections = seen.sections || []).push(section);
+          return { get: (k, d) => d, inspect: (k) => ({}) }; },
+        onDidChangeConfiguration: () => ({ dispose() {} }),
+        workspaceFolders: undefined,
+      },
+      window: { createOutputChannel: () => ({ appendLine: (l) => (seen.log = (seen.log || []).concat([l])), dispose() {} }) },
+      commands: { registerCommand: (name, fn) => { seen.commands.push(name); seen[name] = fn; return { dispose() {} }; } },
+      extensions: { getExtension: (id) => (id === "ms-python.python" && python ? { isActive: true, exports: {
+        environments: { getActiveEnvironmentPath: () => ({ path: python }) } } } : undefined) },
+    };
   }
   if (request === "vscode-languageclient/node") {
     return {
       TransportKind: { stdio: 0, ipc: 1 },
       LanguageClient: class {
-        constructor(id, name, serverOptions, clientOptions) { Object.assign(seen, { id, name, serverOptions, clientOptions }); }
-        start() { seen.started = true; return Promise.resolve(); }
-        stop() { seen.stopped = true; return Promise.resolve(); }
+        constructor(id, name, serverOptions, clientOptions) {
+          this.n = seen.clients.length;
+          seen.clients.push({ id, name, serverOptions, documentSelector: clientOptions.documentSelector });
+        }
+        start() { seen.clients[this.n].started = true; return Promise.resolve(); }
+        stop() { seen.clients[this.n].stopped = true; return Promise.resolve(); }
       },
     };
   }
   return load.apply(this, arguments);
 };
-const ext = require(process.argv[1]);
-const context = { subscriptions: [] };
-ext.activate(context);
-context.subscriptions.forEach((d) => d.dispose());
-console.log(JSON.stringify(seen));
+(async () => {
+  const ext = require(extPath);
+  const context = { subscriptions: [] };
+  await ext.activate(context);
+  if (action === "restart") await seen["tessera.restartServer"]();
+  for (const d of context.subscriptions) await d.dispose();
+  delete seen["tessera.restartServer"];
+  console.log(JSON.stringify(seen));
+})();
 """
+
+
+def _activate(*argv: str) -> dict:
+    out = subprocess.run(["node", "-e", STUB, str(EXT / "src" / "extension.js"), *argv],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
 
 
 def _need(*tools: str) -> None:
@@ -59,18 +87,24 @@ def _need(*tools: str) -> None:
 
 def test_the_extension_starts_tessera_lsp_for_tess_files(tmp_path):
     _need("node")
-    out = subprocess.run(["node", "-e", STUB, str(EXT / "extension.js")], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout)
+    seen = _activate()  # no Python extension, no setting: `tessera` on the PATH
     manifest = json.loads((EXT / "package.json").read_text(encoding="utf-8"))
-    assert manifest["main"] == "./extension.js" and "vscode-languageclient" in manifest["dependencies"]
+    assert manifest["main"] == "./dist/extension.js" and "vscode-languageclient" in manifest["devDependencies"]
     assert "onLanguage:tessera" in manifest["activationEvents"]
-    assert seen["section"] == "tessera" and seen["started"] and seen["stopped"]
-    server = seen["serverOptions"]
+    (client,) = seen["clients"]
+    assert client["id"] == "tessera" and client["started"] and client["stopped"]
+    server = client["serverOptions"]
     assert (server["command"], server["args"], server["transport"]) == ("tessera", ["lsp"], 0)  # stdio
-    assert {"scheme": "file", "language": "tessera"} in seen["clientOptions"]["documentSelector"]
+    assert {"scheme": "file", "language": "tessera"} in client["documentSelector"]
     props = manifest["contributes"]["configuration"]["properties"]
     assert props["tessera.server.command"]["default"] == "tessera" and props["tessera.server.args"]["default"] == ["lsp"]
+    # the trace setting vscode-languageclient reads for the client id "tessera", and the restart command
+    assert props["tessera.trace.server"]["enum"] == ["off", "messages", "verbose"]
+    assert {"command": "tessera.restartServer", "title": "Restart the language server", "category": "tessera"} \
+        in manifest["contributes"]["commands"]
+    assert seen["commands"] == ["tessera.restartServer"]
+    assert manifest["license"] == "MIT" and (EXT / "LICENSE").read_text().startswith("MIT License")
+    assert manifest["repository"]["directory"] == "editors/vscode"
 
     # that command line (the installed `tessera`), as the client drives it: initialize, a .tess opened
     path = tmp_path / "house.tess"
@@ -85,6 +119,37 @@ def test_the_extension_starts_tessera_lsp_for_tess_files(tmp_path):
     assert text.split("\n")[2][d.range.start.character:d.range.end.character] == "cloistr"
 
 
+def test_the_python_extensions_interpreter_serves_when_tessera_is_installed_in_it(tmp_path):
+    _need("node")
+    python = str(TESSERA.with_name("python"))  # this venv's interpreter: tessera is installed in it
+    (client,) = _activate(python)["clients"]
+    assert (client["serverOptions"]["command"], client["serverOptions"]["args"]) == (python, ["-m", "tessera", "lsp"])
+    # an interpreter without tessera: the extension says so in its output and falls back to the PATH
+    subprocess.run([str(TESSERA.with_name("python")), "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    other = str(tmp_path / "bare" / "bin" / "python")
+    seen = _activate(other)
+    assert seen["clients"][0]["serverOptions"]["command"] == "tessera"
+    assert any("has no tessera installed" in line for line in seen["log"])
+
+
+def test_python_m_tessera_lsp_answers_as_the_extension_starts_it(tmp_path):
+    path = tmp_path / "house.tess"
+    text = 'module house "x"\nextends base\nfigure monk 1 per player on cloistr\n'
+
+    async def script(s):
+        return await s.open(path, text)
+
+    (d,) = run(session(script, [str(TESSERA.with_name("python")), "-m", "tessera", "lsp"]))
+    assert text.split("\n")[2][d.range.start.character:d.range.end.character] == "cloistr"
+
+
+def test_the_restart_command_stops_the_server_and_starts_it_again():
+    _need("node")
+    first, second = _activate("", "restart")["clients"]
+    assert first["started"] and first["stopped"] and second["started"]
+    assert first["serverOptions"] == second["serverOptions"]
+
+
 def test_the_vsix_builds(tmp_path):
     _need("node", "npm")
     work = tmp_path / "vscode"
@@ -92,10 +157,15 @@ def test_the_vsix_builds(tmp_path):
     for cmd in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "package"]):
         out = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, f"{' '.join(cmd)}:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    # vsce's warnings are not hidden (no --skip-license, no --allow-missing-repository) and there are none
+    assert "WARNING" not in out.stdout + out.stderr, out.stdout + out.stderr
     with zipfile.ZipFile(work / "tessera-rules.vsix") as z:
         names = set(z.namelist())
         manifest = json.loads(z.read("extension/package.json"))
-    assert {"extension/extension.js", "extension/syntaxes/tessera.tmLanguage.json",
-            "extension/language-configuration.json", "extension/node_modules/vscode-languageclient/package.json"} <= names
-    assert manifest["main"] == "./extension.js"
-    assert not any(n.startswith("extension/node_modules/@vscode/vsce/") for n in names)  # the build tool stays out
+        bundle = z.read("extension/dist/extension.js").decode("utf-8")
+    # bundled by esbuild: the language client is inside dist/extension.js, no node_modules ship
+    assert {"extension/dist/extension.js", "extension/syntaxes/tessera.tmLanguage.json", "extension/LICENSE.txt",
+            "extension/language-configuration.json", "extension/package.json"} <= names
+    assert len(names) <= 10 and not any("/node_modules/" in n or "/src/" in n for n in names), sorted(names)
+    assert manifest["main"] == "./dist/extension.js" and "tessera.restartServer" in bundle
+    assert 'require("vscode")' in bundle and "vscode-languageclient" not in [n.split("/")[2] for n in names if n.count("/") > 2]

@@ -67,14 +67,14 @@ def test_a_tile_that_fits_nowhere_in_the_window_ends_the_game_with_final_scoring
 @pytest.mark.filterwarnings("error")  # the done-when check: no warning either
 @pytest.mark.parametrize("rules", ["base", "base+tower", "base+siege"])
 def test_openspiel_random_sim_test_at_the_compact_window(rules):
-    game = pyspiel.load_game(f"tessera(rules={rules},radius={COMPACT})")
+    game = pyspiel.load_game(f"tessera(rules={rules})")  # the default: a compact window that follows the board
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
 @pytest.mark.slow
 def test_windowed_openspiel_games_never_raise():
     # issue 24: at radius 8 every one of 20 random games raised "lies outside radius 8" mid-game
-    game = pyspiel.load_game(f"tessera(rules=base,radius={COMPACT})")
+    game = pyspiel.load_game("tessera(rules=base)")  # the default window, which follows the board
     rng = np.random.RandomState(0)
     for _ in range(20):
         s = game.new_initial_state()
@@ -168,7 +168,7 @@ def test_pettingzoo_api_test_on_the_default_observation_gives_no_warning(rules):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        e = env(rules=rules, radius=COMPACT)  # planes by default, the mask in the info
+        e = env(rules=rules)  # planes by default, the mask in the info; the compact window by default
         api_test(e, num_cycles=100)
     assert e.observation_space("player_0").shape == e.observer.planes_shape
     assert [str(w.message) for w in caught] == []
@@ -180,7 +180,7 @@ def test_pettingzoo_seed_test_with_planes():
 
     from tessera.adapters.pettingzoo import env
 
-    seed_test(lambda: env(rules=["base"], radius=COMPACT), num_cycles=10)
+    seed_test(lambda: env(rules=["base"]), num_cycles=10)
 
 
 def test_pettingzoo_planes_and_the_mask_in_the_info():

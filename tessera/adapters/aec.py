@@ -6,12 +6,14 @@ seat, reset from a seed, a step's reward as each player's score change, the acti
 """
 from __future__ import annotations
 
+import operator
 import random
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from tessera.compiler.actions import WindowExceeded
 from tessera.compiler.replay import engine_for
 
 
@@ -60,12 +62,27 @@ class ScoreEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._legal = self.codec.legal(self.game)
+        self._next_legal()
         self._after_move()
+
+    def _next_legal(self) -> None:
+        """The numbered legal moves of the game as it stands; a board that outgrew a following window
+        (WindowExceeded) leaves none and marks the episode truncated, with the reason."""
+        self.truncated_by = None
+        try:
+            self._legal = self.codec.legal(self.game)  # a tile that cannot be placed without a discard rule ends the game
+        except WindowExceeded as e:
+            self._legal = {}
+            self.truncated_by = e.reason
 
     def _after_move(self):
         g = self.game
-        if g.is_terminal():
+        if self.truncated_by is not None:  # never a terminal state: the game did not end, the window did
+            self.truncations = {a: True for a in self.agents}
+            for a in self.agents:
+                self.infos[a] = {**self.infos.get(a, {}), "truncated": self.truncated_by}
+            self.agent_selection = self.possible_agents[g.current_player()]
+        elif g.is_terminal():
             self.terminations = {a: True for a in self.agents}
             self._legal = {}
         else:
@@ -89,23 +106,34 @@ class ScoreEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        n = int(action)
+        n = self._action_number(agent, action)
         if n not in self._legal:
             raise ValueError(f"{agent}: action {n} is not legal now ({self.codec.describe(n)})")
         g = self.game
         before = list(g.scores)
         g.apply_action(self._legal[n])
-        self._legal = self.codec.legal(g)  # a tile that cannot be placed without a discard rule ends the game
+        self._next_legal()
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: float(g.scores[i] - before[i]) for i, a in enumerate(self.possible_agents)}
         self._after_move()
         if g.is_terminal():
             self.agent_selection = self.possible_agents[(self.possible_agents.index(agent) + 1) % len(self.agents)]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
+
+    def _action_number(self, agent, action) -> int:
+        """The action as a whole number of the action space, else ValueError (12.9 is not 12, NaN no number)."""
+        try:
+            n = None if isinstance(action, (bool, np.bool_)) else operator.index(action)
+        except TypeError:
+            n = None
+        if n is None:
+            raise ValueError(f"{agent}: action {action!r} is not a whole number (actions are 0..{self.codec.size - 1})")
+        if not 0 <= n < self.codec.size:
+            raise ValueError(f"{agent}: action {n} is out of range (actions are 0..{self.codec.size - 1})")
+        return n
 
     def render(self):
+        """The game as text (`render_mode="ansi"`): returned, never printed (PettingZoo's convention)."""
         if self.render_mode is None:
             import gymnasium
 

@@ -6,6 +6,8 @@ view of one player: player rows are rotated so that row 0 is the observer.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 # place name -> zone of a cell: the four sides (with their halves), then centre and corners
@@ -14,11 +16,24 @@ ZONES = {"N": 0, "Nw": 0, "Ne": 0, "E": 1, "En": 1, "Es": 1, "S": 2, "Sw": 2, "S
 SCORE_HIGH = 10_000.0  # a bound for the observation space; no Carcassonne score comes near it
 
 
+def _window_size(name: str, value, most: int) -> int:
+    """A window's size as given by a user: a whole number from 1 to `most`, else ValueError."""
+    try:
+        n = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        n = None
+    if n is None or not 1 <= n <= most:
+        raise ValueError(f"{name} {value!r}: a whole number from 1 to {most} (a wider window holds no more "
+                         f"of these rules' games)")
+    return n
+
+
 class Observer:
     """Builds the observation of a game of one rule set for `players` seats.
 
     Views (all in one flat `tensor`):
-      board    (planes, 2*view+1, 2*view+1) around the start tile: plane 0 a tile lies
+      board    (planes, 2*view+1, 2*view+1) around the codec's window centre (the start tile, or
+               with a following window the centre of the placed tiles' bounding box): plane 0 a tile lies
                there; 1 + 5*k + z a feature of kind k lies on zone z (N, E, S, W, centre
                and corners); then one plane "part of a completed feature"; then per
                player (observer first) and figure, how many stand on the cell
@@ -46,7 +61,7 @@ class Observer:
         self.players = players
         self.kinds = [k.name for k in R.KINDS]
         self.tile_names = sorted(R.TILE_IDS)
-        self.view = codec.radius if view is None else int(view)
+        self.view = codec.radius if view is None else _window_size("view", view, codec.full)
         w = 2 * self.view + 1
         nf = len(codec.figures)
         self.planes = 1 + 5 * len(self.kinds) + 1 + players * nf
@@ -99,6 +114,18 @@ class Observer:
         high[self.planes:] = self.high[board:, None, None]
         return high
 
+    def plane_views(self, planes: np.ndarray) -> dict:
+        """The named views of a (C, H, W) array laid out as `set_planes` fills it: views into it, not
+        copies ("board" its first planes, every other view read from its constant planes' first cell)."""
+        out = {"board": planes[:self.planes]}
+        at = self.planes
+        for name, view in self.dict.items():
+            if name == "board":
+                continue
+            out[name] = planes[at:at + view.size, 0, 0].reshape(view.shape)
+            at += view.size
+        return out
+
     def set_planes(self, g, player: int, drawn: bool = True, out: np.ndarray | None = None) -> np.ndarray:
         """The observation as planes (C, H, W) (`planes_shape`), the same numbers as `set_from`'s:
         the board's planes as they are, every other number broadcast over a plane of its own."""
@@ -112,7 +139,7 @@ class Observer:
         """Fill `tensor` for `player` (0-based seat); `drawn=False` hides the drawn tile."""
         self.tensor.fill(0)
         d = self.dict
-        cx, cy = self.codec.centre
+        cx, cy = self.codec.window_centre(g)  # the start tile, or the board's centre in a following window
         v = self.view
         P = self.players
         seat = {name: (i - player) % P for i, name in enumerate(g.names)}

@@ -28,13 +28,13 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from tessera.compiler.actions import ActionCodec
+from tessera.compiler.actions import ActionCodec, WindowExceeded
 from tessera.compiler.replay import engine_for
 from .observation import Observer, board_text
 from .spiel import rules_of, win_shares
 
 SHORT_NAME = "tessera"
-DEFAULTS = {"rules": "base", "players": 2, "radius": 0, "view": 0}  # 0: the full window (docs/engine.md)
+DEFAULTS = {"rules": "base", "players": 2, "radius": 0, "view": 0}  # 0: the window that fits the rules (docs/engine.md)
 MAX_PLAYERS = 6
 
 GAME_TYPE = pyspiel.GameType(
@@ -64,7 +64,9 @@ class TesseraGame(pyspiel.Game):
         lo, hi = self.engine.rules.PLAYERS
         if not lo <= self.players <= min(hi, MAX_PLAYERS):
             raise ValueError(f"these rules are for {lo} to {hi} players, not {self.players}")
-        self.codec = ActionCodec(self.engine, int(p["radius"]) or None)
+        # a window that follows the board (docs/engine.md, section 6): a board that outgrows it is refused
+        # (WindowExceeded), never ended as a terminal state
+        self.codec = ActionCodec(self.engine, int(p["radius"]) or None, follow=True)
         self.view = int(p["view"]) or None
         n = self.players
         super().__init__(GAME_TYPE, pyspiel.GameInfo(
@@ -81,9 +83,16 @@ class TesseraGame(pyspiel.Game):
         return TesseraState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"observation parameters are not supported: {params}")
-        return TesseraObserver(self)
+        """OpenSpiel's observer (`open_spiel.python.observation.make_observation(game, params=...)`):
+        `.tensor` the planes (C, H, W) flattened; `.dict` {"observation": the planes} by default (what
+        `observation_tensor_shape()` reads), or with `params={"views": "named"}` the named views into the
+        same numbers: board, tile, supply, scores, turn, bag (and prisoners, outposts, catapults)."""
+        params = dict(params or {})
+        views = params.pop("views", "planes")
+        if params or views not in ("planes", "named"):
+            raise ValueError(f"observation parameters {dict(params or {}, views=views)}: only "
+                             f"views='planes' (the default) or views='named'")
+        return TesseraObserver(self, named=views == "named")
 
 
 class _Engine:
@@ -148,7 +157,11 @@ class TesseraState(pyspiel.State):
 
     def _legal(self) -> dict:
         if self._e.legal is None:
-            self._e.legal = self._codec().legal(self._e.g)
+            try:
+                self._e.legal = self._codec().legal(self._e.g)
+            except WindowExceeded as e:  # not a terminal state: the game did not end, the window did
+                game = self.get_game()
+                raise WindowExceeded(f"tessera(rules={game.rules_spec},radius={self._codec().radius}): {e.reason}") from None
         return self._e.legal
 
     # -- OpenSpiel API
@@ -174,6 +187,10 @@ class TesseraState(pyspiel.State):
         g = self._e.g
         self._e.legal = None
         if self._chance:
+            tiles = dict(draw_odds(g))
+            if int(action) not in tiles:
+                raise ValueError(f"chance outcome {action} is not a tile the bag can give now "
+                                 f"(outcomes: {sorted(tiles)})")
             g.force_tile_id(int(action))
             self._chance = False
             return
@@ -217,19 +234,22 @@ class TesseraObserver:
     is the observation as planes (C, H, W) (`Observer.set_planes`), so that
     `observation_tensor_shape()` is [C, H, W]; the string is the board as text."""
 
-    def __init__(self, game: TesseraGame):
+    def __init__(self, game: TesseraGame, named: bool = False):
         self._obs = Observer(game.codec, game.players, game.view)
         shape = self._obs.planes_shape
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
-        self.dict = {"observation": self.tensor.reshape(shape)}
+        planes = self._planes = self.tensor.reshape(shape)
+        # the planes whole (one entry: OpenSpiel reads its shape), or the named views into them
+        self.dict = self._obs.plane_views(planes) if named else {"observation": planes}
 
     def set_from(self, state: TesseraState, player: int):
         self._obs.set_planes(state.engine_game(), player, drawn=not state.is_chance_node(),
-                             out=self.dict["observation"])
+                             out=self._planes)
 
     def string_from(self, state: TesseraState, player: int) -> str:
-        return f"player {player}: {status_text(state.engine_game(), state.is_chance_node())}\n" + board_text(
-            state.engine_game(), self._obs.codec.centre, self._obs.view)
+        g = state.engine_game()
+        return f"player {player}: {status_text(g, state.is_chance_node())}\n" + board_text(
+            g, self._obs.codec.window_centre(g), self._obs.view)
 
 
 def status_text(g, chance: bool = False) -> str:

@@ -8,7 +8,11 @@
         action = None if terminated else e.action_space(agent).sample(info["action_mask"])
         e.step(action)
 
-Actions are the stable numbers of `tessera.compiler.actions.ActionCodec` (`Discrete(size)`);
+Actions are the numbers of `tessera.compiler.actions.ActionCodec` with a window that follows the
+board (`follow=True`: cells relative to the centre of the placed tiles' bounding box; `radius`
+defaults to one that fits the rule set, docs/engine.md section 6).  A board that outgrows the
+window ends the episode as truncated (every agent), with the reason in `infos[agent]["truncated"]`:
+never silently, never as a terminated game.  `Discrete(size)`;
 the observation is a float32 array (C, H, W) in a `Box` (`Observer.set_planes`) with the
 mask in `infos[agent]["action_mask"]` (what `last()` answers as its info) and
 `env.action_mask(agent)`; with `observation="dict"` it is the older `{"observation": float32
@@ -36,7 +40,7 @@ class TesseraEnv(ScoreEnv):
     def __init__(self, rules=("base",), players: int = 2, radius: int | None = None, view: int | None = None,
                  search=(), render_mode: str | None = None, observation: str = "planes"):
         super().__init__(rules, players, search, render_mode)
-        self.codec = ActionCodec(self.engine, radius)
+        self.codec = ActionCodec(self.engine, radius, follow=True)  # a window that follows the board
         self.observer = Observer(self.codec, players, view)
         if observation not in ("dict", "planes"):
             raise ValueError(f"observation {observation!r}: 'planes' (the default) or 'dict' (flat vector and mask)")
@@ -61,4 +65,4 @@ class TesseraEnv(ScoreEnv):
             head = f"game over: {scores}"
         else:
             head = f"{self.agent_selection} to place tile {self.codec.drawn_tile(g)} ({g.tiles_left()} left): {scores}"
-        return head + "\n" + board_text(g, self.codec.centre, self.observer.view)
+        return head + "\n" + board_text(g, self.codec.window_centre(g), self.observer.view)

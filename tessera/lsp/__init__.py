@@ -142,6 +142,7 @@ def _too_big(text: str) -> bool:
 
 
 server = TesseraServer()
+_REQUEST_FAILED = -32803  # LSP's RequestFailed: "the server cannot fulfil a correct request"
 
 
 def _safe(default):
@@ -263,7 +264,10 @@ def _rename(ls: TesseraServer, params: T.RenameParams) -> T.WorkspaceEdit | None
     if a is None:
         return None
     c = ls.codec(a)
-    edit = navigate.rename(a, c.pos_in(a.path, pos), params.new_name, c.texts)  # a bad new name: an error the editor shows
+    try:  # a bad new name, or a file a rename must not edit: an error the editor shows, no traceback
+        edit = navigate.rename(a, c.pos_in(a.path, pos), params.new_name, c.texts)
+    except navigate.RenameRefused as exc:
+        raise JsonRpcException(message=str(exc), code=_REQUEST_FAILED) from None
     if edit is None:
         return None
     return T.WorkspaceEdit(changes={u: [T.TextEdit(c.range_out(to_fs_path(u) or u, e.range), e.new_text) for e in es]

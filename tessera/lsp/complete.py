@@ -8,6 +8,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 from lsprotocol import types as T
 
+from tessera.dsl import ast as A
 from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
 from tessera.dsl.clauses import CLAUSES
 from tessera.dsl.parser import _parser, keywords
@@ -22,6 +23,67 @@ STATEMENTS = {"module", "requires", "extends", "total", "composition", "players"
               # the card game (language.md 7.2)
               "colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take", "misplaced", "table",
               "tie"}
+# the statements of one family only (language.md: tile games, and the card game of 7.2)
+CARD_ONLY = {"colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take", "misplaced", "table", "tie"}
+TILE_ONLY = {"edge", "feature", "figure", "tile", "start", "deck", "box", "placement", "complete", "owners", "return",
+             "recall", "capture", "exchange", "ransom", "track", "allow", "forbid"}
+_CARD_HEAD = re.compile(r"^(colour|card|cards|deal|layout|facedown|dealer|feudal)\b", re.M)
+_FAMILY_CACHE: dict[tuple, str] = {}
+
+
+def family(a: Analysis) -> str | None:
+    """The document's family: "card" when its rule set has card-game statements, "tile" when it has
+    tiles or feature kinds, None while it has neither (a new file: everything is offered)."""
+    mods = list(a.workspace.modules.values())
+    if a.module is not None and a.module not in mods:
+        mods.append(a.module)
+    card = tile = False
+    for m in mods:
+        for it in m.items:
+            d = it.decl if isinstance(it, A.Override) else it
+            card = card or isinstance(d, A.CARD_STATEMENTS)
+            tile = tile or isinstance(d, (A.TileDecl, A.FeatureDecl, A.EdgeDecl))
+    if not (card or tile):  # the document does not parse yet: what it builds on and its statements' heads
+        for name in re.findall(r"^(?:extends|requires)\s+([A-Za-z_]\w*)", a.text, re.M):
+            fam = _module_family(a, name)
+            card, tile = card or fam == "card", tile or fam == "tile"
+        card = card or bool(_CARD_HEAD.search(a.text))
+        tile = tile or bool(re.search(r"^(tile|feature|edge)\b", a.text, re.M))
+    return "card" if card and not tile else "tile" if tile and not card else None
+
+
+def own_module(a: Analysis) -> str | None:
+    """The document's own module name (from its first line while it does not parse)."""
+    if a.module is not None:
+        return a.module.name
+    m = re.match(r"\s*(?:#[^\n]*\n\s*)*module\s+([A-Za-z_]\w*)", a.text)
+    return m.group(1) if m else None
+
+
+def _module_family(a: Analysis, name: str) -> str | None:
+    """A module's family from its file (card-game statements at a line's start), without checking it."""
+    from pathlib import Path
+
+    from tessera.dsl.model import BUNDLED_RULES
+    from tessera.dsl.untrusted import FileReadError, read_text
+
+    mod = a.module_of(name)
+    if mod is not None:
+        return "card" if any(isinstance(it.decl if isinstance(it, A.Override) else it, A.CARD_STATEMENTS)
+                             for it in mod.items) else "tile"
+    for folder in [BUNDLED_RULES, *a.workspace.search]:
+        for cand in (Path(folder) / f"{name}.tess", Path(folder) / "variants" / f"{name}.tess"):
+            try:
+                st = cand.stat()
+                key = (str(cand), st.st_mtime_ns, st.st_size)
+                if key not in _FAMILY_CACHE:
+                    _FAMILY_CACHE[key] = "card" if _CARD_HEAD.search(read_text(cand, 1 << 20)) else "tile"
+                return _FAMILY_CACHE[key]
+            except (FileReadError, OSError):
+                continue
+    return None
+
+
 _FLAT = {"with_mode", "permit_mode", "score_when", "score_trigger", "event", "track_event", "feature_at",
          "figure_at", "anywhere", "placement_kind", "owners_kind", "put_slot", "award_most", "track_pool",
          "state_each"}
@@ -163,7 +225,13 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
                                  documentation=T.MarkupContent(T.MarkupKind.Markdown, doc) if doc else None)
                 for w in words]
     if role == "module":
+        own = own_module(a)
+        fam = family(a)
         for name in a.workspace.known_module_names():
+            if name == own:  # a module never builds on itself
+                continue
+            if fam is not None and _module_family(a, name) not in (None, fam):  # a card module in a tile rule set
+                continue
             mod = a.module_of(name)
             title = mod.title if mod is not None and mod.title else _module_title(a, name)
             out.append(T.CompletionItem(name, kind=kinds["module"], detail="module", documentation=title or None))
@@ -259,6 +327,10 @@ def complete(a: Analysis, text: str, pos: T.Position) -> list[T.CompletionItem]:
         stack, accepts = fed
         roles = roles_here(_segment(stack), accepts)
         kw_words = sorted(w for w in (_keyword(t) for t in accepts) if w)
+    fam = family(a)
+    if fam is not None:  # the other family's statements are not offered (no `card` in a tile rule set)
+        other = CARD_ONLY - TILE_ONLY if fam == "tile" else TILE_ONLY - CARD_ONLY
+        kw_words = [w for w in kw_words if w not in other]
     for rank, role in enumerate(roles):
         for it in _items_for(role, a, declared):
             it.sort_text = f"0{rank}{it.label}"

@@ -1,6 +1,7 @@
 """Go to definition, find references, rename: across the files of a rule set."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -8,6 +9,8 @@ from lsprotocol import types as T
 from pygls.uris import from_fs_path
 
 from tessera.dsl import names as N
+from tessera.dsl.limits import MAX_NAME
+from tessera.dsl.model import BUNDLED_RULES
 from tessera.dsl.parser import keywords
 from tessera.dsl.places import ALL_PLACES
 
@@ -48,7 +51,7 @@ def symbol_files(a: Analysis, texts: dict[str, str], name: str | None = None,
     ours = [m.name for m in a.workspace.modules.values()]
     declaring = None
     if name is not None:
-        for m in ours:  # the module of the document's rule set that declares it
+        for m in reversed(ours):  # the module of the document's rule set that declares it first (not an override)
             f = owners.get(m)
             if f is not None and any(o.decl and o.name == name and o.role == role for o in raw[f]):
                 declaring = m
@@ -98,8 +101,29 @@ def prepare_rename(a: Analysis, pos: T.Position) -> T.Range | None:
     return occ_range(o)
 
 
+class RenameRefused(ValueError):
+    """A rename the server will not offer: an invalid new name, or files it must not edit."""
+
+
+def read_only_reason(path: str) -> str | None:
+    """Why a rename must not edit the file at `path`, or None: tessera's own installed rule files are
+    never edited (every rule set that reads them would change), nor a file the user cannot write."""
+    p = Path(path)
+    try:
+        resolved = p.resolve()
+        if resolved.is_relative_to(BUNDLED_RULES.resolve()):
+            return f"{p.name} is one of tessera's own rule files (installed with tessera, read by every rule set)"
+    except (OSError, RuntimeError):
+        return f"{p.name} cannot be read"
+    if not os.access(p, os.W_OK):
+        return f"{p} is not a file you can write"
+    return None
+
+
 def valid_new_name(role: str, new: str) -> str | None:
-    """Why `new` cannot name a `role`, or None."""
+    """Why `new` cannot name a `role`, or None (the rules `tessera check` holds a name to)."""
+    if len(new) > MAX_NAME:
+        return f"a name is at most {MAX_NAME} characters (`tessera check`'s limit); this one has {len(new)}"
     pat = _PATTERN.get(role, _NAME)
     if not pat.fullmatch(new):
         return f"`{new}` is not a valid {role} name"
@@ -116,10 +140,19 @@ def rename(a: Analysis, pos: T.Position, new: str, texts: dict[str, str]) -> T.W
         return None
     why = valid_new_name(o.role, new)
     if why:
-        raise ValueError(why)
+        raise RenameRefused(why)
     changes: dict[str, list[T.TextEdit]] = {}
+    refused = []
     for f, occs in symbol_files(a, texts, o.name, o.role).items():
         edits = [T.TextEdit(occ_range(x), new) for x in occs if x.name == o.name and x.role == o.role]
         if edits:
             changes[uri_of(f)] = edits
+            why = read_only_reason(f)
+            if why:
+                refused.append(why)
+        # all or nothing: renaming only the files that can be written would leave the others broken
+    if refused:
+        raise RenameRefused(f"`{o.name}` cannot be renamed: it is also written in files a rename must not edit "
+                            f"({'; '.join(refused)}). Rename it in your own copy of the rule set, or give your "
+                            f"rule file a new name of its own for it.")
     return T.WorkspaceEdit(changes=changes)
