@@ -197,7 +197,13 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                    "when something is refuted)"),
         witness_games: int = typer.Option(
             60, "--witness-games", min=0, help="games the compiled engine plays, per refuted invariant, to find one "
-                                               "that breaks it; none found: the verdict is `not proved`")) -> None:
+                                               "that breaks it; none found: the verdict is `not proved`"),
+        set_: Optional[List[str]] = typer.Option(None, "--set", help="give a parameter (`param NAME = V in LO..HI`) "
+                                                                     "this value: NAME=VALUE, repeatable"),
+        param: Optional[List[str]] = typer.Option(
+            None, "--param", help="prove the invariants for every value of this parameter's range (repeatable): the "
+                                  "sub-range proved, and a game that breaks one for each other value "
+                                  "(tessera/verifier/params.py)")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Prints one line per check (passed or failed, its time and the rulebook
@@ -231,9 +237,19 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     if not targets:
         err.print("tessera verify: no rule files found", markup=False)
         raise typer.Exit(2)
+    from tessera.dsl.params import settings
+
+    from .engine_cmds import _sets
+
+    sets = _sets(set_, "verify")
+    if param:
+        from .tune.verifycmd import verify_range_cmd
+
+        raise typer.Exit(verify_range_cmd(targets, list(param), sets, as_json=False, record=record))
     loaded = []
     for specs in targets:
-        rs, diags, ws = load_rule_set(specs)
+        with settings(sets):  # `--set NAME=VALUE`
+            rs, diags, ws = load_rule_set(specs)
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
             for d in usage:
