@@ -637,8 +637,8 @@ class Summary:
         decided = [x for x in self.decided() if x is not None]
         doc = {
             "tie_rate": stats.rate_ci(sum(self.top_shared()), n),
-            "decided_at": stats.mean_ci(decided),
-            "lead_changes": stats.mean_ci(self.counts("lead_changes")),
+            "decided_at": stats.share_mean_ci(decided),  # shares in [0, 1], counts >= 0: bootstrap, held in bounds
+            "lead_changes": stats.count_mean_ci(self.counts("lead_changes")),
             "score_spread": stats.mean_ci(self.spread()),
             "lowest_score": {**stats.mean_ci(self.lowest()), "min": min(self.lowest(), default=None)},
             "length_spread": stats.sd_ci([r["turns"] for r in self.rows]),
@@ -652,7 +652,7 @@ class Summary:
     def expansion_counts(self) -> dict:
         """Mean per game of the expansions' events that happened in any game (captures, ransoms, attacks,
         removals, counterattacks of rows filled in play) and of the outposts' points."""
-        out = {k: stats.mean_ci(self.counts(k)) for k, _ in self.EXPANSION_COUNTS if any(self.counts(k))}
+        out = {k: stats.count_mean_ci(self.counts(k)) for k, _ in self.EXPANSION_COUNTS if any(self.counts(k))}
         if any(r["points"].get("outpost") for r in self.rows):
             out["outpost_points"] = stats.mean_ci(self.points("outpost"))
         return out
@@ -662,7 +662,7 @@ class Summary:
         by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
         by_source = {k: stats.mean_ci(self.source_points(k)) for k in self.sources()}
         turns = stats.mean_ci([r["turns"] for r in self.rows])
-        discards = stats.mean_ci([r["discards"] for r in self.rows])
+        discards = stats.count_mean_ci([r["discards"] for r in self.rows])
         seats = []
         for p in range(self.players):
             seats.append({"seat": p + 1, "agent": self.seat_label(p), "score": stats.mean_ci(self.scores(p)),

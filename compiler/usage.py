@@ -191,7 +191,7 @@ def usage(cat: Catalogue, rows: list[dict]) -> list[dict]:
     for i, rule in enumerate(all_rules):
         xs = per[i]
         out.append({"clause": rule.clause, "where": rule.where, "what": rule.what, "chosen": rule.chosen,
-                    "games": stats.rate_ci(sum(1 for x in xs if x), n), "per_game": stats.mean_ci(xs),
+                    "games": stats.rate_ci(sum(1 for x in xs if x), n), "per_game": stats.count_mean_ci(xs),
                     "total": sum(xs)})
     return out
 

@@ -268,3 +268,74 @@ def plot_summaries(summ, against=None, differences=None, fmt: str = "svg"):
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None})
     return out.getvalue()
+
+
+# ------------------------------------------------------------------ `tessera tune --plot`
+TARGET_BAND = "#c8e6c9"
+
+
+def plot_tune(result, fmt: str = "svg"):
+    """`tessera tune --plot`: one panel per target, its measure against the candidate values, each with its 95%
+    interval, the target (a line for `=`, a band for `<=`/`>=`) shaded, dropped candidates pale, the chosen
+    one marked (`result`: a tessera.tune.search.Result)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    targets = result.targets
+    cands = result.candidates
+    single = len(result.params) == 1
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tessera", "font.size": 10}):
+        fig = Figure(figsize=(max(5.5, 4.8 * len(targets)), 4.6), layout="constrained")
+        axes = fig.subplots(1, len(targets), squeeze=False)[0]
+        xs = [list(c.values.values())[0] if single else i for i, c in enumerate(cands)]
+        for ax, t in zip(axes, targets):
+            lo_all, hi_all = [], []
+            for x, c in zip(xs, cands):
+                m = c.measures.get(t.measure)
+                if m is None or m[0] is None:
+                    continue
+                est, lo, hi = m
+                lo = est if lo is None else lo
+                hi = est if hi is None else hi
+                lo_all.append(lo)
+                hi_all.append(hi)
+                chosen = c is result.chosen
+                colour = "#c62828" if chosen else (RULES_COLOUR if c.dropped is None else "#9e9e9e")
+                eb = ax.errorbar([x], [est], yerr=[[est - lo], [hi - est]], fmt="o" if not chosen else "D",
+                                 color=colour, ecolor=colour, capsize=4, markersize=7 if chosen else 5)
+                eb.lines[0].set_gid(f"tune-{t.measure}-{c.label}")
+                ax.annotate(f"{c.games}", (x, hi), textcoords="offset points", xytext=(0, 4), ha="center",
+                            fontsize=7, color="#555555")
+            v = t.value
+            lo_y = min(lo_all + [v]) if lo_all else v - 1
+            hi_y = max(hi_all + [v]) if hi_all else v + 1
+            pad = 0.08 * (hi_y - lo_y or 1)
+            ax.set_ylim(lo_y - pad, hi_y + pad)
+            if t.op == "=":
+                ax.axhline(v, color="#2e7d32", linewidth=1.5, label=f"target {t.text}")
+            elif t.op in ("<=", "<"):
+                ax.axhspan(lo_y - pad, v, color=TARGET_BAND, zorder=0, label=f"target {t.text}")
+            else:
+                ax.axhspan(v, hi_y + pad, color=TARGET_BAND, zorder=0, label=f"target {t.text}")
+            ax.set_xticks(xs, [str(x) for x in xs] if single else [c.label for c in cands],
+                          rotation=0 if single else 60, fontsize=9 if single else 7)
+            ax.set_xlabel(list(result.params)[0] if single else "candidate")
+            from tessera.tune.search import MEASURES
+
+            ax.set_ylabel(t.measure)
+            ax.set_title(f"{t.measure}: {MEASURES[t.measure][0]}", fontsize=9)
+            ax.plot([], [], "D", color="#c62828", label="chosen" if result.met else "nearest (target not met)")
+            ax.plot([], [], "o", color=RULES_COLOUR, label="kept to the end")
+            ax.plot([], [], "o", color="#9e9e9e", label="dropped in the race")
+            ax.legend(fontsize=7, loc="best")
+        fig.suptitle(f"tessera tune {'+'.join(result.rules)}: 95% intervals, games per candidate above each; "
+                     f"{result.spent} games spent", fontsize=9)
+        if fmt == "png":
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+            return buf.getvalue()
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None})
+    return out.getvalue()

@@ -334,6 +334,7 @@ def lsp() -> None:
 
 from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
+from .tune import command as _tune  # noqa: E402,F401  (registers tune, issue 40)
 
 
 def _ctrl_c(exc: BaseException) -> bool:
