@@ -530,6 +530,11 @@ class Summary:
         return sum(r.get(key, 0) for r in self.rows) / max(self.games, 1)
 
     @property
+    def discards_apply(self) -> bool:
+        """Whether a tile can be discarded in these games: not in the card game (its rows carry `winners`)."""
+        return not (self.rows and "winners" in self.rows[0])
+
+    @property
     def rotated(self) -> bool:
         """Whether the players moved seats from game to game (`--rotate-seats`)."""
         return any("agents" in r for r in self.rows)
@@ -732,7 +737,8 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
     for src in sorted(set(a.sources()) | set(b.sources())):  # their parts by source: the barn's, each outpost's, ransoms
         row(f"points from {src}", a.source_points(src), b.source_points(src))
     row("game length (turns)", [r["turns"] for r in a.rows], [r["turns"] for r in b.rows], "turns")
-    row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
+    if a.discards_apply or b.discards_apply:  # a card game discards no tile: no row
+        row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
     # the balance measures (docs/simulate.md, "Balance")
     if a.players > 1:
         row("seat advantage (seat 1's score - the others' mean)", a.seat_edge(0), b.seat_edge(0))
@@ -746,10 +752,15 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
         if any(a.counts(key)) or any(b.counts(key)):
             row(label, a.counts(key), b.counts(key), "times")
     # rule usage: how often each rule fired per game, under either rule set
+    # (a rule is matched by its clause and what it does, so an override and the rule it replaces are one row,
+    # named at the rules under study's line: compiler/usage.py)
     ua, ub = per_game_usage(ours, a), per_game_usage(ref, b)
-    for label in sorted(set(ua) | set(ub)):
+    from .usage import compared_label
+
+    named = {compared_label(r): r.label for s_ in (ref, ours) for r in s_.usage_catalogue().rules}
+    for key in sorted(set(ua) | set(ub), key=lambda k: named.get(k, k)):
         zero = [0] * len(both)
-        row(f"fires: {label}", ua.get(label, zero), ub.get(label, zero), "times")
+        row(f"fires: {named.get(key, key)}", ua.get(key, zero), ub.get(key, zero), "times")
     stats.adjust(rows)
     return rows
 

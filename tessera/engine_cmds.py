@@ -440,7 +440,8 @@ def _print_summary(summ, seconds: float) -> None:
     for src, v in sources.items():
         k.add_row(src, _ci(v))
     out.print(k)
-    out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; discards: {_ci(d['discards'])}; "
+    discards = f"discards: {_ci(d['discards'])}; " if summ.discards_apply else ""  # a card game discards nothing
+    out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; {discards}"
               f"highest score: {d['max_score']}", markup=False)
     if summ.mean_captures or summ.mean_ransoms:  # the Tower
         out.print(f"mean captures per game: {summ.mean_captures:.2f}; mean ransoms per game: {summ.mean_ransoms:.2f}",

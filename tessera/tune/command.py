@@ -103,7 +103,13 @@ def tune(
             load_checks()
             if not as_json:
                 err.print(printable(f"verifying the invariants for {name} in {a}..{b} ..."), markup=False)
-            res = verify_range(specs, name, sets, low=a, high=b)
+            import tessera.verifier.witness as wit
+
+            games, wit.WITNESS_GAMES = wit.WITNESS_GAMES, 0  # which values are proved is all tune asks: no games
+            try:  # searched for a value that is not (`tessera verify --param` searches them)
+                res = verify_range(specs, name, sets, low=a, high=b)
+            finally:
+                wit.WITNESS_GAMES = games
             ok = set(res.proved())
             values[name] = [v for v in every if v in ok]
             unproved[name] = [v for v in every if v not in ok]
