@@ -50,6 +50,8 @@ def tune(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="worker processes; the result does not depend on it"),
     first: Optional[int] = typer.Option(None, "--first", min=2, help="games per candidate in the first round "
                                                                      "(default: from the budget)"),
+    halving: bool = typer.Option(True, "--halving/--no-halving", help="after each round keep only the nearer half "
+                                                                     "of the candidates left (successive halving)"),
     verify: bool = typer.Option(True, "--verify/--no-verify", help="only values the verifier proves sound are "
                                                                   "candidates (tessera verify --param; default: on)"),
     set_: Optional[List[str]] = typer.Option(None, "--set", help="fix another parameter's value: NAME=VALUE"),
@@ -138,7 +140,7 @@ def tune(
                                 f"{len(rd['alive'])} left, {rd['games_spent']} games spent"), markup=False)
 
     t1 = time.perf_counter()
-    spent, rounds = race(cands, targets, budget, specs, players, seed, seat_agents, jobs, first, progress)
+    spent, rounds = race(cands, targets, budget, specs, players, seed, seat_agents, jobs, first, progress, halving)
     alive = [c for c in cands if c.dropped is None]
     chosen, met = choose(alive, targets)
     front = pareto(alive, targets) if len(targets) > 1 else ([chosen] if chosen else [])

@@ -13,12 +13,15 @@ a candidate's rows are kept by game index, so the result is the same whatever `j
 Measures.  Each target names a measure of `simulate.Summary` with its 95% interval from
 compiler/stats.py (`MEASURES`): a mean (Student's t), a rate (Wilson), or a standard deviation.
 
-Racing (a sequential test over rounds that double the games per candidate).  After each round:
+Racing (a sequential test over rounds that double the games per candidate, with successive halving).
+After each round:
 a candidate is *consistent* with a target when its interval does not exclude the target (for
 `=`, the interval contains the value; for `<=`, its low end is at most the bound; ...).  When some
 candidate is consistent with every target, every candidate that is not is dropped; when none is,
 a candidate is dropped when another is surely nearer on every target (the other's farthest
-distance from the target below this one's nearest).  The race ends when one candidate is left,
+distance from the target below this one's nearest).  Then (successive halving, unless `halving=False`)
+only the nearer half of the others by their estimates goes on: they played the same games, so their
+estimates differ only by what the parameter changes, and the games left go to fewer candidates.  The race ends when one candidate is left,
 or the budget cannot pay for another round.  The survivors that are consistent with every
 target meet it; among them (or, if none, among all survivors) the chosen value is the one
 nearest the targets by its estimates, and the survivors no other survivor beats on every target
@@ -239,8 +242,17 @@ def play(cands: list[Candidate], upto: int, jobs: int) -> int:
     return played
 
 
+def _nearness(c: Candidate, targets: list[Target], pool: list[Candidate]) -> float:
+    """The sum over the targets of the estimate's distance, each scaled by the widest interval in `pool`."""
+    total = 0.0
+    for t in targets:
+        w = max((abs((b.measures[t.measure][2] or 0) - (b.measures[t.measure][1] or 0)) for b in pool), default=0)
+        total += t.distance(c.measures[t.measure][0]) / (w or 1.0)
+    return total
+
+
 def race(cands: list[Candidate], targets: list[Target], budget: int, rules, players, seed, agents, jobs: int = 1,
-         first: int | None = None, progress=None) -> tuple[int, list[dict]]:
+         first: int | None = None, progress=None, halving: bool = True) -> tuple[int, list[dict]]:
     """Race the candidates (see the module's docstring); returns the games spent and each round's record."""
     alive = list(cands)
     n = first or max(16, min(200, budget // (4 * max(len(cands), 1))))
@@ -284,6 +296,14 @@ def race(cands: list[Candidate], targets: list[Target], budget: int, rules, play
                         dropped.append(c)
                         break
         alive = [c for c in alive if c not in dropped]
+        if halving and len(alive) > 1:  # successive halving: the nearer half by estimates goes on (common seeds
+            ranked = sorted(alive, key=lambda c: (_nearness(c, targets, alive), list(c.values.values())))
+            keep = ranked[:max(1, -(-len(alive) // 2))]  # make the ranking of close values reliable)
+            for c in alive:
+                if c not in keep:
+                    c.dropped, c.why = r, "halving: the farther half by its estimates (its interval did not exclude the targets)"
+                    dropped.append(c)
+            alive = keep
         rounds.append({"round": r, "games_per_candidate": n, "alive": [c.label for c in alive],
                        "dropped": [c.label for c in dropped], "games_spent": spent})
         if progress is not None:
