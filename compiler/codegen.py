@@ -264,6 +264,10 @@ class CodeGenerator:
         s = self.spec
         w = self.writeline
         w("")
+        # the clause of the `on place` rule that sets each state (its `state` event, for rule usage)
+        clauses = {si: b.clause for b in s.on_place for si, *_ in b.sets}
+        w(f"ON_PLACE_CLAUSE = {{{', '.join(f'{si}: {c!r}' for si, c in clauses.items())}}}")
+        w("")
         w("def on_place(g, o, cell):")
         self.indent()
         w('"""State updates of `on place` rules, applied after the tile is placed (requires were checked before)."""')

@@ -534,6 +534,11 @@ class Summary:
         return sum(r.get(key, 0) for r in self.rows) / max(self.games, 1)
 
     @property
+    def discards_apply(self) -> bool:
+        """Whether a tile can be discarded in these games: not in the card game (its rows carry `winners`)."""
+        return not (self.rows and "winners" in self.rows[0])
+
+    @property
     def rotated(self) -> bool:
         """Whether the players moved seats from game to game (`--rotate-seats`)."""
         return any("agents" in r for r in self.rows)
@@ -641,8 +646,8 @@ class Summary:
         decided = [x for x in self.decided() if x is not None]
         doc = {
             "tie_rate": stats.rate_ci(sum(self.top_shared()), n),
-            "decided_at": stats.mean_ci(decided),
-            "lead_changes": stats.mean_ci(self.counts("lead_changes")),
+            "decided_at": stats.share_mean_ci(decided),  # shares in [0, 1], counts >= 0: bootstrap, held in bounds
+            "lead_changes": stats.count_mean_ci(self.counts("lead_changes")),
             "score_spread": stats.mean_ci(self.spread()),
             "lowest_score": {**stats.mean_ci(self.lowest()), "min": min(self.lowest(), default=None)},
             "length_spread": stats.sd_ci([r["turns"] for r in self.rows]),
@@ -656,7 +661,7 @@ class Summary:
     def expansion_counts(self) -> dict:
         """Mean per game of the expansions' events that happened in any game (captures, ransoms, attacks,
         removals, counterattacks of rows filled in play) and of the outposts' points."""
-        out = {k: stats.mean_ci(self.counts(k)) for k, _ in self.EXPANSION_COUNTS if any(self.counts(k))}
+        out = {k: stats.count_mean_ci(self.counts(k)) for k, _ in self.EXPANSION_COUNTS if any(self.counts(k))}
         if any(r["points"].get("outpost") for r in self.rows):
             out["outpost_points"] = stats.mean_ci(self.points("outpost"))
         return out
@@ -666,7 +671,7 @@ class Summary:
         by_kind = {k: stats.mean_ci(self.points(k)) for k in self.kinds()}
         by_source = {k: stats.mean_ci(self.source_points(k)) for k in self.sources()}
         turns = stats.mean_ci([r["turns"] for r in self.rows])
-        discards = stats.mean_ci([r["discards"] for r in self.rows])
+        discards = stats.count_mean_ci([r["discards"] for r in self.rows])
         seats = []
         for p in range(self.players):
             seats.append({"seat": p + 1, "agent": self.seat_label(p), "score": stats.mean_ci(self.scores(p)),
@@ -736,7 +741,8 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
     for src in sorted(set(a.sources()) | set(b.sources())):  # their parts by source: the barn's, each outpost's, ransoms
         row(f"points from {src}", a.source_points(src), b.source_points(src))
     row("game length (turns)", [r["turns"] for r in a.rows], [r["turns"] for r in b.rows], "turns")
-    row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
+    if a.discards_apply or b.discards_apply:  # a card game discards no tile: no row
+        row("discards", [r["discards"] for r in a.rows], [r["discards"] for r in b.rows], "tiles")
     # the balance measures (docs/simulate.md, "Balance")
     if a.players > 1:
         row("seat advantage (seat 1's score - the others' mean)", a.seat_edge(0), b.seat_edge(0))
@@ -750,10 +756,15 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
         if any(a.counts(key)) or any(b.counts(key)):
             row(label, a.counts(key), b.counts(key), "times")
     # rule usage: how often each rule fired per game, under either rule set
+    # (a rule is matched by its clause and what it does, so an override and the rule it replaces are one row,
+    # named at the rules under study's line: compiler/usage.py)
     ua, ub = per_game_usage(ours, a), per_game_usage(ref, b)
-    for label in sorted(set(ua) | set(ub)):
+    from .usage import compared_label
+
+    named = {compared_label(r): r.label for s_ in (ref, ours) for r in s_.usage_catalogue().rules}
+    for key in sorted(set(ua) | set(ub), key=lambda k: named.get(k, k)):
         zero = [0] * len(both)
-        row(f"fires: {label}", ua.get(label, zero), ub.get(label, zero), "times")
+        row(f"fires: {named.get(key, key)}", ua.get(key, zero), ub.get(key, zero), "times")
     stats.adjust(rows)
     return rows
 

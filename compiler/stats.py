@@ -2,6 +2,11 @@
 
 - a mean: Student's t 95% confidence interval (`scipy.stats.t.interval`);
 - a rate (wins, ties): the Wilson score 95% interval (`scipy.stats.binomtest(...).proportion_ci`);
+- a mean of bounded values (a share of the game, which lies in [0, 1]) or of counts (lead changes,
+  captures, times a rule fired, which are never below 0): the percentile bootstrap's 95% interval
+  (`scipy.stats.bootstrap`, a fixed generator, so the same games give the same interval), which
+  stays within the values seen, hence within their bounds even for a few games (a t interval of
+  3 shares can reach below 0 and above 1);
 - a difference between two rule sets (`--against`): both play the same seeds, so
   each game is a pair; the paired t-test (`scipy.stats.ttest_rel`) gives the
   mean difference's 95% interval and a p-value, for win rates too (each game's
@@ -107,3 +112,52 @@ def sd_ci(xs: Sequence[float]) -> dict:
     lo = sd * math.sqrt((n - 1) / stats.chi2.ppf(1 - a, n - 1))
     hi = sd * math.sqrt((n - 1) / stats.chi2.ppf(a, n - 1))
     return {"sd": _r(sd), "low": _r(lo), "high": _r(hi), "n": n}
+
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def bootstrap_mean_ci(xs: Sequence[float]) -> dict:
+    """{"mean", "low", "high", "n"}: the percentile bootstrap interval of the mean (scipy.stats.bootstrap),
+    which lies within the smallest and largest value seen: for shares in [0, 1] and for counts (>= 0).
+    Fewer than 2 values: None bounds; all equal: the value itself."""
+    import numpy as np
+    from scipy import stats
+
+    n = len(xs)
+    if n == 0:
+        return {"mean": None, "low": None, "high": None, "n": 0}
+    a = np.asarray(xs, dtype=float)
+    m = float(a.mean())
+    if n < 2:
+        return {"mean": _r(m), "low": None, "high": None, "n": n}
+    if float(a.min()) == float(a.max()):
+        return {"mean": _r(m), "low": _r(m), "high": _r(m), "n": n}
+    res = stats.bootstrap((a,), np.mean, confidence_level=LEVEL, n_resamples=BOOTSTRAP_RESAMPLES,
+                          method="percentile", random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    lo = max(float(res.confidence_interval.low), float(a.min()))  # within the values seen, as the percentile
+    hi = min(float(res.confidence_interval.high), float(a.max()))  # interval is (guarding its rounding)
+    return {"mean": _r(m), "low": _r(lo), "high": _r(hi), "n": n}
+
+
+def count_mean_ci(xs: Sequence[float]) -> dict:
+    """The mean of counts per game (never below 0) with its bootstrap interval (`bootstrap_mean_ci`)."""
+    return bootstrap_mean_ci(xs)
+
+
+def share_mean_ci(xs: Sequence[float]) -> dict:
+    """The mean of shares (each in [0, 1]) with its bootstrap interval (`bootstrap_mean_ci`)."""
+    return bootstrap_mean_ci(xs)
+
+
+def count_ci(xs: Sequence[float]) -> tuple:
+    """(mean, low, high) of `count_mean_ci`."""
+    m = count_mean_ci(xs)
+    return m["mean"], m["low"], m["high"]
+
+
+def bounded_mean_ci(xs: Sequence[float], low: float, high: float) -> tuple:
+    """(mean, low, high) of the mean of values in [low, high] (`bootstrap_mean_ci`), the bounds held."""
+    m = bootstrap_mean_ci([min(max(x, low), high) for x in xs])
+    return m["mean"], m["low"], m["high"]

@@ -3,14 +3,20 @@
 Every event the engine records names the clause of the rule that made it (docs/engine.md).
 A worker counts each game's events by `event_key` (what happened and the clause: a scoring of
 a feature at a moment, an award, a capture, a ransom, an exchange, a figure put on an outpost,
-a catapult, an attack, a counterattack, a discard, a prisoner released at a round's end); `catalogue(rs)` lists the statements of the
+a catapult, an attack, a counterattack, a discard, a prisoner released at a round's end, a state an `on place` or
+`on complete` rule set, the card game's deal); `catalogue(rs)` lists the statements of the
 rule set that make such events, each with its clause and rule-file line, and says which key
 each event counts under.  A statement fires once per event it makes: a scoring once per
 feature scored (per clause), an `on overflow` once per attack (its points and removals are
 part of that firing), an `on put ... may put` once per figure a player chose to send.
 
-Statements that make no event of their own (placement rules, `on place`/`on complete` state
-changes, `complete` conditions) are not listed: their effect shows in the measures instead.
+Every statement that changes the state or the figures fires an event (an `on` rule that sets a
+state: its `state` event, once per time it applies; the deal: once per round), so a rule that only
+changes state is counted too, and reported when it never fired.  Statements that change neither
+(placement rules, `require`, `complete` conditions) are not listed: their effect shows in the
+measures instead.  A statement an `override` replaced is not in the rule set: the override is
+listed, once, in its place; the paired comparison (`per_game`) names a rule by its clause and what
+it does, not its line, so an override and the rule it replaces are one row.
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ def event_key(ev: dict) -> str | None:
         return f"score|{ev.get('feature', '')} {when}|{clause}"
     if kind == "award":
         return f"award|{ev.get('award', '')}|{clause}"
-    if kind in ("capture", "exchange", "ransom", "discard", "catapult", "attack", "release"):
+    if kind in ("capture", "exchange", "ransom", "discard", "catapult", "attack", "release", "deal", "state"):
         return f"{kind}||{clause}"
     if kind == "outpost":
         return f"outpost|{ev.get('slot', '')}|{clause}"
@@ -118,6 +124,9 @@ def catalogue(rs) -> Catalogue:
     if getattr(rs, "cards", None) is not None:  # the card game (rulebook 001)
         for (name, when), s in rs.cards.scores.items():
             add(s, f"score {name} {'on take' if when == 'take' else 'at end'}", "score", f"{name} {when}")
+        deal = getattr(rs.cards, "deal", None)
+        if deal is not None and getattr(deal, "span", None) is not None:
+            add(deal, "deal the cards (each round)", "deal", "")
         mis = getattr(rs.cards, "misplaced", None)
         if mis is not None and getattr(mis, "span", None) is not None:
             add(mis, "score misplaced on take", "score", "misplaced take")
@@ -154,6 +163,11 @@ def catalogue(rs) -> Catalogue:
     for on in rs.round_ons:
         figs = ", ".join(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
         add(on, f"on round end: release {figs} (a prisoner home)", "release", "")
+    for on in rs.ons:  # `on place` / `on complete` rules that set a state: a `state` event each time
+        sets = [a.name for a in on.actions if isinstance(a, A.SetAction)]
+        if sets:
+            add(on, f"on {on.event}{' of ' + on.of if on.of else ''}: set {', '.join(dict.fromkeys(sets))}",
+                "state", "")
     pm = rs.placement.get("discard")
     if pm is not None:
         add(pm, "discard", "discard", "")
@@ -191,21 +205,27 @@ def usage(cat: Catalogue, rows: list[dict]) -> list[dict]:
     for i, rule in enumerate(all_rules):
         xs = per[i]
         out.append({"clause": rule.clause, "where": rule.where, "what": rule.what, "chosen": rule.chosen,
-                    "games": stats.rate_ci(sum(1 for x in xs if x), n), "per_game": stats.mean_ci(xs),
+                    "games": stats.rate_ci(sum(1 for x in xs if x), n), "per_game": stats.count_mean_ci(xs),
                     "total": sum(xs)})
     return out
 
 
 def per_game(cat: Catalogue, rows: list[dict]) -> dict[str, list[int]]:
-    """{rule label: times it fired in each game}, for the paired comparison of `--against`."""
+    """{rule: times it fired in each game}, for the paired comparison of `--against`: a rule is named by its
+    clause and what it does (`BASE-CITY-2 score city complete`), not its rule-file line, so that a house
+    rule's override and the rule it replaces are one rule, counted once."""
     out: dict[str, list[int]] = {}
     for g, r in enumerate(rows):
         for k, v in r.get("fired", {}).items():
-            label = cat.rule_of(k).label
+            label = compared_label(cat.rule_of(k))
             out.setdefault(label, [0] * len(rows))[g] += v
     for rule in cat.rules:
-        out.setdefault(rule.label, [0] * len(rows))
+        out.setdefault(compared_label(rule), [0] * len(rows))
     return out
+
+
+def compared_label(rule: Rule) -> str:
+    return f"{rule.clause or '-'} {rule.what}"
 
 
 def never_fired(cat: Catalogue, rows: list[dict]) -> list[str]:

@@ -746,6 +746,19 @@ class TieDecl:
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class ParamDecl:
+    """`param NAME = VALUE in LOW..HIGH`: a named number with its range; every expression that reads
+    NAME reads VALUE (or the value `--set NAME=V` gives); `tessera tune` searches the range."""
+
+    name: str
+    value: int
+    low: int
+    high: int
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
 CARD_STATEMENTS = (ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, DealerDecl, FeudalDecl, TakeDecl,
                    MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl)
 
@@ -757,7 +770,7 @@ Statement = Union[
     OnPutDecl, OnTrackDecl, OnRoundDecl, InvariantDecl,
     ExampleDecl, ClauseDecl, AssumeDecl, Override, WithDecl,
     ColourDecl, CardDecl, CardsTotal, LayoutDecl, DealDecl, FacedownDecl, DealerDecl, FeudalDecl, TakeDecl,
-    MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl,
+    MisplacedDecl, TableDecl, CardScoreDecl, EndDecl, TieDecl, ParamDecl,
 ]
 
 

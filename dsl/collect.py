@@ -65,6 +65,9 @@ class Builder:
                                          tuple(d.span for d in group[1:])))
 
     def build(self) -> RuleSet:
+        from .params import collect as collect_params
+
+        collect_params(self)  # parameters first: every expression then reads a parameter's value (dsl/params.py)
         for mod in self.rs.modules:  # a module's own clauses first: any statement may cite them
             for item in mod.items:
                 if isinstance(item, A.ClauseDecl):
@@ -167,8 +170,8 @@ class Builder:
             collect(self, item, override)
             return
         match item:
-            case A.Requires() | A.Extends():
-                pass
+            case A.Requires() | A.Extends() | A.ParamDecl():
+                pass  # a parameter: collected first (build)
             case A.Total():
                 rs.totals.append((mod.name, item))
             case A.CompositionDecl():

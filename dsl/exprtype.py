@@ -39,6 +39,8 @@ def type_of(b, e: A.Expr, ctx: set[str]) -> str:
             expect(b, seat, ctx, "int")
             return "int"
         case A.Var(name=n):
+            if n in rs.params:  # a parameter kept as a name (the verifier's proof over its range): a number
+                return "int"
             if n in rs.states:
                 if rs.states[n].each:
                     b.err(e.span, f"`{n}` is kept for each player: say whose, as in `{n} of current`", "context")
@@ -47,7 +49,7 @@ def type_of(b, e: A.Expr, ctx: set[str]) -> str:
                 return "int"
             q = QUANTITIES.get(n)
             if q is None:
-                choices = [*QUANTITIES, *rs.states]
+                choices = [*QUANTITIES, *rs.states, *rs.params]
                 b.err(e.span, f"unknown name `{n}`{did_you_mean(n, choices)}", "unknown-name")
                 return "?"
             if not (q.contexts & ctx):

@@ -167,6 +167,8 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
             return _composition(s, c)
         case A.Players(low=lo, high=hi):
             return _Line(f"players {lo}..{hi}", c)
+        case A.ParamDecl(name=n, value=v, low=lo, high=hi):
+            return _Line(f"param {n} = {v} in {lo}..{hi}", c)
         case A.EdgeDecl(code=code, parts=parts, title=title):
             return _Line(f"edge {code} = " + " ".join(parts),
                          _join(format_string(title) if title is not None else None, c))

@@ -101,6 +101,7 @@ class RuleSet:
     withs: list[tuple[str, A.WithDecl]] = field(default_factory=list)  # `with` blocks that applied (module, block)
     # the card game family (rulebook 001): its statements, collected by dsl/cards.py; None for a tile game
     cards: "object | None" = None
+    params: dict[str, A.ParamDecl] = field(default_factory=dict)  # `param`s, with the value in force (dsl/params.py)
 
     @property
     def family(self) -> str:
@@ -221,6 +222,8 @@ def override_key(decl: object) -> tuple | None:
             return ("state", n)
         case A.Players():
             return ("players",)
+        case A.ParamDecl(name=n):
+            return ("param", n)
         case A.ReturnDecl(figure=f):
             return ("return", f)
         case A.StartDecl():

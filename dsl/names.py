@@ -63,6 +63,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "score_trigger_decl": ("kind", "figure"),
     "return_decl": ("figure",),
     "state_decl": ("*state",),
+    "param_decl": ("*state",),  # a parameter is named and read as a state is (hover, rename, completion)
     "on_decl": ("kind",),
     "set_action": ("state",),
     "award_decl": ("state",),

@@ -111,6 +111,11 @@ class _Build(Transformer):
         return A.Players(int(rest[0]), int(rest[1]), cites, self._span(meta))
 
     @v_args(meta=True)
+    def param_decl(self, meta, children):
+        rest, cites = self._split(children)
+        return A.ParamDecl(str(rest[0]), rest[1], rest[2], rest[3], cites, self._span(meta))
+
+    @v_args(meta=True)
     def edge_decl(self, meta, children):
         rest, cites = self._split(children)
         code = str(rest[0])

@@ -224,7 +224,13 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                                                     "its time and clauses, every note with its source "
                                                                     "line (the default with one rule set)"),
         as_json: bool = typer.Option(False, "--json", help="print the outcome as one JSON object: every rule set, "
-                                                           "every check with its verdict and findings")) -> None:
+                                                           "every check with its verdict and findings"),
+        set_: Optional[List[str]] = typer.Option(None, "--set", help="give a parameter (`param NAME = V in LO..HI`) "
+                                                                     "this value: NAME=VALUE, repeatable"),
+        param: Optional[List[str]] = typer.Option(
+            None, "--param", help="prove the invariants for every value of this parameter's range (repeatable): the "
+                                  "sub-range proved, and a game that breaks one for each other value "
+                                  "(tessera/verifier/params.py)")) -> None:
     """Verify rule sets: tile topology, tile sets and every registered check.
 
     Several rule sets: a table of checks by rule set, then each distinct
@@ -266,9 +272,19 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         fail("verify", "no rule files found", as_json)
+    from tessera.dsl.params import settings
+
+    from .engine_cmds import _sets
+
+    sets = _sets(set_, "verify")
+    if param:
+        from .tune.verifycmd import verify_range_cmd
+
+        raise typer.Exit(verify_range_cmd(targets, list(param), sets, as_json=as_json, record=record))
     loaded = []
     for specs in targets:
-        rs, diags, ws = load_rule_set(specs)
+        with settings(sets):  # `--set NAME=VALUE`
+            rs, diags, ws = load_rule_set(specs)
         usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
         if usage:  # an unknown module or a missing file on the command line
             fail("verify", "; ".join(f"{' + '.join(specs) + ': ' if specs else ''}{d.message}" for d in usage), as_json)
@@ -276,11 +292,9 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     if engine and (names is None or "engine-features" in names):  # --players is the tile engine check's
         wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.cards is None
                  and not rs.player_range()[0] <= players <= rs.player_range()[1]]
-        for rs, (lo, hi) in wrong:  # as `simulate` says it, before any work
-            err.print(printable(f"tessera verify: {'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"),
-                      markup=False)
-        if wrong:
-            raise typer.Exit(2)
+        if wrong:  # as `simulate` says it, before any work
+            fail("verify", "; ".join(f"{'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"
+                                     for rs, (lo, hi) in wrong), as_json)
     if engine:
         from tessera.verifier.checks import load_checks as _load
 
@@ -523,6 +537,7 @@ def lsp() -> None:
 
 from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
+from .tune import command as _tune  # noqa: E402,F401  (registers tune, issue 40)
 from .app import escape_help  # noqa: E402
 
 escape_help(app)

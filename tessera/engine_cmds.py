@@ -24,10 +24,26 @@ def _split(specs: List[str]) -> list[str]:
     return out_
 
 
-def _load(specs: list[str], command: str = ""):
-    from tessera.dsl.loader import load_rule_set
+SET_HELP = "give a parameter (`param NAME = V in LO..HI`) this value: NAME=VALUE, repeatable"
 
-    rs, diags, ws = load_rule_set(specs)
+
+def _sets(sets: Optional[List[str]], command: str) -> dict:
+    """`--set NAME=VALUE ...` as {name: value} (a malformed one: a usage error, exit 2)."""
+    from tessera.dsl.params import SetError, parse_sets
+
+    try:
+        return parse_sets(sets)
+    except SetError as exc:
+        err.print(printable(f"tessera {command}: {exc}"), markup=False)
+        raise typer.Exit(2)
+
+
+def _load(specs: list[str], command: str = "", sets: dict | None = None):
+    from tessera.dsl.loader import load_rule_set
+    from tessera.dsl.params import settings
+
+    with settings(sets):  # `--set NAME=VALUE`: checked against the parameters the rules declare
+        rs, diags, ws = load_rule_set(specs)
     usage = [d for d in diags if d.severity == "error" and d.span.line == 0]
     if usage:  # an unknown module or a missing file named on the command line
         for d in usage:
@@ -50,6 +66,7 @@ def compile_cmd(
     rules: List[str] = typer.Argument(..., help=RULES_HELP),
     output: Path = typer.Option(..., "-o", "--output", help="folder to write the engine package into"),
     package: str = typer.Option("engine", "--package", help="name of the Python package to write"),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
 ) -> None:
     """Compile rule modules into an importable engine package (standard library only)."""
     import keyword
@@ -62,7 +79,7 @@ def compile_cmd(
         err.print(f"tessera compile: --package {printable(repr(package), 80)} is not a Python package name "
                   f"(letters, digits and _, not a keyword, at most 64 characters)", markup=False)
         raise typer.Exit(2)
-    rs = _load(_split(rules), "compile")
+    rs = _load(_split(rules), "compile", _sets(set_, "compile"))
     try:
         pkg = compile_to_dir(rs, output, package)
     except CompileTargetError as exc:
@@ -168,14 +185,15 @@ def replay(
     out.print(P("winners: " + ", ".join(ans["winners"])))
 
 
-def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path]) -> dict:
+def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str], record: Optional[Path],
+                     sets: dict | None = None) -> dict:
     """Load and compile one rule set for `simulate`: what a worker needs to play its games, and the engine
     to play them in this process."""
     import tessera.compiler.build
     from tessera.compiler.codegen import CompileError
     from tessera.dsl.diagnostics import Diagnostic, SourceCache
 
-    rs = _load(specs, "simulate")
+    rs = _load(specs, "simulate", sets)
     lo, hi = rs.player_range()
     if not lo <= players <= hi:
         err.print(printable(f"tessera simulate: {'+'.join(specs)} is for {lo} to {hi} players, not {players}"), markup=False)
@@ -284,6 +302,8 @@ def simulate(
                                                              "source, win rates and balance (both rule sets with --against, "
                                                              "significant differences starred) as an SVG chart (a PNG if "
                                                              "FILE ends in .png)"),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP + " (the --rules only: --against keeps "
+                                                                            "the values its files give)"),
 ) -> None:
     """Play games and summarise with 95% confidence intervals: scores, wins and ties by seat, points by feature, length.
 
@@ -312,7 +332,7 @@ def simulate(
         fail("simulate", f"--agents: {exc}", as_json)
     specs = _split(rules)
     with json_errors("simulate", as_json):  # the rules' diagnostics too, as JSON with --json
-        loaded = [_simulation_task(specs, players, seed, seat_agents, record)]
+        loaded = [_simulation_task(specs, players, seed, seat_agents, record, _sets(set_, "simulate"))]
         if against:
             loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     if against:
@@ -465,7 +485,8 @@ def _print_summary(summ, seconds: float, verbose: bool = False) -> None:
     for src, v in sources.items():
         k.add_row(src, _ci(v))
     out.print(k)
-    out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; discards: {_ci(d['discards'])}; "
+    discards = f"discards: {_ci(d['discards'])}; " if summ.discards_apply else ""  # a card game discards nothing
+    out.print(f"game length: {_ci(d['turns'], '{:.1f}')} turns; {discards}"
               f"highest score: {d['max_score']}", markup=False)
     if summ.mean_captures or summ.mean_ransoms:  # the Tower
         out.print(f"mean captures per game: {summ.mean_captures:.2f}; mean ransoms per game: {summ.mean_ransoms:.2f}",

@@ -181,6 +181,7 @@ SNIPPETS = {
     "long figure": "module m figure f 1 per player on a, b, c, d, e, f, g, h, i, j, k when figures == 0 and open == 0 "
                    "[BASE-COMP-2, BASE-FOLLOW-1, BASE-FOLLOW-2]",
     "keywords as names": "module m score c complete = a or if\nscore c end = 1 - not",
+    "params": "module m\nparam city_tile = 2 in 1..4 [BASE-CITY-2]\noverride param bonus = -1 in -3..3\n",
     "siege and refcard": """module s
 requires base
 tile siege.fortress x2 cells 3x2 [SIEGE-COMP-1, SIEGE-PLACE-1] {
@@ -265,7 +266,7 @@ def test_snippets_cover_every_statement_kind() -> None:
                           A.RecallDecl, A.StateDecl, A.Players, A.ReturnDecl, A.StartDecl, A.DeckDecl,
                           A.CaptureDecl, A.RansomDecl, A.PermitDecl, A.TrackDecl, A.OnPutDecl, A.OnTrackDecl,
                           A.OnRoundDecl, A.CardDecl, A.LayoutDecl, A.DealDecl, A.FacedownDecl, A.DealerDecl, A.FeudalDecl, A.TakeDecl,
-                          A.MisplacedDecl, A.TableDecl, A.CardScoreDecl, A.EndDecl, A.TieDecl}
+                          A.MisplacedDecl, A.TableDecl, A.CardScoreDecl, A.EndDecl, A.TieDecl, A.ParamDecl}
 
 
 def test_everything_layout() -> None:

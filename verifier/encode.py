@@ -99,6 +99,11 @@ class Env:
             else:
                 self._add(self.domain.quantity(n, v, self.kind, self.name), False)
             return v
+        from .params import param_symbol  # a parameter kept a name: proved over its range (verifier/params.py)
+
+        p = param_symbol(n, self)
+        if p is not None:
+            return p
         raise EncodeError(f"unknown name `{n}`")
 
     def call(self, fn: str, args: tuple[A.Expr, ...]) -> z3.ExprRef:

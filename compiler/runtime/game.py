@@ -226,6 +226,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         touched = self._place(o, cell)
         for name_i, val in state_sets:
             self.st[name_i] = val
+        if state_sets:  # an `on place` rule changed a state: its event, as `on complete`'s (rule usage)
+            self._state_events(state_sets)
         if self.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
             self._score_joins(touched)
         put = None  # the figure this turn put: (figure, segment), for `score ... put`
@@ -250,6 +252,15 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self.pending = (p, cell, touched)
         self._put_after = put
         self._end_turn()
+
+    def _state_events(self, state_sets):
+        """One `state` event per `on place` rule's clause, with the values it set."""
+        R = self.R
+        by: dict = {}
+        for si, val in state_sets:
+            by.setdefault(R.ON_PLACE_CLAUSE.get(si, ""), {})[R.STATES[si][0]] = val
+        for clause, sets in by.items():
+            self.events.append({"turn": self.turn, "kind": "state", "set": sets, "clause": clause})
 
     def _end_turn(self):
         """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
