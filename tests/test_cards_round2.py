@@ -319,3 +319,24 @@ def test_an_unknown_dealer_mode_is_a_diagnostic():
     diags, _ = check_text("module m\nrequires card\ndealer lastfeudal\n", "m.tess")
     [d] = [d for d in diags if d.severity == "error"]
     assert d.code == "unknown-name" and "`dealer lastfeudal`" in d.message and "last_feudal" in d.message
+
+
+def test_house_rule_the_first_to_claim_deals_next(tmp_path):
+    """`dealer first_feudal`: the dealer of every round after the first is the first claimer of the
+    round before (so that player begins last)."""
+    (tmp_path / "h.tess").write_text("module h\nrequires card\ndealer first_feudal\n", encoding="utf-8")
+    from tessera.dsl.loader import load_rule_set
+
+    rs, diags, _ = load_rule_set([str(tmp_path / "h.tess")])
+    assert rs is not None, [d.message for d in diags]
+    eng = load_engine(rs)
+    g = eng.new_game(3, 4)
+    rng = __import__("random").Random(4)
+    first = {}
+    while not g.ended:
+        a = rng.choice(g.legal_actions())
+        if a[0] == "claim":
+            first.setdefault(g.round, g.names[g.current])
+        g.apply_action(a)
+    dealers = [e["dealer"] for e in g.events if e["kind"] == "deal"]
+    assert len(dealers) == 8 and dealers[1:] == [first[r] for r in range(1, 8)]
