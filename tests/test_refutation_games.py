@@ -109,6 +109,7 @@ def test_a_card_scoring_that_can_be_negative_is_refuted_with_a_card_record(tmp_p
         assert f"{m.group(1)} {m.group(3)}" in rep.stdout.split("below 0:", 1)[1]
 
 
+@pytest.mark.slow
 def test_a_sound_card_scoring_is_never_refuted():
     """The bundled card game's scorings are never negative: proved, no witness asked for."""
     from tessera.dsl.loader import require_rule_set
