@@ -68,7 +68,7 @@ def load_rule_set(specs: list[str], search: list[str] | None = None,
 
 def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
     """Check every module in the files and folders given, each with its requirements."""
-    ws = Workspace()
+    ws = Workspace(recover=True)
     files, missing = expand_paths(paths)
     diags: list[Diagnostic] = []
     for m in missing:
@@ -97,7 +97,7 @@ def check_paths(paths: list[str]) -> tuple[list[Diagnostic], Workspace]:
                 b = Builder(more, ws.sources)
                 b.build()
                 diags.extend(b.diags)
-    diags = ws.diagnostics + diags
+    diags = ws.quiet(ws.diagnostics + diags)
     return _dedupe(diags), ws
 
 
@@ -126,7 +126,7 @@ def stated_assumptions(ws: Workspace) -> list[str]:
 def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:
     """Check one rule file's text as `check_paths([name])` checks the file (an editor's
     unsaved buffer): its module with its requirements, found beside it or bundled."""
-    ws = Workspace(search=[Path(name).parent])
+    ws = Workspace(search=[Path(name).parent], recover=True)
     diags: list[Diagnostic] = []
     mod = ws.add_text(text, name)
     if mod is not None:
@@ -135,7 +135,7 @@ def check_text(text: str, name: str) -> tuple[list[Diagnostic], Workspace]:
             b = Builder(order, ws.sources)
             b.build()
             diags.extend(b.diags)
-    return _dedupe(ws.diagnostics + diags), ws
+    return _dedupe(ws.quiet(ws.diagnostics + diags)), ws
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

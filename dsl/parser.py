@@ -6,6 +6,7 @@ here, `parse` runs them and bounds how deep an expression may nest.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import fields, is_dataclass
 
 from lark import Token, Tree
@@ -22,9 +23,16 @@ __all__ = ["GRAMMAR", "MAX_DEPTH", "MAX_LEVELS", "ParseFailure", "TABLES", "_EXA
 
 
 class ParseFailure(Exception):
-    def __init__(self, diagnostics: list[Diagnostic]):
+    """Syntax errors (`diagnostics`, all of them); `partial`: the module of the rest of the file with
+    the statements that hold them set aside, when that rest parses (None otherwise), and `set_aside`:
+    the names written in those statements (an error about one of them follows from the syntax error)."""
+
+    def __init__(self, diagnostics: list[Diagnostic], partial: "A.Module | None" = None,
+                 set_aside: frozenset[str] = frozenset()):
         super().__init__("; ".join(d.message for d in diagnostics))
         self.diagnostics = diagnostics
+        self.partial = partial
+        self.set_aside = set_aside
 
 
 # Deeper expressions would overflow Python's stack in the tree walks that follow
@@ -101,13 +109,16 @@ def _error_line(text: str, err: UnexpectedInput) -> int:
     return max(int(line or 1), 1)
 
 
-def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> list[Diagnostic]:
+def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> tuple[list[Diagnostic], str | None, frozenset[str]]:
     """Every syntax error of the file, one per mistake: after an error, the top-level statement that
     holds it (from the line that starts it to the next line that starts one; for a block left open,
     up to the statement that follows it) is set aside, blanked to keep lines and columns, and the
     rest is parsed again."""
     diags = [_syntax_diag(file, text, err)]
     lines = text.split("\n")
+    original = list(lines)
+    aside: set[int] = set()
+    header_lost = clean = False
     done = 0  # lines before this index are set aside or parsed
     while len(diags) < MAX_SYNTAX_ERRORS:
         at = _error_line(text, err) - 1
@@ -134,20 +145,30 @@ def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> list[Diagnosti
         header = not any(statement_line(ln) for ln in lines[:first])
         for i in range(first, end):
             lines[i] = " " * len(lines[i])
+            aside.add(i)
         if header:  # the file's first statement (its `module NAME` line): a stand-in, so the rest is read as a module
             lines[first] = "module _"
+            header_lost = True
         done = end
-        if done >= len(lines) or not any(ln.strip() for ln in lines[done:]):
-            break
         try:
             _parser().parse("\n".join(lines))
+            clean = True
             break
         except UnexpectedInput as more:
             text, err = "\n".join(lines), more
             if _error_line(text, err) - 1 < done:
                 break
             diags.append(_syntax_diag(file, text, err))
-    return diags
+    words = frozenset(w for i in aside for w in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", original[i])
+                      if w not in keywords())
+    return diags, ("\n".join(lines) if clean and not header_lost else None), words
+
+
+def _is_bundled_module(word: str) -> bool:
+    from .model import BUNDLED_RULES
+
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", word) is not None and (
+        (BUNDLED_RULES / f"{word}.tess").is_file() or (BUNDLED_RULES / "variants" / f"{word}.tess").is_file())
 
 
 def parse(text: str, file: str = "<input>") -> A.Module:
@@ -155,7 +176,17 @@ def parse(text: str, file: str = "<input>") -> A.Module:
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
-        raise ParseFailure(_syntax_errors(file, text, err)) from None
+        diags, rest, words = _syntax_errors(file, text, err)
+        partial = None
+        if rest is not None:  # the rest of the file, read as if the statements at fault were not there
+            try:
+                partial = parse(rest, file)
+            except ParseFailure:
+                partial = None
+            if partial is not None and not any(isinstance(i, (A.Requires, A.Extends)) for i in partial.items) \
+                    and any(_is_bundled_module(w) for w in words):
+                partial = None  # the statement set aside named the module it builds on: without it, all is unknown
+        raise ParseFailure(diags, partial, words) from None
     except RecursionError:  # not expected (the LALR parser is iterative), but never a traceback
         raise _too_deep(file, 1, 1) from None
     _check_tree_depth(file, tree)

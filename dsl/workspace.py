@@ -65,6 +65,24 @@ class Workspace:
     # a record's folder (resolved): every rule file read, but the bundled ones, must lie in it or below,
     # symlinks followed, so a record cannot make a command read /etc/passwd through `rules.tess -> /etc/passwd`
     confine: Path | None = None
+    # check only (`check_paths`, `check_text`): a file with a syntax error still gives the module of the rest of
+    # it (ParseFailure.partial), checked too; every other user of a workspace gets None for such a file
+    recover: bool = False
+    # file -> the names written in the statements a syntax error set aside (ParseFailure.set_aside)
+    set_aside: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def quiet(self, diags: list[Diagnostic]) -> list[Diagnostic]:
+        """`diags` less those that only follow from a syntax error: in a file with statements set aside,
+        an error (not a syntax error) that names, in backticks, a name one of those statements wrote."""
+        if not self.set_aside:
+            return diags
+        out = []
+        for d in diags:
+            words = self.set_aside.get(d.span.file)
+            if words and d.code != "syntax" and any(w in words for w in re.findall(r"`([^`]+)`", d.message)):
+                continue
+            out.append(d)
+        return out
 
     def add_file(self, path: Path) -> A.Module | None:
         name = str(path)
@@ -93,7 +111,12 @@ class Workspace:
             module = parse(text, name)
         except ParseFailure as fail:
             self.diagnostics.extend(fail.diagnostics)
-            return None
+            if fail.partial is None or not self.recover:
+                return None
+            # the rest of the file is checked as if the statements at fault were not there (one diagnostic
+            # per mistake: an error about a name they wrote follows from the syntax error; `quiet` drops it)
+            module = fail.partial
+            self.set_aside[name] = fail.set_aside
         self.diagnostics.extend(limits.check_module(module))  # numbers, counts, names: bounded (dsl/limits.py)
         other = self.modules.get(module.name)
         if other is not None and other.file != name:

@@ -61,6 +61,20 @@ def test_a_swapped_pair_of_letters_suggests_the_keyword_it_spells():
     assert [d.message for d in diags] == ["unexpected `tiel`; did you mean `tile`?"]  # not `tie`, closer by ratio
 
 
+def test_after_a_syntax_error_the_rest_is_checked_as_if_the_statement_were_not_there(tmp_path):
+    # the misspelt keyword sets aside `state bonus = 0`; a later misspelt kind is still found, and the
+    # use of `bonus` (declared by the statement set aside) is not a second error for the same mistake
+    text = _clean_original().replace("state bonus = 0", "staet bonus = 0").replace(
+        "override score city complete = 3 * tiles", "override score ctiy complete = 3 * tiles + bonus")
+    path = tmp_path / "house.tess"
+    path.write_text(text, encoding="utf-8")
+    diags, _ = check_paths([str(path)])
+    assert [(d.span.line, d.code) for d in diags] == [(4, "syntax"), (11, "unknown-name")]
+    assert "`ctiy`; did you mean `city`?" in diags[1].message
+    a = Analysis(text, str(path))  # the editor too
+    assert [(d.span.line, d.code) for d in a.diagnostics] == [(4, "syntax"), (11, "unknown-name")]
+
+
 def test_an_unclosed_brace_is_named_where_it_opens():
     path = FIXTURE / "15_unclosed_tile_block.tess"
     diags, _ = check_paths([str(path)])
