@@ -177,7 +177,7 @@ def answer_of(g) -> dict:
             events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
                            "points": ev["points"], "clause": ev["clause"]})
         elif ev["kind"] in ("capture", "exchange", "ransom", "outpost", "catapult", "attack", "counterattack", "remove",
-                            "release", "discard"):
+                            "release"):
             events.append(dict(ev))
     out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
@@ -185,6 +185,11 @@ def answer_of(g) -> dict:
         "supply": g.supply_by_name(),
         "winners": g.winners(),
     }
+    # a tile that fits nowhere (BASE-PLACE-3): its own key, so the events stay the scorings and the expansions'
+    # moves that conventions.md lists (a blocked river is a witness of `tessera verify`)
+    discards = [dict(ev) for ev in g.events if ev["kind"] == "discard"]
+    if discards:
+        out["discards"] = discards
     if g.R.CAPTURES:
         out["prisoners"] = g.prisoners_by_name()
     if g.R.TRACKS:

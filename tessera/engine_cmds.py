@@ -172,10 +172,9 @@ def replay(
         t.add_row(str(ev["turn"]), P(what), P(ev.get("when", "")), str(ev.get("tiles", "")),
                   P(", ".join(f"{k} {v}" for k, v in pts.items())), P(ev.get("clause", "")))
     out.print(t, markup=False)
-    for ev in ans["events"]:  # a tile that fits nowhere (a river blocked: a witness of `tessera verify`)
-        if ev["kind"] == "discard":
-            out.print(P(f"discarded: turn {ev['turn']}: {ev.get('player', '')} draws {ev.get('tile', '')}, which fits "
-                        f"nowhere [{ev.get('clause', '')}]"))
+    for ev in ans.get("discards", ()):  # a tile that fits nowhere (a river blocked: a witness of `tessera verify`)
+        out.print(P(f"discarded: turn {ev['turn']}: {ev.get('player', '')} draws {ev.get('tile', '')}, which fits "
+                    f"nowhere [{ev.get('clause', '')}]"))
     if low:
         out.print(P("below 0: " + ", ".join(dict.fromkeys(low))))
     if isinstance(ans.get("rounds"), int) and isinstance(ans.get("locations"), dict):  # a card game's deal
