@@ -560,10 +560,9 @@ def main() -> None:
     except SystemExit as exc:
         if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers
             err.print("interrupted", markup=False)
-        from click.utils import PacifyFlushWrapper
-
-        # a closed pipe that click (exit 1, silent) or rich (Console.on_broken_pipe: exit 1) met: as main.py does
-        if isinstance(sys.stdout, PacifyFlushWrapper) or _ctrl_c(exc, BrokenPipeError):
+        # a closed pipe that click (exit 1, silent; typer 0.29 carries its own click) or rich
+        # (Console.on_broken_pipe: exit 1) met: as main.py does
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper" or _ctrl_c(exc, BrokenPipeError):
             from .main import pipe_closed
 
             pipe_closed()

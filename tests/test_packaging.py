@@ -143,7 +143,7 @@ def test_a_built_wheel_installs_beside_another_numpy_and_plays(tmp_path):
     constraints.write_text("".join(line for line in (REPO / "constraints.txt").read_text(encoding="utf-8")
                                    .splitlines(keepends=True) if not line.startswith("numpy==")), encoding="utf-8")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
     bindir = venv / "bin"
     pip = [str(bindir / "python"), "-m", "pip"]
     res = subprocess.run([*pip, "install", "-q", "--no-compile", "-c", str(constraints), f"numpy=={OTHER_NUMPY}", str(src)],
@@ -221,7 +221,7 @@ def test_installed_beside_a_researchers_stack_changes_none_of_it(tmp_path):
     job (fewer games) from a folder that is not the checkout."""
     src = _copy_sources(tmp_path)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
     py = str(venv / "bin" / "python")
     pip = [py, "-m", "pip"]
     res = subprocess.run([*pip, "install", "-q", *(f"{k}=={v}" for k, v in STACK.items())],
