@@ -202,8 +202,8 @@ def verify(rules: Optional[List[str]] = typer.Argument(
                                           "work, so results never depend on the machine's load; raise it when a "
                                           "check is inconclusive"),
         budget: Optional[int] = typer.Option(
-            None, "--budget", min=1, help="the budget of work per rule set (default 400000000, about half a minute "
-                                          "of CPU): z3's own work count over all its queries, plus 5000 per move "
+            None, "--budget", min=1, help="the budget of work per rule set (default 250000000, about 50 s of CPU): "
+                                          "z3's own work count over all its queries, plus 2500 per move "
                                           "of the witness games and the engine check; once spent, the checks left "
                                           "are inconclusive (budget spent), never passed"),
         timeout: Optional[float] = typer.Option(

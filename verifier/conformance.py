@@ -479,7 +479,7 @@ def model_for(rs: RuleSet, players: int) -> Model:
     """One prepared model per rule set, number of players and process (the engine check's workers each
     build their own)."""
     key = (id(rs), players)
-    if key not in _MODELS:
+    if key not in _MODELS or _MODELS[key].rs is not rs:  # an id can be reused once a rule set is freed
         _MODELS.clear()
         _MODELS[key] = Model(rs, players)
     return _MODELS[key]

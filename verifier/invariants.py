@@ -1320,7 +1320,8 @@ def diagnostics(rs: RuleSet, checks: list[InvariantCheck], seconds: float, searc
                                               "UNKNOWN" if any(_voided(c) for c in cs) else
                                               "NOT PROVED" if any(c.result.refuted for c in cs) else "INCONCLUSIVE")
         lines.append(f"{tag:<12} {iid} [{', '.join(inv.clauses)}]: {ok} of {len(cs)} rules")
-    lemmas = LEMMAS_USED.get(id(rs)) or []
+    hit = LEMMAS_USED.get(id(rs))
+    lemmas = hit[1] if hit is not None and hit[0] is rs else []
     if lemmas:
         lines.append("proved with lemmas the verifier found (inductive together with the invariants): " +
                      "; ".join(lemmas))
@@ -1478,7 +1479,8 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     t0 = time.perf_counter()
     # a broken step: lemmas found, and checked again (its smallest counterexample worked out only if still broken)
     checks, lemmas = strengthen(rs, check_invariants(rs, minimize=False))
-    LEMMAS_USED[id(rs)] = lemmas
+    LEMMAS_USED.clear()
+    LEMMAS_USED[id(rs)] = (rs, lemmas)
     searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
     if engine_check.ENGINE_GAMES <= 0 and _house(rs):
         # --no-engine: the engine check will not hold the model to the engine, so a few games do it here

@@ -52,17 +52,8 @@ def set_limits(rlimit: int | None = None, timeout: float | None = None, budget: 
 
 
 def start_budget() -> None:
-    """A rule set's checks begin: its budget is whole again (the work before it is not charged)."""
-    global _count, _allocs
+    """A rule set's checks begin: its budget is whole again."""
     _budget.start()
-    try:
-        s = z3.Solver()
-        s.check()
-        st = s.statistics()
-        _count = max(_count, int(st.get_key_value("rlimit count")))
-        _allocs = max(_allocs, int(st.get_key_value("num allocs")))
-    except (z3.Z3Exception, ValueError, TypeError):
-        pass
 
 
 def spent() -> int:
@@ -88,31 +79,44 @@ def _check(obj) -> z3.CheckSatResult:
     return r
 
 
-ALLOC_UNITS = 50  # z3 memory allocations per budget unit (see count_work)
-_allocs = 0  # z3's allocation count as last read (process-wide, it only grows)
+NONLINEAR_WEIGHT = 8  # budget units per unit of z3's resource count on a nonlinear query (see count_work)
+_weight = 1  # the weight of the queries being made now (heavy())
+
+
+class heavy:
+    """`with heavy(terms):` the queries inside are charged NONLINEAR_WEIGHT times their resource count when
+    the terms are nonlinear: z3's resource count undercounts nonlinear arithmetic (nlsat) about eight
+    times against the CPU it takes, which let 40 nonlinear worked examples run 428 s under a 200 M budget."""
+
+    def __init__(self, terms=(), force: bool = False):
+        self.on = force or nonlinear(list(terms))
+
+    def __enter__(self):
+        global _weight
+        self.prev = _weight
+        if self.on:
+            _weight = NONLINEAR_WEIGHT
+        return self
+
+    def __exit__(self, *exc):
+        global _weight
+        _weight = self.prev
+        return False
 
 
 def count_work(obj) -> None:
     """Charge the rule set's budget for the z3 work done since the last reading (the conformance
-    check's queries too, made outside `_check`).  The charge is the larger of z3's resource count and
-    its allocation count / ALLOC_UNITS: both are counts (the same on an idle and a loaded machine), and
-    the resource count alone undercounts nonlinear arithmetic (nlsat) several times over against the
-    CPU it takes, which let 40 nonlinear worked examples run 428 s under a 200 M budget."""
-    global _count, _allocs
+    check's queries too, made outside `_check`): z3's resource count, a count of its own work (the
+    same on an idle and a loaded machine, and whatever the process did before), times the weight of
+    the query (heavy: a nonlinear one)."""
+    global _count
     try:
-        st = obj.statistics()
-        now = int(st.get_key_value("rlimit count"))
+        now = int(obj.statistics().get_key_value("rlimit count"))
     except (z3.Z3Exception, ValueError, TypeError):
         return  # no work counted (a trivial query)
-    try:
-        allocs = int(st.get_key_value("num allocs"))
-    except (z3.Z3Exception, ValueError, TypeError):
-        allocs = _allocs
-    units = max(now - _count, (allocs - _allocs) // ALLOC_UNITS, 0)
-    _count = max(_count, now)
-    _allocs = max(_allocs, allocs)
-    if units:
-        _budget.current().spend(units)
+    if now > _count:
+        _budget.current().spend((now - _count) * _weight)
+        _count = now
 
 
 def why_unknown(raw: str) -> str:
@@ -359,6 +363,11 @@ def _minimize_lex(constraints: Sequence[z3.BoolRef], objectives: Sequence[z3.Ari
     """A model of the constraints minimizing each objective in turn (every objective >= 0), by
     binary search with the plain solver, each query within the limits: what z3's optimizer does,
     for the nonlinear problems it would not bound.  None if a query gives up."""
+    with heavy(force=True):
+        return _minimize_lex_(constraints, objectives)
+
+
+def _minimize_lex_(constraints, objectives):
     global _last_unknown
     s = _solver()
     for c in constraints:
@@ -435,7 +444,8 @@ def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
     s = _solver()
     for c in constraints:
         s.add(c)
-    r = _check(s)
+    with heavy(constraints):
+        r = _check(s)
     if r == z3.sat:
         model = s.model()
         if minimize:
@@ -482,8 +492,10 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     s.add(dist == best)
     sols: list[dict[str, int | bool]] = []
     keys = [t for t, _ in given.values()]
+    w = heavy(constraints)
     while len(sols) < limit:
-        r = _check(s)
+        with w:
+            r = _check(s)
         if r == z3.unknown:  # a shorter list would depend on the limits: say so instead
             return "unknown", None, []
         if r == z3.unsat:
