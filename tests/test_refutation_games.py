@@ -236,3 +236,38 @@ def test_a_deal_table_that_misses_the_deck_is_refuted_with_a_game_of_more_rounds
     assert "note: example `deal_2_players`: changed: this house rule's deal gives 2 players 108 cards" in out
     rep = run("replay", str(replay_line(out)), cwd=tmp_path)
     assert rep.returncode == 0 and "rounds: 10; cards left in the deck: 0" in rep.stdout, rep.stdout + rep.stderr
+
+
+@pytest.mark.slow
+def test_the_tie_rule_is_seen_in_one_features_scoring():
+    """BASE-SCORE-1 (tied leaders each score in full, the same): a house rule lets the abbot stand on a
+    road and pays it 2 per tile (tests/records/witness/abbot_on_roads.tess, the `designer` helper's
+    trial).  In its game (seed 13, found by that helper's own search) one road of 4 tiles completes with
+    p0's abbot and p1's follower, tied: p0 scores 8, p1 4.  The tie-rule monitor watches each feature's
+    scoring (the engine's `_award`) and sees it at that move, and at no move before."""
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import play_turn
+    from tessera.dsl.loader import require_rule_set
+
+    here = ROOT / "tests" / "records" / "witness"
+    doc = json.loads((here / "abbot_on_roads.json").read_text(encoding="utf-8"))
+    rs = require_rule_set([str(here / "abbot_on_roads.tess")])
+    g = load_engine(rs).new_game(len(doc["players"]), doc.get("seed", 0))
+    mon = W.Monitor(rs, SimpleNamespace(id="tie-rule", kind="feature"), "score road complete")
+    assert mon.usable
+    seen = []
+    apply = g.apply_action
+
+    def watched(a):
+        seen.append((len(seen), mon.tie_of(g, a)))
+        apply(a)
+    g.apply_action = watched
+    for i, t in enumerate(doc["turns"]):
+        before = len(seen)
+        play_turn(g, g.R, t, i)
+        hits = [s for _, s in seen[before:] if s]
+        if i < 42:
+            assert not hits, (i, hits)
+        else:
+            assert hits == ["one road of 4 tiles scores its tied owners differently at turn 42: "
+                            "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]

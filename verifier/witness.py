@@ -125,6 +125,9 @@ class Monitor:
         elif inv.id.startswith("award-seat-") and inv.id[11:] in rs.states:
             self.kind = "award"
             self.state = list(rs.states).index(inv.id[11:])
+        elif inv.id == "tie-rule" and rule.startswith("score ") and len(rule.split()) >= 3:
+            self.kind = "tie"  # one scoring of one feature whose owners (tied, each scoring) get different points
+            self.feature, self.when = rule.split()[1], rule.split()[2]
         elif inv.id == "returned-when-scored" and rule.startswith("score ") and rule.endswith(" complete"):
             self.kind = "returned"  # a figure left on a completed feature of the rule's kind
             self.feature = rule.split()[1]
@@ -181,8 +184,33 @@ class Monitor:
                     return f"{who}'s score goes {before} -> {run[who]} at turn {ev['turn']} ({_event_name(ev)})"
         return None
 
+    def tie_of(self, before, a) -> str | None:
+        """Play move `a` on a copy of `before` and watch each feature's scoring (the engine's `_award`: one
+        feature, its owners, one event per rule): tied owners of one feature who get different points."""
+        c = before.clone()
+        calls: list = []
+        orig = c._award
+
+        def watched(r, kind, when, rule):
+            n0 = len(c.events)
+            orig(r, kind, when, rule)
+            calls.append(c.events[n0:])
+        c._award = watched
+        type(c).apply_action(c, a)  # the engine's own move (a copy keeps no hook its game may carry)
+        for evs in calls:
+            evs = [e for e in evs if e.get("kind") == "score" and e.get("feature") == self.feature
+                   and e.get("when") == self.when]
+            pts = {who: n for e in evs for who, n in e.get("points", {}).items()}
+            if len(pts) >= 2 and len(set(pts.values())) > 1:
+                shown = "; ".join(f"{who} {n} ({e.get('clause')})" for e in evs for who, n in e.get("points", {}).items())
+                return (f"one {self.feature} of {evs[0].get('tiles')} tiles scores its tied owners differently at turn "
+                        f"{evs[0].get('turn')}: {shown}")
+        return None
+
     def check(self, g) -> str | None:
         """Whether game g, as it stands now, breaks the invariant (a description), or None."""
+        if self.kind == "tie":
+            return None  # seen move by move (tie_of), with the game before the move
         if self.kind == "scores":
             return self.scan_scores(g)
         if self.kind == "figures":
@@ -261,7 +289,7 @@ def _focus(rs: RuleSet, check) -> tuple[set, set, set]:
                m.group(3)) if m else None
     if outcome is not None:
         figs = {outcome[0]} | ({outcome[2]} if outcome[2] else set())
-    return figs, kinds, acts, outcome
+    return figs, kinds, acts, outcome, check.invariant.id == "tie-rule"
 
 
 class Policy:
@@ -278,6 +306,7 @@ class Policy:
         self.lean = "lean" in name
         self.abstain = "abstain" in name
         self.capture = focus[3] if len(focus) > 3 else None  # (figure, outcome, back) of a capture step
+        self.tie = len(focus) > 4 and focus[4]  # the tie-rule: figures of several players on one feature
 
     def _capture_fits(self, g, a) -> bool:
         fig, to, back = self.capture
@@ -306,12 +335,15 @@ class Policy:
         if fig is None or fig.KIND in ("recall", "at"):
             return False
         gi = fig.figure
-        if gi in self.figs:
-            return True
-        if self.kinds and not self.figs:
+        on_kind = None
+        if self.kinds:
             o = g.orientation(a.rotation)
             fi = fig.feature
-            return 0 <= fi < len(o.kinds) and o.kinds[fi] in self.kinds
+            on_kind = 0 <= fi < len(o.kinds) and o.kinds[fi] in self.kinds
+        if gi in self.figs and on_kind is not False:
+            return True
+        if self.kinds and (not self.figs or self.tie):  # a tie: any figure on the kind (the others share it)
+            return bool(on_kind)
         if "outpost" in self.acts:  # a figure put makes an outpost put possible
             return True
         return False
@@ -399,7 +431,13 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 break
             a = pol.choose(g, acts)
             rec(g, a)
+            if mon.kind == "tie" and found is None:
+                found = mon.tie_of(g, a)
             g.apply_action(a)
+            if found is not None and mon.kind == "tie":
+                if g.pending is not None or getattr(g, "sdec", None) is not None:
+                    continue
+                break
             if a.KIND != "ransom" and pending_ransom:
                 pending_ransom = False
             if g.pending is not None or getattr(g, "sdec", None) is not None:
