@@ -99,6 +99,9 @@ def _check_expr_depth(file: str, module: A.Module) -> None:
 
 
 MAX_SYNTAX_ERRORS = 50  # a file's syntax errors reported at once (each after the statement of the last is set aside)
+RECOVERY_BUDGET = 256 << 10  # characters parsed again after syntax errors, in all: a rule file of a few KiB is
+# parsed again up to MAX_SYNTAX_ERRORS times; a file of over 256 KiB gives its first error only, as before (a
+# hostile 1 MiB file takes seconds to parse once, and must not take minutes)
 
 
 def _error_line(text: str, err: UnexpectedInput) -> int:
@@ -120,7 +123,9 @@ def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> tuple[list[Dia
     aside: set[int] = set()
     header_lost = clean = False
     done = 0  # lines before this index are set aside or parsed
-    while len(diags) < MAX_SYNTAX_ERRORS:
+    budget = RECOVERY_BUDGET  # characters parsed again at most: a hostile file cannot make recovery slow
+    while len(diags) < MAX_SYNTAX_ERRORS and budget >= len(text):
+        budget -= len(text)
         at = _error_line(text, err) - 1
         if at < done or at >= len(lines):
             break
@@ -161,7 +166,8 @@ def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> tuple[list[Dia
             diags.append(_syntax_diag(file, text, err))
     words = frozenset(w for i in aside for w in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", original[i])
                       if w not in keywords())
-    return diags, ("\n".join(lines) if clean and not header_lost else None), words
+    partial = clean and not header_lost and budget >= len(text)  # the rest parsed once more, into the module
+    return diags, ("\n".join(lines) if partial else None), words
 
 
 def _is_bundled_module(word: str) -> bool:
