@@ -31,7 +31,10 @@ _ENGINES: dict[tuple, object] = {}
 def engine_for(rules: list[str], search: list[str], confine: str | None = None):
     from .build import load_engine
 
-    key = (tuple(rules), tuple(search), confine)
+    from tessera.dsl.params import current_settings
+
+    # the parameters' values in force (`--set`) are part of the rules the engine was built from
+    key = (tuple(rules), tuple(search), confine, tuple(sorted(current_settings().items())))
     if key not in _ENGINES:
         rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
         if rs is None:

@@ -493,7 +493,7 @@ def plot_tune(result, fmt: str = "svg"):
             ax.plot([], [], "o", color=RULES_COLOUR, label="kept to the end")
             ax.plot([], [], "o", color="#9e9e9e", label="dropped in the race")
             ax.legend(fontsize=7, loc="best")
-        fig.suptitle(f"tessera tune {'+'.join(result.rules)}: 95% intervals, games per candidate above each; "
+        fig.suptitle(f"tessera tune {'+'.join(result.rules)}\n95% intervals, games per candidate above each; "
                      f"{result.spent} games spent", fontsize=9)
         if fmt == "png":
             buf = io.BytesIO()

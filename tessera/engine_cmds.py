@@ -96,6 +96,8 @@ def compile_cmd(
 def replay(
     record: Path = typer.Argument(..., help="a tessera-game/1 JSON record"),
     as_json: bool = typer.Option(False, "--json", help="print the answer as one JSON object"),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP + " (a game the verifier found for that "
+                                                                            "value: tessera verify --param)"),
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from tessera.compiler.replay import RecordError, RuleLoadError, load_record, replay as run
@@ -112,8 +114,12 @@ def replay(
             sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
         raise typer.Exit(code)
 
+    from tessera.dsl.params import settings
+
+    sets = _sets(set_, "replay")
     try:
-        res = run(load_record(record), record.parent)
+        with settings(sets):  # `--set NAME=VALUE`: the rules the record names, with that value
+            res = run(load_record(record), record.parent)
     except RuleFailure as failure:
         _rule_failed(failure, as_json)
     except RecordError as exc:

@@ -124,3 +124,13 @@ def test_kept_a_name_it_is_a_number_to_the_checker_and_a_bounded_z3_integer(city
     assert s2.check() == z3.sat
     with pytest.raises(EncodeError):
         encode(expr, Env(kind="city"))
+
+
+def test_replay_takes_the_value_a_witness_game_was_played_with():
+    """A game the verifier found for `--set NAME=V` replays with `tessera replay RECORD --set NAME=V`; a parameter
+    the record's rules lack is a usage error."""
+    rec = str(RULES / "records" / "tower" / "capture_across_a_gap.json")
+    ok = runner.invoke(app, ["replay", rec, "--set", "ransom_price=3"])
+    assert ok.exit_code == 0 and "scores:" in ok.output
+    bad = runner.invoke(app, ["replay", rec, "--set", "ransom_pric=3"])
+    assert bad.exit_code == 2 and "did you mean `ransom_price`?" in bad.output
