@@ -173,7 +173,7 @@ def answer_of(g) -> dict:
             events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
                            "points": ev["points"], "clause": ev["clause"]})
         elif ev["kind"] in ("capture", "exchange", "ransom", "outpost", "catapult", "attack", "counterattack", "remove",
-                            "release", "discard"):
+                            "release"):
             events.append(dict(ev))
     out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
