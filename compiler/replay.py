@@ -188,11 +188,6 @@ def answer_of(g) -> dict:
         "supply": g.supply_by_name(),
         "winners": g.winners(),
     }
-    # a tile that fits nowhere (BASE-PLACE-3): its own key, so the events stay the scorings and the expansions'
-    # moves that conventions.md lists (a blocked river is a witness of `tessera verify`)
-    discards = [dict(ev) for ev in g.events if ev["kind"] == "discard"]
-    if discards:
-        out["discards"] = discards
     if g.R.CAPTURES:
         out["prisoners"] = g.prisoners_by_name()
     if g.R.TRACKS:

@@ -178,9 +178,11 @@ def replay(
         t.add_row(str(ev["turn"]), P(what), P(ev.get("when", "")), str(ev.get("tiles", "")),
                   P(", ".join(f"{k} {v}" for k, v in pts.items())), P(ev.get("clause", "")))
     out.print(t, markup=False)
-    for ev in ans.get("discards", ()):  # a tile that fits nowhere (a river blocked: a witness of `tessera verify`)
-        out.print(P(f"discarded: turn {ev['turn']}: {ev.get('player', '')} draws {ev.get('tile', '')}, which fits "
-                    f"nowhere [{ev.get('clause', '')}]"))
+    game_events = getattr(getattr(res, "game", None), "events", None) or []
+    for ev in game_events:  # a tile that fits nowhere (a river blocked: a witness of `tessera verify`)
+        if isinstance(ev, dict) and ev.get("kind") == "discard":
+            out.print(P(f"discarded: turn {ev['turn']}: {ev.get('player', '')} draws {ev.get('tile', '')}, which fits "
+                        f"nowhere [{ev.get('clause', '')}]"))
     if low:
         out.print(P("below 0: " + ", ".join(dict.fromkeys(low))))
     if isinstance(ans.get("rounds"), int) and isinstance(ans.get("locations"), dict):  # a card game's deal

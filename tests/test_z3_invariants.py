@@ -85,7 +85,7 @@ def test_besieged_cities_variant_is_caught_with_a_readable_counterexample():
     text = "\n".join(render(d, SourceCache()) for d in res.diagnostics)
     # refuted, with a game of the compiled engine that breaks it (verifier/witness.py)
     assert "besieged_cities.tess:12:10: error: invariant `score-never-decreases` [BASE-SCORE-3] is refuted" in text
-    assert "`: p1's score goes" in text and "replay it: tessera replay " in text
+    assert "witness of `score-never-decreases` at score city end: p1's score goes" in text and "replay it: tessera replay " in text
     # every input is shown: the open edges that keep the city incomplete too
     assert "counterexample: players=2" in text and "tiles=1, open=1, shields=1" in text and "score 0 -> -1" in text
     assert "involves rules/base.tess" in text and "owners most" in text
