@@ -312,8 +312,15 @@ def run(tasks: list[dict], games: int, jobs: int = 1, backend: str = "processes"
         if backend == "dask":
             _run_dask(tasks, work, jobs, scheduler, take)
         elif jobs <= 1:
-            for k, c in work:
-                take(k, play_chunk(tasks[k], c, engines[k] if engines else None))
+            # in this process too, the first Ctrl-C only stops handing out chunks: the chunk being played
+            # finishes, so no record is left half-written (a second Ctrl-C stops at once)
+            with _CtrlC() as ctrl_c:
+                for k, c in work:
+                    if ctrl_c.requested:
+                        break
+                    take(k, play_chunk(tasks[k], c, engines[k] if engines else None))
+            if ctrl_c.requested:
+                raise KeyboardInterrupt
         else:
             _run_pool(tasks, work, jobs, take)
     except KeyboardInterrupt:
