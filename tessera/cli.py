@@ -155,9 +155,9 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
     return targets
 
 
-def _budget_bar(title: str, prog):
-    """A task of `prog` (the verify progress display) showing the rule set's budget spent, while its checks
-    run; nothing when there is no display or no bound."""
+def _budget_bar(title: str, prog, task):
+    """The rule set's budget spent, shown in `task`'s line of `prog` (verify's progress display, one line so
+    that a terminal's screen keeps still) while its checks run; nothing when there is no display or no bound."""
     import contextlib
 
     from tessera.verifier import budget
@@ -167,19 +167,17 @@ def _budget_bar(title: str, prog):
 
     @contextlib.contextmanager
     def bar():
-        task = prog.add_task(f"  budget of {title}", total=budget.total())
         shown = [0]
 
         def on_spend(used: int, total: int | None) -> None:
-            if total and used - shown[0] >= total // 200:
+            if total and used - shown[0] >= total // 100:
                 shown[0] = used
-                prog.update(task, completed=min(used, total))
+                prog.update(task, description=f"{title} ({min(used, total) * 100 // total}% of its budget)")
         budget.set_progress(on_spend)
         try:
             yield
         finally:
             budget.set_progress(None)
-            prog.remove_task(task)
     return bar()
 
 
@@ -403,8 +401,8 @@ def _run_verify(loaded, names, quiet: bool) -> list[_SetRun]:
             results = None
             if rs is not None:
                 # a rule set runs the checks of its own game family (the tile game's, or the card game's), within
-                # one budget (verifier/budget.py), shown as a second bar while it is spent (a terminal only)
-                with _budget_bar(printable("+".join(specs), 60), prog):
+                # one budget (verifier/budget.py), its share spent shown on the rule set's line (a terminal only)
+                with _budget_bar(printable(f"verifying {'+'.join(specs)}", 60), prog, bar):
                     results = run_checks(rs, [n for n in names if of_family(n, rs) or n.startswith("import-")]
                                          if names is not None else None)
             runs.append(_SetRun(specs, rs, diags, ws, results))

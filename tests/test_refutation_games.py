@@ -213,7 +213,6 @@ def test_a_house_rules_start_value_changes_the_examples_as_it_changes_the_record
 
 LONGDEAL = """module longdeal "a long game, its deal table mistyped"
 extends card
-override end when best >= 100000 [CARD-END-1]
 override deal 2 players 6 cards 9 rounds, 3 players 5 cards 8 rounds,
     4 players 5 cards 6 rounds, 5 players 4 cards 6 rounds [CARD-DEAL-1, CARD-END-1]
 """
@@ -222,8 +221,8 @@ override deal 2 players 6 cards 9 rounds, 3 players 5 cards 8 rounds,
 @pytest.mark.slow
 def test_a_deal_table_that_misses_the_deck_is_refuted_with_a_game_of_more_rounds(tmp_path):
     """CARD-DEAL-1: "2 игрока 6 карт 10 раундов" mistyped as 9 rounds (2 x 6 x 9 = 108, not the 120
-    cards after the layout).  In a game long enough to end for want of cards (the house rule moves the
-    end score out of reach) the engine deals 10 rounds: the record's replay says so.  The rulebook's
+    cards after the layout).  A game ends for want of cards (CARD-END-1, «Конец игры»: the deck's end),
+    and the engine deals 10 rounds: the record's replay says so.  The rulebook's
     deal example is a note at the house rule (it changes what the example says), not an error."""
     rule = tmp_path / "longdeal.tess"
     rule.write_text(LONGDEAL, encoding="utf-8")
