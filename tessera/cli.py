@@ -552,8 +552,34 @@ def _ctrl_c(exc: BaseException, kind: type = KeyboardInterrupt) -> bool:
     return False
 
 
+def _json_usage_errors() -> None:
+    """`tessera COMMAND --json …` whose command line typer itself refuses (an unknown option, a value
+    that is not a number): the refusal is one JSON object on stdout, `{"error": {"message", "kind":
+    "usage"}}`, exit 2, as every other failure under --json, not typer's boxed text."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=sys.argv[1:], prog_name="tessera", standalone_mode=False)
+    except Exception as exc:
+        # typer may carry its own copy of click (0.29 does): know the error by its class's name
+        if not any(k.__name__ == "UsageError" for k in type(exc).__mro__):
+            raise
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        sub = getattr(getattr(exc, "ctx", None), "info_name", None)
+        where = f"tessera {sub}" if sub and sub != "tessera" else "tessera"
+        sys.stdout.write(json.dumps({"error": {"message": f"{where}: {message}", "kind": "usage"}},
+                                    ensure_ascii=True) + "\n")
+        sys.exit(2)
+    if any(k.__name__ == "Abort" for k in type(code).__mro__):  # pragma: no cover (Ctrl-C at a prompt)
+        raise KeyboardInterrupt
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 def main() -> None:
     try:
+        if "--json" in sys.argv[1:sys.argv.index("--") if "--" in sys.argv else None]:
+            _json_usage_errors()
         app()
     except SystemExit as exc:
         if exc.code == 130 and _ctrl_c(exc):  # in any phase: loading, compiling, starting workers

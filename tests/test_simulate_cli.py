@@ -156,6 +156,25 @@ def test_usage_errors():
 
 
 @pytest.mark.slow
+def test_json_asked_gets_json_even_when_typer_refuses_the_command_line():
+    """Issue 34: with --json, an unknown option or a value that is not a number (refused by typer
+    itself, before any command runs) is one JSON object on stdout with exit 2, as every other failure
+    under --json; without --json it stays typer's text on stderr."""
+    import subprocess
+    import sys
+
+    for args, words in ((["check", "--json", "--bogus"], "--bogus"),
+                        (["simulate", "--json", "--games", "x"], "'x' is not a valid integer")):
+        p = subprocess.run([sys.executable, "-m", "tessera", *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        doc = json.loads(p.stdout)
+        assert doc["error"]["kind"] == "usage" and words in doc["error"]["message"], doc
+        assert doc["error"]["message"].startswith(f"tessera {args[0]}: ")
+    p = subprocess.run([sys.executable, "-m", "tessera", "check", "--bogus"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == "" and "--bogus" in p.stderr
+
+
+@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_and_summarises_the_games_finished(tmp_path):
     """A real SIGINT to the process group, as a terminal sends it, while two workers play: exit 130, the
     summary of the games finished, and every record written is whole."""
