@@ -197,7 +197,10 @@ BREAKS = {
 def _cases(mode: str):
     misses = MISSES_NOENG if mode == "noeng" else MISSES_ENGINE
     names = sorted(EXPECTED) if mode == "noeng" else ENGINE_RULES
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=misses[n])) if n in misses else n
+    # each rule's verify run is cached in its worker: under xdist (`-n auto --dist loadgroup`, the README's
+    # test command) the tests that share a run go to one worker (`xdist_group`), so none runs twice
+    return [pytest.param(n, marks=[pytest.mark.xdist_group(f"designer-{n}-{mode}")]
+                         + ([pytest.mark.xfail(strict=True, reason=misses[n])] if n in misses else []))
             for n in names]
 
 
@@ -256,6 +259,7 @@ def test_the_trial_is_half_sound_and_covers_every_module():
         assert (RULES / f"{name}.tess").is_file(), name
 
 
+@pytest.mark.xdist_group("designer-abbot_recall_minus_two-noeng")
 def test_each_recall_refutation_shows_its_own_recall(verify):
     """Issue 35: each refutation gets its own witness, labelled with the rule it breaks.  The abbot's
     recall from a cloister and from a garden are two steps (ABBOT-RECALL-1); each one's record must
