@@ -149,3 +149,64 @@ def engine(*modules: str):
     from tessera.compiler.replay import engine_for
 
     return engine_for(list(modules), [])
+
+
+# ------------------------------------------------------------------ the fast subset, by measured CPU
+# A test is slow when it says so (`@pytest.mark.slow`) or when it was measured to cost over
+# SLOW_CPU seconds of CPU (its own and its subprocesses') in the fast subset: tests/measured_slow.txt,
+# written by `pytest -m "not slow" --measure-cpu tests/measured_slow.txt`.  The first test to use a
+# shared fixture (a rule set loaded, an engine compiled) pays for it, so re-measure after such a change.
+# The whole suite (CI, the README's test command) runs every test either way.
+import pytest as _pytest
+
+SLOW_CPU = 0.4
+MEASURED = Path(__file__).parent / "measured_slow.txt"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--measure-cpu", metavar="FILE", default=None,
+                     help=f"write the tests that cost over {SLOW_CPU} s CPU (with their subprocesses) to FILE")
+
+
+def _measured_slow() -> set[str]:
+    if not MEASURED.exists():
+        return set()
+    return {ln.split(None, 1)[1].strip() for ln in MEASURED.read_text(encoding="utf-8").splitlines()
+            if ln.strip() and not ln.startswith("#")}
+
+
+@_pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    slow = _measured_slow()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(_pytest.mark.slow)
+
+
+def _cpu() -> float:
+    import resource
+
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+_CPU_ROWS: list[tuple[float, str]] = []
+
+
+@_pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.config.getoption("--measure-cpu") is None:
+        yield
+        return
+    start = _cpu()
+    yield
+    _CPU_ROWS.append((_cpu() - start, item.nodeid))
+
+
+def pytest_sessionfinish(session):
+    out = session.config.getoption("--measure-cpu")
+    if out is None or hasattr(session.config, "workerinput"):  # measure without xdist: one process
+        return
+    rows = sorted((r for r in _CPU_ROWS if r[0] > SLOW_CPU), reverse=True)
+    Path(out).write_text(f"# CPU seconds and test, over {SLOW_CPU} s each: tests/conftest.py marks them slow\n"
+                         + "".join(f"{c:.2f} {n}\n" for c, n in rows), encoding="utf-8")
