@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .runtime import events as E
 from .records import MAX_NAME, MAX_TURNS, RecordError
 
 CARD_FORMAT = "tessera-cards/1"
@@ -190,7 +191,7 @@ def g_illegal(g, message, clause):
 
 def answer_of(g) -> dict:
     return {"scores": {g.names[p]: g.scores[p] for p in range(g.n)},
-            "events": [e for e in g.events if e["kind"] == "score"],
+            "events": E.answer_events(g.events, E.CARDS),
             "rounds": g.round,
             "winners": [g.names[p] for p in g.winners] if g.ended else [],
             "locations": g.locations()}
