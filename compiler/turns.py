@@ -300,16 +300,16 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     removals = list(t.get("remove") or [])
     g.last_attack = None
     g.deciding()  # plays the symbols up to the first decision
-    while g.sdec is not None and g.sdec[0] in ("catapult", "remove"):
+    while g.sdec is not None and g.sdec.moment in ("catapult", "remove"):
         d = g.sdec
-        if d[0] == "catapult":
+        if d.moment == "catapult":
             pick = picks.pop(0) if picks else None
             if pick is None:
                 _illegal(g, f"tile {t['tile']} shows a \"?\": the record must say which outpost its catapult goes "
-                            f"on (`catapult`)", d[2])
+                            f"on (`catapult`)", d.clause)
             g.apply_action(_moves(g).Catapult(g.track_index(pick)))
             continue
-        _, p, tr, figs, clause = d
+        p, tr, figs, clause = d.player, d.track, d.figures, d.clause
         oname = R.TRACKS[tr][0]
         if not removals:
             _illegal(g, f"the {oname} outpost is attacked: {g.names[p]} has no follower there and must remove one "
@@ -352,7 +352,7 @@ def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
 
 def _outpost(g, R, post, i: int) -> None:
     """The record's `outpost` ({"name", "slot"}) after the turn's figure, or a pass."""
-    open_ = g.sdec is not None and g.sdec[0] == "outpost"
+    open_ = g.sdec is not None and g.sdec.moment == "outpost"
     if post is None:
         if open_:
             g.apply_action(_moves(g).Pass())
@@ -412,7 +412,7 @@ def _capture_action(g, R, cap, i: int):
                           "\"on\": PLACE}") from None
     if victim not in g.names:
         raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
-    clause = g.pending[5][0]
+    clause = g.pending.clauses[0]
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
@@ -430,7 +430,7 @@ def _capture_action(g, R, cap, i: int):
             _illegal(g, f"these rules have no figure `{back}`", R.EXCHANGE_CLAUSE or clause)
     else:  # one kind held: the exchange needs no choice
         q = g.names.index(victim)
-        kinds = sorted(set(g.held[q][g.pending[0]])) if R.EXCHANGE and q != g.pending[0] else []
+        kinds = sorted(set(g.held[q][g.pending.player])) if R.EXCHANGE and q != g.pending.player else []
         if len(kinds) == 1:
             bgi = kinds[0]
     return _moves(g).Capture(g.names.index(victim), gi, tile[1] + fi, bgi)

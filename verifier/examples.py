@@ -565,7 +565,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g, why = build(reach)
         if g is None:
             return ExampleResult(ex, "invalid", why)
-        rng = g.pending[4] if g.pending is not None else 0
+        rng = g.pending.reach if g.pending is not None else 0
         if not isinstance(rng, int) or rng < reach:
             break
         if rng + 1 > MAX_REACH:

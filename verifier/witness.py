@@ -312,7 +312,7 @@ class Policy:
         fig, to, back = self.capture
         if g.R.FIGURES[a.figure].name != fig:
             return False
-        p = g.pending[0] if g.pending else g.current_player()
+        p = g.pending.player if g.pending else g.current_player()
         if to == "supply":
             return a.owner == p
         if to == "prisoner":

@@ -13,6 +13,7 @@ import random
 from .bag import Bag
 from .board import Board
 from .corners import Corners
+from .decisions import TurnEnd
 from .errors import IllegalAction
 from .figures import Figures
 from .listing import tile_moves
@@ -249,7 +250,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
                 if self._capture_pending(p, gi, seg, cell, touched):
                     self._put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = (p, cell, touched)
+        self.pending = TurnEnd(p, cell, touched)
         self._put_after = put
         self._end_turn()
 
@@ -265,7 +266,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
     def _end_turn(self):
         """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
         R = self.R
-        _, cell, touched = self.pending[:3]
+        pend = self.pending  # a TurnEnd, or the CaptureOpen just decided
+        cell, touched = pend.cell, pend.touched
         put, self._put_after = self._put_after, None
         self.pending = None
         if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
