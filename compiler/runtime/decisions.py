@@ -77,13 +77,16 @@ OutpostOpen = _outpost_decision("OutpostOpen", OUTPOST, ("player", "options"),
 
 
 class Decision:
-    """One kind of open decision: the moments it opens, `opened(game, settle)` (its moment now, or
-    None), and `refuse` {moment: (game, move) -> (message, clause)} for a move it does not offer."""
+    """One kind of open decision: the moments it opens; `watch`, the Game attribute that is true
+    whenever it may be open (its stored value, or the flag of the rule set that can open it: the
+    tile turn's fast path asks `moment()` only then); `opened(game, settle)`, its moment now or
+    None; and `refuse` {moment: (game, move) -> (message, clause)} for a move it does not offer."""
 
-    __slots__ = ("name", "moments", "opened", "refuse")
+    __slots__ = ("name", "moments", "watch", "opened", "refuse")
 
-    def __init__(self, name, moments, opened, refuse):
-        self.name, self.moments, self.opened, self.refuse = name, tuple(moments), opened, refuse
+    def __init__(self, name, moments, watch, opened, refuse):
+        self.name, self.moments, self.watch = name, tuple(moments), watch
+        self.opened, self.refuse = opened, refuse
 
 
 def _closing(g, settle):
@@ -123,10 +126,21 @@ def _decision_first(g, action):
 
 # In the order moment() asks them: the closing, an outpost's decision, a capture.
 DECISIONS = [
-    Decision("closing", (CLOSING,), _closing,
+    Decision("closing", (CLOSING,), "closing", _closing,
              {CLOSING: lambda g, a: ("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
                                      g.R.RANSOM[3])}),
-    Decision("outpost", (CATAPULT, REMOVE, OUTPOST), _outposts,
+    Decision("outpost", (CATAPULT, REMOVE, OUTPOST), "_siege", _outposts,
              {CATAPULT: _decision_first, REMOVE: _decision_first, OUTPOST: _decision_first}),
-    Decision("capture", (CAPTURE,), _capture, {CAPTURE: _refuse_at_capture}),
+    Decision("capture", (CAPTURE,), "pending", _capture, {CAPTURE: _refuse_at_capture}),
 ]
+
+
+def watching(decisions=None):
+    """A function of the game: whether any declared decision may be open (its `watch` attribute true)."""
+    from operator import attrgetter
+
+    names = tuple(d.watch for d in (DECISIONS if decisions is None else decisions))
+    get = attrgetter(*names)
+    if len(names) == 1:
+        return lambda g: bool(get(g))
+    return lambda g: any(get(g))

@@ -13,7 +13,7 @@ import random
 from .bag import Bag
 from .board import Board
 from .corners import Corners
-from .decisions import TurnEnd
+from .decisions import TurnEnd, watching
 from .errors import IllegalAction
 from .figures import Figures
 from .listing import tile_moves
@@ -130,7 +130,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         then each recall."""
         if self.ended:
             return []
-        if self.closing or self._siege or self.pending is not None:
+        if _may_decide(self):  # a declared decision may be open (runtime/decisions.py)
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
@@ -168,7 +168,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-        if self.ended or self.closing or self._siege or self.pending is not None:
+        if self.ended or _may_decide(self):
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
             if m != TURN:
                 run = _APPLY[m].get(t)
@@ -324,6 +324,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
+_may_decide = watching()  # whether a declared decision may be open: the tile turn's fast path asks moment() only then
 
 
 def _offers(R):
