@@ -225,21 +225,19 @@ def lead(g, winners: list[int] | None = None) -> dict:
 def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
     """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "tessera-game/1", "rules": rules, "players": names, "seed": gseed, "turns": turns, "end": "final"}
-    from .records import write_record as write_whole
+    from .records import game_record, write_record as write_whole
 
-    write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
+    write_whole(record_dir / f"game-{i:06d}.json", game_record(rules, names, gseed, turns))  # temp file + rename: Ctrl-C never leaves half a record
 
 
 def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list[dict]) -> None:
     """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
     as it was dealt, then every move."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "tessera-cards/1", "rules": rules, "players": list(g.names), "seed": g.seed,
-           "deck": list(g.drawn), "turns": turns, "end": "final"}
+    from .cardrecords import card_record
     from .records import write_record as write_whole
 
-    write_whole(record_dir / f"game-{i:06d}.json", doc)
+    write_whole(record_dir / f"game-{i:06d}.json", card_record(rules, g, turns))
 
 
 def _quiet_worker() -> None:
