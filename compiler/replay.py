@@ -130,6 +130,7 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
         g = eng.new_game(len(players), 0, players, start)
     except ValueError as exc:
         raise RecordError(str(exc)) from None
+    g.open_decisions = True  # every decision a rule opens is the record's to answer: play_turn passes those it does not name
     error = None
     if on_turn is not None:
         on_turn(0, g)

@@ -232,35 +232,21 @@ def play_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     cap = t.get("capture")
-    g.keep_capture = cap is not None or bool(ransoms[BEFORE_CAPTURE])
-    if R.RANSOM is not None:
-        g.keep_closing = bool(ransoms[AFTER_SCORING])
     post = t.get("outpost")
+    g.apply_action(M.Place((x, y), rot, fig))
     if R.TRACKS:
-        g.keep_outpost = post is not None
-    try:
-        g.apply_action(M.Place((x, y), rot, fig))
-        if R.TRACKS:
-            _outpost(g, R, post, i)
-    finally:
-        g.keep_capture = False
-        if R.TRACKS:
-            g.keep_outpost = False
+        _outpost(g, R, post, i)
     if ransoms[BEFORE_CAPTURE]:
         if g.pending is None:
             _illegal(g, "a ransom `before capture`: this turn put no figure that allows a capture",
                      R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
         _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
-    try:
-        if g.pending is not None:  # the floor just built allows a capture: the record's, or none
-            g.apply_action(_capture_action(g, R, cap, i) if cap is not None else M.Pass())
-        elif cap is not None:
-            clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
-            _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
-                     clause)
-    finally:
-        if R.RANSOM is not None:
-            g.keep_closing = False
+    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+        g.apply_action(_capture_action(g, R, cap, i) if cap is not None else M.Pass())
+    elif cap is not None:
+        clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
+        _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
+                 clause)
     if getattr(g, "closing", False):  # the turn is scored: the ransoms paid after it, then the turn passes on
         _ransoms(g, R, ransoms[AFTER_SCORING], i)
         g.apply_action(M.Pass())

@@ -78,7 +78,7 @@ def test_shown_events_have_sentences_and_answers_keep_their_points(emitted):
     for ev in emitted[E.TILES]:
         if E.is_shown(ev):
             assert E.sentence(E.shown_event(ev))
-        t = E.kind_of(ev)
+        t = E.REGISTRY[E.TILES][ev["kind"]]
         if t.points is not None:
             assert E.answer_event(ev)["points"] == ev[t.points]
 

@@ -553,7 +553,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
                 g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
         for _ in range(height):
             g._put_figure(0, agi, seg)
-        g.keep_capture = True
+        g.open_decisions = True  # the decision stays open even with nothing in range
         g._capture_pending(0, agi, seg, (ox, oy), [])
         return g, None
 

@@ -277,11 +277,6 @@ _event("end", ("kind", "round", "why", "clause"), "the end rule", "the game ends
 
 
 # ------------------------------------------------------------------ what the layers ask
-def kind_of(ev: dict, family: str = TILES) -> Event:
-    """The declared type of an event (KeyError for a kind nobody declared)."""
-    return REGISTRY[family][ev["kind"]]
-
-
 def is_kind(ev: dict, kind: str, family: str = TILES) -> bool:
     """Whether `ev` is of the declared kind `kind` (which must be declared)."""
     REGISTRY[family][kind]
@@ -300,12 +295,7 @@ def answer_event(ev: dict, family: str = TILES) -> dict | None:
 
 
 def answer_events(events, family: str = TILES) -> list[dict]:
-    out = []
-    for ev in events:
-        a = answer_event(ev, family)
-        if a is not None:
-            out.append(a)
-    return out
+    return [a for a in (answer_event(ev, family) for ev in events) if a is not None]
 
 
 def is_shown(ev: dict, family: str = TILES) -> bool:

@@ -49,6 +49,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self.seed = seed
         self.rng = random.Random(seed)
         self.scores = [0] * players
+        # True: every decision a rule opens (a capture after a floor, one more figure for an outpost, the
+        # closing after a scored turn) is put to the caller even when there is nothing to choose; the
+        # caller then passes it, or a move it names is refused with the clause that says why.  A replay
+        # plays records so (compiler/replay.py): a decision a record does not mention is passed
+        # explicitly.  False (play): a decision with nothing to choose is skipped.
+        self.open_decisions = False
         self._init_figures(players)
         self._init_prisoners(players)
         self._init_outposts(players)
@@ -275,7 +281,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if R.RANSOM is not None and not self.ended and (self.keep_closing or self.ransom_options()):
+        if R.RANSOM is not None and not self.ended and (self.open_decisions or self.ransom_options()):
             self.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
             return
         self._next_turn()

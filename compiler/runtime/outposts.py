@@ -39,9 +39,6 @@ class Outposts:
         self.sq = []  # work still to do for this draw: ("sym", t) | ("act", rule, t, k) | ("rm", t, figs, players, clause)
         self._advanced = True  # the drawn tile's symbols were played (set False by each draw)
         self._cont = None  # the placement an outpost decision interrupts: (p, figure, segment, cell, touched, put)
-        # A replay that names an outpost keeps the decision open even with nothing free, so the
-        # refusal can say why (a full row, an empty supply); play moves straight on instead.
-        self.keep_outpost = False
         self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
         self.filled = []  # outposts whose row's last free slot was filled this turn (SIEGE-COUNTER-1)
         self._draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]
@@ -218,7 +215,7 @@ class Outposts:
         opts = self._outpost_options(p, gi, seg)
         if not opts:
             kind = self.seg_kind[seg]
-            if not (self.keep_outpost and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
+            if not (self.open_decisions and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
                 return False
         self._cont = (p, gi, seg, cell, touched, put)
         self.sdec = OutpostOpen(p, opts)

@@ -22,14 +22,10 @@ class Prisoners:
     def _init_prisoners(self, players):
         self.held = [[[] for _ in range(players)] for _ in range(players)]
         self.pending = None  # CaptureOpen while a capture is to be chosen; TurnEnd while the turn is scored (runtime/decisions.py)
-        # A replay that names a capture keeps the decision open even with nothing in range, so the
-        # refusal can say why (out of range, not capturable); play moves straight on instead.
-        self.keep_capture = False
         self._put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
         # After the turn's scoring, while the player may still pay a ransom (with the points just
-        # scored) before passing the turn on; a replay that names such a ransom keeps it open.
+        # scored) before passing the turn on (with `open_decisions`, even when none may be paid).
         self.closing = False
-        self.keep_closing = False
 
     def held_count(self, owner, gi):
         """How many of `owner`'s figures gi other players hold."""
@@ -55,7 +51,7 @@ class Prisoners:
         r = self.find(seg)
         pend = CaptureOpen(p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
         self.pending = pend
-        if not self.keep_capture and not self.capture_options():
+        if not self.open_decisions and not self.capture_options():  # nothing in range: no decision, unless asked
             self.pending = None
             return False
         return True
