@@ -302,7 +302,7 @@ class ActionCodec:
 
     def _capture_id(self, g, action) -> int:
         q, gi, seg, back = action.owner, action.figure, action.segment, action.back
-        tx, ty = g.pending[3]
+        tx, ty = g.pending.tower
         x, y = g.seg_cell[seg]
         dx, dy = x - tx, y - ty
         d = abs(dx) + abs(dy)
@@ -335,7 +335,7 @@ class ActionCodec:
         if kind == "remove":  # the remover's k-th figure of that kind (by cell) that the attack may take
             t, gi = action.track, action.figure
             d = g.sdec
-            mine = [a for a in g.removal_options(d[1], t, d[3]) if a.figure == gi]
+            mine = [a for a in g.removal_options(d.player, t, d.figures) if a.figure == gi]
             return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(action)
         raise ValueError(f"no number for a {kind!r} move in these rules")
 

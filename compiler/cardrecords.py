@@ -11,9 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .runtime import events as E
 from .records import MAX_NAME, MAX_TURNS, RecordError
 
 CARD_FORMAT = "tessera-cards/1"
+
+
+def card_record(rules: list[str], g, turns: list[dict], end: str = "final") -> dict:
+    """A `tessera-cards/1` document of card game `g`: the one place that writes the format (simulate
+    `--record`, the verifier's witnesses): its seats, its seed, the deck as it was dealt, every move."""
+    return {"format": CARD_FORMAT, "rules": rules, "players": list(g.names), "seed": g.seed, "deck": list(g.drawn),
+            "turns": turns, "end": end}
 MAX_DECK = 2_000  # cards a record's deck may name (tessera.dsl.limits.MAX_CARDS)
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
@@ -190,7 +198,7 @@ def g_illegal(g, message, clause):
 
 def answer_of(g) -> dict:
     return {"scores": {g.names[p]: g.scores[p] for p in range(g.n)},
-            "events": [e for e in g.events if e["kind"] == "score"],
+            "events": E.answer_events(g.events, E.CARDS),
             "rounds": g.round,
             "winners": [g.names[p] for p in g.winners] if g.ended else [],
             "locations": g.locations()}

@@ -289,6 +289,12 @@ def _plain(err) -> str:
     return printable(err.message, 200)
 
 
+def game_record(rules: list[str], players: list[str], seed: int, turns: list[dict], end: str = "final") -> dict:
+    """A `tessera-game/1` document: the one place that writes the format (simulate `--record`, the
+    verifier's witnesses); its turns come from `turns.Recorder` (docs/records.md)."""
+    return {"format": FORMAT, "rules": rules, "players": players, "seed": seed, "turns": turns, "end": end}
+
+
 def write_record(path: Path, doc: dict) -> None:
     """Write a record atomically (a temp file renamed into place): an interrupted
     `simulate --record` never leaves half a record behind."""

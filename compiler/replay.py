@@ -130,6 +130,7 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
         g = eng.new_game(len(players), 0, players, start)
     except ValueError as exc:
         raise RecordError(str(exc)) from None
+    g.open_decisions = True  # every decision a rule opens is the record's to answer: play_turn passes those it does not name
     error = None
     if on_turn is not None:
         on_turn(0, g)
@@ -171,20 +172,11 @@ def raise_rule_failure(exc: Exception, context: str = ""):
 
 
 def answer_of(g) -> dict:
-    events = []
-    for ev in g.events:
-        if ev["kind"] == "score":
-            events.append({k: ev[k] for k in ("turn", "kind", "feature", "outpost", "when", "tiles", "points", "clause")
-                           if k in ev})
-        elif ev["kind"] == "award":
-            events.append({"turn": ev["turn"], "kind": "score", "feature": ev["award"], "when": "end",
-                           "points": ev["points"], "clause": ev["clause"]})
-        elif ev["kind"] in ("capture", "exchange", "ransom", "outpost", "catapult", "attack", "counterattack", "remove",
-                            "release"):
-            events.append(dict(ev))
+    from .runtime.events import answer_events  # each event kind declares its form in the answer
+
     out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
-        "events": events,
+        "events": answer_events(g.events),
         "supply": g.supply_by_name(),
         "winners": g.winners(),
     }

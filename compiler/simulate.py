@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 
 from . import stats
 from .agents import make_agent, stronger
+from .runtime import events as E
 from .turns import Recorder
 from .usage import count_events
 
@@ -118,27 +119,21 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
             from .replay import raise_rule_failure
             raise_rule_failure(exc, f"in game {i} (seed {gseed})")
-        points: dict[str, int] = {}
-        for ev in g.events:
-            if ev["kind"] in ("score", "award"):
-                key = ev.get("feature") or ev.get("award")
-                points[key] = points.get(key, 0) + sum(ev["points"].values())
+        family = getattr(eng.rules, "FAMILY", "tiles")
+        points = E.points_by_feature(g.events, family)
         rows.append({"game": i, "seed": gseed, "scores": list(g.returns()), "points": dict(sorted(points.items())),
-                     "sources": point_sources(g.events, figures),
+                     "sources": point_sources(g.events, figures, family),
                      "turns": g.turn - g.discards, "discards": g.discards,
                      # the Tower's captures (own figures and exchanges included) and ransoms
-                     "captures": sum(ev["kind"] == "capture" for ev in g.events),
-                     "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
+                     **E.tallies(g.events, columns=("captures", "ransoms"))})
         if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
             rows[-1]["winners"] = list(g.winners)
         if task.get("rotate"):
             rows[-1]["agents"] = specs  # who sat where in this game (--rotate-seats)
-        rows[-1]["fired"] = count_events(g.events)  # rule usage: times each rule fired (compiler/usage.py)
+        rows[-1]["fired"] = count_events(g.events, family)  # rule usage: times each rule fired (compiler/usage.py)
         rows[-1].update(lead(g, rows[-1].get("winners")))
         if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
-            rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
-                            attacks=sum(ev["kind"] == "attack" for ev in g.events),
-                            removals=sum(ev["kind"] == "remove" for ev in g.events))
+            rows[-1].update(E.tallies(g.events, columns=("counterattacks", "attacks", "removals")))
         if record_dir is not None and getattr(eng.rules, "FAMILY", "tiles") == "cards":
             write_card_record(record_dir, i, task.get("record_rules") or task["rules"], g, rec)
         elif record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
@@ -166,33 +161,14 @@ def figure_rules(R) -> dict[tuple[str, str, str], str]:
     return out
 
 
-def point_sources(events, figures: dict[tuple[str, str, str], str]) -> dict[str, int]:
+def point_sources(events, figures: dict[tuple[str, str, str], str], family: str = "tiles") -> dict[str, int]:
     """Points of one game by where they came from, beyond a feature's own scoring (which `points`
     holds with the rest, by feature): `FEATURE: FIGURE` for a figure's own rule (`field: barn`,
     `cloister: abbot`), `outpost: TRACK` for an outpost's counterattacks and attacks, and
     `ransoms received` / `ransoms paid` (a ransom moves points between players: in `points` it
-    is nowhere).  Read from the events the engine records: their feature, moment and clause."""
-    out: dict[str, int] = {}
-
-    def add(label: str, n: int) -> None:
-        if n:
-            out[label] = out.get(label, 0) + n
-
-    for ev in events:
-        kind, pts = ev.get("kind"), ev.get("points")
-        if not isinstance(pts, dict):
-            continue
-        if kind == "score" and ev.get("feature") == "outpost" and "outpost" in ev:
-            add(f"outpost: {ev['outpost']}", sum(pts.values()))
-        elif kind == "score":
-            key = (ev.get("feature"), ev.get("when"), ev.get("clause"))
-            fig = figures.get(key) or figures.get(("*", key[1], key[2]))
-            if fig is not None:
-                add(f"{key[0]}: {fig}", sum(pts.values()))
-        elif kind == "ransom":
-            add("ransoms received", sum(v for v in pts.values() if v > 0))
-            add("ransoms paid", sum(v for v in pts.values() if v < 0))
-    return dict(sorted(out.items()))
+    is nowhere).  Read from the events the engine records: their feature, moment and clause, as
+    each event kind declares its `source` (compiler/runtime/events.py)."""
+    return E.point_sources(events, figures, family)
 
 
 def lead(g, winners: list[int] | None = None) -> dict:
@@ -249,21 +225,19 @@ def lead(g, winners: list[int] | None = None) -> dict:
 def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
     """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "tessera-game/1", "rules": rules, "players": names, "seed": gseed, "turns": turns, "end": "final"}
-    from .records import write_record as write_whole
+    from .records import game_record, write_record as write_whole
 
-    write_whole(record_dir / f"game-{i:06d}.json", doc)  # temp file + rename: Ctrl-C never leaves half a record
+    write_whole(record_dir / f"game-{i:06d}.json", game_record(rules, names, gseed, turns))  # temp file + rename: Ctrl-C never leaves half a record
 
 
 def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list[dict]) -> None:
     """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
     as it was dealt, then every move."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    doc = {"format": "tessera-cards/1", "rules": rules, "players": list(g.names), "seed": g.seed,
-           "deck": list(g.drawn), "turns": turns, "end": "final"}
+    from .cardrecords import card_record
     from .records import write_record as write_whole
 
-    write_whole(record_dir / f"game-{i:06d}.json", doc)
+    write_whole(record_dir / f"game-{i:06d}.json", card_record(rules, g, turns))
 
 
 def _quiet_worker() -> None:

@@ -7,8 +7,9 @@ live here:
 
 - a move as record keys: `move_record(g, move)` (before the move is applied), and `Recorder`,
   which collects a game's turns move by move (`tessera simulate --record`, the adapters);
-- a record turn played as moves: `play_turn(g, R, turn, i)` (`tessera replay`, and so the viewer
-  and every tool that replays a record).
+- a record turn as moves: `turn_moves(g, R, turn, i)` translates it, each move yielded before
+  the engine applies it; `play_turn(g, R, turn, i)` applies them (`tessera replay`, and so the
+  viewer and every tool that replays a record).
 
 The action codec (compiler/actions.py) numbers moves and asks this module for the record's place
 names.  Moves are the engine's typed moves (runtime/moves.py); an engine compiled to a package
@@ -148,23 +149,35 @@ class Recorder:
 def play_turn(g, R, t: dict, i: int) -> None:
     """Play record turn `t` (number i) on game g: its ransoms, its tile's siege symbols, the tile and
     its figure, an outpost, a capture (docs/records.md); IllegalAction (the engine's own) at the first
-    move the rules refuse, RecordError for a turn that is not well formed."""
+    move the rules refuse, RecordError for a turn that is not well formed.  The record is translated
+    (`turn_moves`), the engine applies each move: nothing here changes the game but `apply_action`
+    and the drawn tile the record names (`force_tile`)."""
+    for move in turn_moves(g, R, t, i):
+        g.apply_action(move)
+
+
+def turn_moves(g, R, t: dict, i: int):
+    """The moves of record turn `t`, in the order they are played, each yielded before it is applied
+    (what the record names next may depend on what the last move opened: a capture decision, an
+    attack's removals); every decision the game puts to the player and the record does not mention
+    is passed explicitly (a game that replays sets `open_decisions`).  RecordError for a turn that
+    is not well formed, the engine's IllegalAction for a move the record names that cannot be."""
     M = _moves(g)
     if not isinstance(t, dict) or not isinstance(t.get("tile"), str):
         raise RecordError(f"turn {i}: a turn is an object with a `tile` name")
     name = t["tile"]
     ransoms = _ransom_items(t.get("ransom"), i)  # at any time in one's own turn (TOWER-RANSOM-1)
-    _ransoms(g, R, ransoms[BEFORE_TILE], i)
+    yield from _ransoms(g, R, ransoms[BEFORE_TILE], i)
     g.force_tile(name)
     if R.TRACKS:  # the tile's siege symbols, before it is placed (SIEGE-ADVANCE-1, SIEGE-ATTACK-1)
-        _siege_draw(g, R, t, i)
+        yield from _siege_draw(g, R, t, i)
     elif "catapult" in t or "remove" in t or "outpost" in t:
         _illegal(g, "these rules have no outposts (`track`)", R.CLAUSE_FOLLOW)
     if t.get("discard"):
         if ransoms[BEFORE_CAPTURE] or ransoms[AFTER_SCORING]:
             _illegal(g, "a discarded tile is neither placed nor scored: a ransom in this turn comes before the tile",
                      R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
-        g.apply_action(M.Discard())
+        yield M.Discard()
         return
     try:
         x, y = (int(v) for v in t["at"])
@@ -232,38 +245,24 @@ def play_turn(g, R, t: dict, i: int) -> None:
             _illegal(g, f"no own {fname} stands on [{rx},{ry}] to recall", clause)
         fig = opts[0]
     cap = t.get("capture")
-    g.keep_capture = cap is not None or bool(ransoms[BEFORE_CAPTURE])
-    if R.RANSOM is not None:
-        g.keep_closing = bool(ransoms[AFTER_SCORING])
     post = t.get("outpost")
+    yield M.Place((x, y), rot, fig)
     if R.TRACKS:
-        g.keep_outpost = post is not None
-    try:
-        g.apply_action(M.Place((x, y), rot, fig))
-        if R.TRACKS:
-            _outpost(g, R, post, i)
-    finally:
-        g.keep_capture = False
-        if R.TRACKS:
-            g.keep_outpost = False
+        yield from _outpost(g, R, post, i)
     if ransoms[BEFORE_CAPTURE]:
         if g.pending is None:
             _illegal(g, "a ransom `before capture`: this turn put no figure that allows a capture",
                      R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
-        _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
-    try:
-        if g.pending is not None:  # the floor just built allows a capture: the record's, or none
-            g.apply_action(_capture_action(g, R, cap, i) if cap is not None else M.Pass())
-        elif cap is not None:
-            clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
-            _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
-                     clause)
-    finally:
-        if R.RANSOM is not None:
-            g.keep_closing = False
+        yield from _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
+    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+        yield _capture_action(g, R, cap, i) if cap is not None else M.Pass()
+    elif cap is not None:
+        clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
+        _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
+                 clause)
     if getattr(g, "closing", False):  # the turn is scored: the ransoms paid after it, then the turn passes on
-        _ransoms(g, R, ransoms[AFTER_SCORING], i)
-        g.apply_action(M.Pass())
+        yield from _ransoms(g, R, ransoms[AFTER_SCORING], i)
+        yield M.Pass()
     elif ransoms[AFTER_SCORING]:
         _illegal(g, "these rules have no ransom" if R.RANSOM is None else "the turn is over: no ransom may follow it",
                  R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
@@ -300,21 +299,21 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     removals = list(t.get("remove") or [])
     g.last_attack = None
     g.deciding()  # plays the symbols up to the first decision
-    while g.sdec is not None and g.sdec[0] in ("catapult", "remove"):
+    while g.sdec is not None and g.sdec.moment in ("catapult", "remove"):
         d = g.sdec
-        if d[0] == "catapult":
+        if d.moment == "catapult":
             pick = picks.pop(0) if picks else None
             if pick is None:
                 _illegal(g, f"tile {t['tile']} shows a \"?\": the record must say which outpost its catapult goes "
-                            f"on (`catapult`)", d[2])
-            g.apply_action(_moves(g).Catapult(g.track_index(pick)))
+                            f"on (`catapult`)", d.clause)
+            yield _moves(g).Catapult(g.track_index(pick))
             continue
-        _, p, tr, figs, clause = d
+        p, tr, figs, clause = d.player, d.track, d.figures, d.clause
         oname = R.TRACKS[tr][0]
         if not removals:
             _illegal(g, f"the {oname} outpost is attacked: {g.names[p]} has no follower there and must remove one "
                         f"of their figures from the board (`remove`)", clause)
-        g.apply_action(_removal(g, R, removals.pop(0), p, tr, clause, i))
+        yield _removal(g, R, removals.pop(0), p, tr, clause, i)
     if removals:
         item = removals[0]
         who = item.get("player") if isinstance(item, dict) else None
@@ -352,10 +351,10 @@ def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
 
 def _outpost(g, R, post, i: int) -> None:
     """The record's `outpost` ({"name", "slot"}) after the turn's figure, or a pass."""
-    open_ = g.sdec is not None and g.sdec[0] == "outpost"
+    open_ = g.sdec is not None and g.sdec.moment == "outpost"
     if post is None:
         if open_:
-            g.apply_action(_moves(g).Pass())
+            yield _moves(g).Pass()
         return
     try:
         name, slot = post["name"], post["slot"]
@@ -367,7 +366,7 @@ def _outpost(g, R, post, i: int) -> None:
     if not open_:
         first = R.OUTPOST_PUTS[0][4] if R.OUTPOST_PUTS else R.CLAUSE_FOLLOW
         _illegal(g, f"this turn put no figure that lets one go on an outpost", first)
-    g.apply_action(_moves(g).Outpost(t, slot))
+    yield _moves(g).Outpost(t, slot)
 
 
 def _ransom_items(items, i: int) -> dict:
@@ -399,7 +398,7 @@ def _ransoms(g, R, items, i: int) -> None:
         clause = R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW
         if gi is None:
             _illegal(g, f"these rules have no figure `{fname}`", clause)
-        g.apply_action(_moves(g).Ransom(g.names.index(holder), gi))
+        yield _moves(g).Ransom(g.names.index(holder), gi)
 
 
 def _capture_action(g, R, cap, i: int):
@@ -412,7 +411,7 @@ def _capture_action(g, R, cap, i: int):
                           "\"on\": PLACE}") from None
     if victim not in g.names:
         raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
-    clause = g.pending[5][0]
+    clause = g.pending.clauses[0]
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
@@ -430,7 +429,7 @@ def _capture_action(g, R, cap, i: int):
             _illegal(g, f"these rules have no figure `{back}`", R.EXCHANGE_CLAUSE or clause)
     else:  # one kind held: the exchange needs no choice
         q = g.names.index(victim)
-        kinds = sorted(set(g.held[q][g.pending[0]])) if R.EXCHANGE and q != g.pending[0] else []
+        kinds = sorted(set(g.held[q][g.pending.player])) if R.EXCHANGE and q != g.pending.player else []
         if len(kinds) == 1:
             bgi = kinds[0]
     return _moves(g).Capture(g.names.index(victim), gi, tile[1] + fi, bgi)

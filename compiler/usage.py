@@ -24,38 +24,24 @@ from dataclasses import dataclass
 
 from tessera.dsl import ast as A
 
+from .runtime import events as E
+
 # decisions a player takes or leaves: a rule of these kinds that never fired was never chosen
 CHOSEN = ("capture", "ransom", "outpost", "recall")
 
 
-def event_key(ev: dict) -> str | None:
+def event_key(ev: dict, family: str = E.TILES) -> str | None:
     """The usage key of one engine event, or None for an event that is part of another firing
-    (an outpost rule's points and removals, a deal, the card game's end)."""
-    kind = ev.get("kind")
-    clause = ev.get("clause", "")
-    if kind == "score":
-        when = ev.get("when", "")
-        if ev.get("feature") == "outpost" and "outpost" in ev:
-            return None  # the points of an `on full|overflow|end` rule: counted as its firing
-        if when == "recall":
-            return f"recall||{clause}"
-        return f"score|{ev.get('feature', '')} {when}|{clause}"
-    if kind == "award":
-        return f"award|{ev.get('award', '')}|{clause}"
-    if kind in ("capture", "exchange", "ransom", "discard", "catapult", "attack", "release", "deal", "state"):
-        return f"{kind}||{clause}"
-    if kind == "outpost":
-        return f"outpost|{ev.get('slot', '')}|{clause}"
-    if kind == "counterattack":
-        return f"counterattack|{ev.get('when', '')}|{clause}"
-    return None
+    (an outpost rule's points and removals, the card game's end): each event kind declares its
+    `usage` (compiler/runtime/events.py)."""
+    return E.usage_key(ev, family)
 
 
-def count_events(events) -> dict[str, int]:
+def count_events(events, family: str = E.TILES) -> dict[str, int]:
     """{usage key: times} over one game's events, keys sorted."""
     out: dict[str, int] = {}
     for ev in events:
-        k = event_key(ev)
+        k = event_key(ev, family)
         if k is not None:
             out[k] = out.get(k, 0) + 1
     return dict(sorted(out.items()))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import drawsvg as dw
 
+from tessera.compiler.runtime import events as E
 from tessera.dsl.model import RuleSet, TileType
 from tessera.dsl.places import rotate
 
@@ -114,10 +115,10 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
     loaded: list = []  # the rule set and its stacked figures, read once the replay has taken the record
 
     def step(k: int, g, answer: dict, whole: bool) -> None:
-        evs = [e for e in g.events if e.get("kind") in SHOWN_EVENTS]
+        evs = [e for e in g.events if E.is_shown(e)]
         moves = moves_of(g, g.history[seen[1]:], loaded[1])
         entry = turns[k - 1] if k else None
-        steps.append(Step(k, entry, None, dict(answer["scores"]), [_event(e) for e in evs[seen[0]:]],
+        steps.append(Step(k, entry, None, dict(answer["scores"]), [E.shown_event(e) for e in evs[seen[0]:]],
                           g.features(), final=whole and record.get("end", "final") == "final",
                           supply=answer.get("supply", {}), moves=moves,
                           prisoners=answer.get("prisoners", {}), outposts=answer.get("outposts", {})))
@@ -142,28 +143,12 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
     return tl
 
 
-# The events a step lists: scoring (and the end's awards), discards, and what the expansions' moves
-# cause (compiler/replay.py's answer_of reports the same kinds).
-SHOWN_EVENTS = ("score", "award", "discard", "capture", "exchange", "ransom", "outpost", "catapult", "attack",
-                "counterattack", "remove", "release")
-
-
 def stacked_figures(rs: RuleSet) -> set[str]:
     """The figures drawn as floors of a stack rather than as figures standing on a feature: those
     whose putting a `capture` rule follows (`after put floor`), that is the figures that build the
     height the capture's range counts (TOWER-CAPTURE-1, -2).  A house rule's own building figure is
     drawn so by saying `capture ... after put` it."""
     return {c.after for c in rs.captures.values() if c.after in rs.figures}
-
-
-def _event(e: dict) -> dict:
-    if e["kind"] == "award":
-        return {"turn": e["turn"], "kind": "score", "feature": e["award"], "when": "end", "points": e["points"],
-                "clause": e["clause"]}
-    if e["kind"] in ("score", "discard"):
-        return {k: e[k] for k in ("turn", "kind", "feature", "outpost", "when", "tiles", "points", "clause", "tile",
-                                  "player") if k in e}
-    return dict(e)
 
 
 def _who_played(steps: list[Step], players: list[str]) -> None:
@@ -356,25 +341,17 @@ def board_cells(tl: Timeline) -> tuple[int, int, int, int]:
     return (min(c[0] for c in cells), min(c[1] for c in cells), max(c[0] for c in cells), max(c[1] for c in cells))
 
 
-# What happened to a figure that left the board by an event (not by scoring): drawn at the step
-# it happened, where it stood.  event kind -> (mark class, colour)
-LEFT_MARKS = {"capture": ("mark-capture", "#6a1b9a"), "remove": ("mark-remove", "#c62828")}
-
-
 def left_mark(x: float, y: float, ev: dict, colours: dict[str, str], **attrs) -> dw.Group:
-    """A ring and a cross where a figure was captured (purple) or removed (red), with its owner's colour inside."""
-    cls, colour = LEFT_MARKS[ev["kind"]]
-    owner = ev["victim"] if ev["kind"] == "capture" else ev["player"]
+    """A ring and a cross where a figure left the board by an event, not by scoring (captured:
+    purple, removed: red; each event kind declares its `mark`), with its owner's colour inside."""
+    cls, colour, owner_field, title = E.mark_of(ev)
+    owner = ev[owner_field]
     g = dw.Group(class_=f"mark {cls}", data_cell=f"{ev['at'][0]},{ev['at'][1]}", data_place=attr(ev.get("on", "")),
                  data_player=attr(owner), **attrs)
     g.append(dw.Circle(x, y, 12, fill=colours.get(owner, "#777777"), fill_opacity=0.55, stroke=colour, stroke_width=3))
     g.append(dw.Line(x - 8, y - 8, x + 8, y + 8, stroke=colour, stroke_width=3))
     g.append(dw.Line(x - 8, y + 8, x + 8, y - 8, stroke=colour, stroke_width=3))
-    if ev["kind"] == "capture":
-        what = f"{owner}'s {ev['figure']} captured by {ev['player']}"
-    else:
-        what = f"{owner}'s {ev['figure']} removed (the {ev.get('outpost', '?')} outpost attacked)"
-    g.append(dw.Title(f"{what} [{ev.get('clause', '')}]"))
+    g.append(dw.Title(f"{title(ev, owner)} [{ev.get('clause', '')}]"))
     return g
 
 
@@ -387,7 +364,7 @@ def outposts_group(outposts: dict[str, dict], colours: dict[str, str], x: float,
     yy = y + 18
     for name, o in outposts.items():
         g.append(dw.Text(name, 11, x, yy, fill="#222222"))
-        came = [e["kind"] for e in events if e.get("outpost") == name and e["kind"] in ("catapult", "attack", "counterattack")]
+        came = [e["kind"] for e in events if E.at_outpost(e, name)]
         if came:
             g.append(dw.Text(", ".join(came), 10, x + 70, yy, fill="#c62828", font_weight="bold"))
         yy += 6
@@ -519,7 +496,7 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         if step is not None and s_.index != step:
             continue
         for ev in s_.events:
-            if ev["kind"] in LEFT_MARKS and tuple(ev["at"]) in tl.tiles:
+            if E.mark_of(ev) is not None and tuple(ev["at"]) in tl.tiles:
                 x, y = at(tuple(ev["at"]))
                 fx, fy = FIGURE_AT.get(ev.get("on"), (SIZE / 2, SIZE / 2))
                 if (tuple(ev["at"]), ev.get("on")) in tl.stack_spans:  # it stood on top of a stack

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import drawsvg as dw
 
+from tessera.compiler.runtime import events as E
+
 from .viewer import FRAME_CSS, PANEL_CSS
 
 COLOURS = {"yellow": "#f2c12e", "red": "#d64541", "green": "#4caf50", "blue": "#3f7fd6", "black": "#333333"}
@@ -89,12 +91,12 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
             shown = ("play", "a card face down to", a.row)  # its face is the mover's to know
         label = f"{i + 1}. {mover}: {' '.join(str(x) for x in shown)}"
         steps.append(CardStep(label, g.view(who), dict(zip(players, g.scores)),
-                              [e for e in g.events[seen:] if e["kind"] == "score"]))
+                              [e for e in g.events[seen:] if E.is_shown(e, E.CARDS)]))
     if error is None and record.get("end", "final") == "final" and not g.ended:
         seen = len(g.events)
         g.finish()
         steps.append(CardStep("final scoring", g.view(who), dict(zip(players, g.scores)),
-                              [e for e in g.events[seen:] if e["kind"] == "score"]))
+                              [e for e in g.events[seen:] if E.is_shown(e, E.CARDS)]))
     title = f"{' + '.join(rules)}: {len(players)} players" + (
         ", every hand shown" if seat == "all" else f", as {seat} sees it" if seat else ", the open table")
     return CardTimeline(title, list(players), "all" if seat == "all" else who if seat else None, steps, error,

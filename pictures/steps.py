@@ -15,6 +15,8 @@ the rule set's own words, read from the game and its events.
 """
 from __future__ import annotations
 
+from tessera.compiler.runtime import events as E
+
 
 def _at(cell) -> str:
     return f"[{cell[0]},{cell[1]}]"
@@ -98,51 +100,10 @@ def _placement(m: dict) -> str:
     return text + f", puts {_a(fig)} {where}" + (f" ({', '.join(detail)})" if detail else "")
 
 
-def _fig_of(owner: str, who: str, figure: str) -> str:
-    return f"their own {figure}" if owner == who else f"{owner}'s {figure}"
-
-
 def event_text(ev: dict) -> str:
-    """One event in words (its clause is shown beside it)."""
-    k = ev["kind"]
-    if k == "discard":
-        return f"{ev.get('player', '?')} discards {ev.get('tile', '?')}"
-    if k == "capture":
-        what = _fig_of(ev["victim"], ev["player"], ev["figure"])
-        to = {"prisoner": f", who becomes {ev['player']}'s prisoner", "supply": ", back to their supply",
-              "exchange": ", exchanged"}.get(ev.get("to"), "")
-        return f"{ev['player']} captures {what} on {ev['on']} of {_at(ev['at'])}{to}"
-    if k == "exchange":
-        return f"prisoners exchanged: {ev['victim']}'s {ev['figure']} goes home, {ev['player']}'s {ev['back']} comes back"
-    if k == "release":  # `on round end { release FIGURE }`: a prisoner goes home, nobody pays
-        return f"{ev['holder']} releases {ev['player']}'s {ev['figure']} at the round's end: back to {ev['player']}'s supply"
-    if k == "ransom":
-        pts = ev.get("points", {})
-        return (f"{ev['player']} buys back their {ev['figure']} from {ev['holder']} for "
-                f"{-pts.get(ev['player'], 0)} point{'s' if pts.get(ev['player'], 0) != -1 else ''}")
-    if k == "outpost":
-        return f"{ev['player']} puts {_a(ev['figure'])} on the {ev['outpost']} outpost's {ev['slot']}"
-    if k == "catapult":
-        return f"a catapult comes to the {ev['outpost']} outpost"
-    if k == "attack":
-        return f"the {ev['outpost']} outpost is attacked: its catapult slot is taken"
-    if k == "counterattack":
-        why = {"full": "its row is full", "end": "the game ends"}.get(ev.get("when"), ev.get("when", ""))
-        return f"the {ev['outpost']} outpost counterattacks ({why})"
-    if k == "remove":
-        return (f"{ev['player']} removes their {ev['figure']} from {ev['on']} of {_at(ev['at'])} "
-                f"(the {ev['outpost']} outpost is attacked)")
-    pts = ", ".join(f"{p} {v:+d}" for p, v in ev.get("points", {}).items()) or "nobody scores"
-    size = f" ({ev['tiles']} tile{'s' if ev['tiles'] != 1 else ''})" if "tiles" in ev else ""
-    if ev.get("outpost"):
-        why = OUTPOST_WHEN.get(ev.get("when"), ev.get("when", ""))
-        return f"the {ev['outpost']} outpost scores at {why}: {pts}"
-    return f"{ev.get('feature', '?')} {ev.get('when', '')}{size}: {pts}"
-
-
-# When an outpost scores (the `on full|overflow|end` of its rules), in words
-OUTPOST_WHEN = {"overflow": "the attack", "full": "the counterattack (its row is full)",
-                "end": "the game's end (a final counterattack)"}
+    """One event in words (its clause is shown beside it): the `sentence` its kind declares
+    (compiler/runtime/events.py)."""
+    return E.sentence(ev)
 
 
 def step_label(index: int, player: str | None, moves: list[dict], events: list[dict], final: bool) -> str:
@@ -154,44 +115,24 @@ def step_label(index: int, player: str | None, moves: list[dict], events: list[d
     who = player or "?"
     tile = next((m["tile"] for m in moves if m["kind"] in ("place", "discard")), None)
     sentences = []
-    drawn = []
-    chosen = [m["outpost"] for m in moves if m["kind"] == "catapult"]  # where the player sent a "?"'s catapult
-    for ev in events:  # a tile's siege symbols come before it is laid
-        if ev["kind"] in ("catapult", "attack"):
-            by = ""
-            if ev["outpost"] in chosen:
-                chosen.remove(ev["outpost"])
-                by = f" (chosen by {who})"
-            if ev["kind"] == "catapult":
-                drawn.append(f"a catapult comes to the {ev['outpost']} outpost{by} [{ev['clause']}]")
-            else:
-                drawn.append(f"a catapult comes to the full catapult slot of the {ev['outpost']} outpost{by}: an "
-                             f"attack [{ev['clause']}]")
-        elif ev["kind"] == "remove":
-            drawn.append(f"{ev['player']} removes their {ev['figure']} from {ev['on']} of {_at(ev['at'])} "
-                         f"[{ev['clause']}]")
+    # where the player sent a "?"'s catapult (a move, read from the step's moves)
+    ctx = {"who": who, "chosen": [m["outpost"] for m in moves if m["kind"] == "catapult"]}
+    phase = {}  # the events of each part of the sentence, in order (each kind declares its `step`)
+    for ev in events:
+        phase.setdefault(E.step_phase(ev), []).append(ev)
+    drawn = [E.step_words(ev, ctx) for ev in phase.get("drawn", [])]  # a tile's siege symbols come before it is laid
     if drawn:
         sentences.append(f"{who} draws {tile or 'a tile'}: " + "; ".join(drawn))
-    parts = []
-    for ev in events:
-        if ev["kind"] == "ransom" and ev.get("when") in (None, "before tile"):
-            parts.append(f"buys back their {ev['figure']} from {ev['holder']} [{ev['clause']}]")
+    parts = [E.step_words(ev, ctx) for ev in phase.get("before", [])]
     for m in moves:
         if m["kind"] in ("place", "discard"):
             parts.append(_placement(m))
-    for ev in events:
-        if ev["kind"] == "outpost":
-            parts.append(f"puts {_a(ev['figure'])} on the {ev['outpost']} outpost's {ev['slot']} [{ev['clause']}]")
-        elif ev["kind"] == "capture":
-            what = "their own " + ev["figure"] if ev["victim"] == ev["player"] else f"{ev['victim']}'s {ev['figure']}"
-            parts.append(f"captures {what} at {_at(ev['at'])} [{ev['clause']}]")
-        elif ev["kind"] == "ransom" and ev.get("when") not in (None, "before tile"):
-            parts.append(f"buys back their {ev['figure']} from {ev['holder']} [{ev['clause']}]")
+    parts += [E.step_words(ev, ctx) for ev in phase.get("after", [])]
     if parts:
         sentences.append(f"{who} " + ", ".join(parts))
-    freed = [f"{ev['player']}'s {ev['figure']} from {ev['holder']}" for ev in events if ev["kind"] == "release"]
+    freed = [E.step_words(ev, ctx) for ev in phase.get("round", [])]
     if freed:  # after the turn: the round ends and its rule sends prisoners home
-        clauses = sorted({ev["clause"] for ev in events if ev["kind"] == "release"})
+        clauses = sorted({ev["clause"] for ev in phase["round"]})
         sentences.append("The round ends: " + ", ".join(freed) + " go" + ("es" if len(freed) == 1 else "")
                          + " home [" + ", ".join(clauses) + "]")
     text = f"Turn {index}: " + (". ".join(sentences) if sentences else f"{who} plays")

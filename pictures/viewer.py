@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 
+from tessera.compiler.runtime import events as E
+
 from .board import (MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark, new_floor_mark,
                     player_colours)
 from .steps import event_text, step_label
@@ -243,7 +245,7 @@ def _returned(prev: dict, s) -> dict[str, list[str]]:
     out = {}
     for name, o in s.outposts.items():
         before = list(prev.get(name, {}).get("row", [])) + list(prev.get(name, {}).get("pool", []))
-        before += [e["player"] for e in s.events if e["kind"] == "outpost" and e["outpost"] == name]
+        before += [e["player"] for e in E.of_kind(s.events, "outpost") if e["outpost"] == name]
         left = list(o["row"]) + list(o["pool"])
         gone = []
         for p in before:

@@ -101,6 +101,7 @@ def replay(
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
     from tessera.compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from tessera.compiler.runtime import events as E
     from tessera.compiler.runtime.errors import RuleFailure
 
     def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
@@ -169,18 +170,15 @@ def replay(
             running[k] = running.get(k, 0) + v
             if running[k] < 0:
                 low.append(f"{k} {running[k]} after turn {ev['turn']}")
-        if ev["kind"] == "score":
-            what = ev["feature"] if ev["feature"] != "outpost" else f"outpost {ev.get('outpost', '')}"
-        elif "points" in ev:  # a ransom: points move between players (TOWER-RANSOM-1)
-            what = f"{ev['kind']} of a {ev.get('figure', '')}".rstrip()
-        else:
+        what = E.ledger(ev)  # a score, or a ransom (points move between players: TOWER-RANSOM-1)
+        if what is None:
             continue  # captures, outposts, catapults: in `--json` and `tessera view`
         t.add_row(str(ev["turn"]), P(what), P(ev.get("when", "")), str(ev.get("tiles", "")),
                   P(", ".join(f"{k} {v}" for k, v in pts.items())), P(ev.get("clause", "")))
     out.print(t, markup=False)
     game_events = getattr(getattr(res, "game", None), "events", None) or []
     for ev in game_events:  # a tile that fits nowhere (a river blocked: a witness of `tessera verify`)
-        if isinstance(ev, dict) and ev.get("kind") == "discard":
+        if isinstance(ev, dict) and E.is_kind(ev, "discard"):
             out.print(P(f"discarded: turn {ev['turn']}: {ev.get('player', '')} draws {ev.get('tile', '')}, which fits "
                         f"nowhere [{ev.get('clause', '')}]"))
     if low:

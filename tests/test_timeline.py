@@ -13,7 +13,8 @@ import pytest
 
 from tessera.compiler.replay import replay
 from tessera.compiler.simulate import simulate
-from tessera.pictures.board import SHOWN_EVENTS, _event, stacked_figures, timeline
+from tessera.compiler.runtime import events as E
+from tessera.pictures.board import stacked_figures, timeline
 from tessera.pictures.steps import moves_of
 
 RECORDS = Path(__file__).parent / "records"  # the tests' own records
@@ -35,8 +36,8 @@ def prefix_steps(record: dict, base: Path | None) -> tuple[list[dict], dict | No
         if stacked is None:
             from tessera.pictures.board import _rule_set
             stacked = stacked_figures(_rule_set(record, base))
-        evs = [e for e in g.events if e.get("kind") in SHOWN_EVENTS]
-        out.append({"scores": dict(res.answer["scores"]), "events": [_event(e) for e in evs[seen_ev:]],
+        evs = [e for e in g.events if E.is_shown(e)]
+        out.append({"scores": dict(res.answer["scores"]), "events": [E.shown_event(e) for e in evs[seen_ev:]],
                     "features": g.features(), "supply": res.answer.get("supply", {}),
                     "moves": moves_of(g, g.history[seen_mv:], stacked),
                     "prisoners": res.answer.get("prisoners", {}), "outposts": res.answer.get("outposts", {}),

@@ -553,7 +553,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
                 g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
         for _ in range(height):
             g._put_figure(0, agi, seg)
-        g.keep_capture = True
+        g.open_decisions = True  # the decision stays open even with nothing in range
         g._capture_pending(0, agi, seg, (ox, oy), [])
         return g, None
 
@@ -565,7 +565,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g, why = build(reach)
         if g is None:
             return ExampleResult(ex, "invalid", why)
-        rng = g.pending[4] if g.pending is not None else 0
+        rng = g.pending.reach if g.pending is not None else 0
         if not isinstance(rng, int) or rng < reach:
             break
         if rng + 1 > MAX_REACH:

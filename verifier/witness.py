@@ -312,7 +312,7 @@ class Policy:
         fig, to, back = self.capture
         if g.R.FIGURES[a.figure].name != fig:
             return False
-        p = g.pending[0] if g.pending else g.current_player()
+        p = g.pending.player if g.pending else g.current_player()
         if to == "supply":
             return a.owner == p
         if to == "prisoner":
@@ -603,7 +603,7 @@ def _record_folder(record_dir: Path | None) -> Path:
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
-    from tessera.compiler.records import write_record
+    from tessera.compiler.records import game_record, write_record
 
     d = _record_folder(record_dir)
     # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
@@ -611,9 +611,8 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
     label = f"{check.invariant.id}|{check.rule}|{getattr(check, 'span', None) or ''}"
     digest = hashlib.sha256(label.encode()).hexdigest()[:8]
     path = d / f"{_slug('+'.join(rs.names))}--{_slug(check.invariant.id)}--{_slug(check.rule)}--{digest}.json"
-    doc = {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(players)],
-           "seed": seed, "turns": turns, "end": "final" if ended else "none"}
-    write_record(path, doc)
+    write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(players)], seed, turns,
+                                   "final" if ended else "none"))
     return path
 
 
@@ -799,10 +798,9 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
         what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
-    from tessera.compiler.records import write_record
+    from tessera.compiler.records import game_record, write_record
 
-    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(n)],
-                        "seed": 0, "turns": turns, "end": "none"})
+    write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(n)], 0, turns, "none"))
     if not _replays(path, g) or (final is not None and not _discards(path)):
         path.unlink(missing_ok=True)
         return Search(None, 1, n, note="the engine's game did not replay to the same board")
@@ -887,10 +885,10 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             continue
         d = _record_folder(record_dir)
         path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
+        from tessera.compiler.cardrecords import card_record
         from tessera.compiler.records import write_record
 
-        write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
-                            "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final" if g.ended else "none"})
+        write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
         if not _card_replays(path, g):
             path.unlink(missing_ok=True)
             continue
@@ -1035,10 +1033,9 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
-    from tessera.compiler.records import write_record
+    from tessera.compiler.records import game_record, write_record
 
-    write_record(path, {"format": "tessera-game/1", "rules": record_rules(rs, d), "players": [f"p{i}" for i in range(lo)],
-                        "seed": 0, "turns": turns, "end": "none"})
+    write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(lo)], 0, turns, "none"))
     if not _replays(path, g) or not _discards(path):
         path.unlink(missing_ok=True)
         return Search(None, tried[0], lo, note="the engine's blocked river did not replay")
@@ -1096,10 +1093,10 @@ def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, 
                                                  f"and empties the deck")
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
+    from tessera.compiler.cardrecords import card_record
     from tessera.compiler.records import write_record
 
-    write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
-                        "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final"})
+    write_record(path, card_record(record_rules(rs, d), g, turns))
     if not _card_replays(path, g):
         path.unlink(missing_ok=True)
         return Search(None, k + 1, players, note="the engine's game did not replay to the same scores")

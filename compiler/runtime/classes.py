@@ -10,6 +10,7 @@ every class to trying its moves, on every bundled module.
 """
 from __future__ import annotations
 
+from .decisions import CaptureOpen
 from .geometry import AROUND, DX, DY, OPP
 from .moves import Capture, Pass, Place, Put, PutAt, Recall
 
@@ -37,7 +38,7 @@ class Classes:
         own key."""
         if self._round_rules and any(figs for row in self.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
-        if self.pending is not None and len(self.pending) > 3 and any(self.decks) and not (self._siege and self.sdec):
+        if type(self.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
         if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
             return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
@@ -372,7 +373,7 @@ class Classes:
     def _finishing(self):
         """The roots of the features the pending placement will complete when its turn is scored
         (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
-        cell, touched = self.pending[1], self.pending[2]
+        cell, touched = self.pending.cell, self.pending.touched
         x, y = cell
         cands = set(self.find(r) for r in touched)
         board = self.board

@@ -13,6 +13,7 @@ import random
 from .bag import Bag
 from .board import Board
 from .corners import Corners
+from .decisions import TurnEnd, watching
 from .errors import IllegalAction
 from .figures import Figures
 from .listing import tile_moves
@@ -48,6 +49,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self.seed = seed
         self.rng = random.Random(seed)
         self.scores = [0] * players
+        # True: every decision a rule opens (a capture after a floor, one more figure for an outpost, the
+        # closing after a scored turn) is put to the caller even when there is nothing to choose; the
+        # caller then passes it, or a move it names is refused with the clause that says why.  A replay
+        # plays records so (compiler/replay.py): a decision a record does not mention is passed
+        # explicitly.  False (play): a decision with nothing to choose is skipped.
+        self.open_decisions = False
         self._init_figures(players)
         self._init_prisoners(players)
         self._init_outposts(players)
@@ -129,7 +136,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         then each recall."""
         if self.ended:
             return []
-        if self.closing or self._siege or self.pending is not None:
+        if _may_decide(self):  # a declared decision may be open (runtime/decisions.py)
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
@@ -167,7 +174,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-        if self.ended or self.closing or self._siege or self.pending is not None:
+        if self.ended or _may_decide(self):
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
             if m != TURN:
                 run = _APPLY[m].get(t)
@@ -249,7 +256,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
                 if self._capture_pending(p, gi, seg, cell, touched):
                     self._put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = (p, cell, touched)
+        self.pending = TurnEnd(p, cell, touched)
         self._put_after = put
         self._end_turn()
 
@@ -265,7 +272,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
     def _end_turn(self):
         """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
         R = self.R
-        _, cell, touched = self.pending[:3]
+        pend = self.pending  # a TurnEnd, or the CaptureOpen just decided
+        cell, touched = pend.cell, pend.touched
         put, self._put_after = self._put_after, None
         self.pending = None
         if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
@@ -273,7 +281,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if R.RANSOM is not None and not self.ended and (self.keep_closing or self.ransom_options()):
+        if R.RANSOM is not None and not self.ended and (self.open_decisions or self.ransom_options()):
             self.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
             return
         self._next_turn()
@@ -322,6 +330,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
+_may_decide = watching()  # whether a declared decision may be open: the tile turn's fast path asks moment() only then
 
 
 def _offers(R):

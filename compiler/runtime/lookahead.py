@@ -258,7 +258,7 @@ class Lookahead(Classes):
         x, y = cell
         board = self.board
         parent = self.parent
-        keep_parent = parent[:]  # unions and path compression change it anywhere
+        saved_parent = parent[:]  # unions and path compression change it anywhere
         n = len(parent)
         roots = set()
         for d in range(4):
@@ -271,10 +271,10 @@ class Lookahead(Classes):
                         roots.add(s if parent[s] == s else self.find(s))
         cells, shields, open_, figs, borders, done = lists = (self.cells, self.shields, self.open, self.figs,
                                                               self.borders, self.done)
-        keep_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
-        keep_frontier = self.frontier.copy()  # its order is the order legal_actions lists cells in
-        keep_st = self.st[:]
-        keep_anywhere = len(self.anywhere_segs)
+        saved_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
+        saved_frontier = self.frontier.copy()  # its order is the order legal_actions lists cells in
+        saved_st = self.st[:]
+        saved_anywhere = len(self.anywhere_segs)
         joins = len(self.joins)
         try:
             for name_i, val in R.on_place(self, o, cell):
@@ -282,13 +282,13 @@ class Lookahead(Classes):
             touched = self._place(o, cell)
             return ask(o, touched, joins)
         finally:
-            parent[:] = keep_parent
+            parent[:] = saved_parent
             for lst in (self.seg_kind, self.seg_cell, *lists):
                 del lst[n:]
-            for r, c, sh, op, f, b, dn in keep_roots:
+            for r, c, sh, op, f, b, dn in saved_roots:
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, b, dn
             board.pop(cell, None)  # the last key: the order of the others is kept
-            self.frontier = keep_frontier
-            self.st[:] = keep_st
-            del self.anywhere_segs[keep_anywhere:]
+            self.frontier = saved_frontier
+            self.st[:] = saved_st
+            del self.anywhere_segs[saved_anywhere:]
             del self.joins[joins:]

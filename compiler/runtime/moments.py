@@ -4,16 +4,21 @@ A turn has moments (runtime/moves.py's MOMENTS): the drawn tile's placement ("tu
 outpost's decision ("catapult", "remove", "outpost": runtime/outposts.py); the capture a floor
 just built allows ("capture": runtime/prisoners.py); after the turn's scoring, while a ransom may
 still come ("closing", TOWER-RANSOM-1); "over" once the game has ended.  `Moments.moment()` says
-which is now.  Each move type says at which moments it is offered (its WHEN) and what lists and
+which is now: "over" once the game has ended, else the first open decision that
+runtime/decisions.py declares (each reads its stored, typed value), else "turn".  Each move type says at which moments it is offered (its WHEN) and what lists and
 applies it there (OPTIONS, APPLY); from those, `applying` and `listing` build game.py's tables,
 so `legal_actions` and `apply_action` name no move but the tile turn's own (the placement and the
 discard).  `REFUSE` says, per moment, how a move it does not offer is refused: the message and the
-clause that tests and records check.
+clause that tests and records check (each decision declares its moments' entries).
 """
 from __future__ import annotations
 
+from .decisions import DECISIONS, _no_decision
 from .errors import IllegalAction
-from .moves import CAPTURE, CATAPULT, CLOSING, OUTPOST, OVER, REMOVE, SIEGE, TURN, Capture, Pass, in_rules
+from .moves import OVER, SIEGE, TURN, Capture, Pass, in_rules
+
+# how each declared decision says whether it is open now, in the order moment() asks them
+_OPENED = tuple(d.opened for d in DECISIONS)
 
 
 class Moments:
@@ -25,19 +30,14 @@ class Moments:
         turn's scoring while a ransom may still come (TOWER-RANSOM-1); an outpost's open decision,
         "catapult", "remove" or "outpost" (runtime/outposts.py; the drawn tile's siege symbols are
         played first, unless `settle` is False); "capture" right after a figure that allows one
-        (runtime/prisoners.py); else "turn", the drawn tile's placement."""
+        (runtime/prisoners.py); else "turn", the drawn tile's placement.  The decisions and their
+        order are runtime/decisions.py's DECISIONS, each read from its stored value."""
         if self.ended:
             return OVER
-        if self.closing:
-            return CLOSING
-        if self._siege:  # the drawn tile's catapults first, then any decision they open
-            if settle:
-                self._siege_ready()
-            d = self.sdec
-            if d is not None:
-                return d[0]
-        if self.pending is not None:
-            return CAPTURE
+        for opened in _OPENED:
+            m = opened(self, settle)
+            if m is not None:
+                return m
         return TURN
 
     def _pass_on(self, action, checked=False):
@@ -96,13 +96,6 @@ def not_now(g, action):
     return f"no {T.KIND} {tuple(action)[1:]} may be played now", clause if isinstance(clause, str) else g.R.CLAUSE_FOLLOW
 
 
-def _no_decision(g, action):
-    """An outpost's move while no outpost decision is open."""
-    R = g.R
-    return (f"no {action.kind} decision is open now",
-            (R.TRACK_RULES[0][3] if R.TRACK_RULES else "") if g._siege else R.CLAUSE_FOLLOW)
-
-
 def refuse_in_turn(g, action):
     t = type(action)
     if t is Capture or t is Pass:
@@ -113,23 +106,7 @@ def refuse_in_turn(g, action):
     return not_now(g, action)
 
 
-def _refuse_at_capture(g, action):
-    if g._siege and type(action) in SIEGE:
-        return _no_decision(g, action)
-    return "a capture (or a pass) comes first: a figure was just put that allows one", g.pending[5][0]
-
-
-def _decision_first(g, action):
-    return g.siege_refusal(action)  # the open outpost decision first (runtime/outposts.py words it)
-
-
-REFUSE = {
-    TURN: refuse_in_turn,
-    CATAPULT: _decision_first,
-    REMOVE: _decision_first,
-    OUTPOST: _decision_first,
-    CAPTURE: _refuse_at_capture,
-    CLOSING: lambda g, a: ("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
-                           g.R.RANSOM[3]),
-    OVER: lambda g, a: ("the game is over", g.R.CLAUSE_END),
-}
+REFUSE = {TURN: refuse_in_turn}
+for _d in DECISIONS:
+    REFUSE.update(_d.refuse)
+REFUSE[OVER] = lambda g, a: ("the game is over", g.R.CLAUSE_END)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 _new = tuple.__new__
 
 # The moments of a turn (Game.moment says which is now; an outpost decision's name is
-# runtime/outposts.py's `sdec[0]`): the drawn tile's placement; the decisions of the drawn tile's
+# runtime/decisions.py's typed decision, `sdec.moment`): the drawn tile's placement; the decisions of the drawn tile's
 # siege symbols (before its placement) and of the figure just put on an outpost (after it); the
 # capture a floor just built allows; after the turn's scoring, before the turn passes on.  "over":
 # the game ended.

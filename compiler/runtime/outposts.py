@@ -21,7 +21,8 @@ first (`force_tile`).
 from __future__ import annotations
 
 from .errors import IllegalAction
-from .moves import Catapult, Outpost, Pass, Remove
+from .decisions import CatapultOpen, OutpostOpen, RemoveOpen, TurnEnd
+from .moves import CATAPULT, OUTPOST, REMOVE, Catapult, Outpost, Pass, Remove
 
 
 class Outposts:
@@ -34,13 +35,10 @@ class Outposts:
         self.trow = [[] for _ in R.TRACKS]  # (player, figure) in slot order
         self.tpool = [[] for _ in R.TRACKS]
         self.tcat = [0 for _ in R.TRACKS]
-        self.sdec = None  # the open decision: ("catapult", p) | ("remove", p, t, figs, clause) | ("outpost", p, options)
+        self.sdec = None  # the open decision: CatapultOpen | RemoveOpen | OutpostOpen (runtime/decisions.py)
         self.sq = []  # work still to do for this draw: ("sym", t) | ("act", rule, t, k) | ("rm", t, figs, players, clause)
         self._advanced = True  # the drawn tile's symbols were played (set False by each draw)
         self._cont = None  # the placement an outpost decision interrupts: (p, figure, segment, cell, touched, put)
-        # A replay that names an outpost keeps the decision open even with nothing free, so the
-        # refusal can say why (a full row, an empty supply); play moves straight on instead.
-        self.keep_outpost = False
         self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
         self.filled = []  # outposts whose row's last free slot was filled this turn (SIEGE-COUNTER-1)
         self._draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]
@@ -72,7 +70,7 @@ class Outposts:
     def deciding(self):
         """The seat that decides now (a removal may be another player's), or None if no siege decision is open."""
         self._siege_ready()
-        return None if self.sdec is None else self.sdec[1]
+        return None if self.sdec is None else self.sdec.player
 
     # ------------------------------------------------------------ draw: advance and attack
     def _siege_ready(self):
@@ -111,7 +109,7 @@ class Outposts:
                 if t is None:
                     continue  # a symbol no outpost answers to
                 if t < 0:  # "?": the current player chooses the outpost
-                    self.sdec = ("catapult", self.current, clause)
+                    self.sdec = CatapultOpen(self.current, clause)
                     return
                 self._catapult(t, clause)
             elif item[0] == "act":
@@ -129,7 +127,7 @@ class Outposts:
                     self.sq.pop(0)
                     continue
                 self.sq[0] = ("rm", t, figs, players, clause)
-                self.sdec = ("remove", players[0], t, figs, clause)
+                self.sdec = RemoveOpen(players[0], t, figs, clause)
                 return
 
     def _catapult(self, t, clause):
@@ -217,17 +215,17 @@ class Outposts:
         opts = self._outpost_options(p, gi, seg)
         if not opts:
             kind = self.seg_kind[seg]
-            if not (self.keep_outpost and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
+            if not (self.open_decisions and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in self.R.OUTPOST_PUTS)):
                 return False
         self._cont = (p, gi, seg, cell, touched, put)
-        self.sdec = ("outpost", p, opts)
+        self.sdec = OutpostOpen(p, opts)
         return True
 
     def outpost_refusal(self, action):
         """Why Outpost(t, slot) is not allowed now: (message, clause)."""
         R = self.R
         first = R.OUTPOST_PUTS[0][4] if R.OUTPOST_PUTS else ""
-        if self.sdec is None or self.sdec[0] != "outpost":
+        if self.sdec is None or self.sdec.moment != OUTPOST:
             return ("no figure may go on an outpost now: this turn put no figure that allows one", first)
         p, gi, seg = self._cont[:3]
         t, slot = action.track, action.slot
@@ -275,37 +273,37 @@ class Outposts:
     def catapult_options(self):
         """At a "?" (the moment "catapult"): Catapult(t) for every outpost."""
         d = self.sdec
-        return [Catapult(t) for t in range(len(self.R.TRACKS))] if d is not None and d[0] == "catapult" else []
+        return [Catapult(t) for t in range(len(self.R.TRACKS))] if d is not None and d.moment == CATAPULT else []
 
     def remove_options(self):
         """During an attack (the moment "remove"): the deciding player's removals."""
         d = self.sdec
-        return self.removal_options(d[1], d[2], d[3]) if d is not None and d[0] == "remove" else []
+        return self.removal_options(d.player, d.track, d.figures) if d is not None and d.moment == REMOVE else []
 
     def outpost_options(self):
         """Right after the turn's figure (the moment "outpost"): Outpost(t, slot) for each place open
         to one more figure (a Pass declines)."""
         d = self.sdec
-        return list(d[2]) if d is not None and d[0] == "outpost" else []
+        return list(d.options) if d is not None and d.moment == OUTPOST else []
 
     def siege_refusal(self, action):
         """None if `action` answers the open decision, else (message, clause)."""
         d = self.sdec
         kind = type(action)
-        if d[0] == "outpost":
+        if d.moment == OUTPOST:
             if kind is Pass:
                 return None
             if kind is not Outpost:
-                return (f"{self.names[d[1]]} first says whether a figure goes on an outpost (or passes)",
+                return (f"{self.names[d.player]} first says whether a figure goes on an outpost (or passes)",
                         self.R.OUTPOST_PUTS[0][4])
             return self.outpost_refusal(action)
-        if d[0] == "catapult":
+        if d.moment == CATAPULT:
             if kind is not Catapult:
-                return ("the drawn tile shows a \"?\": its player first chooses the outpost its catapult goes to", d[2])
+                return ("the drawn tile shows a \"?\": its player first chooses the outpost its catapult goes to", d.clause)
             if not (isinstance(action.track, int) and 0 <= action.track < len(self.R.TRACKS)):
-                return ("no such outpost", d[2])
+                return ("no such outpost", d.clause)
             return None
-        _, p, t, figs, clause = d
+        p, t, figs, clause = d.player, d.track, d.figures, d.clause
         name = self.R.TRACKS[t][0]
         if kind is not Remove:
             return (f"the {name} outpost is attacked: {self.names[p]} first removes a figure from the board", clause)
@@ -320,13 +318,13 @@ class Outposts:
         if why is not None:
             raise IllegalAction(*why)
         self.history.append((None, action))
-        if d[0] == "catapult":
+        if d.moment == CATAPULT:
             self.sdec = None
-            self._catapult(action.track, d[2])
+            self._catapult(action.track, d.clause)
             self._srun()
             return
-        if d[0] == "remove":
-            _, p, t, figs, clause = d
+        if d.moment == REMOVE:
+            p, t, clause = d.player, d.track, d.clause
             gi, seg = action.figure, action.segment
             r = self.find(seg)
             self.figs[r] = self._remove_fig(r, p, gi, seg)
@@ -350,7 +348,7 @@ class Outposts:
         if self._capture_pending(p, gi, seg, cell, touched):
             self._put_after = put
             return
-        self.pending = (p, cell, touched)
+        self.pending = TurnEnd(p, cell, touched)
         self._put_after = put
         self._end_turn()
 

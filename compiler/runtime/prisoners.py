@@ -12,6 +12,7 @@ held[h][o] lists the figure indices of player o's figures that player h holds.
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .decisions import CaptureOpen
 from .moves import Capture, Ransom
 
 
@@ -20,15 +21,11 @@ class Prisoners:
 
     def _init_prisoners(self, players):
         self.held = [[[] for _ in range(players)] for _ in range(players)]
-        self.pending = None  # (player, tile cell, touched roots, tower cell, range, capture clauses, capturable)
-        # A replay that names a capture keeps the decision open even with nothing in range, so the
-        # refusal can say why (out of range, not capturable); play moves straight on instead.
-        self.keep_capture = False
+        self.pending = None  # CaptureOpen while a capture is to be chosen; TurnEnd while the turn is scored (runtime/decisions.py)
         self._put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
         # After the turn's scoring, while the player may still pay a ransom (with the points just
-        # scored) before passing the turn on; a replay that names such a ransom keeps it open.
+        # scored) before passing the turn on (with `open_decisions`, even when none may be paid).
         self.closing = False
-        self.keep_closing = False
 
     def held_count(self, owner, gi):
         """How many of `owner`'s figures gi other players hold."""
@@ -52,9 +49,9 @@ class Prisoners:
             return False
         kinds, range_fn, clause = cap
         r = self.find(seg)
-        pend = (p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
+        pend = CaptureOpen(p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
         self.pending = pend
-        if not self.keep_capture and not self.capture_options():
+        if not self.open_decisions and not self.capture_options():  # nothing in range: no decision, unless asked
             self.pending = None
             return False
         return True
@@ -64,7 +61,8 @@ class Prisoners:
         figure of the capturer's that comes back in an exchange (None: no exchange)."""
         if self.pending is None:
             return []
-        p, _, _, (tx, ty), h, _, kinds = self.pending
+        pend = self.pending
+        p, (tx, ty), h, kinds = pend.player, pend.tower, pend.reach, pend.kinds
         out = []
         seg_cell = self.seg_cell
         exchange = self.R.EXCHANGE
@@ -123,14 +121,14 @@ class Prisoners:
         self._end_turn()
 
     def _capture(self, action):
-        p = self.pending[0]
+        p = self.pending.player
         q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
         r = self.find(seg)
         self.figs[r] = self._remove_fig(r, q, fgi, seg)
         self.recallable.pop(seg, None)
         x, y = self.seg_cell[seg]
         ev = {"turn": self.turn, "kind": "capture", "player": self.names[p], "victim": self.names[q],
-              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending[5][0]}
+              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending.clauses[0]}
         if q == p:
             self.supply[p][fgi] += 1
             ev["to"] = "supply"

@@ -34,13 +34,17 @@ class Records:
                 if fig is not None:
                     h["figure"] = json.loads(json.dumps(fig))  # its written form, as lists
                 hist.append(h)
-        return json.dumps({"format": STATE_FORMAT, "rules": list(self.R.MODULES), "players": self.names,
-                           "seed": self.seed, "history": hist, "scores": self.scores}, sort_keys=True)
+        doc = {"format": STATE_FORMAT, "rules": list(self.R.MODULES), "players": self.names,
+               "seed": self.seed, "history": hist, "scores": self.scores}
+        if self.open_decisions:  # every decision was put to the caller (a replay): its passes are in the history
+            doc["open_decisions"] = True
+        return json.dumps(doc, sort_keys=True)
 
     @classmethod
     def from_json(cls, rules, text):
         data = json.loads(text)
         g = cls(rules, len(data["players"]), data["seed"], data["players"])
+        g.open_decisions = data.get("open_decisions") is True
         for h in data["history"]:
             if "act" in h:
                 if "id" in h:  # the tile whose siege symbols this decision answers
