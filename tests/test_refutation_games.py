@@ -270,3 +270,39 @@ def test_the_tie_rule_is_seen_in_one_features_scoring():
         else:
             assert hits == ["one road of 4 tiles scores its tied owners differently at turn 42: "
                             "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]
+
+
+def test_the_beam_search_measures_a_game_by_z3s_feature():
+    """BASE-SCORE-1 (issue 35, F1): for a claim about one scored feature, z3's state is the feature's
+    figures (`on_feature[p].F`); the beam search's distance is how far the nearest open feature of the
+    rule's kind stands from it, any seating of z3's seats.  In the designer's game (seed 13) the roads
+    that turn 42 joins and completes hold p0's abbot and p1's follower just before: each is 1 figure short
+    of z3's feature (z3's seat 0 as the game's p0, or swapped) with 1 open edge; at the start no road
+    holds a figure.  `tie_in` watches the scoring on the game itself and leaves no hook on it."""
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import play_turn
+    from tessera.dsl.loader import require_rule_set
+
+    here = ROOT / "tests" / "records" / "witness"
+    doc = json.loads((here / "abbot_on_roads.json").read_text(encoding="utf-8"))
+    rs = require_rule_set([str(here / "abbot_on_roads.tess")])
+    g = load_engine(rs).new_game(len(doc["players"]), doc.get("seed", 0))
+    model = {"on_feature[0].abbot": 1, "on_feature[1].follower": 1, "tiles": 2, "open": 0}
+    swapped = {"on_feature[1].abbot": 1, "on_feature[0].follower": 1}
+    assert W.feature_distance(model, g, {"road"}) == 2.0 * 2 + 1.0  # nothing on any road yet
+    for i, t in enumerate(doc["turns"][:42]):
+        play_turn(g, g.R, t, i)
+    d = W.feature_distance(model, g, {"road"})
+    # turn 42's tile joins two roads, one with p0's abbot and one with p1's follower, each 1 edge open:
+    # the nearest is 1 figure short (2) with 1 open edge (0.25), whichever seat z3 calls seat 0
+    assert d == W.feature_distance(swapped, g, {"road"}) == 2.0 + 0.25, d
+    assert W.feature_distance({"score[0]": 3}, g, {"road"}) is None  # no feature in z3's state
+    mon = W.Monitor(rs, SimpleNamespace(id="tie-rule", kind="feature"), "score road complete")
+    before = len(g.events)
+    hits: list = []
+    g.apply_action = lambda a: hits.append(mon.tie_in(g, a))  # the move played on g itself, watched
+    play_turn(g, g.R, doc["turns"][42], 42)
+    del g.apply_action
+    assert "_award" not in vars(g) and len(g.events) > before
+    assert [h for h in hits if h] == ["one road of 4 tiles scores its tied owners differently at turn 42: "
+                                      "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import random
 import re
 from dataclasses import dataclass, field
@@ -187,7 +188,11 @@ class Monitor:
     def tie_of(self, before, a) -> str | None:
         """Play move `a` on a copy of `before` and watch each feature's scoring (the engine's `_award`: one
         feature, its owners, one event per rule): tied owners of one feature who get different points."""
-        c = before.clone()
+        return self.tie_in(before.clone(), a)
+
+    def tie_in(self, c, a) -> str | None:
+        """Play move `a` on game `c` itself (a copy of the search's: the beam search keeps it), watching
+        each feature's scoring as `tie_of` says."""
         calls: list = []
         orig = c._award
 
@@ -196,7 +201,10 @@ class Monitor:
             orig(r, kind, when, rule)
             calls.append(c.events[n0:])
         c._award = watched
-        type(c).apply_action(c, a)  # the engine's own move (a copy keeps no hook its game may carry)
+        try:
+            type(c).apply_action(c, a)  # the engine's own move (a copy keeps no hook its game may carry)
+        finally:
+            del c._award  # the class's own again: a kept game carries no hook
         for evs in calls:
             evs = [e for e in evs if e.get("kind") == "score" and e.get("feature") == self.feature
                    and e.get("when") == self.when]
@@ -497,10 +505,48 @@ def _primed(k: str) -> str:
     return k.replace("[", "'[", 1) if "[" in k else k + "'"
 
 
-def distance(rs: RuleSet, model: dict, g) -> float:
+def feature_distance(model: dict, g, kinds: set) -> float | None:
+    """How far game g's nearest open feature (of the refuted rule's kinds) stands from z3's feature:
+    2 per figure z3 has there (per seat and figure: `on_feature[p].F`) that the feature has not, or has
+    over, and 0.25 per open edge (z3's feature is the one the step scores, so it closes).  None when
+    z3's state speaks of no figure on a feature."""
+    want: dict = {}
+    for k, v in model.items():
+        m = re.fullmatch(r"on_feature\[(\d+)\]\.(\w+)", k)
+        if m and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            want[(int(m.group(1)), m.group(2))] = v
+    if not want:
+        return None
+    R = g.R
+    names = [f.name for f in R.FIGURES]
+    of_kind = {i for i, k in enumerate(R.KINDS) if not kinds or k[0] in kinds}
+    best = 2.0 * sum(want.values()) + 1.0  # no feature of the kind with a figure yet
+    parent, done, seg_kind, opens = g.parent, g.done, g.seg_kind, g.open
+    n = g.nplayers
+    seatings = list(itertools.permutations(range(n))) if n <= 3 else [tuple(range(n))]
+    for r, fs in enumerate(g.figs):
+        if not fs or parent[r] != r or done[r] or seg_kind[r] not in of_kind:
+            continue
+        have: dict = {}
+        for p, gi, _ in fs:
+            have[(p, names[gi])] = have.get((p, names[gi]), 0) + 1
+        for perm in seatings:  # z3's seats are any seats of the game: its seat 0 may be the game's seat 1
+            d = 2.0 * sum(abs(have.get((perm[p], f), 0) - want.get((p, f), 0))
+                          for p, f in {(perm.index(q), f) for q, f in have} | set(want)) + 0.25 * opens[r]
+            best = min(best, d)
+    return best
+
+
+def distance(rs: RuleSet, model: dict, g, feature_kinds: set | None = None) -> float:
     """How far game g stands from z3's state before the refuted step: its scores (3 per point on a seat
     the step changes, 0.5 on the others), its states and completions (1 per unit), a figure z3 has on
-    the board that the seat has not (2), the supplies the step changes (0.25 per figure)."""
+    the board that the seat has not (2), the supplies the step changes (0.25 per figure).  For a claim
+    about one scored feature (`feature_kinds` given: the refuted rule's kinds), the seats' totals in
+    z3's state are any that fit, so only the feature counts: `feature_distance`."""
+    if feature_kinds is not None:
+        fd = feature_distance(model, g, feature_kinds)
+        if fd is not None:
+            return fd
     snap = snapshot(rs, g).values
     d = 0.0
     for k, v in model.items():
@@ -527,6 +573,7 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
     its moves, written and replayed as a record."""
     model = check.result.model
     spent = 0
+    per_feature = focus[1] if check.invariant.kind == "feature" else None  # the rule's kinds (a tie, a return)
     for seed in range(BEAM_SEEDS):
         if spent >= BEAM_MOVES:
             break
@@ -549,14 +596,18 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
                         break
                 for a in picks:
                     c, m2, mark = g.clone(), mon.fork(), len(g.events)
-                    c.apply_action(a)
+                    tie = m2.tie_in(c, a) if m2.kind == "tie" else None  # a scoring seen as it happens
+                    if m2.kind != "tie":
+                        c.apply_action(a)
                     spent += 1
+                    if tie is not None:
+                        return _beam_witness(rs, check, eng, players, seed, moves + [a], tie, spent, before)
                     if c.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
                         found = m2.check(c)
                         if found is not None and m2.outcome_ok(c.events[mark:]):
                             return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
                     if not c.ended:
-                        children.append((distance(rs, model, c), rng.random(), c, moves + [a], m2))
+                        children.append((distance(rs, model, c, per_feature), rng.random(), c, moves + [a], m2))
             if not _spend_moves(len(children) or 1):
                 return Search(None, 0, players, note=_budget_note())
             children.sort(key=lambda x: (x[0], x[1]))
@@ -582,6 +633,12 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
     for a in moves:
         rec(g, a)
         g.apply_action(a)
+    while not g.ended and (g.pending is not None or getattr(g, "sdec", None) is not None):
+        acts = g.legal_actions()  # the turn's decisions still open: the first of each, so the record ends a turn
+        if not acts:
+            break
+        rec(g, acts[0])
+        g.apply_action(acts[0])
     path = _write(rs, check, players, seed, turns, g.ended, None)
     if not _replays(path, g):
         path.unlink(missing_ok=True)
