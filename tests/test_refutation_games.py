@@ -306,3 +306,31 @@ def test_the_beam_search_measures_a_game_by_z3s_feature():
     assert "_award" not in vars(g) and len(g.events) > before
     assert [h for h in hits if h] == ["one road of 4 tiles scores its tied owners differently at turn 42: "
                                       "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]
+
+
+@pytest.mark.slow
+def test_a_barn_exchanged_for_a_barn_is_its_own_game(tmp_path, monkeypatch):
+    """BARN-PLACE-1 against TOWER-SWAP-1 (issue 35 item 5): with barns capturable
+    (tests/records/witness/barn_capture.tess), `stays-barn` breaks at each capture outcome.  The
+    exchange for a barn needs a barn held as a prisoner first -- itself a break by another outcome --
+    so the search plays on past it (the monitor remembers every seat's count) and steers toward that
+    prisoner.  Its record replays to p1 (or p0) capturing a barn whose owner holds a barn of the
+    capturer's, and the exchange giving that barn back, at the turn the witness names."""
+    from tessera.dsl.loader import require_rule_set
+
+    rs = require_rule_set([str(ROOT / "tests" / "records" / "witness" / "barn_capture.tess")])
+    inv = SimpleNamespace(id="stays-barn", kind="step")
+    check = SimpleNamespace(invariant=inv, rule="capture a barn (exchange for a barn)", span=None,
+                            text="capture 1 of follower, abbot, barn", result=SimpleNamespace(model={"players": 2}))
+    got = W.search(rs, check, games=12, record_dir=tmp_path)
+    assert got.witness is not None, got.note
+    w = got.witness
+    assert w.breaks == "`stays-barn` at capture a barn (exchange for a barn)" and "exchange-for-a-barn" in w.record.name
+    m = re.fullmatch(r"(p\d)'s barns on the board go 1 -> 0 at turn (\d+)", w.what)
+    assert m, w.what
+    rep = run("replay", "--json", str(w.record), cwd=tmp_path)
+    assert rep.returncode == 0, rep.stderr
+    evs = [e for e in json.loads(rep.stdout)["events"] if e.get("kind") in ("capture", "exchange")
+           and e.get("figure") == "barn" and e.get("turn") == int(m.group(2))]
+    assert [(e["kind"], e["victim"], e.get("to"), e.get("back")) for e in evs] == [
+        ("capture", m.group(1), "exchange", None), ("exchange", m.group(1), None, "barn")], evs

@@ -239,13 +239,17 @@ class Monitor:
             return None
         if self.kind == "stays":
             now = board_counts(g)
-            for p in range(g.nplayers):
-                n = now.get((p, self.fig), 0)
+            drop = None
+            for p in range(g.nplayers):  # every seat's count is remembered, the drop seen or not: a game
+                n = now.get((p, self.fig), 0)  # played on past another step's break reports only its own
                 was = self.last_stays.get(p, 0)
-                if n < was:
-                    return (f"{g.names[p]}'s {self.inv.id[6:]}s on the board go {was} -> {n} at turn {g.turn}")
+                if n < was and drop is None:
+                    # the turn of the move's own event (a capture, a return): g.turn may be the next one
+                    last = g.events[-1].get("turn") if g.events else None
+                    drop = (f"{g.names[p]}'s {self.inv.id[6:]}s on the board go {was} -> {n} at turn "
+                            f"{last if isinstance(last, int) else g.turn}")
                 self.last_stays[p] = n
-            return None
+            return drop
         if self.kind == "returned":
             R = g.R
             corner = set(getattr(R, "FIG_CORNER", ()))
@@ -318,9 +322,11 @@ class Policy:
 
     def _capture_fits(self, g, a) -> bool:
         fig, to, back = self.capture
+        p = g.pending[0] if g.pending else g.current_player()
+        if to == "exchange" and g.R.FIGURES[a.figure].name == back and a.owner != p and a.back is None:
+            return True  # an exchange for a `back` needs a `back` held as a prisoner first (TOWER-SWAP-1)
         if g.R.FIGURES[a.figure].name != fig:
             return False
-        p = g.pending[0] if g.pending else g.current_player()
         if to == "supply":
             return a.owner == p
         if to == "prisoner":
@@ -454,7 +460,10 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 found = mon.check(g)
                 if found is not None and not mon.outcome_ok(g.events[mark:]):
                     found = None  # broken, but by another step than the refuted one: not its witness
-                    break
+                    if mon.kind != "stays":
+                        break
+                    # a figure's count on the board is watched move by move (the monitor remembers it):
+                    # play on, for the refuted step may come later (an exchange needs a prisoner first)
                 mark = len(g.events)
                 if found is not None and a.KIND == "ransom":
                     pending_ransom = True  # a record writes a ransom with the next turn's tile: play on to it
