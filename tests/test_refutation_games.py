@@ -334,3 +334,43 @@ def test_a_barn_exchanged_for_a_barn_is_its_own_game(tmp_path, monkeypatch):
            and e.get("figure") == "barn" and e.get("turn") == int(m.group(2))]
     assert [(e["kind"], e["victim"], e.get("to"), e.get("back")) for e in evs] == [
         ("capture", m.group(1), "exchange", None), ("exchange", m.group(1), None, "barn")], evs
+
+
+@pytest.mark.slow
+def test_a_lost_card_is_seen_on_the_engines_own_containers():
+    """CARD-COMP-1: every card lies in one location.  `card_lost` (the witness search's monitor) finds
+    nothing in a game of the bundled card rules, and finds a card taken out of the deck."""
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
+
+    eng = load_engine(require_rule_set(["card"]))
+    printed = sorted(n for n, spec in eng.rules.CARDS for _ in range(spec[3]))
+    g = eng.new_game(3, 0)
+    for _ in range(12):
+        g.apply_action(g.legal_actions()[0])
+    assert W.card_lost(g, printed) is None
+    g.deck.pop()
+    assert W.card_lost(g, printed) == (f"{len(printed) - 1} cards are found in the deck, rows, hands, piles, chests "
+                                       f"and box, not the {len(printed)} printed ones each once")
+
+
+@pytest.mark.slow
+def test_a_card_conservation_refutation_without_a_game_is_not_proved(tmp_path, monkeypatch):
+    """CARD-COMP-1, 'refuted means a game': when z3 refutes a move of card-conservation (here made to, for
+    the play move), the engine's games are searched for a lost card; none loses one, so the verdict is
+    *not proved*, with what was tried, never *refuted*."""
+    import tessera.verifier.cards as C
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.solver import prove as real
+
+    def prove(goal, facts, **kw):
+        res = real(goal, facts, **kw)
+        if any("the engine's play move" in f.text for f in facts):
+            return SimpleNamespace(refuted=True, proved=False, model={"players": 2, "hands": 1}, reason="")
+        return res
+    monkeypatch.setattr(C, "prove", prove)
+    monkeypatch.setattr(W, "RECORD_DIR", tmp_path)
+    out = C.card_conservation(require_rule_set(["card"]))
+    assert len(out) == 1 and out[0].startswith("  not proved: z3: the play move loses or makes cards"), out
+    assert "card games of the compiled engine (2 players first, then the others) never lost nor made a card" in out[0]
+    assert not list(tmp_path.glob("*.json"))

@@ -964,6 +964,83 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
     return Search(None, games, first)
 
 
+def card_lost(g, printed: list) -> str | None:
+    """Whether a card game of the compiled engine, as it stands, has lost or made a card (CARD-COMP-1):
+    the cards found in its containers are not the printed ones each once, or its own count of each
+    location differs from a recount of those containers."""
+    cards = g.all_cards()
+    found = sorted(c for cs in cards.values() for c in cs)
+    if found != printed:
+        return f"{len(found)} cards are found in the deck, rows, hands, piles, chests and box, not the {len(printed)} printed ones each once"
+    players = g.nplayers if hasattr(g, "nplayers") else len(g.names)
+    mine = {"deck": len(cards["deck"]), "rows": {r: len(cards[f"row:{r}"]) for r in g.rows},
+            "hands": {g.names[p]: len(cards[f"hand:{p}"]) for p in range(players)},
+            "piles": {g.names[p]: len(cards[f"pile:{p}"]) for p in range(players)},
+            "chests": {g.names[p]: len(cards[f"chest:{p}"]) for p in range(players)},
+            "removed": len(cards["removed"])}
+    if g.locations() != mine:
+        return f"the engine counts {g.locations()}, a recount of its containers {mine}"
+    return None
+
+
+def card_conservation_search(rs: RuleSet, move: str, players: int | None, games: int | None = None,
+                             record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine that loses or makes a card (`card_lost`), for a z3 refutation
+    of card-conservation at `move`: written as a tessera-cards/1 record and replayed at once to the same
+    cards.  None found: the refutation is *not proved* (z3's state of the move is reached by no game)."""
+    from tessera.compiler.build import load_engine
+
+    games = WITNESS_GAMES if games is None else games
+    lo, hi = rs.player_range()
+    first = players if isinstance(players, int) and lo <= players <= hi else lo
+    others = [n for n in range(lo, hi + 1) if n != first]
+    eng = eng or load_engine(rs)
+    printed = sorted(n for n, spec in eng.rules.CARDS for _ in range(spec[3]))
+    policies = ["random", "claiming", "hoarding"]
+    for k in range(games):
+        seed, pname = k // len(policies), policies[k % len(policies)]
+        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
+        g = eng.new_game(n, seed)
+        rng = random.Random(seed * 7919 + 31 + 1000 * (k % len(policies)))
+        turns: list = []
+        found = card_lost(g, printed)
+        while not g.ended and found is None:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, pname)
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+            found = card_lost(g, printed)
+        if not _spend_moves(len(turns)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, first, note=_budget_note())
+        if found is None:
+            continue
+        d = _record_folder(record_dir)
+        path = d / f"{_slug('+'.join(rs.names))}--card-conservation--{_slug(move)}.json"
+        from tessera.compiler.records import write_record
+
+        write_record(path, {"format": "tessera-cards/1", "rules": record_rules(rs, d), "players": list(g.names),
+                            "seed": g.seed, "deck": list(g.drawn), "turns": turns, "end": "final" if g.ended else "none"})
+        try:
+            shown = _card_replays(path, g) and card_lost(_card_replayed(path), printed) is not None
+        except Exception:  # a record the replay refuses: no witness
+            shown = False
+        if not shown:
+            path.unlink(missing_ok=True)  # the record does not replay to the lost card: not a witness
+            continue
+        return Search(CardWitness(path, n, seed, pname, f"after move {len(turns)}: {found}", k + 1), k + 1, first)
+    return Search(None, games, first, note=f"{games} card games of the compiled engine ({first} players first, then "
+                                            f"the others) never lost nor made a card")
+
+
+def _card_replayed(path: Path):
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    return replay(load_record(path), path.parent).game
+
+
 def _card_negative(g, feature: str, when: str, seen: int):
     """The first scoring event (from `seen` on) of `feature` that gives fewer than 0 points, with the
     player's score before and after it."""
