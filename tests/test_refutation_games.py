@@ -270,3 +270,107 @@ def test_the_tie_rule_is_seen_in_one_features_scoring():
         else:
             assert hits == ["one road of 4 tiles scores its tied owners differently at turn 42: "
                             "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]
+
+
+def test_the_beam_search_measures_a_game_by_z3s_feature():
+    """BASE-SCORE-1 (issue 35, F1): for a claim about one scored feature, z3's state is the feature's
+    figures (`on_feature[p].F`); the beam search's distance is how far the nearest open feature of the
+    rule's kind stands from it, any seating of z3's seats.  In the designer's game (seed 13) the roads
+    that turn 42 joins and completes hold p0's abbot and p1's follower just before: each is 1 figure short
+    of z3's feature (z3's seat 0 as the game's p0, or swapped) with 1 open edge; at the start no road
+    holds a figure.  `tie_in` watches the scoring on the game itself and leaves no hook on it."""
+    from tessera.compiler.build import load_engine
+    from tessera.compiler.turns import play_turn
+    from tessera.dsl.loader import require_rule_set
+
+    here = ROOT / "tests" / "records" / "witness"
+    doc = json.loads((here / "abbot_on_roads.json").read_text(encoding="utf-8"))
+    rs = require_rule_set([str(here / "abbot_on_roads.tess")])
+    g = load_engine(rs).new_game(len(doc["players"]), doc.get("seed", 0))
+    model = {"on_feature[0].abbot": 1, "on_feature[1].follower": 1, "tiles": 2, "open": 0}
+    swapped = {"on_feature[1].abbot": 1, "on_feature[0].follower": 1}
+    assert W.feature_distance(model, g, {"road"}) == 2.0 * 2 + 1.0  # nothing on any road yet
+    for i, t in enumerate(doc["turns"][:42]):
+        play_turn(g, g.R, t, i)
+    d = W.feature_distance(model, g, {"road"})
+    # turn 42's tile joins two roads, one with p0's abbot and one with p1's follower, each 1 edge open:
+    # the nearest is 1 figure short (2) with 1 open edge (0.25), whichever seat z3 calls seat 0
+    assert d == W.feature_distance(swapped, g, {"road"}) == 2.0 + 0.25, d
+    assert W.feature_distance({"score[0]": 3}, g, {"road"}) is None  # no feature in z3's state
+    mon = W.Monitor(rs, SimpleNamespace(id="tie-rule", kind="feature"), "score road complete")
+    before = len(g.events)
+    hits: list = []
+    g.apply_action = lambda a: hits.append(mon.tie_in(g, a))  # the move played on g itself, watched
+    play_turn(g, g.R, doc["turns"][42], 42)
+    del g.apply_action
+    assert "_award" not in vars(g) and len(g.events) > before
+    assert [h for h in hits if h] == ["one road of 4 tiles scores its tied owners differently at turn 42: "
+                                      "p0 8 (HOUSE-PILGRIM-1); p1 4 (BASE-ROAD-2)"]
+
+
+@pytest.mark.slow
+def test_a_barn_exchanged_for_a_barn_is_its_own_game(tmp_path, monkeypatch):
+    """BARN-PLACE-1 against TOWER-SWAP-1 (issue 35 item 5): with barns capturable
+    (tests/records/witness/barn_capture.tess), `stays-barn` breaks at each capture outcome.  The
+    exchange for a barn needs a barn held as a prisoner first -- itself a break by another outcome --
+    so the search plays on past it (the monitor remembers every seat's count) and steers toward that
+    prisoner.  Its record replays to p1 (or p0) capturing a barn whose owner holds a barn of the
+    capturer's, and the exchange giving that barn back, at the turn the witness names."""
+    from tessera.dsl.loader import require_rule_set
+
+    rs = require_rule_set([str(ROOT / "tests" / "records" / "witness" / "barn_capture.tess")])
+    inv = SimpleNamespace(id="stays-barn", kind="step")
+    check = SimpleNamespace(invariant=inv, rule="capture a barn (exchange for a barn)", span=None,
+                            text="capture 1 of follower, abbot, barn", result=SimpleNamespace(model={"players": 2}))
+    got = W.search(rs, check, games=12, record_dir=tmp_path)
+    assert got.witness is not None, got.note
+    w = got.witness
+    assert w.breaks == "`stays-barn` at capture a barn (exchange for a barn)" and "exchange-for-a-barn" in w.record.name
+    m = re.fullmatch(r"(p\d)'s barns on the board go 1 -> 0 at turn (\d+)", w.what)
+    assert m, w.what
+    rep = run("replay", "--json", str(w.record), cwd=tmp_path)
+    assert rep.returncode == 0, rep.stderr
+    evs = [e for e in json.loads(rep.stdout)["events"] if e.get("kind") in ("capture", "exchange")
+           and e.get("figure") == "barn" and e.get("turn") == int(m.group(2))]
+    assert [(e["kind"], e["victim"], e.get("to"), e.get("back")) for e in evs] == [
+        ("capture", m.group(1), "exchange", None), ("exchange", m.group(1), None, "barn")], evs
+
+
+@pytest.mark.slow
+def test_a_lost_card_is_seen_on_the_engines_own_containers():
+    """CARD-COMP-1: every card lies in one location.  `card_lost` (the witness search's monitor) finds
+    nothing in a game of the bundled card rules, and finds a card taken out of the deck."""
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
+
+    eng = load_engine(require_rule_set(["card"]))
+    printed = sorted(n for n, spec in eng.rules.CARDS for _ in range(spec[3]))
+    g = eng.new_game(3, 0)
+    for _ in range(12):
+        g.apply_action(g.legal_actions()[0])
+    assert W.card_lost(g, printed) is None
+    g.deck.pop()
+    assert W.card_lost(g, printed) == (f"{len(printed) - 1} cards are found in the deck, rows, hands, piles, chests "
+                                       f"and box, not the {len(printed)} printed ones each once")
+
+
+@pytest.mark.slow
+def test_a_card_conservation_refutation_without_a_game_is_not_proved(tmp_path, monkeypatch):
+    """CARD-COMP-1, 'refuted means a game': when z3 refutes a move of card-conservation (here made to, for
+    the play move), the engine's games are searched for a lost card; none loses one, so the verdict is
+    *not proved*, with what was tried, never *refuted*."""
+    import tessera.verifier.cards as C
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.solver import prove as real
+
+    def prove(goal, facts, **kw):
+        res = real(goal, facts, **kw)
+        if any("the engine's play move" in f.text for f in facts):
+            return SimpleNamespace(refuted=True, proved=False, model={"players": 2, "hands": 1}, reason="")
+        return res
+    monkeypatch.setattr(C, "prove", prove)
+    monkeypatch.setattr(W, "RECORD_DIR", tmp_path)
+    out = C.card_conservation(require_rule_set(["card"]))
+    assert len(out) == 1 and out[0].startswith("  not proved: z3: the play move loses or makes cards"), out
+    assert "card games of the compiled engine (2 players first, then the others) never lost nor made a card" in out[0]
+    assert not list(tmp_path.glob("*.json"))

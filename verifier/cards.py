@@ -203,15 +203,32 @@ def card_conservation(rs: RuleSet):
     out = []
     init = {k: 0 for k in locs}
     init.update(deck=cg.in_play(), removed=cg.count() - cg.in_play())
-    if sum(init.values()) != total:
-        out.append(f"  refuted: the start holds {sum(init.values())} cards, not {total}")
+    bad = []  # (the step, what z3 says): refuted only with a game of the compiled engine that loses a card
+    if sum(init.values()) != total or any(v < 0 for v in init.values()):
+        bad.append(("start", f"the start holds {init}, not the {total} printed cards each in one location", {}))
     for name, step in moves.items():
         res = prove(inv(t), [Fact(inv(s), "builtin", "every card in one location before the move", assumed=True),
                              Fact(step, "builtin", f"the engine's {name} move")])
         if res.refuted:
-            out.append(f"  refuted: the {name} move loses or makes cards: {res.model} [CARD-COMP-1]")
+            bad.append((name, f"the {name} move loses or makes cards: {res.model}", res.model))
         elif not res.proved:
             out.append(f"  not proved (z3: {res.reason}): the {name} move keeps every card")
+    eng = None
+    for name, z3_says, model in bad:
+        from .witness import Search, card_conservation_search
+
+        try:
+            if eng is None:
+                from tessera.compiler.build import load_engine
+
+                eng = load_engine(rs)
+            found = card_conservation_search(rs, name, model.get("players"), eng=eng)
+        except Exception as exc:  # rules the engine cannot play: said, never a refutation
+            found = Search(None, 0, 0, note=f"the engine failed ({type(exc).__name__}: {exc})")
+        if found.witness is not None:
+            out.append("\n    ".join([f"  refuted: {z3_says} [CARD-COMP-1]"] + found.witness.lines()))
+        else:
+            out.append(f"  not proved: z3: {z3_says}; not reached by any game tried: {found.note} [CARD-COMP-1]")
     return out
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import random
 import re
 from dataclasses import dataclass, field
@@ -187,7 +188,11 @@ class Monitor:
     def tie_of(self, before, a) -> str | None:
         """Play move `a` on a copy of `before` and watch each feature's scoring (the engine's `_award`: one
         feature, its owners, one event per rule): tied owners of one feature who get different points."""
-        c = before.clone()
+        return self.tie_in(before.clone(), a)
+
+    def tie_in(self, c, a) -> str | None:
+        """Play move `a` on game `c` itself (a copy of the search's: the beam search keeps it), watching
+        each feature's scoring as `tie_of` says."""
         calls: list = []
         orig = c._award
 
@@ -196,7 +201,10 @@ class Monitor:
             orig(r, kind, when, rule)
             calls.append(c.events[n0:])
         c._award = watched
-        type(c).apply_action(c, a)  # the engine's own move (a copy keeps no hook its game may carry)
+        try:
+            type(c).apply_action(c, a)  # the engine's own move (a copy keeps no hook its game may carry)
+        finally:
+            del c._award  # the class's own again: a kept game carries no hook
         for evs in calls:
             evs = [e for e in evs if e.get("kind") == "score" and e.get("feature") == self.feature
                    and e.get("when") == self.when]
@@ -231,13 +239,17 @@ class Monitor:
             return None
         if self.kind == "stays":
             now = board_counts(g)
-            for p in range(g.nplayers):
-                n = now.get((p, self.fig), 0)
+            drop = None
+            for p in range(g.nplayers):  # every seat's count is remembered, the drop seen or not: a game
+                n = now.get((p, self.fig), 0)  # played on past another step's break reports only its own
                 was = self.last_stays.get(p, 0)
-                if n < was:
-                    return (f"{g.names[p]}'s {self.inv.id[6:]}s on the board go {was} -> {n} at turn {g.turn}")
+                if n < was and drop is None:
+                    # the turn of the move's own event (a capture, a return): g.turn may be the next one
+                    last = g.events[-1].get("turn") if g.events else None
+                    drop = (f"{g.names[p]}'s {self.inv.id[6:]}s on the board go {was} -> {n} at turn "
+                            f"{last if isinstance(last, int) else g.turn}")
                 self.last_stays[p] = n
-            return None
+            return drop
         if self.kind == "returned":
             R = g.R
             corner = set(getattr(R, "FIG_CORNER", ()))
@@ -310,9 +322,11 @@ class Policy:
 
     def _capture_fits(self, g, a) -> bool:
         fig, to, back = self.capture
+        p = g.pending.player if g.pending else g.current_player()
+        if to == "exchange" and g.R.FIGURES[a.figure].name == back and a.owner != p and a.back is None:
+            return True  # an exchange for a `back` needs a `back` held as a prisoner first (TOWER-SWAP-1)
         if g.R.FIGURES[a.figure].name != fig:
             return False
-        p = g.pending.player if g.pending else g.current_player()
         if to == "supply":
             return a.owner == p
         if to == "prisoner":
@@ -446,7 +460,10 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 found = mon.check(g)
                 if found is not None and not mon.outcome_ok(g.events[mark:]):
                     found = None  # broken, but by another step than the refuted one: not its witness
-                    break
+                    if mon.kind != "stays":
+                        break
+                    # a figure's count on the board is watched move by move (the monitor remembers it):
+                    # play on, for the refuted step may come later (an exchange needs a prisoner first)
                 mark = len(g.events)
                 if found is not None and a.KIND == "ransom":
                     pending_ransom = True  # a record writes a ransom with the next turn's tile: play on to it
@@ -497,10 +514,48 @@ def _primed(k: str) -> str:
     return k.replace("[", "'[", 1) if "[" in k else k + "'"
 
 
-def distance(rs: RuleSet, model: dict, g) -> float:
+def feature_distance(model: dict, g, kinds: set) -> float | None:
+    """How far game g's nearest open feature (of the refuted rule's kinds) stands from z3's feature:
+    2 per figure z3 has there (per seat and figure: `on_feature[p].F`) that the feature has not, or has
+    over, and 0.25 per open edge (z3's feature is the one the step scores, so it closes).  None when
+    z3's state speaks of no figure on a feature."""
+    want: dict = {}
+    for k, v in model.items():
+        m = re.fullmatch(r"on_feature\[(\d+)\]\.(\w+)", k)
+        if m and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            want[(int(m.group(1)), m.group(2))] = v
+    if not want:
+        return None
+    R = g.R
+    names = [f.name for f in R.FIGURES]
+    of_kind = {i for i, k in enumerate(R.KINDS) if not kinds or k[0] in kinds}
+    best = 2.0 * sum(want.values()) + 1.0  # no feature of the kind with a figure yet
+    parent, done, seg_kind, opens = g.parent, g.done, g.seg_kind, g.open
+    n = g.nplayers
+    seatings = list(itertools.permutations(range(n))) if n <= 3 else [tuple(range(n))]
+    for r, fs in enumerate(g.figs):
+        if not fs or parent[r] != r or done[r] or seg_kind[r] not in of_kind:
+            continue
+        have: dict = {}
+        for p, gi, _ in fs:
+            have[(p, names[gi])] = have.get((p, names[gi]), 0) + 1
+        for perm in seatings:  # z3's seats are any seats of the game: its seat 0 may be the game's seat 1
+            d = 2.0 * sum(abs(have.get((perm[p], f), 0) - want.get((p, f), 0))
+                          for p, f in {(perm.index(q), f) for q, f in have} | set(want)) + 0.25 * opens[r]
+            best = min(best, d)
+    return best
+
+
+def distance(rs: RuleSet, model: dict, g, feature_kinds: set | None = None) -> float:
     """How far game g stands from z3's state before the refuted step: its scores (3 per point on a seat
     the step changes, 0.5 on the others), its states and completions (1 per unit), a figure z3 has on
-    the board that the seat has not (2), the supplies the step changes (0.25 per figure)."""
+    the board that the seat has not (2), the supplies the step changes (0.25 per figure).  For a claim
+    about one scored feature (`feature_kinds` given: the refuted rule's kinds), the seats' totals in
+    z3's state are any that fit, so only the feature counts: `feature_distance`."""
+    if feature_kinds is not None:
+        fd = feature_distance(model, g, feature_kinds)
+        if fd is not None:
+            return fd
     snap = snapshot(rs, g).values
     d = 0.0
     for k, v in model.items():
@@ -527,6 +582,7 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
     its moves, written and replayed as a record."""
     model = check.result.model
     spent = 0
+    per_feature = focus[1] if check.invariant.kind == "feature" else None  # the rule's kinds (a tie, a return)
     for seed in range(BEAM_SEEDS):
         if spent >= BEAM_MOVES:
             break
@@ -549,14 +605,18 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
                         break
                 for a in picks:
                     c, m2, mark = g.clone(), mon.fork(), len(g.events)
-                    c.apply_action(a)
+                    tie = m2.tie_in(c, a) if m2.kind == "tie" else None  # a scoring seen as it happens
+                    if m2.kind != "tie":
+                        c.apply_action(a)
                     spent += 1
+                    if tie is not None:
+                        return _beam_witness(rs, check, eng, players, seed, moves + [a], tie, spent, before)
                     if c.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
                         found = m2.check(c)
                         if found is not None and m2.outcome_ok(c.events[mark:]):
                             return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
                     if not c.ended:
-                        children.append((distance(rs, model, c), rng.random(), c, moves + [a], m2))
+                        children.append((distance(rs, model, c, per_feature), rng.random(), c, moves + [a], m2))
             if not _spend_moves(len(children) or 1):
                 return Search(None, 0, players, note=_budget_note())
             children.sort(key=lambda x: (x[0], x[1]))
@@ -582,6 +642,12 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
     for a in moves:
         rec(g, a)
         g.apply_action(a)
+    while not g.ended and (g.pending is not None or getattr(g, "sdec", None) is not None):
+        acts = g.legal_actions()  # the turn's decisions still open: the first of each, so the record ends a turn
+        if not acts:
+            break
+        rec(g, acts[0])
+        g.apply_action(acts[0])
     path = _write(rs, check, players, seed, turns, g.ended, None)
     if not _replays(path, g):
         path.unlink(missing_ok=True)
@@ -894,6 +960,83 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             continue
         return Search(CardWitness(path, n, seed, pname, found, k + 1), k + 1, first)
     return Search(None, games, first)
+
+
+def card_lost(g, printed: list) -> str | None:
+    """Whether a card game of the compiled engine, as it stands, has lost or made a card (CARD-COMP-1):
+    the cards found in its containers are not the printed ones each once, or its own count of each
+    location differs from a recount of those containers."""
+    cards = g.all_cards()
+    found = sorted(c for cs in cards.values() for c in cs)
+    if found != printed:
+        return f"{len(found)} cards are found in the deck, rows, hands, piles, chests and box, not the {len(printed)} printed ones each once"
+    players = g.nplayers if hasattr(g, "nplayers") else len(g.names)
+    mine = {"deck": len(cards["deck"]), "rows": {r: len(cards[f"row:{r}"]) for r in g.rows},
+            "hands": {g.names[p]: len(cards[f"hand:{p}"]) for p in range(players)},
+            "piles": {g.names[p]: len(cards[f"pile:{p}"]) for p in range(players)},
+            "chests": {g.names[p]: len(cards[f"chest:{p}"]) for p in range(players)},
+            "removed": len(cards["removed"])}
+    if g.locations() != mine:
+        return f"the engine counts {g.locations()}, a recount of its containers {mine}"
+    return None
+
+
+def card_conservation_search(rs: RuleSet, move: str, players: int | None, games: int | None = None,
+                             record_dir: Path | None = None, eng=None) -> Search:
+    """A card game of the compiled engine that loses or makes a card (`card_lost`), for a z3 refutation
+    of card-conservation at `move`: written as a tessera-cards/1 record and replayed at once to the same
+    cards.  None found: the refutation is *not proved* (z3's state of the move is reached by no game)."""
+    from tessera.compiler.build import load_engine
+
+    games = WITNESS_GAMES if games is None else games
+    lo, hi = rs.player_range()
+    first = players if isinstance(players, int) and lo <= players <= hi else lo
+    others = [n for n in range(lo, hi + 1) if n != first]
+    eng = eng or load_engine(rs)
+    printed = sorted(n for n, spec in eng.rules.CARDS for _ in range(spec[3]))
+    policies = ["random", "claiming", "hoarding"]
+    for k in range(games):
+        seed, pname = k // len(policies), policies[k % len(policies)]
+        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
+        g = eng.new_game(n, seed)
+        rng = random.Random(seed * 7919 + 31 + 1000 * (k % len(policies)))
+        turns: list = []
+        found = card_lost(g, printed)
+        while not g.ended and found is None:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            a = _card_choose(g, acts, rng, pname)
+            turns.append(g.record_of(a))
+            g.apply_action(a)
+            found = card_lost(g, printed)
+        if not _spend_moves(len(turns)):  # the verify budget (verifier/budget.py): spent, no pass either
+            return Search(None, k + 1, first, note=_budget_note())
+        if found is None:
+            continue
+        d = _record_folder(record_dir)
+        path = d / f"{_slug('+'.join(rs.names))}--card-conservation--{_slug(move)}.json"
+        from tessera.compiler.cardrecords import card_record
+        from tessera.compiler.records import write_record
+
+        write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
+        try:
+            shown = _card_replays(path, g) and card_lost(_card_replayed(path), printed) is not None
+        except Exception:  # a record the replay refuses: no witness
+            shown = False
+        if not shown:
+            path.unlink(missing_ok=True)  # the record does not replay to the lost card: not a witness
+            continue
+        return Search(CardWitness(path, n, seed, pname, f"after move {len(turns)}: {found}", k + 1), k + 1, first)
+    return Search(None, games, first, note=f"{games} card games of the compiled engine ({first} players first, then "
+                                            f"the others) never lost nor made a card")
+
+
+def _card_replayed(path: Path):
+    from tessera.compiler.records import load_record
+    from tessera.compiler.replay import replay
+
+    return replay(load_record(path), path.parent).game
 
 
 def _card_negative(g, feature: str, when: str, seen: int):

@@ -48,10 +48,7 @@ pytestmark = pytest.mark.slow
 ENGINE_GAMES = 60
 
 # Misses of today's verifier (the finding in tests/designer/FINDINGS.md): noeng / engine mode.
-MISSES_NOENG = {
-    "abbot_on_roads": "F1: tie-rule not proved: the witness search does not yet reach the tied scoring the "
-                      "designer's own search finds (seed 13); was a false proof before this session",
-}
+MISSES_NOENG: dict[str, str] = {}  # none left: F1 (abbot_on_roads) is refuted by the beam search's tie watch
 MISSES_ENGINE = dict(MISSES_NOENG)
 
 # Which rules also run in the default mode (with the engine check and its conformance check): a
