@@ -16,9 +16,10 @@ from tessera.dsl.model import RuleSet
 from .codegen import Compiled, _comment
 from .lower import CompileError, where
 from .pyexpr import Scope, emit
+from tessera.dsl.family import CARDS
 from tessera.dsl.limits import MAX_VALUE
 
-FAMILY = "cards"
+FAMILY = CARDS.name  # written into the rules module: Family.of_rules / of_source read it back
 
 
 def _ident(name: str, span: A.Span) -> str:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tessera.dsl.family import CARDS, Family
+
 from .records import MAX_NAME, MAX_TURNS, RecordError
 
-CARD_FORMAT = "tessera-cards/1"
+CARD_FORMAT = CARDS.record_format
 MAX_DECK = 2_000  # cards a record's deck may name (tessera.dsl.limits.MAX_CARDS)
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
@@ -206,7 +208,7 @@ def replay_cards(record: dict, base: Path | None = None, engine=None):
         raise RecordError("player names must be distinct")
     rules, search, confine = _resolve_rules(record, base)
     eng = engine if engine is not None else engine_for(rules, search, confine)
-    if getattr(eng.rules, "FAMILY", "tiles") != "cards":
+    if Family.of_rules(eng.rules) is not CARDS:
         raise RecordError(f"a {CARD_FORMAT} record names the rules of a tile game ({', '.join(rules)}); "
                           f"its format is tessera-game/1")
     R = eng.rules

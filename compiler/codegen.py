@@ -475,9 +475,11 @@ class Compiled:
 
 
 def generate(rs: RuleSet) -> Compiled:
-    if rs.cards is not None:  # the card game family (rulebook 001): compiler/cardgen.py
-        from .cardgen import generate_cards
+    """The engine's rules module: the code generator of the rule set's game family (dsl/family.py)."""
+    return rs.family.generate(rs)
 
-        return generate_cards(rs)
+
+def generate_tiles(rs: RuleSet) -> Compiled:
+    """The tile game's rules module (the `tiles` family's code generator)."""
     gen = CodeGenerator(lower(rs))
     return Compiled(gen.generate(), gen.source_map)

@@ -224,9 +224,10 @@ def validate(doc, name: str = "<record>") -> None:
     a card-game record (`"format": "tessera-cards/1"`) is held to CARD_SCHEMA instead."""
     import jsonschema
 
-    from .cardrecords import CARD_FORMAT, CARD_SCHEMA
+    from tessera.dsl.family import Family
 
-    schema = CARD_SCHEMA if isinstance(doc, dict) and doc.get("format") == CARD_FORMAT else SCHEMA
+    family = Family.of_record(doc)
+    schema = family.schema
     validator = _VALIDATORS.get(id(schema))
     if validator is None:
         cls = jsonschema.validators.validator_for(schema)
@@ -241,10 +242,8 @@ def validate(doc, name: str = "<record>") -> None:
         errors, key=lambda e: (e.validator not in vague, len(e.absolute_path), -len(e.schema_path)))
     where = _where(err.absolute_path)
     msg = _plain(err)
-    if schema is CARD_SCHEMA:  # a key that kind of card turn does not hold: named at its own path
-        from .cardrecords import key_refused
-
-        where, msg = key_refused(doc, err) or (where, msg)
+    if family.key_refused is not None:  # e.g. a key that kind of card turn does not hold: named at its own path
+        where, msg = family.key_refused(doc, err) or (where, msg)
     raise RecordError(f"{name}: {where}: {msg}")
 
 

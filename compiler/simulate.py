@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from tessera.dsl.family import CARDS, TILES, Family
+
 from . import stats
 from .agents import make_agent, stronger
 from .turns import Recorder
@@ -64,7 +66,7 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     g = eng.new_game(players, seed)
     specs = agents or ["random"] * players
     turns = [] if record else None
-    cards = getattr(eng.rules, "FAMILY", "tiles") == "cards"  # the card game (rulebook 001): its own moves
+    cards = Family.of_rules(eng.rules) is CARDS  # the card game (rulebook 001): its own moves
     if cards:
         before = (lambda g_, a: turns.append(g_.record_of(a))) if turns is not None else None
     else:
@@ -129,7 +131,7 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      "captures": sum(ev["kind"] == "capture" for ev in g.events),
                      "ransoms": sum(ev["kind"] == "ransom" for ev in g.events)})
-        if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
+        if Family.of_rules(eng.rules).breaks_ties:  # the card game breaks ties (its `tie` rule)
             rows[-1]["winners"] = list(g.winners)
         if task.get("rotate"):
             rows[-1]["agents"] = specs  # who sat where in this game (--rotate-seats)
@@ -139,7 +141,7 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
             rows[-1].update(counterattacks=sum(ev["kind"] == "counterattack" and ev["when"] == "full" for ev in g.events),
                             attacks=sum(ev["kind"] == "attack" for ev in g.events),
                             removals=sum(ev["kind"] == "remove" for ev in g.events))
-        if record_dir is not None and getattr(eng.rules, "FAMILY", "tiles") == "cards":
+        if record_dir is not None and Family.of_rules(eng.rules) is CARDS:
             write_card_record(record_dir, i, task.get("record_rules") or task["rules"], g, rec)
         elif record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
@@ -151,7 +153,7 @@ def figure_rules(R) -> dict[tuple[str, str, str], str]:
     """(feature, when, clause) -> the figure a scoring rule belongs to, read from the engine's tables:
     `score K end by F` (SCORE_BY), `score K put F` / `score K join F` (SCORE_PUT, SCORE_JOIN: the
     Barn's), `recall F` (RECALLS: the Abbot's, any feature, as "*")."""
-    if getattr(R, "FAMILY", "tiles") != "tiles" or not hasattr(R, "FIGURES"):
+    if Family.of_rules(R) is not TILES or not hasattr(R, "FIGURES"):
         return {}
     names = [f.name for f in R.FIGURES]
     kinds = [k.name for k in R.KINDS]

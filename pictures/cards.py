@@ -53,6 +53,7 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     from tessera.compiler.cardrecords import g_illegal, move_of
     from tessera.compiler.records import RecordError
     from tessera.compiler.replay import _resolve_rules, engine_for
+    from tessera.dsl.family import CARDS, Family
 
     players = record["players"]
     if seat is not None and seat != "all" and seat not in players:
@@ -60,7 +61,7 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     who = None if seat == "all" else players.index(seat) if seat is not None else -1  # -1: no player's view
     rules, search, confine = _resolve_rules(record, base)
     eng = engine_for(rules, search, confine)
-    if getattr(eng.rules, "FAMILY", "tiles") != "cards":
+    if Family.of_rules(eng.rules) is not CARDS:
         raise RecordError("a tessera-cards/1 record names the rules of a tile game")
     try:
         g = eng.runtime.Game(eng.rules, len(players), record.get("seed", 0), players, record.get("deck"))

@@ -288,7 +288,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             fail("verify", "; ".join(f"{' + '.join(specs) + ': ' if specs else ''}{d.message}" for d in usage), as_json)
         loaded.append((specs, rs, diags, ws))
     if engine and (names is None or "engine-features" in names):  # --players is the tile engine check's
-        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.cards is None
+        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.family.has_tiles
                  and not rs.player_range()[0] <= players <= rs.player_range()[1]]
         if wrong:  # as `simulate` says it, before any work
             fail("verify", "; ".join(f"{'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"

@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from tessera.dsl.diagnostics import render
+from tessera.dsl.family import CARDS, Family
 from tessera.dsl.model import MOST_PLAYERS
 from tessera.dsl.untrusted import printable
 
@@ -88,7 +89,7 @@ def compile_cmd(
     except CompileError as ce:
         from tessera.dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
+    what = f"{rs.cards.count()} cards" if rs.family is CARDS else f"{sum(t.count for t in rs.tiles)} tiles"
     out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
@@ -343,11 +344,11 @@ def simulate(
         if against:
             loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     if against:
-        fam = [getattr(e.rules, "FAMILY", "tiles") for _, (e, _) in loaded]
-        if fam[0] != fam[1]:  # a family mix-up: a card game's points are not a tile game's
+        fam = [Family.of_rules(e.rules) for _, (e, _) in loaded]
+        if fam[0] is not fam[1]:  # a family mix-up: a card game's points are not a tile game's
             fail("simulate", f"--against compares two versions of one game; "
-                             f"{'+'.join(specs)} is a {'card' if fam[0] == 'cards' else 'tile'} game and "
-                             f"{'+'.join(_split(against))} a {'card' if fam[1] == 'cards' else 'tile'} game", as_json)
+                             f"{'+'.join(specs)} is a {fam[0].noun} game and "
+                             f"{'+'.join(_split(against))} a {fam[1].noun} game", as_json)
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats

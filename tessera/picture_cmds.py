@@ -13,19 +13,21 @@ from .app import app, err, out, report
 
 
 def _card_record(record_path: Path, command: str, seat: Optional[str]):
-    """The card game's timeline of a `tessera-cards/1` record, or None for another record."""
-    from tessera.compiler.cardrecords import CARD_FORMAT
+    """The timeline of a record whose family has a viewer of its own (the card game's, `tessera-cards/1`),
+    or None for a record that pictures/viewer.py shows."""
     from tessera.compiler.replay import RecordError, RuleLoadError, load_record
+    from tessera.dsl.family import CARDS, Family
 
     try:
         record = load_record(record_path)
-        if record.get("format") != CARD_FORMAT:
+        family = Family.of_record(record)
+        if family.timeline is None:
             if seat is not None:
-                raise RecordError("--seat is for a card game's record (tessera-cards/1)")
+                raise RecordError(f"--seat is for a card game's record ({CARDS.record_format})")
             return None
-        from tessera.pictures.cards import card_timeline
-
-        return card_timeline(record, record_path.parent, seat)
+        ctl = family.timeline(record, record_path.parent, seat)
+        ctl.family = family
+        return ctl
     except RecordError as exc:
         err.print(printable(f"tessera {command}: {exc}"), markup=False)
         raise typer.Exit(2)
@@ -86,10 +88,8 @@ def draw(
             if turn is not None and turn > last:
                 err.print(f"tessera draw: the record has {last} steps; --turn {turn} is past them", markup=False)
                 raise typer.Exit(2)
-            from tessera.pictures.cards import table_drawing
-
             step = last if turn is None else turn
-            write_atomically(output, table_drawing(ctl, step).as_svg())
+            write_atomically(output, ctl.family.table_drawing(ctl, step).as_svg())
             out.print(printable(f"wrote {output} (the table after step {step} of {last}; "
                                 + ", ".join(f"{k} {v}" for k, v in ctl.steps[step].scores.items()) + ")"), markup=False)
             if ctl.error is not None:
@@ -116,7 +116,7 @@ def draw(
         raise typer.BadParameter("--turn is for a game record (GAME.json)")
     specs = _split(inputs)
     rs = _load(specs, "draw")
-    if rs.cards is not None and not rs.tiles:  # a family mix-up: the card game has no tile sheet
+    if not rs.family.has_tiles and not rs.tiles:  # a family mix-up: the card game has no tile sheet
         err.print(printable(f"tessera draw: {' + '.join(rs.names)} is a card game, which has no tiles to draw; "
                             f"draw one of its records instead: tessera draw GAME.json --turn N -o table.svg"),
                   markup=False)
@@ -157,9 +157,7 @@ def view(
     missing_paths("view", [str(record)])
     ctl = _card_record(record, "view", seat)
     if ctl is not None:  # the card game (rulebook 001)
-        from tessera.pictures.cards import card_viewer_html
-
-        write_atomically(output, card_viewer_html(ctl))
+        write_atomically(output, ctl.family.viewer_html(ctl))
         out.print(printable(f"wrote {output} ({len(ctl.steps)} steps; final scores "
                             + ", ".join(f"{k} {v}" for k, v in ctl.steps[-1].scores.items()) + ")"), markup=False)
         if ctl.error is not None:

@@ -24,13 +24,14 @@ import z3
 
 from tessera.dsl import ast as A
 from tessera.dsl.cards import CONTEXTS, KIND_FUNCTIONS
+from tessera.dsl.family import CARDS as FAMILY
 from tessera.dsl.model import RuleSet
 
 from .checks import register
 from .solver import Fact, prove
 from .source import where
 
-CARDS = lambda rs: rs.cards is not None  # noqa: E731  (the checks apply to a card game only)
+CARDS = lambda rs: rs.family is FAMILY  # noqa: E731  (the checks apply to a card game only)
 ENGINE_GAMES = 40
 
 

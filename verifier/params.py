@@ -29,6 +29,8 @@ from typing import Iterator
 
 import z3
 
+from tessera.dsl.family import CARDS
+
 _SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
                                                                                       default={})
 
@@ -141,9 +143,7 @@ def _names(rs) -> list[str]:
     game's z3 proofs (its deal, card conservation, no negative scoring: verifier/cards.py, not its engine check)."""
     from .checks import load_checks
 
-    if rs.cards is None:
-        return ["invariants"]
-    return [n for n in load_checks() if n in ("card-deal", "card-conservation", "card-scores")]
+    return [n for n in load_checks() if n in rs.family.invariants]
 
 
 def _check(rs):
@@ -171,7 +171,7 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
     hi = d.high if high is None else min(high, d.high)
     out = RangeResult(list(specs), name, lo, hi, d.value, str(d.span))
     sym, sym_errors = _load(specs, sets, {name})
-    if sym is not None and sym.cards is not None:
+    if sym is not None and sym.family is CARDS:
         sym = None  # the card game's proofs (verifier/cards.py) take numbers, not z3 names: value by value
     out.symbolic = sym is not None
     saved = wit.RECORD_DIR
