@@ -26,8 +26,10 @@ from tessera.dsl import ast as A
 from tessera.dsl.cards import CONTEXTS, KIND_FUNCTIONS
 from tessera.dsl.family import CARDS as FAMILY
 from tessera.dsl.model import RuleSet
+from tessera.compiler.pyexpr import free_names
 
 from .checks import register
+from .encode import encode
 from .solver import Fact, prove
 from .source import where
 
@@ -35,45 +37,29 @@ CARDS = lambda rs: rs.family is FAMILY  # noqa: E731  (the checks apply to a car
 ENGINE_GAMES = 40
 
 
+class _CardEnv:
+    """What a card expression's names stand for, for the one z3 encoder (verifier/encode.py): a quantity
+    or a kind function's read (`taken(people)`) is its symbol; a table `t(n)` is its entries."""
+
+    def __init__(self, env: dict, tables: dict):
+        self.names, self.tables = env, tables
+
+    def name(self, n: str) -> z3.ExprRef:
+        return self.names[n]
+
+    def call(self, fn: str, args) -> z3.ExprRef:
+        if fn in self.tables:
+            n = encode(args[0], self)
+            vals = self.tables[fn]
+            out = z3.IntVal(vals[-1])
+            for i in range(len(vals) - 2, -1, -1):
+                out = z3.If(n <= i, vals[i], out)  # below 0: the first entry
+            return out
+        return self.names[f"{fn}({args[0].name})"]
+
+
 def _encode(e: A.Expr, env: dict, tables: dict) -> z3.ExprRef:
-    match e:
-        case A.IntLit(value=v):
-            return z3.IntVal(v)
-        case A.BoolLit(value=v):
-            return z3.BoolVal(v)
-        case A.Var(name=n):
-            return env[n]
-        case A.Call(fn=fn, args=args):
-            if fn in ("min", "max"):
-                a, b = (_encode(x, env, tables) for x in args)
-                return z3.If(a <= b, a, b) if fn == "min" else z3.If(a >= b, a, b)
-            if fn in tables:
-                n = _encode(args[0], env, tables)
-                vals = tables[fn]
-                out = z3.IntVal(vals[-1])
-                for i in range(len(vals) - 2, -1, -1):
-                    out = z3.If(n <= i, vals[i], out)  # below 0: the first entry
-                return out
-            return env[f"{fn}({args[0].name})"]
-        case A.BinOp(op=op, left=l, right=r):
-            a, b = _encode(l, env, tables), _encode(r, env, tables)
-            ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
-                   "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
-                   ">=": lambda: a >= b, "and": lambda: z3.And(a, b), "or": lambda: z3.Or(a, b),
-                   "//": lambda: z3.If(b == 0, 0, _floordiv(a, b)), "%": lambda: z3.If(b == 0, 0, a - b * _floordiv(a, b))}
-            return ops[op]()
-        case A.Not(operand=o):
-            return z3.Not(_encode(o, env, tables))
-        case A.Neg(operand=o):
-            return -_encode(o, env, tables)
-        case A.Cond(test=t, then=x, orelse=y):
-            return z3.If(_encode(t, env, tables), _encode(x, env, tables), _encode(y, env, tables))
-    raise TypeError(f"not an expression: {e!r}")
-
-
-def _floordiv(a, b):
-    """Python's floor division in z3 (z3's `/` on integers is Euclidean: the floor only for b > 0)."""
-    return z3.If(b > 0, a / b, (-a) / (-b))
+    return encode(e, _CardEnv(env, tables))
 
 
 def _domain(rs: RuleSet, ctx: str) -> tuple[dict, list[Fact]]:
@@ -266,29 +252,8 @@ def card_scores(rs: RuleSet):
 
 
 def _reads(e) -> set[str]:
-    out = set()
-
-    def walk(x):
-        match x:
-            case A.Var(name=n):
-                out.add(n)
-            case A.Call(fn=fn, args=args):
-                if fn in KIND_FUNCTIONS:
-                    out.add(f"{fn}({args[0].name})")
-                else:
-                    for a in args:
-                        walk(a)
-            case A.BinOp(left=l, right=r):
-                walk(l)
-                walk(r)
-            case A.Not(operand=o) | A.Neg(operand=o):
-                walk(o)
-            case A.Cond(test=t, then=a, orelse=b):
-                walk(t)
-                walk(a)
-                walk(b)
-    walk(e)
-    return out
+    """The quantities a card expression reads: a name, or a kind function's read as one (`taken(people)`)."""
+    return free_names(e, whole=KIND_FUNCTIONS.__contains__)
 
 
 def example_inputs(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int]:

@@ -302,11 +302,8 @@ class RiverLayer:
 
 
 def _mentions_turn(e, kind: str) -> bool:
-    if isinstance(e, A.Call):
-        return (e.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in e.args)) \
-            or any(_mentions_turn(a, kind) for a in e.args)
-    return any(_mentions_turn(getattr(e, f), kind) for f in ("left", "right", "operand", "test", "then", "orelse")
-               if hasattr(e, f))
+    return any(isinstance(x, A.Call) and x.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in x.args)
+               for x in A.walk(e))
 
 
 def _turn_rule(rs: RuleSet, kind: str) -> bool:
