@@ -7,10 +7,13 @@ left out too."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
+pytestmark = pytest.mark.slow  # parses every module of the package (a few seconds)
 ROOT = Path(__file__).resolve().parent.parent
 # the repository's folders as the installed package names them (pyproject.toml's package-dir)
 TOPS = {"tessera": "tessera", "dsl": "tessera.dsl", "compiler": "tessera.compiler",
@@ -18,6 +21,12 @@ TOPS = {"tessera": "tessera", "dsl": "tessera.dsl", "compiler": "tessera.compile
 RUNTIMES = ("tessera.compiler.runtime", "tessera.compiler.cardrt")
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def _modules() -> dict[str, Path]:
     import tomllib
 
@@ -62,7 +71,7 @@ def import_graph(lazy: bool = False) -> nx.DiGraph:
     for name, path in mods.items():
         is_pkg = path.name == "__init__.py"
         package = name if is_pkg else name.rpartition(".")[0]
-        for node in statements(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in statements(_parsed(path)):
             targets = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
