@@ -22,7 +22,7 @@ from tessera.dsl.model import RuleSet, TileType
 from tessera.dsl.places import rotate
 
 from .sheet import drawn_features
-from .tile import FIGURE_AT, SIZE, Style, attr, done_pattern, draw_tile
+from .tile import FIGURE_AT, SIZE, Style, attr, box_of, done_pattern, draw_tile
 
 PLAYER_COLOURS = {"red": "#d62728", "blue": "#1f5fbf", "green": "#2ca02c", "yellow": "#e6c619",
                   "black": "#222222", "grey": "#8a8a8a", "gray": "#8a8a8a", "white": "#f4f4f4",
@@ -448,12 +448,11 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         attrs = {"data_from": p.step} if step is None else {}
         cls = "placed" + (" last" if step is not None and p.step == step and step > 0 else "")
         if p.whole is not None:  # a tile covering several cells: one picture across its cells
-            from .multicell import draw_multicell
-
             w, h = p.whole.cells
-            grp = draw_multicell(p.whole, style, places=places, done=done, transform=f"translate({x},{y})",
-                                 class_=cls + " multicell", data_tile=attr(p.whole.id),
-                                 data_cell=f"{p.cell[0]},{p.cell[1]}", data_cells=f"{w}x{h}", data_rotation=0, **attrs)
+            grp = draw_tile(drawn_features(p.whole), style, box=box_of(p.whole), places=places, done=done,
+                            symbols=p.whole.symbols, transform=f"translate({x},{y})",
+                            class_=cls + " multicell", data_tile=attr(p.whole.id),
+                            data_cell=f"{p.cell[0]},{p.cell[1]}", data_cells=f"{w}x{h}", data_rotation=0, **attrs)
             grp.append(dw.Title(f"{p.whole.id} at [{p.cell[0]},{p.cell[1]}] covering {w}x{h} cells (step {p.step})"))
             board.append(grp)
             continue

@@ -16,7 +16,7 @@ from tessera.dsl.places import OPPOSITE, SIDES, rotate
 
 from . import write_atomically
 from .sheet import drawn_features
-from .tile import PROBLEM, SIZE, Style, attr, draw_tile
+from .tile import PROBLEM, SIZE, Style, attr, box_of, draw_tile
 
 MARGIN = 24
 HEAD = 44
@@ -103,8 +103,6 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
 def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, source) -> None:
     """The start landscape's tiles where the rule set lays them (a tile covering several cells whole),
     the river's source marked S."""
-    from .multicell import draw_multicell
-
     for sp in rs.start.places():
         types = rs.tile_types(sp.tile)
         if not types:
@@ -113,8 +111,9 @@ def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, sourc
         x = MARGIN + (sp.x - x0) * SIZE
         y = HEAD + MARGIN + (sp.y - y0) * SIZE
         attrs = dict(transform=f"translate({x},{y})", data_tile=attr(t.name), data_cell=f"{sp.x},{sp.y}")
-        if t.cells is not None:
-            g = draw_multicell(t, style, class_="start-landscape multicell", **attrs)
+        if t.cells is not None:  # drawn whole across its cells, with its printed symbols
+            g = draw_tile(drawn_features(t), style, box=box_of(t), symbols=t.symbols,
+                          class_="start-landscape multicell", **attrs)
         else:
             g = draw_tile(drawn_features(t, sp.rotation), style, class_="start-landscape", data_rotation=sp.rotation, **attrs)
         g.append(dw.Title(f"{t.name} at [{sp.x},{sp.y}] (the start landscape)"))
