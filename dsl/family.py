@@ -29,6 +29,8 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
+from . import ast as A
+
 COMPILER = Path(__file__).resolve().parent.parent / "compiler"  # the runtimes' folders (compiler/runtime ...)
 
 
@@ -58,6 +60,10 @@ class Family:
     name: ClassVar[str]
     noun: ClassVar[str]  # "a {noun} game"
     record_format: ClassVar[str]  # the `format` of its game records (docs/records.md)
+    # the front end: the statements of its own (AST classes; a tile game's are every other) and the collector
+    # that takes them into the rule set (builder, statement, override) (None: dsl/collect.py's own)
+    statements: ClassVar[tuple[type, ...]] = ()
+    collect: Any = None
     # code generation: RuleSet -> Compiled; the package's __init__.py template; the runtime's folders under
     # compiler/ (the first is the runtime package; a later one lends it only the modules in `shared`)
     generate: Any = None
@@ -102,6 +108,12 @@ class Family:
         """The family of a generated rules module's source (`engine_from_source`)."""
         m = _FAMILY_LINE.search(source)
         return cls.REGISTRY[m.group(1)] if m and m.group(1) in cls.REGISTRY else cls.REGISTRY[cls.DEFAULT]
+
+    @classmethod
+    def of_statement(cls, item) -> "Family":
+        """The family a statement of a rule file belongs to (the tile game's unless another claims it)."""
+        return next((f for f in cls.REGISTRY.values() if f.statements and isinstance(item, f.statements)),
+                    cls.REGISTRY[cls.DEFAULT])
 
     @classmethod
     def of_record(cls, doc) -> "Family":
@@ -152,6 +164,8 @@ class Cards(Family):
     name = "cards"
     noun = "card"
     record_format = "tessera-cards/1"
+    statements = A.CARD_STATEMENTS
+    collect = Part("tessera.dsl.cards:collect")
     generate = Part("tessera.compiler.cardgen:generate_cards")
     init = Part("tessera.compiler.build:CARD_INIT")
     runtime = ("cardrt", "runtime")
