@@ -233,7 +233,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
             raise typer.Exit(2)
-    from tessera.compiler.usage import catalogue
+    from tessera.play.usage import catalogue
 
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
             "record": str(record) if record is not None else None, "record_rules": kept}, (eng, catalogue(rs))
@@ -321,9 +321,9 @@ def simulate(
     """
     import time
 
-    from tessera.compiler.agents import AgentSpecError, parse_agents
+    from tessera.play.agents import AgentSpecError, parse_agents
     from tessera.compiler.runtime.errors import RuleFailure
-    from tessera.compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
+    from tessera.play.simulate import Summary, compare, default_jobs, run as run_games, write_csv
 
     if backend not in ("processes", "dask"):
         fail("simulate", f"--backend {backend!r}: use processes or dask", as_json)
@@ -407,7 +407,7 @@ def simulate(
         _print_comparison(summs[1], summs[0], diffs, seconds)
     else:
         _print_summary(summs[0], seconds, verbose)
-    if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
+    if not as_json:  # a rule of the rules under study that never came into play (play/usage.py)
         from tessera.dsl.model import BUNDLED_RULES
 
         never = summs[0].never_fired()
@@ -553,7 +553,7 @@ def _print_edge(d: dict) -> None:
 
 
 def _print_usage(d: dict) -> None:
-    """How often each rule fired (compiler/usage.py)."""
+    """How often each rule fired (play/usage.py)."""
     from rich.table import Table
 
     t = Table(title="rule usage: how often each rule fired")

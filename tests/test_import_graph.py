@@ -113,7 +113,7 @@ LAZY_CIRCLES = {
     frozenset({"tessera.main", "tessera.cli"}),
     frozenset({"tessera.verifier.checks", "tessera.verifier.invariants"}),
     frozenset({"tessera.verifier.domain", "tessera.verifier.encode"}),
-    frozenset({"tessera.compiler.mcts", "tessera.compiler.agents"}),
+    frozenset({"tessera.play.mcts", "tessera.play.agents"}),
     frozenset({"tessera.verifier.conformance", "tessera.verifier.invariants", "tessera.verifier.engine_check"}),
     frozenset({"tessera.verifier.engine_check", "tessera.verifier.checks", "tessera.verifier.invariants"}),
     frozenset({"tessera.verifier.witness", "tessera.verifier.concrete", "tessera.verifier.encode",

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("dsl", "compiler", "verifier", "pictures")
+PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play")
 OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=1.26
 DIST = "tessera-rules"  # the distribution's name on the package index (`tessera` there is another project)
 # a researcher's stack, older than constraints.txt: installing tessera-rules beside it changes none of it

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tessera.compiler.replay import replay
-from tessera.compiler.simulate import simulate
+from tessera.play.simulate import simulate
 from tessera.pictures.board import SHOWN_EVENTS, _event, stacked_figures, timeline
 from tessera.pictures.steps import moves_of
 

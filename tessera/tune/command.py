@@ -62,7 +62,7 @@ def tune(
 ) -> None:
     """Find the value of a rule's parameter that meets balance targets: candidates raced on common seeds, only
     values the verifier proves sound (docs/tune.md)."""
-    from tessera.compiler.agents import AgentSpecError, parse_agents
+    from tessera.play.agents import AgentSpecError, parse_agents
     from tessera.compiler.build import load_engine
     from tessera.dsl.params import settings
 

@@ -90,7 +90,7 @@ def _cites(decl) -> tuple[str, ...]:
 
 
 def _where(span) -> str:
-    from .lower import where
+    from ..compiler.lower import where
 
     return where(span)
 
