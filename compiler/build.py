@@ -8,8 +8,8 @@ import sys
 import types
 from pathlib import Path
 
-from tessera.dsl.family import Family
-from tessera.dsl.model import RuleSet
+from ..dsl.family import Family
+from ..dsl.model import RuleSet
 from .codegen import generate
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tessera.dsl.family import CARDS, Family
+from ..dsl.family import CARDS, Family
 
 from .records import MAX_NAME, MAX_TURNS, RecordError
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
-from tessera.dsl.limits import MAX_VALUE
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.limits import MAX_VALUE
+from ..dsl.model import RuleSet
 from .lower import CompileError, Const, EngineSpec, Func, lower, where
 
 __all__ = ["CompileError", "Compiled", "generate"]

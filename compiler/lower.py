@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tessera.dsl import ast as A
-from tessera.dsl import multicell
-from tessera.dsl.model import BUNDLED_RULES, RuleSet
+from ..dsl import ast as A
+from ..dsl import multicell
+from ..dsl.model import BUNDLED_RULES, RuleSet
 from .pyexpr import Scope, emit, free_names
 
 
@@ -48,7 +48,7 @@ def _first(cites, default: str = "") -> str:
 
 
 def _src(e: A.Expr) -> str:
-    from tessera.dsl.fmt import format_expr
+    from ..dsl.fmt import format_expr
     return format_expr(e)
 
 

@@ -18,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from tessera.dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
+from ..dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
 
 FORMAT = "tessera-game/1"
 COORD_LIMIT = 1000  # |x|, |y|: a game lays at most a few hundred tiles from [0, 0]
@@ -224,7 +224,7 @@ def validate(doc, name: str = "<record>") -> None:
     a card-game record (`"format": "tessera-cards/1"`) is held to CARD_SCHEMA instead."""
     import jsonschema
 
-    from tessera.dsl.family import Family
+    from ..dsl.family import Family
 
     family = Family.of_record(doc)
     schema = family.schema
@@ -307,8 +307,8 @@ def rule_paths_for(record_dir: Path, specs: list[str], files: list[str] = ()) ->
     was read from (`files`, the bundled modules left out).  A record's rule files lie in its
     folder (a replay refuses others), so the records replay from any working folder and move
     with their rules.  RecordError if two different rule files share a name."""
-    from tessera.dsl.loader import is_module_name
-    from tessera.dsl.untrusted import MAX_RULE_FILE
+    from ..dsl.loader import is_module_name
+    from ..dsl.untrusted import MAX_RULE_FILE
 
     copies: dict[str, bytes] = {}
     for f in files:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tessera.dsl.loader import _inside, is_module_name, load_rule_set
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.family import CARDS, TILES, Family
+from ..dsl.loader import _inside, is_module_name, load_rule_set
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.family import CARDS, TILES, Family
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
 from .records import printable as _printable
@@ -32,7 +32,7 @@ _ENGINES: dict[tuple, object] = {}
 def engine_for(rules: list[str], search: list[str], confine: str | None = None):
     from .build import load_engine
 
-    from tessera.dsl.params import current_settings
+    from ..dsl.params import current_settings
 
     # the parameters' values in force (`--set`) are part of the rules the engine was built from
     key = (tuple(rules), tuple(search), confine, tuple(sorted(current_settings().items())))
@@ -40,7 +40,7 @@ def engine_for(rules: list[str], search: list[str], confine: str | None = None):
         rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
         if rs is None:
             raise RuleLoadError(diags, ws)
-        from tessera.dsl.limits import playable
+        from ..dsl.limits import playable
 
         if any(d.severity == "error" for d in playable(rs)):
             raise RuleLoadError(diags + playable(rs), ws)

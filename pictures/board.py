@@ -18,8 +18,8 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from tessera.dsl.model import RuleSet, TileType
-from tessera.dsl.places import rotate
+from ..dsl.model import RuleSet, TileType
+from ..dsl.places import rotate
 
 from .sheet import drawn_features
 from .tile import FIGURE_AT, SIZE, Style, attr, box_of, done_pattern, draw_tile
@@ -91,8 +91,8 @@ class Timeline:
 
 
 def _rule_set(record: dict, base: Path | None) -> RuleSet:
-    from tessera.compiler.replay import RuleLoadError, _resolve_rules
-    from tessera.dsl.loader import load_rule_set
+    from ..compiler.replay import RuleLoadError, _resolve_rules
+    from ..dsl.loader import load_rule_set
 
     rules, search, confine = _resolve_rules(record, base)
     rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
@@ -104,7 +104,7 @@ def _rule_set(record: dict, base: Path | None) -> RuleSet:
 def timeline(record: dict, base: Path | None = None) -> Timeline:
     """Every step of the record: the game as each prefix of its turns leaves it, read during one
     replay (raises RecordError / RuleLoadError as `replay` does)."""
-    from tessera.compiler.replay import answer_of, replay
+    from ..compiler.replay import answer_of, replay
 
     from .steps import moves_of
 
@@ -207,7 +207,7 @@ def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
         if t is not None and t.cells is None:
             tl.tiles[sat] = Placed(sat, t, srot, 0)
     if not isinstance(start, dict) and rs.start is not None:  # the rest of a start landscape (SIEGE-SETUP-1)
-        from tessera.dsl.multicell import part_types
+        from ..dsl.multicell import part_types
 
         for sp in rs.start.places():
             at, rot = (sp.x, sp.y), sp.rotation % 360
@@ -281,7 +281,7 @@ def _spans(tl: Timeline) -> None:
 
 def _whole_feature(p: Placed, place: str) -> int | None:
     """The declared feature of a tile covering several cells that lies on `place` of cell p.cell."""
-    from tessera.dsl.multicell import locate
+    from ..dsl.multicell import locate
 
     w, h = p.whole.cells
     at = (p.cell[0] - p.anchor[0], p.cell[1] - p.anchor[1])

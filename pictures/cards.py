@@ -50,10 +50,10 @@ class CardTimeline:
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
     None: what lies open, no hand)."""
-    from tessera.compiler.cardrecords import g_illegal, move_of
-    from tessera.compiler.records import RecordError
-    from tessera.compiler.replay import _resolve_rules, engine_for
-    from tessera.dsl.family import CARDS, Family
+    from ..compiler.cardrecords import g_illegal, move_of
+    from ..compiler.records import RecordError
+    from ..compiler.replay import _resolve_rules, engine_for
+    from ..dsl.family import CARDS, Family
 
     players = record["players"]
     if seat is not None and seat != "all" and seat not in players:

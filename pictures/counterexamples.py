@@ -11,8 +11,8 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from tessera.dsl.model import RuleSet
-from tessera.dsl.places import OPPOSITE, SIDES, rotate
+from ..dsl.model import RuleSet
+from ..dsl.places import OPPOSITE, SIDES, rotate
 
 from . import write_atomically
 from .sheet import drawn_features
@@ -126,7 +126,7 @@ def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, sourc
 def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:
     """The tile-set check's best laying of the river tiles (verifier/river_layer.py `set-river`), the
     open end where none of the tiles left can continue marked."""
-    from tessera.dsl.places import OFFSET
+    from ..dsl.places import OFFSET
 
     style = Style.of(rs)
     board = {cell: (name, rot) for name, cell, rot in laying.laid}
@@ -187,7 +187,7 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
         written += _laying(rs, folder, title)
     if "river" not in failed:
         return written
-    from tessera.verifier.river import check_river
+    from ..verifier.river import check_river
 
     rep = check_river(rs)
     if rep.deck is None:
@@ -204,7 +204,7 @@ def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
     """The best laying `set-river` found (verifier/river_layer.py), the very search that check runs."""
     from collections import Counter
 
-    from tessera.verifier.river_layer import _continues, lay_river
+    from ..verifier.river_layer import _continues, lay_river
 
     p = _continues(rs)
     if p is None or not p.arg:

@@ -43,7 +43,7 @@ def point_intervals(s, rows):
     """Per row of the points panel, the (low, high) of its mean's 95% interval; None without per-game rows."""
     if not hasattr(s, "points"):
         return None
-    from tessera.play import stats
+    from ..play import stats
 
     out = []
     for key, source in rows:
@@ -72,7 +72,7 @@ SIGNIFICANT = "*"
 
 def significance_note(differences) -> str:
     """What an asterisk means, from play/stats.py's own test and threshold."""
-    from tessera.play.stats import ALPHA
+    from ..play.stats import ALPHA
 
     n = sum(1 for d in differences if d.get("significant"))
     test = (f"paired t-test over the same seeds, Benjamini-Hochberg adjusted p < {ALPHA:g} "
@@ -229,7 +229,7 @@ def _usage_panel(ax, runs) -> None:
     the times per game; a rule that never fired in red, said so."""
     labels: list[str] = []
     per_run = []
-    from tessera.play.usage import compared_label, Rule
+    from ..play.usage import compared_label, Rule
 
     for s, colour in runs:
         got = {}
@@ -294,7 +294,7 @@ def plot_figure(summ, against=None, differences=None):
 
     runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
     if against is not None and differences is None:
-        from tessera.play.simulate import compare
+        from ..play.simulate import compare
 
         differences = compare(summ, against)
     sig = {d["measure"]: d for d in (differences or [])}
@@ -485,7 +485,7 @@ def plot_tune(result, fmt: str = "svg"):
             ax.set_xticks(xs, [str(x) for x in xs] if single else [c.label for c in cands],
                           rotation=0 if single else 60, fontsize=9 if single else 7)
             ax.set_xlabel(list(result.params)[0] if single else "candidate")
-            from tessera.tune.search import MEASURES
+            from ..tune.search import MEASURES
 
             ax.set_ylabel(t.measure)
             ax.set_title(f"{t.measure}: {MEASURES[t.measure][0]}", fontsize=9)

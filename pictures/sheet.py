@@ -5,8 +5,8 @@ from collections import defaultdict
 
 import drawsvg as dw
 
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet, TileType
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet, TileType
 
 from .tile import BADGE, PROBLEM, SIZE, Drawn, Style, attr, box_of, draw_tile, symbol_badge
 
@@ -19,7 +19,7 @@ HEADING = 26
 
 def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
     """A tile type's features as the compiler reads them, turned `rotation` degrees clockwise."""
-    from tessera.dsl.places import rotate
+    from ..dsl.places import rotate
 
     return [Drawn(f.index, f.kind, tuple(rotate(p, rotation) for p in f.places), f.shields, f.crosses is not None,
                   tuple(f.borders)) for f in t.features]
@@ -27,7 +27,7 @@ def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
 
 def tile_problems(rs: RuleSet) -> dict[str, list[Diagnostic]]:
     """The per-tile topology checks (verifier/topology.py), each problem filed under its tile."""
-    from tessera.verifier import topology as T
+    from ..verifier import topology as T
 
     found: dict[str, list[Diagnostic]] = defaultdict(list)
     for check in (T.check_edge_places, T.check_connected, T.check_crossings, T.check_field_borders):

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import drawsvg as dw
 
-from tessera.dsl.model import RuleSet
-from tessera.dsl.multicell import locate
+from ..dsl.model import RuleSet
+from ..dsl.multicell import locate
 
 SIZE = 100
 MID = SIZE / 2
@@ -638,7 +638,7 @@ def draw_tile(features: list[Drawn], style: Style, *, box: Box = CELL, places: b
         g.append(dw.Line(0, j * SIZE, box.W, j * SIZE, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
                          stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
     if symbols:  # under the place names of --places, which stay readable over them
-        from tessera.dsl.places import rotate
+        from ..dsl.places import rotate
 
         g.append(draw_symbols(symbols, style, rotate("NW", rotation), box.W, box.H))
     if places:

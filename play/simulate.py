@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from tessera.dsl.family import CARDS, TILES, Family
+from ..dsl.family import CARDS, TILES, Family
 
 from . import stats
 from .agents import make_agent, stronger
@@ -447,7 +447,7 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     files lie in its folder."""
     agents = agents or ["random"] * players
     if record_dir is not None and record_rules is None:
-        from tessera.dsl.loader import BUNDLED_RULES, _inside, is_module_name
+        from ..dsl.loader import BUNDLED_RULES, _inside, is_module_name
 
         from ..compiler.records import rule_paths_for
 

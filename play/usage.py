@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
+from ..dsl import ast as A
 
 # decisions a player takes or leaves: a rule of these kinds that never fired was never chosen
 CHOSEN = ("capture", "ransom", "outpost", "recall")

@@ -6,8 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from tessera.dsl.untrusted import printable
-from tessera.pictures import write_atomically
+from .dsl.untrusted import printable
+from .pictures import write_atomically
 
 from .app import app, err, out, report
 
@@ -15,8 +15,8 @@ from .app import app, err, out, report
 def _card_record(record_path: Path, command: str, seat: Optional[str]):
     """The timeline of a record whose family has a viewer of its own (the card game's, `tessera-cards/1`),
     or None for a record that pictures/viewer.py shows."""
-    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
-    from tessera.dsl.family import CARDS, Family
+    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .dsl.family import CARDS, Family
 
     try:
         record = load_record(record_path)
@@ -36,8 +36,8 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
 
 
 def _timeline(record_path: Path, command: str):
-    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
-    from tessera.pictures.board import timeline
+    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .pictures.board import timeline
 
     try:
         return timeline(load_record(record_path), record_path.parent)
@@ -102,7 +102,7 @@ def draw(
             err.print(f"tessera draw: the record has {last} turns{' that replay' if tl.error else ''}; --turn {turn} is past them",
                       markup=False)
             raise typer.Exit(2)
-        from tessera.pictures.board import board_drawing
+        from .pictures.board import board_drawing
 
         step = last if turn is None else turn
         write_atomically(output, board_drawing(tl, step, places=places).as_svg())
@@ -121,7 +121,7 @@ def draw(
                             f"draw one of its records instead: tessera draw GAME.json --turn N -o table.svg"),
                   markup=False)
         raise typer.Exit(2)
-    from tessera.pictures.sheet import tile_problems, tile_sheet
+    from .pictures.sheet import tile_problems, tile_sheet
 
     if tiles:
         unknown = [t for t in tiles if not any(t in (x.name, x.id) for x in rs.tiles)]
@@ -152,7 +152,7 @@ def view(
     its clause, exactly as `tessera replay` answers for that prefix.
     """
     from .app import missing_paths
-    from tessera.pictures.viewer import viewer_html
+    from .pictures.viewer import viewer_html
 
     missing_paths("view", [str(record)])
     ctl = _card_record(record, "view", seat)

@@ -22,11 +22,11 @@ import random
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.cards import CONTEXTS, KIND_FUNCTIONS
-from tessera.dsl.family import CARDS as FAMILY
-from tessera.dsl.model import RuleSet
-from tessera.compiler.pyexpr import free_names
+from ..dsl import ast as A
+from ..dsl.cards import CONTEXTS, KIND_FUNCTIONS
+from ..dsl.family import CARDS as FAMILY
+from ..dsl.model import RuleSet
+from ..compiler.pyexpr import free_names
 
 from .checks import register
 from .encode import encode
@@ -143,7 +143,7 @@ def card_deal(rs: RuleSet):
             if not got.proved and house is not None and house.file != ex.span.file:
                 # a house rule's deal changes what the rulebook's example says: a note at the house rule, as
                 # the worked examples and the records say it (issue 35 item 7)
-                from tessera.dsl.diagnostics import Diagnostic
+                from ..dsl.diagnostics import Diagnostic
 
                 out.append(Diagnostic(house, f"example `{ex.name}`: changed: this house rule's deal gives {n} players "
                                              f"{row.players * row.cards * row.rounds} cards, the rulebook's example "
@@ -230,7 +230,7 @@ def card_scores(rs: RuleSet):
             feature, when = ("misplaced", "take") if label == "misplaced" else (label.split()[1], ctx)
             try:
                 if eng is None:
-                    from tessera.compiler.build import load_engine
+                    from ..compiler.build import load_engine
 
                     eng = load_engine(rs)
                 found = card_search(rs, feature, when, res.model.get("players"), label, eng=eng)
@@ -276,7 +276,7 @@ def example_inputs(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int]:
 @register("card-examples", ["CARD-SCORE-1"], applies=CARDS)
 def card_examples(rs: RuleSet):
     """The rulebook's worked examples hold: by z3 and by the compiled engine."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     cg = rs.cards
     out = []
@@ -300,7 +300,7 @@ def card_examples(rs: RuleSet):
             msg = (f"  {where(ex.span)}: example `{ex.name}` ({ex.get('ref', '') or ex.get('source', '')}): "
                    f"`score {name}` gives {got}, the rulebook prints {want}")
             if changed:  # a house rule replaced the scoring: the rulebook's example is not its (a note, not a failure)
-                from tessera.dsl.diagnostics import Diagnostic
+                from ..dsl.diagnostics import Diagnostic
 
                 out.append(Diagnostic(ex.span, f"example `{ex.name}`: the house rule's `score {name}` gives {got}, "
                                                f"the rulebook prints {want}", "example-changed", "note"))
@@ -334,7 +334,7 @@ class _Probe:
 @register("card-engine", ["CARD-COMP-1", "CARD-TURN-1", "CARD-ROUND-1"], applies=CARDS)
 def card_engine(rs: RuleSet):
     """Random games: the engine's card locations match an independent recount after every move."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     eng = load_engine(rs)
     R = eng.rules

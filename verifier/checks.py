@@ -30,8 +30,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence, Union
 
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet
 
 Problem = Union[Diagnostic, str]
 Clauses = Union[Sequence[str], Callable[[RuleSet], Sequence[str]]]

@@ -29,7 +29,7 @@ from typing import Iterator
 
 import z3
 
-from tessera.dsl.family import CARDS
+from ..dsl.family import CARDS
 
 _SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
                                                                                       default={})
@@ -120,8 +120,8 @@ def _verdict(result) -> tuple[str, list[str]]:
 
 
 def _load(specs: list[str], sets: dict[str, int], symbolic: set[str] = frozenset()):
-    from tessera.dsl.loader import load_rule_set
-    from tessera.dsl.params import settings
+    from ..dsl.loader import load_rule_set
+    from ..dsl.params import settings
 
     with settings(sets, symbolic):
         rs, diags, _ = load_rule_set(list(specs))
@@ -157,7 +157,7 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
     """Every value of parameter `name`'s range (or `low..high` within it) verified: symbolic proofs of
     sub-ranges by bisection, single values with the invariant check's own verdict and witness game.
     ValueError when the rules do not load or do not declare `name`."""
-    import tessera.verifier.witness as wit
+    from . import witness as wit
 
     sets = {k: v for k, v in (sets or {}).items() if k != name}
     rs, errors = _load(specs, sets)

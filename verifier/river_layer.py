@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
-from tessera.dsl import multicell
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet, TileType
-from tessera.dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
+from ..dsl import ast as A
+from ..dsl import multicell
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet, TileType
+from ..dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
 
 from .checks import register
 from .tile_set import meets

@@ -32,8 +32,8 @@ import random
 
 import pyspiel
 
-from tessera.compiler.replay import engine_for
-from tessera.dsl.family import CARDS, Family
+from ..compiler.replay import engine_for
+from ..dsl.family import CARDS, Family
 from .cardgame import CardCodec, CardObserver
 from .spiel import rules_of, win_shares
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from tessera.dsl.family import CARDS, Family
+from ..dsl.family import CARDS, Family
 
 from .aec import ScoreEnv
 from .cardgame import CardCodec, CardObserver

@@ -33,7 +33,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from tessera.play import stats
+from ..play import stats
 
 OPS = ("<=", ">=", "==", "=", "<", ">")
 
@@ -201,7 +201,7 @@ def candidates_grid(values: dict[str, list[int]], limit: int = 64) -> list[dict[
 
 
 def summary_of(c: Candidate, rules, players, seed, agents, catalogue=None):
-    from tessera.play.simulate import Summary
+    from ..play.simulate import Summary
 
     return Summary(list(rules), players, seed, agents, [c.rows[i] for i in sorted(c.rows)], catalogue)
 
@@ -214,7 +214,7 @@ def measure_all(c: Candidate, targets: list[Target], rules, players, seed, agent
 def play(cands: list[Candidate], upto: int, jobs: int) -> int:
     """Play each candidate's games up to index `upto` (the same indices for all: common seeds); the games
     played."""
-    from tessera.play.simulate import _run_pool, chunks, play_chunk
+    from ..play.simulate import _run_pool, chunks, play_chunk
 
     work = []
     for k, c in enumerate(cands):
