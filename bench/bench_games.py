@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tessera.compiler.agents import make_agent  # noqa: E402
+from tessera.play.agents import make_agent  # noqa: E402
 from shipped import shipped_engine  # noqa: E402
 
 

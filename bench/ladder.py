@@ -8,7 +8,7 @@
 A pair plays `--games` games: half with the stronger player in the first seat, half in the second,
 on the same bag seeds (game i of run `--seed` in both seat orders, so the tiles' luck is shared).
 Printed per pair: the stronger player's wins, ties and losses, its win rate (ties are not wins)
-with the Wilson score 95% interval (`scipy.stats.binomtest`, compiler/stats.py), and the CPU
+with the Wilson score 95% interval (`scipy.stats.binomtest`, play/stats.py), and the CPU
 seconds a game took.  `--json` prints the same as one JSON document.  The games are those
 `tessera simulate --agents A,B --seed S --games N/2` plays, then `--agents B,A`.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout first
 
-from tessera.compiler import stats  # noqa: E402
-from tessera.compiler.agents import LADDER, parse_agents  # noqa: E402
+from tessera.play import stats  # noqa: E402
+from tessera.play.agents import LADDER, parse_agents  # noqa: E402
 from tessera.compiler.replay import engine_for  # noqa: E402
-from tessera.compiler.simulate import simulate  # noqa: E402
+from tessera.play.simulate import simulate  # noqa: E402
 
 
 def seat_order(eng, rules: list[str], strong: str, weak: str, games: int, seed: int, order: int) -> dict:

@@ -8,16 +8,10 @@ import sys
 import types
 from pathlib import Path
 
-from tessera.dsl.model import RuleSet
+from ..dsl.family import Family
+from ..dsl.model import RuleSet
 from .codegen import generate
 
-RUNTIME = Path(__file__).with_name("runtime")  # the runtime package, copied into every engine
-CARD_RUNTIME = Path(__file__).with_name("cardrt")  # the card game's runtime (rulebook 001)
-SHARED = ("ops.py", "errors.py")  # the tile runtime's modules a card engine's runtime shares
-
-
-def _is_cards(source: str) -> bool:
-    return "\nFAMILY = 'cards'\n" in source
 
 INIT = '''"""A Carcassonne engine compiled by tessera from: {modules}.
 
@@ -77,14 +71,9 @@ WRITTEN = {"__init__.py", "runtime", "rules.py", MARKER, "__pycache__"}  # what 
 MAX_LISTED = 10_000  # entries looked at in a package before it is called foreign (a compile writes about 30)
 
 
-def _runtime_sources(cards: bool) -> list[Path]:
-    return ([*sorted(CARD_RUNTIME.glob("*.py")), *(RUNTIME / n for n in SHARED)] if cards
-            else sorted(RUNTIME.glob("*.py")))
-
-
-def _manifest(cards: bool) -> list[str]:
+def _manifest(family: Family) -> list[str]:
     """Every file a compile writes into its package, as paths relative to it (the marker's list)."""
-    return ["__init__.py", "rules.py", MARKER, *(f"runtime/{p.name}" for p in _runtime_sources(cards))]
+    return ["__init__.py", "rules.py", MARKER, *(f"runtime/{p.name}" for p in family.runtime_sources())]
 
 
 def _listed(marker: str) -> set[str]:
@@ -92,7 +81,7 @@ def _listed(marker: str) -> set[str]:
     compile of either family writes."""
     lines = marker.splitlines()
     if not any(ln.startswith("#") for ln in lines):  # the old one-line marker: no list
-        return set(_manifest(False)) | set(_manifest(True))
+        return set().union(*(_manifest(f) for f in Family.REGISTRY.values()))
     return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")} | {MARKER}
 
 
@@ -230,11 +219,10 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     done = False
     try:
         high = rs.player_range()[1]
-        init = CARD_INIT if rs.cards is not None else INIT
-        (tmp / "__init__.py").write_text(init.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
-        _copy_runtime(tmp / "runtime", rs.cards is not None)
+        (tmp / "__init__.py").write_text(rs.family.init.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
+        _copy_runtime(tmp / "runtime", rs.family)
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
-        (tmp / MARKER).write_text(MARKER_TEXT + "".join(f"{n}\n" for n in _manifest(rs.cards is not None)),
+        (tmp / MARKER).write_text(MARKER_TEXT + "".join(f"{n}\n" for n in _manifest(rs.family)),
                                   encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
         for _ in range(100):  # another compile may be renaming into the same place meanwhile
@@ -270,11 +258,11 @@ def _remove_empty(folders: list[Path]) -> None:
             break
 
 
-def _copy_runtime(dest: Path, cards: bool = False) -> None:
+def _copy_runtime(dest: Path, family: Family) -> None:
     """The runtime package's modules, verbatim (no caches): the tile runtime, or the card
     runtime with the modules it shares with the tile runtime."""
     dest.mkdir()
-    for src in _runtime_sources(cards):
+    for src in family.runtime_sources():
         (dest / src.name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
@@ -297,11 +285,10 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg = types.ModuleType(name)
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
-    cards = _is_cards(source)
-    folder = CARD_RUNTIME if cards else RUNTIME
-    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", folder / "__init__.py",
-                                                     submodule_search_locations=[str(folder), str(RUNTIME)] if cards
-                                                     else [str(RUNTIME)])
+    family = Family.of_source(source)
+    path = family.runtime_path()
+    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", Path(path[0]) / "__init__.py",
+                                                     submodule_search_locations=path)
     runtime = importlib.util.module_from_spec(rt_spec)
     sys.modules[f"{name}.runtime"] = runtime
     rt_spec.loader.exec_module(runtime)
@@ -315,7 +302,7 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg.Game = runtime.Game
     pkg.IllegalAction = runtime.IllegalAction
     pkg.source = source
-    pkg.family = "cards" if cards else "tiles"
+    pkg.family = family.name
     pkg.new_game = lambda players=2, seed=0, names=None, start=None: runtime.Game(rules, players, seed, names, start)
     pkg.play_random = lambda players=2, seed=0, names=None: runtime.play_random(rules, players, seed, names)
     return pkg

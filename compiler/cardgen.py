@@ -8,17 +8,18 @@ each generated function, as in the tile engine.
 """
 from __future__ import annotations
 
-from tessera.dsl import ast as A
-from tessera.dsl.cards import CardGame
-from tessera.dsl.fmt_expr import format_expr
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.cards import CardGame
+from ..dsl.fmt_expr import format_expr
+from ..dsl.model import RuleSet
 
 from .codegen import Compiled, _comment
 from .lower import CompileError, where
 from .pyexpr import Scope, emit
-from tessera.dsl.limits import MAX_VALUE
+from ..dsl.family import CARDS
+from ..dsl.limits import MAX_VALUE
 
-FAMILY = "cards"
+FAMILY = CARDS.name  # written into the rules module: Family.of_rules / of_source read it back
 
 
 def _ident(name: str, span: A.Span) -> str:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .runtime import events as E
-from .records import MAX_NAME, MAX_TURNS, RecordError
+from ..dsl.family import CARDS, Family
 
-CARD_FORMAT = "tessera-cards/1"
+from .records import MAX_NAME, MAX_TURNS, RecordError
+from .runtime import events as E
+
+CARD_FORMAT = CARDS.record_format
 
 
 def card_record(rules: list[str], g, turns: list[dict], end: str = "final") -> dict:
@@ -214,7 +216,7 @@ def replay_cards(record: dict, base: Path | None = None, engine=None):
         raise RecordError("player names must be distinct")
     rules, search, confine = _resolve_rules(record, base)
     eng = engine if engine is not None else engine_for(rules, search, confine)
-    if getattr(eng.rules, "FAMILY", "tiles") != "cards":
+    if Family.of_rules(eng.rules) is not CARDS:
         raise RecordError(f"a {CARD_FORMAT} record names the rules of a tile game ({', '.join(rules)}); "
                           f"its format is tessera-game/1")
     R = eng.rules

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
-from tessera.dsl.limits import MAX_VALUE
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.limits import MAX_VALUE
+from ..dsl.model import RuleSet
 from .lower import CompileError, Const, EngineSpec, Func, lower, where
 
 __all__ = ["CompileError", "Compiled", "generate"]
@@ -475,9 +475,11 @@ class Compiled:
 
 
 def generate(rs: RuleSet) -> Compiled:
-    if rs.cards is not None:  # the card game family (rulebook 001): compiler/cardgen.py
-        from .cardgen import generate_cards
+    """The engine's rules module: the code generator of the rule set's game family (dsl/family.py)."""
+    return rs.family.generate(rs)
 
-        return generate_cards(rs)
+
+def generate_tiles(rs: RuleSet) -> Compiled:
+    """The tile game's rules module (the `tiles` family's code generator)."""
     gen = CodeGenerator(lower(rs))
     return Compiled(gen.generate(), gen.source_map)

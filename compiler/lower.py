@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tessera.dsl import ast as A
-from tessera.dsl import multicell
-from tessera.dsl.model import BUNDLED_RULES, RuleSet
+from ..dsl import ast as A
+from ..dsl import multicell
+from ..dsl.model import BUNDLED_RULES, RuleSet
 from .pyexpr import Scope, emit, free_names
 
 
@@ -48,7 +48,7 @@ def _first(cites, default: str = "") -> str:
 
 
 def _src(e: A.Expr) -> str:
-    from tessera.dsl.fmt import format_expr
+    from ..dsl.fmt import format_expr
     return format_expr(e)
 
 
@@ -680,14 +680,10 @@ class Lowering:
                     return n in names
                 case A.Call(fn="completed"):
                     return True
-                case A.Call(fn=fn, args=args):
-                    return fn in calls and all(ok(a) for a in args)
-                case A.BinOp(left=l, right=r):
-                    return ok(l) and ok(r)
-                case A.Not(operand=o) | A.Neg(operand=o):
-                    return ok(o)
-                case A.Cond(test=t, then=a, orelse=b):
-                    return ok(t) and ok(a) and ok(b)
+                case A.Call(fn=fn):
+                    return fn in calls and all(map(ok, x.iter_child_nodes()))
+                case A.BinOp() | A.Not() | A.Neg() | A.Cond():
+                    return all(map(ok, x.iter_child_nodes()))
             return True
         return e is None or ok(e)
 

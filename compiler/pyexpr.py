@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tessera.dsl import ast as A
+from ..dsl import ast as A
 
 # Python precedence levels (higher binds tighter)
 _PREC = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
@@ -85,31 +85,18 @@ def _emit(e: A.Expr, scope: Scope) -> tuple[str, int]:
     raise TypeError(f"not an expression: {e!r}")
 
 
-def free_names(e: A.Expr) -> set[str]:
-    """Variables an expression reads (quantities and state)."""
+def free_names(e: A.Expr, whole: Callable[[str], bool] = lambda fn: fn not in ("min", "max")) -> set[str]:
+    """Variables an expression reads (quantities and state): a name, a state, and a call `fn(a,b)` that
+    is read as one value when `whole(fn)` (the tile game's functions; the card game's kind functions,
+    `taken(K)`...), where a call of any other function (min, max, a card game's table) reads its arguments."""
     out: set[str] = set()
-
-    def walk(x):
-        match x:
-            case A.Var(name=n):
-                out.add(n)
-            case A.StateOf(name=n, seat=seat):
-                out.add(n)
-                walk(seat)
-            case A.Call(fn=fn, args=args):
-                if fn in ("min", "max"):
-                    for a in args:
-                        walk(a)
-                else:
-                    out.add(f"{fn}({','.join(a.name if isinstance(a, A.Var) else '?' for a in args)})")
-            case A.BinOp(left=l, right=r):
-                walk(l)
-                walk(r)
-            case A.Not(operand=o) | A.Neg(operand=o):
-                walk(o)
-            case A.Cond(test=t, then=a, orelse=b):
-                walk(t)
-                walk(a)
-                walk(b)
-    walk(e)
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (A.Var, A.StateOf)):
+            out.add(x.name)
+        elif isinstance(x, A.Call) and whole(x.fn):
+            out.add(f"{x.fn}({','.join(a.name if isinstance(a, A.Var) else '?' for a in x.args)})")
+            continue
+        todo.extend(x.iter_child_nodes())
     return out

@@ -18,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from tessera.dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
+from ..dsl.untrusted import MAX_RECORD_FILE, FileReadError, decode, printable, read_bytes
 
 FORMAT = "tessera-game/1"
 COORD_LIMIT = 1000  # |x|, |y|: a game lays at most a few hundred tiles from [0, 0]
@@ -224,9 +224,10 @@ def validate(doc, name: str = "<record>") -> None:
     a card-game record (`"format": "tessera-cards/1"`) is held to CARD_SCHEMA instead."""
     import jsonschema
 
-    from .cardrecords import CARD_FORMAT, CARD_SCHEMA
+    from ..dsl.family import Family
 
-    schema = CARD_SCHEMA if isinstance(doc, dict) and doc.get("format") == CARD_FORMAT else SCHEMA
+    family = Family.of_record(doc)
+    schema = family.schema
     validator = _VALIDATORS.get(id(schema))
     if validator is None:
         cls = jsonschema.validators.validator_for(schema)
@@ -241,10 +242,8 @@ def validate(doc, name: str = "<record>") -> None:
         errors, key=lambda e: (e.validator not in vague, len(e.absolute_path), -len(e.schema_path)))
     where = _where(err.absolute_path)
     msg = _plain(err)
-    if schema is CARD_SCHEMA:  # a key that kind of card turn does not hold: named at its own path
-        from .cardrecords import key_refused
-
-        where, msg = key_refused(doc, err) or (where, msg)
+    if family.key_refused is not None:  # e.g. a key that kind of card turn does not hold: named at its own path
+        where, msg = family.key_refused(doc, err) or (where, msg)
     raise RecordError(f"{name}: {where}: {msg}")
 
 
@@ -314,8 +313,8 @@ def rule_paths_for(record_dir: Path, specs: list[str], files: list[str] = ()) ->
     was read from (`files`, the bundled modules left out).  A record's rule files lie in its
     folder (a replay refuses others), so the records replay from any working folder and move
     with their rules.  RecordError if two different rule files share a name."""
-    from tessera.dsl.loader import is_module_name
-    from tessera.dsl.untrusted import MAX_RULE_FILE
+    from ..dsl.loader import is_module_name
+    from ..dsl.untrusted import MAX_RULE_FILE
 
     copies: dict[str, bytes] = {}
     for f in files:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tessera.dsl.loader import _inside, is_module_name, load_rule_set
-from tessera.dsl.diagnostics import Diagnostic
+from ..dsl.loader import _inside, is_module_name, load_rule_set
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.family import CARDS, TILES, Family
 
 from .records import FORMAT, RecordError, load_record, validate  # noqa: F401  (RecordError, load_record: the API)
 from .records import printable as _printable
@@ -31,7 +32,7 @@ _ENGINES: dict[tuple, object] = {}
 def engine_for(rules: list[str], search: list[str], confine: str | None = None):
     from .build import load_engine
 
-    from tessera.dsl.params import current_settings
+    from ..dsl.params import current_settings
 
     # the parameters' values in force (`--set`) are part of the rules the engine was built from
     key = (tuple(rules), tuple(search), confine, tuple(sorted(current_settings().items())))
@@ -39,7 +40,7 @@ def engine_for(rules: list[str], search: list[str], confine: str | None = None):
         rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
         if rs is None:
             raise RuleLoadError(diags, ws)
-        from tessera.dsl.limits import playable
+        from ..dsl.limits import playable
 
         if any(d.severity == "error" for d in playable(rs)):
             raise RuleLoadError(diags + playable(rs), ws)
@@ -95,11 +96,10 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
     would answer, in one replay (the viewer's steps, pictures/board.py's `timeline`)."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
-    from .cardrecords import CARD_FORMAT, replay_cards
-
-    if record.get("format") == CARD_FORMAT:  # the card game (rulebook 001)
+    family = Family.of_record(record)
+    if family.replay is not None:  # a family with a replay of its own (the card game's, rulebook 001)
         validate(record, "the record")
-        return replay_cards(record, base, engine)
+        return family.replay(record, base, engine)
     validate(record, "the record")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:
@@ -115,9 +115,9 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
     rules, search, confine = _resolve_rules(record, base)
     eng = engine if engine is not None else engine_for(rules, search, confine)
     R = eng.rules
-    if getattr(R, "FAMILY", "tiles") != "tiles":  # the other mix-up is refused in cardrecords.py
+    if Family.of_rules(R) is not TILES:  # the other mix-up is refused by that family's replay
         raise RecordError(f"a {FORMAT} record (a tile game) names the rules of the card game "
-                          f"({', '.join(_printable(r) for r in rules)}); a card game's record is {CARD_FORMAT}")
+                          f"({', '.join(_printable(r) for r in rules)}); a card game's record is {CARDS.record_format}")
     start = None
     if "start" in record:
         st = record["start"]

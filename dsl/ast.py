@@ -6,7 +6,7 @@ excluded from equality, so `parse(fmt(x)) == parse(x)` compares meaning only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import ClassVar, Iterator, Union
 
 
 @dataclass(frozen=True)
@@ -35,33 +35,60 @@ class Cite:
 
 
 # --------------------------------------------------------------- expressions
+class Node:
+    """An expression node that knows its own sub-expressions (Jinja2's `iter_child_nodes`): `children`
+    names the fields that hold an expression or a tuple of them, in the order they are read."""
+
+    __slots__ = ()
+    children: ClassVar[tuple[str, ...]] = ()
+
+    def iter_child_nodes(self) -> Iterator["Expr"]:
+        for name in self.children:
+            value = getattr(self, name)
+            if isinstance(value, tuple):
+                yield from value
+            else:
+                yield value
+
+
+def walk(e: "Expr") -> Iterator["Expr"]:
+    """`e` and every expression inside it, parents before children, left to right."""
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        yield x
+        todo.extend(reversed(tuple(x.iter_child_nodes())))
+
+
 @dataclass(frozen=True)
-class IntLit:
+class IntLit(Node):
     value: int
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class BoolLit:
+class BoolLit(Node):
     value: bool
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class Var:
+class Var(Node):
     name: str
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class Call:
+class Call(Node):
+    children = ("args",)
     fn: str
     args: tuple["Expr", ...]
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class BinOp:
+class BinOp(Node):
+    children = ("left", "right")
     op: str  # + - * // % == != < <= > >= and or
     left: "Expr"
     right: "Expr"
@@ -69,19 +96,22 @@ class BinOp:
 
 
 @dataclass(frozen=True)
-class Not:
+class Not(Node):
+    children = ("operand",)
     operand: "Expr"
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class Neg:
+class Neg(Node):
+    children = ("operand",)
     operand: "Expr"
     span: Span = _span()
 
 
 @dataclass(frozen=True)
-class Cond:
+class Cond(Node):
+    children = ("test", "then", "orelse")
     test: "Expr"
     then: "Expr"
     orelse: "Expr"
@@ -89,8 +119,9 @@ class Cond:
 
 
 @dataclass(frozen=True)
-class StateOf:
+class StateOf(Node):
     """`NAME of SEAT`: a player's value of a state kept per player (0 for a seat not in the game)."""
+    children = ("seat",)
     name: str
     seat: "Expr"
     span: Span = _span()

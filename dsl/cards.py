@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import ast as A
+from .exprtype import Leaves, expect
 
 DESTINATIONS = ("pile", "chest", "removed")  # where taken cards go (`take KINDS to ...`)
 FACEDOWN = ("first", "none")
@@ -282,82 +283,59 @@ def check(b) -> None:
 
 
 def _expr(b, e: A.Expr, ctx: str, want: str) -> str:
-    got = _type(b, e, ctx)
-    if got not in (want, "?"):
-        b.err(e.span, f"expected {'a number' if want == 'int' else 'a condition'} here, but this is "
-                      f"{'a number' if got == 'int' else 'a condition'}", "type")
-    return got
+    """The type of a card expression in context `ctx` (CONTEXTS), checked by the one type checker
+    (dsl/exprtype.py) with the card game's leaves."""
+    return expect(b, e, ctx, want, CARD_LEAVES)
 
 
-def _type(b, e: A.Expr, ctx: str) -> str:
-    from .diagnostics import did_you_mean
+class CardLeaves(Leaves):
+    """The card game's leaves: the names and kind functions of context `ctx`, its tables, min and max."""
 
-    cg = b.rs.cards
-    fns, names = CONTEXTS[ctx]
-    match e:
-        case A.IntLit():
+    def var(self, b, e: A.Var, ctx: str) -> str:
+        from .diagnostics import did_you_mean
+
+        n = e.name
+        _, names = CONTEXTS[ctx]
+        if n in names:
             return "int"
-        case A.BoolLit():
-            return "bool"
-        case A.Var(name=n):
-            if n in names:
-                return "int"
-            if n in NAME_DOC:
-                b.err(e.span, f"`{n}` ({NAME_DOC[n]}) has no meaning in {CONTEXT_DOC[ctx]}", "context")
-            else:
-                b.err(e.span, f"unknown name `{n}` in {CONTEXT_DOC[ctx]}{did_you_mean(n, sorted(names))}", "unknown-name")
-            return "?"
-        case A.Call(fn=fn, args=args):
-            if fn in ("min", "max") or fn in cg.tables:
-                want = 2 if fn in ("min", "max") else 1
-                if len(args) != want:
-                    b.err(e.span, f"`{fn}` takes {want} argument{'s' if want > 1 else ''}, not {len(args)}", "arity")
-                for a in args:
-                    _expr(b, a, ctx, "int")
-                return "int"
-            if fn in KIND_FUNCTIONS:
-                if fn not in fns:
-                    b.err(e.span, f"`{fn}(...)` has no meaning in {CONTEXT_DOC[ctx]}", "context")
-                kinds = cg.kinds()
-                if len(args) != 1 or not isinstance(args[0], A.Var) or args[0].name not in kinds:
-                    nm = args[0].name if len(args) == 1 and isinstance(args[0], A.Var) else "this"
-                    b.err(e.span, f"`{fn}` takes a card kind, and `{nm}` is not one{did_you_mean(nm, kinds)}",
-                          "unknown-name", word=nm if nm != "this" else None)
-                return "int"
-            b.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, [*KIND_FUNCTIONS, *cg.tables, 'min', 'max'])}",
-                  "unknown-name", word=fn)
-            return "?"
-        case A.StateOf():
-            b.err(e.span, "a card game keeps no `state`: its quantities are read with taken(K), held(K), ...", "context")
-            return "?"
-        case A.BinOp(op=op, left=l, right=r):
-            if op in ("and", "or"):
-                _expr(b, l, ctx, "bool")
-                _expr(b, r, ctx, "bool")
-                return "bool"
-            if op in ("==", "!="):
-                lt, rt = _type(b, l, ctx), _type(b, r, ctx)
-                if "?" not in (lt, rt) and lt != rt:
-                    b.err(e.span, "cannot compare a number with a condition", "type")
-                return "bool"
-            _expr(b, l, ctx, "int")
-            _expr(b, r, ctx, "int")
-            if op in ("//", "%") and isinstance(r, A.IntLit) and r.value == 0:
-                b.err(r.span, "division by zero", "range")
-            return "bool" if op in ("<", "<=", ">", ">=") else "int"
-        case A.Not(operand=o):
-            _expr(b, o, ctx, "bool")
-            return "bool"
-        case A.Neg(operand=o):
-            _expr(b, o, ctx, "int")
+        if n in NAME_DOC:
+            b.err(e.span, f"`{n}` ({NAME_DOC[n]}) has no meaning in {CONTEXT_DOC[ctx]}", "context")
+        else:
+            b.err(e.span, f"unknown name `{n}` in {CONTEXT_DOC[ctx]}{did_you_mean(n, sorted(names))}", "unknown-name")
+        return "?"
+
+    def call(self, b, e: A.Call, ctx: str) -> str:
+        from .diagnostics import did_you_mean
+
+        cg = b.rs.cards
+        fns, _ = CONTEXTS[ctx]
+        fn, args = e.fn, e.args
+        if fn in ("min", "max") or fn in cg.tables:
+            want = 2 if fn in ("min", "max") else 1
+            if len(args) != want:
+                b.err(e.span, f"`{fn}` takes {want} argument{'s' if want > 1 else ''}, not {len(args)}", "arity")
+            for a in args:
+                _expr(b, a, ctx, "int")
             return "int"
-        case A.Cond(test=t, then=x, orelse=y):
-            _expr(b, t, ctx, "bool")
-            tx, ty = _type(b, x, ctx), _type(b, y, ctx)
-            if "?" not in (tx, ty) and tx != ty:
-                b.err(e.span, "both branches of `if` must be numbers, or both conditions", "type")
-            return tx
-    return "?"
+        if fn in KIND_FUNCTIONS:
+            if fn not in fns:
+                b.err(e.span, f"`{fn}(...)` has no meaning in {CONTEXT_DOC[ctx]}", "context")
+            kinds = cg.kinds()
+            if len(args) != 1 or not isinstance(args[0], A.Var) or args[0].name not in kinds:
+                nm = args[0].name if len(args) == 1 and isinstance(args[0], A.Var) else "this"
+                b.err(e.span, f"`{fn}` takes a card kind, and `{nm}` is not one{did_you_mean(nm, kinds)}",
+                      "unknown-name", word=nm if nm != "this" else None)
+            return "int"
+        b.err(e.span, f"unknown function `{fn}`{did_you_mean(fn, [*KIND_FUNCTIONS, *cg.tables, 'min', 'max'])}",
+              "unknown-name", word=fn)
+        return "?"
+
+    def state(self, b, e: A.StateOf, ctx: str) -> str:
+        b.err(e.span, "a card game keeps no `state`: its quantities are read with taken(K), held(K), ...", "context")
+        return "?"
+
+
+CARD_LEAVES = CardLeaves()
 
 
 def table_value(values: tuple[int, ...], n: int) -> int:

@@ -15,6 +15,7 @@ from . import limits
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
 from .diagnostics import Diagnostic, SourceCache, did_you_mean, narrow
+from .family import Family
 from .model import Feature, RuleSet, TileType, describe_key, override_key
 from .parser import keywords
 from .places import ALL_PLACES, HALVES, SIDES
@@ -164,10 +165,9 @@ class Builder:
                 return
             self._seen[key] = item.span
         rs = self.rs
-        if isinstance(item, A.CARD_STATEMENTS):  # the card game family: collected and checked by dsl/cards.py
-            from .cards import collect
-
-            collect(self, item, override)
+        family = Family.of_statement(item)
+        if family.collect is not None:  # a family's own statements (the card game's: dsl/cards.py collects them)
+            family.collect(self, item, override)
             return
         match item:
             case A.Requires() | A.Extends() | A.ParamDecl():

@@ -27,6 +27,7 @@ from dataclasses import fields, is_dataclass
 
 from . import ast as A
 from .diagnostics import Diagnostic
+from .family import CARDS
 
 MAX_NUMBER = 1_000_000
 MAX_COPIES = 500  # of one tile (the base game's most common tile has 9)
@@ -204,7 +205,7 @@ def _growth(e) -> tuple[float, float, bool]:
 
 def check_rule_set(rs) -> list[Diagnostic]:
     """Limits of a whole rule set (the tiles of all its modules together)."""
-    if rs.cards is not None:
+    if rs.family is CARDS:
         n = rs.cards.count()
         if n > MAX_CARDS:
             return [Diagnostic(rs.cards.cards[0].span, f"these rules print {n:,} cards; the limit is {MAX_CARDS:,}", "limit")]
@@ -222,7 +223,7 @@ def playable(rs) -> list[Diagnostic]:
     where = rs.modules[-1].span if rs.modules else A.Span()
     names = " + ".join(rs.names)
     out = []
-    if rs.cards is not None:  # the card game (dsl/cards.py): enough cards for the layout and one deal
+    if rs.family is CARDS:  # the card game (dsl/cards.py): enough cards for the layout and one deal
         cg = rs.cards
         need = (cg.layout.count if cg.layout else 0) + min((r.players * r.cards for r in cg.deal.rows), default=0)
         if cg.in_play() < need:

@@ -104,9 +104,12 @@ class RuleSet:
     params: dict[str, A.ParamDecl] = field(default_factory=dict)  # `param`s, with the value in force (dsl/params.py)
 
     @property
-    def family(self) -> str:
-        """`cards` for a card game (dsl/cards.py), else `tiles`."""
-        return "cards" if self.cards is not None else "tiles"
+    def family(self) -> "Family":
+        """The rule set's game family (dsl/family.py), chosen here once: the card game's when its
+        statements are the card game's (dsl/cards.py collected them), else the tile game's."""
+        from .family import Family
+
+        return Family.named("cards" if self.cards is not None else "tiles")
 
     # -- derived facts -----------------------------------------------------
     @property

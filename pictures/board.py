@@ -18,12 +18,12 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from tessera.compiler.runtime import events as E
-from tessera.dsl.model import RuleSet, TileType
-from tessera.dsl.places import rotate
+from ..compiler.runtime import events as E
+from ..dsl.model import RuleSet, TileType
+from ..dsl.places import rotate
 
 from .sheet import drawn_features
-from .tile import FIGURE_AT, SIZE, Style, attr, done_pattern, draw_tile
+from .tile import FIGURE_AT, SIZE, Style, attr, box_of, done_pattern, draw_tile
 
 PLAYER_COLOURS = {"red": "#d62728", "blue": "#1f5fbf", "green": "#2ca02c", "yellow": "#e6c619",
                   "black": "#222222", "grey": "#8a8a8a", "gray": "#8a8a8a", "white": "#f4f4f4",
@@ -92,8 +92,8 @@ class Timeline:
 
 
 def _rule_set(record: dict, base: Path | None) -> RuleSet:
-    from tessera.compiler.replay import RuleLoadError, _resolve_rules
-    from tessera.dsl.loader import load_rule_set
+    from ..compiler.replay import RuleLoadError, _resolve_rules
+    from ..dsl.loader import load_rule_set
 
     rules, search, confine = _resolve_rules(record, base)
     rs, diags, ws = load_rule_set(rules, search=search, confine=confine)
@@ -105,7 +105,7 @@ def _rule_set(record: dict, base: Path | None) -> RuleSet:
 def timeline(record: dict, base: Path | None = None) -> Timeline:
     """Every step of the record: the game as each prefix of its turns leaves it, read during one
     replay (raises RecordError / RuleLoadError as `replay` does)."""
-    from tessera.compiler.replay import answer_of, replay
+    from ..compiler.replay import answer_of, replay
 
     from .steps import moves_of
 
@@ -192,7 +192,7 @@ def _place_tiles(tl: Timeline, record: dict, turns: list) -> None:
         if t is not None and t.cells is None:
             tl.tiles[sat] = Placed(sat, t, srot, 0)
     if not isinstance(start, dict) and rs.start is not None:  # the rest of a start landscape (SIEGE-SETUP-1)
-        from tessera.dsl.multicell import part_types
+        from ..dsl.multicell import part_types
 
         for sp in rs.start.places():
             at, rot = (sp.x, sp.y), sp.rotation % 360
@@ -266,7 +266,7 @@ def _spans(tl: Timeline) -> None:
 
 def _whole_feature(p: Placed, place: str) -> int | None:
     """The declared feature of a tile covering several cells that lies on `place` of cell p.cell."""
-    from tessera.dsl.multicell import locate
+    from ..dsl.multicell import locate
 
     w, h = p.whole.cells
     at = (p.cell[0] - p.anchor[0], p.cell[1] - p.anchor[1])
@@ -425,12 +425,11 @@ def board_drawing(tl: Timeline, step: int | None, scores_panel: bool = True, pla
         attrs = {"data_from": p.step} if step is None else {}
         cls = "placed" + (" last" if step is not None and p.step == step and step > 0 else "")
         if p.whole is not None:  # a tile covering several cells: one picture across its cells
-            from .multicell import draw_multicell
-
             w, h = p.whole.cells
-            grp = draw_multicell(p.whole, style, places=places, done=done, transform=f"translate({x},{y})",
-                                 class_=cls + " multicell", data_tile=attr(p.whole.id),
-                                 data_cell=f"{p.cell[0]},{p.cell[1]}", data_cells=f"{w}x{h}", data_rotation=0, **attrs)
+            grp = draw_tile(drawn_features(p.whole), style, box=box_of(p.whole), places=places, done=done,
+                            symbols=p.whole.symbols, transform=f"translate({x},{y})",
+                            class_=cls + " multicell", data_tile=attr(p.whole.id),
+                            data_cell=f"{p.cell[0]},{p.cell[1]}", data_cells=f"{w}x{h}", data_rotation=0, **attrs)
             grp.append(dw.Title(f"{p.whole.id} at [{p.cell[0]},{p.cell[1]}] covering {w}x{h} cells (step {p.step})"))
             board.append(grp)
             continue

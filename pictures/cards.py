@@ -21,7 +21,7 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from tessera.compiler.runtime import events as E
+from ..compiler.runtime import events as E
 
 from .viewer import FRAME_CSS, PANEL_CSS
 
@@ -52,9 +52,10 @@ class CardTimeline:
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
     None: what lies open, no hand)."""
-    from tessera.compiler.cardrecords import g_illegal, move_of
-    from tessera.compiler.records import RecordError
-    from tessera.compiler.replay import _resolve_rules, engine_for
+    from ..compiler.cardrecords import g_illegal, move_of
+    from ..compiler.records import RecordError
+    from ..compiler.replay import _resolve_rules, engine_for
+    from ..dsl.family import CARDS, Family
 
     players = record["players"]
     if seat is not None and seat != "all" and seat not in players:
@@ -62,7 +63,7 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     who = None if seat == "all" else players.index(seat) if seat is not None else -1  # -1: no player's view
     rules, search, confine = _resolve_rules(record, base)
     eng = engine_for(rules, search, confine)
-    if getattr(eng.rules, "FAMILY", "tiles") != "cards":
+    if Family.of_rules(eng.rules) is not CARDS:
         raise RecordError("a tessera-cards/1 record names the rules of a tile game")
     try:
         g = eng.runtime.Game(eng.rules, len(players), record.get("seed", 0), players, record.get("deck"))

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import drawsvg as dw
 
-from tessera.dsl.model import RuleSet
-from tessera.dsl.places import OPPOSITE, SIDES, rotate
+from ..dsl.model import RuleSet
+from ..dsl.places import OPPOSITE, SIDES, rotate
 
 from . import write_atomically
 from .sheet import drawn_features
-from .tile import PROBLEM, SIZE, Style, attr, draw_tile
+from .tile import PROBLEM, SIZE, Style, attr, box_of, draw_tile
 
 MARGIN = 24
 HEAD = 44
@@ -103,8 +103,6 @@ def river_svg(rs: RuleSet, ce, kind: str, lake: str | None, title: str) -> dw.Dr
 def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, source) -> None:
     """The start landscape's tiles where the rule set lays them (a tile covering several cells whole),
     the river's source marked S."""
-    from .multicell import draw_multicell
-
     for sp in rs.start.places():
         types = rs.tile_types(sp.tile)
         if not types:
@@ -113,8 +111,9 @@ def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, sourc
         x = MARGIN + (sp.x - x0) * SIZE
         y = HEAD + MARGIN + (sp.y - y0) * SIZE
         attrs = dict(transform=f"translate({x},{y})", data_tile=attr(t.name), data_cell=f"{sp.x},{sp.y}")
-        if t.cells is not None:
-            g = draw_multicell(t, style, class_="start-landscape multicell", **attrs)
+        if t.cells is not None:  # drawn whole across its cells, with its printed symbols
+            g = draw_tile(drawn_features(t), style, box=box_of(t), symbols=t.symbols,
+                          class_="start-landscape multicell", **attrs)
         else:
             g = draw_tile(drawn_features(t, sp.rotation), style, class_="start-landscape", data_rotation=sp.rotation, **attrs)
         g.append(dw.Title(f"{t.name} at [{sp.x},{sp.y}] (the start landscape)"))
@@ -127,7 +126,7 @@ def _landscape(d: dw.Drawing, rs: RuleSet, style: Style, x0: int, y0: int, sourc
 def laying_svg(rs: RuleSet, laying, kind: str, left: dict[str, int], title: str) -> dw.Drawing:
     """The tile-set check's best laying of the river tiles (verifier/river_layer.py `set-river`), the
     open end where none of the tiles left can continue marked."""
-    from tessera.dsl.places import OFFSET
+    from ..dsl.places import OFFSET
 
     style = Style.of(rs)
     board = {cell: (name, rot) for name, cell, rot in laying.laid}
@@ -188,7 +187,7 @@ def write_counterexamples(rs: RuleSet, failed: set[str], folder: Path, title: st
         written += _laying(rs, folder, title)
     if "river" not in failed:
         return written
-    from tessera.verifier.river import check_river
+    from ..verifier.river import check_river
 
     rep = check_river(rs)
     if rep.deck is None:
@@ -205,7 +204,7 @@ def _laying(rs: RuleSet, folder: Path, title: str) -> list[Path]:
     """The best laying `set-river` found (verifier/river_layer.py), the very search that check runs."""
     from collections import Counter
 
-    from tessera.verifier.river_layer import _continues, lay_river
+    from ..verifier.river_layer import _continues, lay_river
 
     p = _continues(rs)
     if p is None or not p.arg:

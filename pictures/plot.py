@@ -3,13 +3,13 @@
 Left: the distribution of each seat's final score over the games (box plots).
 Second: the mean points per game each feature kind (and award) brings, and under a
 feature the part of it from each other source (`field: barn`, `outpost: knights`,
-read from the scoring events by tessera.compiler.simulate.point_sources), then sources
+read from the scoring events by tessera.play.simulate.point_sources), then sources
 that are no feature's (ransoms received and paid), hatched.
 Right (summaries with per-game rows): each seat's rate of games won alone on
-top, with its 95% Wilson interval (compiler/stats.py) as an error bar, and the
+top, with its 95% Wilson interval (play/stats.py) as an error bar, and the
 balance measures.  With `--against`, both rule sets are drawn side by side in
 each panel, the rules under study in the darker colour, and each difference the
-paired comparison (tessera.compiler.simulate.compare: paired t-test on the same seeds,
+paired comparison (tessera.play.simulate.compare: paired t-test on the same seeds,
 Benjamini-Hochberg adjusted) calls significant is marked with an asterisk.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ AGAINST_COLOUR = "#b0b0b0"
 
 
 def seat_scores(s, p: int) -> list[int]:
-    """Seat p's score in each game of a tessera.compiler.simulate.Summary (a list per seat, or a method)."""
+    """Seat p's score in each game of a tessera.play.simulate.Summary (a list per seat, or a method)."""
     return s.scores(p) if callable(s.scores) else s.scores[p]
 
 
@@ -33,7 +33,7 @@ def points_by_kind(s) -> dict[str, float]:
 
 
 def points_by_source(s) -> dict[str, float]:
-    """Mean points per game by source beyond the features' own scorings (tessera.compiler.simulate.point_sources)."""
+    """Mean points per game by source beyond the features' own scorings (tessera.play.simulate.point_sources)."""
     if not hasattr(s, "sources"):
         return {}
     return {k: sum(v) / max(len(v), 1) for k in s.sources() for v in [s.source_points(k)]}
@@ -43,7 +43,7 @@ def point_intervals(s, rows):
     """Per row of the points panel, the (low, high) of its mean's 95% interval; None without per-game rows."""
     if not hasattr(s, "points"):
         return None
-    from tessera.compiler import stats
+    from ..play import stats
 
     out = []
     for key, source in rows:
@@ -71,8 +71,8 @@ SIGNIFICANT = "*"
 
 
 def significance_note(differences) -> str:
-    """What an asterisk means, from compiler/stats.py's own test and threshold."""
-    from tessera.compiler.stats import ALPHA
+    """What an asterisk means, from play/stats.py's own test and threshold."""
+    from ..play.stats import ALPHA
 
     n = sum(1 for d in differences if d.get("significant"))
     test = (f"paired t-test over the same seeds, Benjamini-Hochberg adjusted p < {ALPHA:g} "
@@ -229,7 +229,7 @@ def _usage_panel(ax, runs) -> None:
     the times per game; a rule that never fired in red, said so."""
     labels: list[str] = []
     per_run = []
-    from tessera.compiler.usage import compared_label, Rule
+    from ..play.usage import compared_label, Rule
 
     for s, colour in runs:
         got = {}
@@ -283,8 +283,8 @@ def _legend_below(ax, handles=None) -> None:
 
 
 def plot_figure(summ, against=None, differences=None):
-    """The chart of `summ` (a tessera.compiler.simulate.Summary) as a matplotlib Figure, compared with `against`
-    if given; `differences` (tessera.compiler.simulate.compare(summ, against), computed here if not given)
+    """The chart of `summ` (a tessera.play.simulate.Summary) as a matplotlib Figure, compared with `against`
+    if given; `differences` (tessera.play.simulate.compare(summ, against), computed here if not given)
     says which differences to mark as significant."""
     import matplotlib
 
@@ -294,7 +294,7 @@ def plot_figure(summ, against=None, differences=None):
 
     runs = [(summ, RULES_COLOUR)] if against is None else [(against, AGAINST_COLOUR), (summ, RULES_COLOUR)]
     if against is not None and differences is None:
-        from tessera.compiler.simulate import compare
+        from ..play.simulate import compare
 
         differences = compare(summ, against)
     sig = {d["measure"]: d for d in (differences or [])}
@@ -381,7 +381,7 @@ def _points_panel(ax, runs, sig: dict[str, dict]) -> None:
         xs = [values.get(key, 0.0) for key, _ in rows]
         bars = ax.barh(ys, xs, height=hb * 0.9, color=colour, label=name)
         cis = point_intervals(s, rows)
-        if cis is not None:  # each mean with its 95% interval (compiler/stats.py), as the table shows it
+        if cis is not None:  # each mean with its 95% interval (play/stats.py), as the table shows it
             lo = [x - (c[0] if c[0] is not None else x) for x, c in zip(xs, cis)]
             hi = [(c[1] if c[1] is not None else x) - x for x, c in zip(xs, cis)]
             eb = ax.errorbar(xs, ys, xerr=[lo, hi], fmt="none", ecolor="#111111", capsize=2, linewidth=0.8)
@@ -485,7 +485,7 @@ def plot_tune(result, fmt: str = "svg"):
             ax.set_xticks(xs, [str(x) for x in xs] if single else [c.label for c in cands],
                           rotation=0 if single else 60, fontsize=9 if single else 7)
             ax.set_xlabel(list(result.params)[0] if single else "candidate")
-            from tessera.tune.search import MEASURES
+            from ..tune.search import MEASURES
 
             ax.set_ylabel(t.measure)
             ax.set_title(f"{t.measure}: {MEASURES[t.measure][0]}", fontsize=9)

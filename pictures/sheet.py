@@ -5,10 +5,10 @@ from collections import defaultdict
 
 import drawsvg as dw
 
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet, TileType
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet, TileType
 
-from .tile import BADGE, PROBLEM, SIZE, Drawn, Style, attr, draw_tile, symbol_badge
+from .tile import BADGE, PROBLEM, SIZE, Drawn, Style, attr, box_of, draw_tile, symbol_badge
 
 COLUMNS = 8
 GAP = 18
@@ -19,7 +19,7 @@ HEADING = 26
 
 def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
     """A tile type's features as the compiler reads them, turned `rotation` degrees clockwise."""
-    from tessera.dsl.places import rotate
+    from ..dsl.places import rotate
 
     return [Drawn(f.index, f.kind, tuple(rotate(p, rotation) for p in f.places), f.shields, f.crosses is not None,
                   tuple(f.borders)) for f in t.features]
@@ -27,7 +27,7 @@ def drawn_features(t: TileType, rotation: int = 0) -> list[Drawn]:
 
 def tile_problems(rs: RuleSet) -> dict[str, list[Diagnostic]]:
     """The per-tile topology checks (verifier/topology.py), each problem filed under its tile."""
-    from tessera.verifier import topology as T
+    from ..verifier import topology as T
 
     found: dict[str, list[Diagnostic]] = defaultdict(list)
     for check in (T.check_edge_places, T.check_connected, T.check_crossings, T.check_field_borders):
@@ -126,14 +126,10 @@ def tile_sheet(rs: RuleSet, places: bool = False, only: list[str] | None = None,
         cell.append(dw.Title(f"{t.id} x{t.count} ({t.module}): edges {' '.join(t.decl.edges_flat())}"
                              + "".join(f"\n{d.span}: {d.message} [{d.code}]" for d in probs)))
         tw, th = SIZE, SIZE  # the tile's picture
-        if t.cells is not None:  # a tile covering several cells: drawn whole, across its W x H tile boxes
-            from .multicell import draw_multicell
-
-            tw, th = t.cells[0] * SIZE, t.cells[1] * SIZE
-            cell.append(draw_multicell(t, style, places=places, bad=bad_features(t, probs)))
-        else:
-            cell.append(draw_tile(drawn_features(t), style, places=places, bad=bad_features(t, probs),
-                                  symbols=t.symbols))
+        box = box_of(t)  # a tile covering several cells: drawn whole, across its W x H tile boxes
+        tw, th = box.W, box.H
+        cell.append(draw_tile(drawn_features(t), style, box=box, places=places, bad=bad_features(t, probs),
+                              symbols=t.symbols))
         label = t.name if t.variant is None else f"{t.name} + {t.variant}"
         size = f", {t.cells[0]}x{t.cells[1]} cells" if t.cells is not None else ""
         cell.append(dw.Text(f"{label}  ×{t.count}{size}", 11, tw / 2, th + 13, text_anchor="middle", fill="#222222",

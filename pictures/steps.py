@@ -15,7 +15,7 @@ the rule set's own words, read from the game and its events.
 """
 from __future__ import annotations
 
-from tessera.compiler.runtime import events as E
+from ..compiler.runtime import events as E
 
 
 def _at(cell) -> str:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import drawsvg as dw
 
-from tessera.dsl.model import RuleSet
+from ..dsl.model import RuleSet
+from ..dsl.multicell import locate
 
 SIZE = 100
 MID = SIZE / 2
@@ -288,11 +289,276 @@ def _centre_emblem(kind: str, style: Style, x: float, y: float, ordinal: int) ->
     return g
 
 
-def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad: set[int] = frozenset(),
-              done: dict[int, dict] | None = None, symbols: tuple[str, ...] = (), rotation: int = 0,
-              **attrs) -> dw.Group:
-    """A tile's picture as a group in tile coordinates (0..100): fields, areas, lines, centre emblems,
-    and its printed symbols (`symbols`, at its NW corner turned by `rotation`).
+class Box:
+    """The cells a tile covers, W x H, and where its places lie: the geometry one drawing
+    (`draw_tile`) reads.  A tile covering several cells (`tile NAME cells WxH`, dsl/multicell.py)
+    is a box of W x H tile boxes (W*100 x H*100); its numbered places (`N1w`, `E2`, `C3`, ...) are
+    mapped by `tessera.dsl.multicell.locate` to their cell and that cell's one-cell place, so a
+    feature lies exactly where the engine lays it, and it is drawn on the tile's whole boundary:
+
+    - half and area kinds: the runs of boundary a feature lies on, the gaps closed by curves that
+      leave each end straight into the tile (half a cell deep);
+    - a line kind: from each side it reaches into that side's cell, then on to the other ends (two
+      ends facing each other on one row are joined straight);
+    - a centre kind on one centre is its emblem there; on several centres, one walled area around
+      those cells' centres, which the tile's lines cross.
+
+    Faint dashed lines show the cells the tile covers.  Such a tile lies at rotation 0 only (the
+    loader says so), so places are drawn as declared.  `CELL`, the 1 x 1 box, is the plain tile
+    (`Cell`: unnumbered places, its curves through the centre, its junction and corner features)."""
+
+    def __init__(self, w: int, h: int):
+        self.w, self.h = w, h
+        self.W, self.H = w * SIZE, h * SIZE
+        self.total = 2 * (self.W + self.H)
+        self.corners = (0, self.W, self.W + self.H, 2 * self.W + self.H)
+
+    def xy(self, t: float) -> tuple[float, float]:
+        W, H = self.W, self.H
+        t %= self.total
+        if t <= W:
+            return (t, 0.0)
+        if t <= W + H:
+            return (float(W), t - W)
+        if t <= 2 * W + H:
+            return (2 * W + H - t, float(H))
+        return (0.0, self.total - t)
+
+    def side_at(self, t: float) -> str:
+        t %= self.total
+        return "NESW"[sum(1 for c in self.corners[1:] if t >= c)]
+
+    def t_of(self, side: str, x: float, y: float) -> float:
+        W, H = self.W, self.H
+        return {"N": x, "E": W + y, "S": W + H + (W - x), "W": 2 * W + H + (H - y)}[side]
+
+    def locate(self, place: str) -> tuple[tuple[int, int], str] | None:
+        return locate(place, self.w, self.h)
+
+    def local(self, place: str) -> str:
+        """The one-cell place a place is on its cell ("" for none)."""
+        return (self.locate(place) or (0, ""))[1]
+
+    def origin(self, cell: tuple[int, int]) -> tuple[float, float]:
+        return cell[0] * SIZE, cell[1] * SIZE
+
+    def span(self, place: str) -> tuple[float, float] | None:
+        """The run of the tile's boundary a numbered side or half lies on."""
+        loc = self.locate(place)
+        if loc is None:
+            return None
+        cell, local = loc
+        one = SIDE_SPAN.get(local) or HALF_SPAN.get(local)
+        if one is None:
+            return None
+        ox, oy = self.origin(cell)
+        side = local[0]
+        (ax, ay), (bx, by) = perimeter(one[0]), perimeter(one[1])
+        return self.t_of(side, ox + ax, oy + ay), self.t_of(side, ox + bx, oy + by)
+
+    def at(self, place: str, table: dict) -> tuple[float, float]:
+        """Where `table` (LABEL_AT, FIGURE_AT) puts a place, in the tile's frame."""
+        cell, local = self.locate(place) or ((0, 0), "C")
+        ox, oy = self.origin(cell)
+        x, y = table.get(local, (MID, MID))
+        return ox + x, oy + y
+
+    def side_mid(self, place: str) -> tuple[tuple[float, float], tuple[int, int]] | None:
+        """A whole side's midpoint and the direction into the tile from it."""
+        loc = self.locate(place)
+        if loc is None or loc[1] not in INWARD:
+            return None
+        cell, side = loc
+        ox, oy = self.origin(cell)
+        mx, my = SIDE_MID[side]
+        return (ox + mx, oy + my), INWARD[side]
+
+    def runs(self, places: tuple[str, ...], halves: bool) -> list[tuple[float, float]]:
+        """The runs of boundary the places (halves, or whole sides) lie on."""
+        spans = {}
+        for p in places:
+            loc = self.locate(p)
+            if loc is None or (loc[1] in HALF_SPAN) != halves or loc[1] not in (HALF_SPAN if halves else SIDE_SPAN):
+                continue
+            spans[p] = self.span(p)
+        return runs(tuple(spans), spans, total=self.total)
+
+    def region(self, rr: list[tuple[float, float]], **attrs) -> dw.Path:
+        """An area on the tile's boundary: each run along it, the gaps closed by curves that
+        leave each end straight into the tile (so two areas meeting across a row share a line)."""
+        p = dw.Path(**attrs)
+        if len(rr) == 1 and rr[0][1] - rr[0][0] >= self.total:
+            return p.M(0, 0).L(self.W, 0).L(self.W, self.H).L(0, self.H).Z()
+        for i, (a, b) in enumerate(rr):
+            if i == 0:
+                p.M(*self.xy(a))
+            for c in sorted(c + k * self.total for c in self.corners for k in (0, 1)):
+                if a < c < b:
+                    p.L(*self.xy(c))
+            bx, by = self.xy(b)
+            p.L(bx, by)
+            na = rr[(i + 1) % len(rr)][0]
+            nx_, ny_ = self.xy(na)
+            (ux, uy), (vx, vy) = INWARD[self.side_at(b - 0.5)], INWARD[self.side_at(na + 0.5)]
+            p.C(bx + DEPTH * ux, by + DEPTH * uy, nx_ + DEPTH * vx, ny_ + DEPTH * vy, nx_, ny_)
+        return p.Z()
+
+    def line_path(self, places: tuple[str, ...]) -> dw.Path | None:
+        """A line from each side it reaches into that side's cell, the ends joined."""
+        ends = [m for m in (self.side_mid(p) for p in places) if m is not None]
+        if not ends:
+            return None
+        path = dw.Path(fill="none", stroke_linecap="butt")
+        inner = [(px + DEPTH * dx, py + DEPTH * dy) for (px, py), (dx, dy) in ends]
+        if len(ends) == 1:
+            return path.M(*ends[0][0]).L(*inner[0])
+        if len(ends) == 2:
+            return path.M(*ends[0][0]).C(*inner[0], *inner[1], *ends[1][0])
+        hx = sum(x for x, _ in inner) / len(inner)
+        hy = sum(y for _, y in inner) / len(inner)
+        for (pt, _), q in zip(ends, inner):
+            path.M(*pt).Q(*q, hx, hy)
+        return path
+
+    def junction(self, lines: list[Drawn], has_centre: bool) -> bool:
+        """Is a junction drawn where lines end?  (On a tile of several cells a line's dead end stops
+        half a cell in, at no junction.)"""
+        return False
+
+    def centres(self, f: Drawn) -> list[tuple[float, float]]:
+        """The cells' centres a centre feature lies on."""
+        return [self.at(p, {"C": (MID, MID)}) for p in f.places if self.local(p) == "C"]
+
+    def corner(self, place: str) -> tuple[float, float] | None:
+        """Where a feature on a corner only is drawn, as a quarter disc (a plain tile's corners)."""
+        return None
+
+    def sides(self, f: Drawn) -> list[str]:
+        return [p for p in f.places if self.local(p) in INWARD]
+
+    def shield_at(self, f: Drawn, sides: list[str], k: int) -> tuple[float, float]:
+        """Shield k of a feature: in the area, beside where a figure on it stands, within the tile."""
+        spots = [self.at(p, FIGURE_AT) for p in sides]
+        ax, ay = sum(x for x, _ in spots) / len(spots), sum(y for _, y in spots) / len(spots)
+        return min(max(ax + 14 * (k + 1), 8), self.W - 8 - 14 * (f.shields - 1 - k)), min(max(ay - 4, 8), self.H - 9)
+
+    def label_at(self, place: str, crowded: bool) -> tuple[float, float]:
+        """Where `--places` writes a place's name (a centre's above a line through the cell's centre)."""
+        x, y = self.at(place, LABEL_AT)
+        return (x, y - 16) if self.local(place) == "C" else (x, y)
+
+    def border_label(self, text: str, x: float, y: float, kind: str, place: str) -> dw.Text:
+        """A field's declared border, beside its first place, towards the tile's middle."""
+        dx = 2.4 * len(place) + 4
+        right = x < self.W / 2
+        return dw.Text(text, 7, x + dx if right else x - dx, y + 3, text_anchor="start" if right else "end",
+                       class_="border", data_kind=attr(kind), fill="#1b4d1e")
+
+
+class Cell(Box):
+    """The plain tile, the 1 x 1 box: its places unnumbered (`N`, `Nw`, `C`, `NW`), an area's gaps
+    closed by curves bowing towards the centre, a line from each side it reaches to the centre
+    (a dead end stops at the junction there)."""
+
+    def __init__(self):
+        super().__init__(1, 1)
+
+    def locate(self, place: str) -> tuple[tuple[int, int], str] | None:
+        return (0, 0), place
+
+    def at(self, place: str, table: dict) -> tuple[float, float]:
+        return table.get(place, (MID, MID))
+
+    def runs(self, places: tuple[str, ...], halves: bool) -> list[tuple[int, int]]:
+        return runs(places, HALF_SPAN if halves else SIDE_SPAN)
+
+    def region(self, rr: list[tuple[int, int]], **attrs) -> dw.Path:
+        return region_path(rr, **attrs)
+
+    def line_path(self, places: tuple[str, ...]) -> dw.Path | None:
+        sides = [p for p in places if p in SIDE_MID]
+        if not sides:
+            return None
+        path = dw.Path(fill="none", stroke_linecap="butt")
+        if len(sides) == 2:
+            (ax, ay), (bx, by) = SIDE_MID[sides[0]], SIDE_MID[sides[1]]
+            return path.M(ax, ay).Q(MID, MID, bx, by)
+        for s in sides:
+            path.M(*SIDE_MID[s]).L(MID, MID)
+        return path
+
+    def junction(self, lines: list[Drawn], has_centre: bool) -> bool:
+        # A junction (the base game's crossroads, BASE-ROAD-1) is where two or more lines end.
+        # One line reaching three or four sides ends nowhere on the tile (SIEGE-TILE-1 (a): the
+        # road "splits into 4 directions"): its arms meet and go on, with no junction drawn.
+        return sum(1 for f in lines if len([p for p in f.places if p in SIDE_MID]) == 1) >= 2
+
+    def centres(self, f: Drawn) -> list[tuple[float, float]]:
+        return [(MID, MID)]
+
+    def corner(self, place: str) -> tuple[float, float] | None:
+        return CORNER_XY.get(place)
+
+    def sides(self, f: Drawn) -> list[str]:
+        return [p for p in f.places if p in SIDE_MID]
+
+    def shield_at(self, f: Drawn, sides: list[str], k: int) -> tuple[float, float]:
+        ax = sum(FIGURE_AT[s][0] for s in sides) / len(sides)
+        ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
+        return ax + 14 + 14 * k, ay - 4
+
+    def label_at(self, place: str, crowded: bool) -> tuple[float, float]:
+        x, y = LABEL_AT.get(place, (MID, MID))
+        return (x, y + 20) if place == "C" and crowded else (x, y)
+
+    def border_label(self, text: str, x: float, y: float, kind: str, place: str) -> dw.Text:
+        # under the field's first place (`field Wn En -> N`)
+        return dw.Text(text, 7, x, y + 11 if y < MID else y - 7, class_="border", data_kind=attr(kind), fill="#1b4d1e")
+
+
+CELL = Cell()
+INWARD = {"N": (0, 1), "E": (-1, 0), "S": (0, -1), "W": (1, 0)}
+DEPTH = MID  # how far into a tile of several cells an edge curve leaves a side: half a cell
+HULL_PAD = 26  # how far a walled centre area reaches past its cells' centres
+
+
+def box_of(t) -> Box:
+    """The box of a tile type: its W x H cells, or the plain tile."""
+    return CELL if t.cells is None else Box(*t.cells)
+
+
+def _hull(kind: str, style: Style, x0: float, y0: float, x1: float, y1: float) -> dw.Group:
+    """A walled area from (x0, y0) to (x1, y1): a wall with towers at its corners and
+    battlements along its top, in the kind's colours."""
+    fill, stroke = style.fill[kind], style.stroke[kind]
+    g = dw.Group(class_="emblem hull")
+    g.append(dw.Path(fill=fill, stroke=stroke, stroke_width=3)
+             .M(x0, y0).L(x1, y0).L(x1, y1).L(x0, y1).Z())
+    g.append(dw.Rectangle(x0 + 7, y0 + 7, x1 - x0 - 14, y1 - y0 - 14, fill=_lighter(fill, 0.25), stroke=stroke,
+                          stroke_width=1, rx=4))
+    n = max(2, int((x1 - x0) // 16))
+    step = (x1 - x0) / n
+    for k in range(n):  # battlements along the top wall
+        if k % 2 == 0:
+            g.append(dw.Rectangle(x0 + k * step, y0 - 5, step, 5, fill=stroke))
+    for cx, cy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):
+        g.append(dw.Circle(cx, cy, 8, fill=fill, stroke=stroke, stroke_width=2, class_="tower"))
+    kx, ky = (x0 + x1) / 2, y0 + (y1 - y0) * 0.38  # the keep
+    g.append(dw.Rectangle(kx - 22, ky - 16, 44, 32, fill=fill, stroke=stroke, stroke_width=1.5, class_="keep"))
+    for k in range(5):
+        if k % 2 == 0:
+            g.append(dw.Rectangle(kx - 22 + k * 8.8, ky - 21, 8.8, 5, fill=stroke))
+    g.append(dw.Path(fill=stroke).M(kx - 6, ky + 16).L(kx - 6, ky + 4).A(6, 6, 0, 0, 1, kx + 6, ky + 4)
+             .L(kx + 6, ky + 16).Z())
+    return g
+
+
+def draw_tile(features: list[Drawn], style: Style, *, box: Box = CELL, places: bool = False,
+              bad: set[int] = frozenset(), done: dict[int, dict] | None = None, symbols: tuple[str, ...] = (),
+              rotation: int = 0, **attrs) -> dw.Group:
+    """A tile's picture as a group in its own frame (0..W*100, 0..H*100 for a box of W x H cells;
+    `CELL`, the plain tile, 0..100): fields, areas, lines, centre emblems, and its printed symbols
+    (`symbols`, at its NW corner turned by `rotation`).
 
     `bad`: indices of features to mark as a problem; `done`: completed features
     (index -> attributes of the shading drawn over it with the `done` pattern,
@@ -302,89 +568,91 @@ def draw_tile(features: list[Drawn], style: Style, *, places: bool = False, bad:
     cat = style.category
     halves = sorted(k for k, c in cat.items() if c == "half")
     ground = FIELD_SHADES[0] if "field" in halves else style.fill[halves[0]] if halves else "#e9e4d4"
-    g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill=ground, class_="tile-ground"))
-    fields = [f for f in features if cat.get(f.kind) == "half" and runs(f.places, HALF_SPAN)]
-    fields.sort(key=lambda f: -sum(b - a for a, b in runs(f.places, HALF_SPAN)))  # small fields on top
-    for n, f in enumerate(fields):
+    g.append(dw.Rectangle(0, 0, box.W, box.H, fill=ground, class_="tile-ground"))
+    fields = [(f, box.runs(f.places, True)) for f in features if cat.get(f.kind) == "half"]
+    fields = sorted((fr for fr in fields if fr[1]), key=lambda fr: -sum(b - a for a, b in fr[1]))  # small fields on top
+    for n, (f, rr) in enumerate(fields):
         base = style.fill[f.kind]
         shades = FIELD_SHADES if base == FIELD_SHADES[0] else (base, _lighter(base, 0.2), _lighter(base, 0.4))
         fill = shades[n % len(shades)]  # the fields of one tile told apart
-        g.append(_feature(region_path(runs(f.places, HALF_SPAN), fill=fill), f, "half", bad, done))
+        g.append(_feature(box.region(rr, fill=fill), f, "half", bad, done))
     for f in sorted((f for f in features if cat.get(f.kind) == "area"), key=lambda f: f.crosses):
-        rr = runs(f.places, SIDE_SPAN)
+        rr = box.runs(f.places, False)
         if not rr:
             continue
         width = 2.5 if f.crosses else 1.2
         fill = _lighter(style.fill[f.kind]) if f.crosses else style.fill[f.kind]
-        g.append(_feature(region_path(rr, fill=fill, stroke=style.stroke[f.kind], stroke_width=width),
+        g.append(_feature(box.region(rr, fill=fill, stroke=style.stroke[f.kind], stroke_width=width),
                           f, "area", bad, done))
+    centre = [f for f in features if cat.get(f.kind) == "centre"]
+    centres = {f.index: box.centres(f) for f in centre}
+    kinds_c = sorted(k for k in cat if cat[k] == "centre")
+    for f in centre:  # a centre kind on several cells: one walled area, under the lines that cross it
+        pts = centres[f.index]
+        if len(pts) > 1:
+            x0, x1 = min(x for x, _ in pts) - HULL_PAD, max(x for x, _ in pts) + HULL_PAD
+            y0, y1 = min(y for _, y in pts) - HULL_PAD, max(y for _, y in pts) + HULL_PAD
+            g.append(_feature(_hull(f.kind, style, x0, y0, x1, y1), f, "centre", bad, done,
+                              shade=dw.Path(d=f"M{x0},{y0} L{x1},{y0} L{x1},{y1} L{x0},{y1} Z")))
     lines = [f for f in features if cat.get(f.kind) == "line"]
-    # A junction (the base game's crossroads, BASE-ROAD-1) is where two or more lines end.
-    # One line reaching three or four sides ends nowhere on the tile (SIEGE-TILE-1 (a): the
-    # road "splits into 4 directions"): its arms meet and go on, with no junction drawn.
-    dead_ends = sum(1 for f in lines if len([p for p in f.places if p in SIDE_MID]) == 1)
-    junction = dead_ends >= 2
-    has_centre = any(cat.get(f.kind) == "centre" for f in features)
+    junction = box.junction(lines, bool(centre))
     for f in sorted(lines, key=lambda f: f.crosses):
-        sides = [p for p in f.places if p in SIDE_MID]
-        if not sides:
+        path = box.line_path(f.places)
+        if path is None:
             continue
         width = LINE_WIDTH.get(f.kind, 8)
-        path = dw.Path(fill="none", stroke_linecap="butt")
-        if len(sides) == 2:
-            (ax, ay), (bx, by) = SIDE_MID[sides[0]], SIDE_MID[sides[1]]
-            path.M(ax, ay).Q(MID, MID, bx, by)
-        else:
-            for s in sides:
-                path.M(*SIDE_MID[s]).L(MID, MID)
         grp = dw.Group()
         casing = path.args["d"]
         grp.append(dw.Path(d=casing, fill="none", stroke=style.stroke[f.kind], stroke_width=width + (5 if f.crosses else 2.5)))
         grp.append(dw.Path(d=casing, fill="none", stroke=style.fill[f.kind], stroke_width=width))
         g.append(_feature(grp, f, "line", bad, done))
-    if junction and not has_centre:
+    if junction and not centre:
         g.append(dw.Rectangle(MID - 7, MID - 7, 14, 14, fill="#8d6e63", stroke="#4e342e", stroke_width=1.2, class_="junction"))
-    centre = [f for f in features if cat.get(f.kind) == "centre"]
-    kinds_c = sorted(cat_k for cat_k in style.category if style.category[cat_k] == "centre")
-    for n, f in enumerate(centre):
-        x = MID + (n - (len(centre) - 1) / 2) * 28
-        g.append(_feature(_centre_emblem(f.kind, style, x, MID, kinds_c.index(f.kind)), f, "centre", bad, done))
+    single = [f for f in centre if len(centres[f.index]) == 1]
+    for f in single:  # emblems side by side where several stand on one centre
+        at = centres[f.index][0]
+        here = [s for s in single if centres[s.index][0] == at]
+        n = here.index(f)
+        x = at[0] + (n - (len(here) - 1) / 2) * 28
+        g.append(_feature(_centre_emblem(f.kind, style, x, at[1], kinds_c.index(f.kind)), f, "centre", bad, done,
+                          centre_at=at))
     for f in features:  # features on a corner only (an inner field, a barn's spot): a quarter disc
-        if f.places and all(p in CORNER_XY for p in f.places) and cat.get(f.kind) != "centre":
+        if f.places and all(box.corner(p) is not None for p in f.places) and cat.get(f.kind) != "centre":
             grp = dw.Group()
             for p in f.places:
-                cx, cy = CORNER_XY[p]
+                cx, cy = box.corner(p)
                 sx, sy = (1 if cx == 0 else -1), (1 if cy == 0 else -1)
                 grp.append(dw.Path(fill=style.fill[f.kind] if style.fill[f.kind] != FIELD_SHADES[0] else FIELD_SHADES[2],
                                    stroke=style.stroke[f.kind], stroke_width=1)
                            .M(cx, cy).L(cx + 20 * sx, cy).A(20, 20, 0, 0, 1 if sx * sy > 0 else 0, cx, cy + 20 * sy).Z())
             g.append(_feature(grp, f, "corner", bad, done))
     for f in features:
-        sides = [p for p in f.places if p in SIDE_MID]
+        sides = box.sides(f)
         if f.shields and sides:
-            ax = sum(FIGURE_AT[s][0] for s in sides) / len(sides)
-            ay = sum(FIGURE_AT[s][1] for s in sides) / len(sides)
             for k in range(f.shields):
-                g.append(_shield(ax + 14 + 14 * k, ay - 4))
+                g.append(_shield(*box.shield_at(f, sides, k)))
+    for i in range(1, box.w):  # the cells the tile covers
+        g.append(dw.Line(i * SIZE, 0, i * SIZE, box.H, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
+                         stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
+    for j in range(1, box.h):
+        g.append(dw.Line(0, j * SIZE, box.W, j * SIZE, stroke="#555555", stroke_width=0.6, stroke_dasharray="3 4",
+                         stroke_opacity=0.6, pointer_events="none", class_="cell-edge"))
     if symbols:  # under the place names of --places, which stay readable over them
-        from tessera.dsl.places import rotate
+        from ..dsl.places import rotate
 
-        g.append(draw_symbols(symbols, style, rotate("NW", rotation)))
+        g.append(draw_symbols(symbols, style, rotate("NW", rotation), box.W, box.H))
     if places:
         lab = places_layer()
         by_index = {f.index: f for f in features}
         for f in features:
             for n, p in enumerate(f.places):
-                x, y = LABEL_AT.get(p, (MID, MID))
-                if p == "C" and (has_centre or junction):
-                    y += 20
+                x, y = box.label_at(p, bool(centre) or junction)
                 lab.append(dw.Text(p, 8, x, y + 3, class_="place", data_place=attr(p), data_kind=attr(f.kind)))
                 bordered = [by_index[j].places[0] for j in f.borders if j in by_index and by_index[j].places]
-                if n == 0 and bordered:  # the declared border (`field Wn En -> N`), under the field's first place
-                    lab.append(dw.Text("→" + " ".join(bordered), 7, x, y + 11 if y < MID else y - 7,
-                                       class_="border", data_kind=attr(f.kind), fill="#1b4d1e"))
+                if n == 0 and bordered:
+                    lab.append(box.border_label("→" + " ".join(bordered), x, y, f.kind, p))
         g.append(lab)
-    g.append(dw.Rectangle(0, 0, SIZE, SIZE, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
+    g.append(dw.Rectangle(0, 0, box.W, box.H, fill="none", stroke="#555555", stroke_width=1, class_="tile-edge"))
     return g
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 
-from tessera.compiler.runtime import events as E
+from ..compiler.runtime import events as E
 
 from .board import (MARGIN, Timeline, _meeple, board_cells, board_drawing, draw_stack, left_mark, new_floor_mark,
                     player_colours)

@@ -25,7 +25,7 @@ from rich.markup import escape as _escape  # noqa: E402
 def _docs() -> str:
     """Where the documents the help cites are: docs/ beside the bundled rules (the repository's docs/
     in a checkout, tessera/docs in an installed wheel)."""
-    from tessera.dsl.model import BUNDLED_RULES
+    from .dsl.model import BUNDLED_RULES
 
     return str(BUNDLED_RULES.parent / "docs")
 
@@ -71,7 +71,7 @@ def fail(command: str, message: str, as_json: bool = False, code: int = 2, kind:
     import json
     import sys
 
-    from tessera.dsl.untrusted import printable
+    from .dsl.untrusted import printable
 
     if as_json:
         sys.stdout.write(json.dumps({"error": {"message": message, "kind": kind}}, ensure_ascii=True) + "\n")

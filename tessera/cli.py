@@ -11,9 +11,9 @@ from typing import List, Optional
 
 import typer
 
-from tessera.dsl.diagnostics import Diagnostic, render
-from tessera.dsl.model import MOST_PLAYERS
-from tessera.dsl.untrusted import printable
+from .dsl.diagnostics import Diagnostic, render
+from .dsl.model import MOST_PLAYERS
+from .dsl.untrusted import printable
 
 from .app import app, err, fail, missing_paths, out, report
 from .console import diagnostic_json, shown
@@ -48,12 +48,12 @@ def fmt(
     import os
     from pathlib import Path
 
-    from tessera.dsl.ast import Span
-    from tessera.dsl.diagnostics import SourceCache
-    from tessera.dsl.fmt import comments, format_module, write_formatted
-    from tessera.dsl.loader import Workspace, expand_paths
-    from tessera.dsl.parser import ParseFailure, parse
-    from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
+    from .dsl.ast import Span
+    from .dsl.diagnostics import SourceCache
+    from .dsl.fmt import comments, format_module, write_formatted
+    from .dsl.loader import Workspace, expand_paths
+    from .dsl.parser import ParseFailure, parse
+    from .dsl.untrusted import MAX_RULE_FILE, FileReadError, decode, read_bytes
 
     if write and check_only:
         raise typer.BadParameter("use --write or --check, not both")
@@ -139,7 +139,7 @@ def _verify_targets(rules: list[str]) -> list[list[str]]:
     those under a `variants/` folder: name a variant to verify it)."""
     from pathlib import Path
 
-    from tessera.dsl.loader import expand_paths
+    from .dsl.loader import expand_paths
 
     targets: list[list[str]] = []
     for r in rules:
@@ -160,7 +160,7 @@ def _budget_bar(title: str, prog, task):
     that a terminal's screen keeps still) while its checks run; nothing when there is no display or no bound."""
     import contextlib
 
-    from tessera.verifier import budget
+    from .verifier import budget
 
     if prog is None or budget.total() is None:
         return contextlib.nullcontext()
@@ -238,17 +238,17 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     """
     from rich.text import Text
 
-    from tessera.dsl.diagnostics import SourceCache
-    from tessera.dsl.loader import load_rule_set
-    from tessera.verifier.checks import run_checks
-    from tessera.verifier.solver import set_limits
+    from .dsl.diagnostics import SourceCache
+    from .dsl.loader import load_rule_set
+    from .verifier.checks import run_checks
+    from .verifier.solver import set_limits
 
     set_limits(rlimit, timeout, budget)
-    import tessera.verifier.witness as wit
+    from .verifier import witness as wit
 
     wit.RECORD_DIR, wit.WITNESS_GAMES = record, witness_games
     if record is not None:  # refused before any work: a file, or a folder of the user's (compiler/outdir.py)
-        from tessera.compiler.outdir import RecordFolderError, check_record_folder
+        from .compiler.outdir import RecordFolderError, check_record_folder
 
         try:
             check_record_folder(record)
@@ -257,20 +257,20 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             raise typer.Exit(2)
     names = None
     if only:
-        from tessera.verifier.checks import load_checks
+        from .verifier.checks import load_checks
 
         known = list(load_checks())
         names = [n for n in known if any(n == o or n.startswith(o) for o in only)]
         if not names:
             fail("verify", f"no check matches {', '.join(only)}; checks: {', '.join(known)}", as_json)
     if not engine:  # --no-engine: not run, and not listed as skipped either
-        from tessera.verifier.checks import load_checks
+        from .verifier.checks import load_checks
 
         names = [n for n in (names if names is not None else load_checks()) if n not in ("engine-features", "card-engine")]
     targets = _verify_targets(list(rules) if rules else VERIFY_DEFAULT)
     if not targets:
         fail("verify", "no rule files found", as_json)
-    from tessera.dsl.params import settings
+    from .dsl.params import settings
 
     from .engine_cmds import _sets
 
@@ -288,19 +288,19 @@ def verify(rules: Optional[List[str]] = typer.Argument(
             fail("verify", "; ".join(f"{' + '.join(specs) + ': ' if specs else ''}{d.message}" for d in usage), as_json)
         loaded.append((specs, rs, diags, ws))
     if engine and (names is None or "engine-features" in names):  # --players is the tile engine check's
-        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.cards is None
+        wrong = [(rs, rs.player_range()) for _, rs, _, _ in loaded if rs is not None and rs.family.has_tiles
                  and not rs.player_range()[0] <= players <= rs.player_range()[1]]
         if wrong:  # as `simulate` says it, before any work
             fail("verify", "; ".join(f"{'+'.join(rs.names)} is for {lo} to {hi} players, not {players}"
                                      for rs, (lo, hi) in wrong), as_json)
     if engine:
-        from tessera.verifier.checks import load_checks as _load
+        from .verifier.checks import load_checks as _load
 
         _load()  # register every check first, so the engine check keeps its place (last)
-        import tessera.verifier.engine_check as ec
+        from .verifier import engine_check as ec
 
         ec.ENGINE_GAMES, ec.ENGINE_PLAYERS = -(-games // len(loaded)), players  # per rule set, rounded up
-        import tessera.verifier.cards as vc
+        from .verifier import cards as vc
 
         vc.ENGINE_GAMES = ec.ENGINE_GAMES  # the card game's engine check plays as many (every player count)
 
@@ -315,7 +315,7 @@ def verify(rules: Optional[List[str]] = typer.Argument(
     else:
         _print_table(runs)
     if svg is not None:
-        from tessera.pictures.counterexamples import write_counterexamples
+        from .pictures.counterexamples import write_counterexamples
 
         for run in runs:
             failed = {r.name for r in run.results or () if not r.passed}
@@ -337,7 +337,7 @@ class _SetRun:
     """One rule set verified: what `tessera verify` prints of it, as a table, in full or as JSON."""
 
     def __init__(self, specs, rs, diags, ws, results) -> None:
-        from tessera.dsl.diagnostics import SourceCache
+        from .dsl.diagnostics import SourceCache
 
         self.specs, self.rs, self.diags, self.results = specs, rs, diags, results
         self.sources = ws.sources if ws is not None else SourceCache()
@@ -384,7 +384,7 @@ def _run_verify(loaded, names, quiet: bool) -> list[_SetRun]:
     """Run the checks of every rule set; a progress bar on stderr in a terminal."""
     from contextlib import nullcontext
 
-    from tessera.verifier.checks import of_family, run_checks
+    from .verifier.checks import of_family, run_checks
 
     runs: list[_SetRun] = []
     progress = nullcontext()

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from tessera.dsl.diagnostics import Diagnostic, render, summary
-from tessera.dsl.untrusted import printable
+from .dsl.diagnostics import Diagnostic, render, summary
+from .dsl.untrusted import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -67,7 +67,7 @@ def bundled_name(file: str) -> str:
     checkout's `rules/records/base/…` does not exist.  Any other file: as given."""
     from pathlib import Path
 
-    from tessera.dsl.model import BUNDLED_RULES
+    from .dsl.model import BUNDLED_RULES
 
     if not file.endswith(".json"):
         return file
@@ -129,7 +129,7 @@ def by_name(paths: list[str]) -> list[str]:
     import re
     from pathlib import Path
 
-    from tessera.dsl.model import BUNDLED_RULES
+    from .dsl.model import BUNDLED_RULES
 
     named = []
     for p in paths:
@@ -144,7 +144,7 @@ def by_name(paths: list[str]) -> list[str]:
 def check(paths: list[str], verbose: bool = False, as_json: bool = False) -> int:
     """`tessera check PATHS…` (files, folders or bundled module names): the exit code (2 when a path
     does not exist)."""
-    from tessera.dsl.loader import check_paths, stated_assumptions
+    from .dsl.loader import check_paths, stated_assumptions
 
     paths = by_name(paths)
     if as_json:

@@ -8,9 +8,10 @@ from typing import List, Optional
 
 import typer
 
-from tessera.dsl.diagnostics import render
-from tessera.dsl.model import MOST_PLAYERS
-from tessera.dsl.untrusted import printable
+from .dsl.diagnostics import render
+from .dsl.family import CARDS, Family
+from .dsl.model import MOST_PLAYERS
+from .dsl.untrusted import printable
 
 from .app import app, err, fail, json_errors, out, report
 
@@ -29,7 +30,7 @@ SET_HELP = "give a parameter (`param NAME = V in LO..HI`) this value: NAME=VALUE
 
 def _sets(sets: Optional[List[str]], command: str) -> dict:
     """`--set NAME=VALUE ...` as {name: value} (a malformed one: a usage error, exit 2)."""
-    from tessera.dsl.params import SetError, parse_sets
+    from .dsl.params import SetError, parse_sets
 
     try:
         return parse_sets(sets)
@@ -39,8 +40,8 @@ def _sets(sets: Optional[List[str]], command: str) -> dict:
 
 
 def _load(specs: list[str], command: str = "", sets: dict | None = None):
-    from tessera.dsl.loader import load_rule_set
-    from tessera.dsl.params import settings
+    from .dsl.loader import load_rule_set
+    from .dsl.params import settings
 
     with settings(sets):  # `--set NAME=VALUE`: checked against the parameters the rules declare
         rs, diags, ws = load_rule_set(specs)
@@ -51,7 +52,7 @@ def _load(specs: list[str], command: str = "", sets: dict | None = None):
         raise typer.Exit(2)
     if rs is None:
         raise typer.Exit(report(diags, ws.sources, len(ws.files)))
-    from tessera.dsl.limits import playable
+    from .dsl.limits import playable
 
     why = playable(rs)  # checks, but no game can be played with it (or a degenerate one: a warning)
     if any(d.severity == "error" for d in why):
@@ -71,9 +72,9 @@ def compile_cmd(
     """Compile rule modules into an importable engine package (standard library only)."""
     import keyword
 
-    from tessera.compiler.build import CompileTargetError, compile_to_dir
-    from tessera.compiler.codegen import CompileError
-    from tessera.dsl.diagnostics import Diagnostic
+    from .compiler.build import CompileTargetError, compile_to_dir
+    from .compiler.codegen import CompileError
+    from .dsl.diagnostics import Diagnostic
 
     if not package.isidentifier() or keyword.iskeyword(package) or len(package) > 64:
         err.print(f"tessera compile: --package {printable(repr(package), 80)} is not a Python package name "
@@ -86,9 +87,9 @@ def compile_cmd(
         err.print(f"tessera compile: {printable(str(exc))}", markup=False)
         raise typer.Exit(2)
     except CompileError as ce:
-        from tessera.dsl.diagnostics import SourceCache
+        from .dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
-    what = f"{rs.cards.count()} cards" if rs.cards is not None else f"{sum(t.count for t in rs.tiles)} tiles"
+    what = f"{rs.cards.count()} cards" if rs.family is CARDS else f"{sum(t.count for t in rs.tiles)} tiles"
     out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
@@ -100,9 +101,9 @@ def replay(
                                                                             "value: tessera verify --param)"),
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
-    from tessera.compiler.replay import RecordError, RuleLoadError, load_record, replay as run
-    from tessera.compiler.runtime import events as E
-    from tessera.compiler.runtime.errors import RuleFailure
+    from .compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from .compiler.runtime import events as E
+    from .compiler.runtime.errors import RuleFailure
 
     def fail(message: str, code: int, diagnostics=(), kind: str = "record"):
         """Every failure: a message on stderr, or with --json one JSON object on stdout."""
@@ -115,7 +116,7 @@ def replay(
             sys.stdout.write(json.dumps(doc, ensure_ascii=True) + "\n")
         raise typer.Exit(code)
 
-    from tessera.dsl.params import settings
+    from .dsl.params import settings
 
     sets = _sets(set_, "replay")
     try:
@@ -195,8 +196,8 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
     """Load and compile one rule set for `simulate`: what a worker needs to play its games, and the engine
     to play them in this process."""
     import tessera.compiler.build
-    from tessera.compiler.codegen import CompileError
-    from tessera.dsl.diagnostics import Diagnostic, SourceCache
+    from .compiler.codegen import CompileError
+    from .dsl.diagnostics import Diagnostic, SourceCache
 
     rs = _load(specs, "simulate", sets)
     lo, hi = rs.player_range()
@@ -209,17 +210,17 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
     if record is not None:  # rule files copied beside the records, so they replay from any folder
-        from tessera.compiler.records import rule_paths_for
+        from .compiler.records import rule_paths_for
 
-        from tessera.compiler.outdir import RecordFolderError, claim_record_folder
+        from .compiler.outdir import RecordFolderError, claim_record_folder
 
         try:  # made, or empty, or tessera's own: a folder of the user's is never written into
             claim_record_folder(record)
         except RecordFolderError as exc:
             err.print(printable(f"tessera simulate: --record: {exc}"), markup=False)
             raise typer.Exit(2)
-        from tessera.dsl.loader import BUNDLED_RULES, _inside
-        from tessera.compiler.records import RecordError
+        from .dsl.loader import BUNDLED_RULES, _inside
+        from .compiler.records import RecordError
 
         # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
         bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}
@@ -230,7 +231,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             err.print(printable(f"tessera simulate: cannot keep the rule files beside the records in {record}: "
                                 f"{exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"), markup=False)
             raise typer.Exit(2)
-    from tessera.compiler.usage import catalogue
+    from .play.usage import catalogue
 
     return {"source": eng.source, "rules": specs, "players": players, "seed": seed, "agents": agents,
             "record": str(record) if record is not None else None, "record_rules": kept}, (eng, catalogue(rs))
@@ -318,9 +319,9 @@ def simulate(
     """
     import time
 
-    from tessera.compiler.agents import AgentSpecError, parse_agents
-    from tessera.compiler.runtime.errors import RuleFailure
-    from tessera.compiler.simulate import Summary, compare, default_jobs, run as run_games, write_csv
+    from .play.agents import AgentSpecError, parse_agents
+    from .compiler.runtime.errors import RuleFailure
+    from .play.simulate import Summary, compare, default_jobs, run as run_games, write_csv
 
     if backend not in ("processes", "dask"):
         fail("simulate", f"--backend {backend!r}: use processes or dask", as_json)
@@ -341,11 +342,11 @@ def simulate(
         if against:
             loaded.append(_simulation_task(_split(against), players, seed, seat_agents, None))
     if against:
-        fam = [getattr(e.rules, "FAMILY", "tiles") for _, (e, _) in loaded]
-        if fam[0] != fam[1]:  # a family mix-up: a card game's points are not a tile game's
+        fam = [Family.of_rules(e.rules) for _, (e, _) in loaded]
+        if fam[0] is not fam[1]:  # a family mix-up: a card game's points are not a tile game's
             fail("simulate", f"--against compares two versions of one game; "
-                             f"{'+'.join(specs)} is a {'card' if fam[0] == 'cards' else 'tile'} game and "
-                             f"{'+'.join(_split(against))} a {'card' if fam[1] == 'cards' else 'tile'} game", as_json)
+                             f"{'+'.join(specs)} is a {fam[0].noun} game and "
+                             f"{'+'.join(_split(against))} a {fam[1].noun} game", as_json)
     tasks, engines, cats = [t for t, _ in loaded], [e for _, (e, _) in loaded], [c for _, (_, c) in loaded]
     for t in tasks:
         t["rotate"] = rotate_seats
@@ -385,8 +386,8 @@ def simulate(
         write_csv(csv_path, summs)
     diffs = compare(summs[0], summs[1]) if len(summs) == 2 and summs[0].games else None
     if plot is not None and summs[0].games:
-        from tessera.pictures import write_atomically
-        from tessera.pictures.plot import plot_summaries
+        from .pictures import write_atomically
+        from .pictures.plot import plot_summaries
 
         fmt = "png" if plot.suffix.lower() == ".png" else "svg"
         write_atomically(plot, plot_summaries(summs[0], summs[1] if len(summs) == 2 else None, diffs, fmt))
@@ -404,8 +405,8 @@ def simulate(
         _print_comparison(summs[1], summs[0], diffs, seconds)
     else:
         _print_summary(summs[0], seconds, verbose)
-    if not as_json:  # a rule of the rules under study that never came into play (compiler/usage.py)
-        from tessera.dsl.model import BUNDLED_RULES
+    if not as_json:  # a rule of the rules under study that never came into play (play/usage.py)
+        from .dsl.model import BUNDLED_RULES
 
         never = summs[0].never_fired()
         # the designer's own rule files: each warning; the bundled rules': one line when there are many
@@ -550,7 +551,7 @@ def _print_edge(d: dict) -> None:
 
 
 def _print_usage(d: dict) -> None:
-    """How often each rule fired (compiler/usage.py)."""
+    """How often each rule fired (play/usage.py)."""
     from rich.table import Table
 
     t = Table(title="rule usage: how often each rule fired")

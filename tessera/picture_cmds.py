@@ -6,26 +6,28 @@ from typing import List, Optional
 
 import typer
 
-from tessera.dsl.untrusted import printable
-from tessera.pictures import write_atomically
+from .dsl.untrusted import printable
+from .pictures import write_atomically
 
 from .app import app, err, out, report
 
 
 def _card_record(record_path: Path, command: str, seat: Optional[str]):
-    """The card game's timeline of a `tessera-cards/1` record, or None for another record."""
-    from tessera.compiler.cardrecords import CARD_FORMAT
-    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
+    """The timeline of a record whose family has a viewer of its own (the card game's, `tessera-cards/1`),
+    or None for a record that pictures/viewer.py shows."""
+    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .dsl.family import CARDS, Family
 
     try:
         record = load_record(record_path)
-        if record.get("format") != CARD_FORMAT:
+        family = Family.of_record(record)
+        if family.timeline is None:
             if seat is not None:
-                raise RecordError("--seat is for a card game's record (tessera-cards/1)")
+                raise RecordError(f"--seat is for a card game's record ({CARDS.record_format})")
             return None
-        from tessera.pictures.cards import card_timeline
-
-        return card_timeline(record, record_path.parent, seat)
+        ctl = family.timeline(record, record_path.parent, seat)
+        ctl.family = family
+        return ctl
     except RecordError as exc:
         err.print(printable(f"tessera {command}: {exc}"), markup=False)
         raise typer.Exit(2)
@@ -34,8 +36,8 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
 
 
 def _timeline(record_path: Path, command: str):
-    from tessera.compiler.replay import RecordError, RuleLoadError, load_record
-    from tessera.pictures.board import timeline
+    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .pictures.board import timeline
 
     try:
         return timeline(load_record(record_path), record_path.parent)
@@ -86,10 +88,8 @@ def draw(
             if turn is not None and turn > last:
                 err.print(f"tessera draw: the record has {last} steps; --turn {turn} is past them", markup=False)
                 raise typer.Exit(2)
-            from tessera.pictures.cards import table_drawing
-
             step = last if turn is None else turn
-            write_atomically(output, table_drawing(ctl, step).as_svg())
+            write_atomically(output, ctl.family.table_drawing(ctl, step).as_svg())
             out.print(printable(f"wrote {output} (the table after step {step} of {last}; "
                                 + ", ".join(f"{k} {v}" for k, v in ctl.steps[step].scores.items()) + ")"), markup=False)
             if ctl.error is not None:
@@ -102,7 +102,7 @@ def draw(
             err.print(f"tessera draw: the record has {last} turns{' that replay' if tl.error else ''}; --turn {turn} is past them",
                       markup=False)
             raise typer.Exit(2)
-        from tessera.pictures.board import board_drawing
+        from .pictures.board import board_drawing
 
         step = last if turn is None else turn
         write_atomically(output, board_drawing(tl, step, places=places).as_svg())
@@ -116,12 +116,12 @@ def draw(
         raise typer.BadParameter("--turn is for a game record (GAME.json)")
     specs = _split(inputs)
     rs = _load(specs, "draw")
-    if rs.cards is not None and not rs.tiles:  # a family mix-up: the card game has no tile sheet
+    if not rs.family.has_tiles and not rs.tiles:  # a family mix-up: the card game has no tile sheet
         err.print(printable(f"tessera draw: {' + '.join(rs.names)} is a card game, which has no tiles to draw; "
                             f"draw one of its records instead: tessera draw GAME.json --turn N -o table.svg"),
                   markup=False)
         raise typer.Exit(2)
-    from tessera.pictures.sheet import tile_problems, tile_sheet
+    from .pictures.sheet import tile_problems, tile_sheet
 
     if tiles:
         unknown = [t for t in tiles if not any(t in (x.name, x.id) for x in rs.tiles)]
@@ -152,14 +152,12 @@ def view(
     its clause, exactly as `tessera replay` answers for that prefix.
     """
     from .app import missing_paths
-    from tessera.pictures.viewer import viewer_html
+    from .pictures.viewer import viewer_html
 
     missing_paths("view", [str(record)])
     ctl = _card_record(record, "view", seat)
     if ctl is not None:  # the card game (rulebook 001)
-        from tessera.pictures.cards import card_viewer_html
-
-        write_atomically(output, card_viewer_html(ctl))
+        write_atomically(output, ctl.family.viewer_html(ctl))
         out.print(printable(f"wrote {output} ({len(ctl.steps)} steps; final scores "
                             + ", ".join(f"{k} {v}" for k, v in ctl.steps[-1].scores.items()) + ")"), markup=False)
         if ctl.error is not None:

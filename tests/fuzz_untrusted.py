@@ -177,7 +177,7 @@ JUNK = st.recursive(
 
 def _real_turns() -> list[dict]:
     from tessera.compiler.build import load_engine
-    from tessera.compiler.simulate import play_one
+    from tessera.play.simulate import play_one
     from tessera.dsl.loader import require_rule_set
 
     eng = load_engine(require_rule_set(["base"]))
@@ -234,7 +234,7 @@ def _CARD_GAME() -> tuple[list[str], list[dict]]:
     """A real 3-player card game: its deck as dealt and its turns."""
     if "cards" not in _cache:
         from tessera.compiler.build import load_engine
-        from tessera.compiler.simulate import play_one
+        from tessera.play.simulate import play_one
         from tessera.dsl.loader import require_rule_set
 
         g, turns = play_one(load_engine(require_rule_set(["card"])), 3, 11)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.agents import (LADDER, AgentSpecError, GreedyAgent, RandomAgent, make_agent, parse_agents, strength,
+from tessera.play.agents import (LADDER, AgentSpecError, GreedyAgent, RandomAgent, make_agent, parse_agents, strength,
                                      stronger)
 from tessera.compiler.replay import engine_for, replay
-from tessera.compiler.simulate import compare, play_one, seating, simulate
+from tessera.play.simulate import compare, play_one, seating, simulate
 
 BIG_CITIES = str(Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess")
 COMBOS = [["base"], ["base", "river", "abbot", "king_robber"], ["base", "barn"], [BIG_CITIES]]
@@ -119,7 +119,7 @@ def test_the_ladder_names():
 def test_search_looks_further_with_a_larger_budget():
     """mcts:N plays DEPTH rounds of greedy a simulation below DEEP_FROM simulations and DEEP_DEPTH from
     there on (what makes the ladder's top rung stronger than the one below, docs/simulate.md)."""
-    from tessera.compiler.mcts import MCTSAgent
+    from tessera.play.mcts import MCTSAgent
 
     assert MCTSAgent.DEEP_DEPTH > MCTSAgent.DEPTH
     assert make_agent(f"mcts:{MCTSAgent.DEEP_FROM - 1}", 1).depth == MCTSAgent.DEPTH
@@ -130,7 +130,7 @@ def test_search_rewards_the_change_of_the_lead_and_plays_the_best_mean():
     """mcts:N rewards a simulation by how the mover's lead changed from the position searched (a lead
     kept is worth 0.5, whatever the lead), and plays the move of best mean reward among those simulated
     (docs/simulate.md's ladder: rewards of the lead itself saturated and visits spread evenly)."""
-    from tessera.compiler.mcts import lead, position_value
+    from tessera.play.mcts import lead, position_value
 
     eng = engine_for(["base"], [])
     g = eng.new_game(2, 4)

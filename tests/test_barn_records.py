@@ -264,7 +264,7 @@ def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
     scores, and the engine's features (barns included) match the networkx rebuild after every move
     (`verify --engine`; 200 games per combination are measured in the report, 3 here)."""
     from tessera.compiler.replay import engine_for
-    from tessera.compiler.simulate import play_one, simulate
+    from tessera.play.simulate import play_one, simulate
     from tessera.dsl.loader import require_rule_set
     from tessera.verifier.engine_check import check_engine
 

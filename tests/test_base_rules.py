@@ -21,7 +21,7 @@ import pytest
 
 from tessera.compiler.replay import replay
 from conftest import SHARED, Expect, check_record, own_records, shared_records
-from tessera.compiler.simulate import play_one
+from tessera.play.simulate import play_one
 
 RECORDS = SHARED / "base"  # the rulebook's base records, which `tessera verify` replays too
 SPEC_KEYS = {"format", "rules", "players", "turns", "end", "start"}

@@ -158,7 +158,7 @@ def test_view_hides_other_hands(eng):
 
 
 def test_simulated_records_replay_to_the_same_scores(eng, tmp_path):
-    from tessera.compiler.simulate import play_one, write_card_record
+    from tessera.play.simulate import play_one, write_card_record
 
     for i, seed in enumerate((11, 12)):
         g, turns = play_one(eng, 3, seed, ["greedy", "random", "random"], record=True)
@@ -278,7 +278,7 @@ def test_docs_publish_the_card_record_schema():
 
 def test_simulate_counts_a_tie_broken_by_the_rules_as_a_win(eng):
     """CARD-END-1: equal points, the most city cards wins: simulate's wins follow the engine's winners."""
-    from tessera.compiler.simulate import Summary
+    from tessera.play.simulate import Summary
 
     s = Summary(["card"], 2, 0, ["random", "random"], [{"game": 0, "scores": [50, 50], "winners": [1]}])
     assert s.won(1) == [1] and s.won(0) == [0] and s.tied(0) == [0]

@@ -66,7 +66,7 @@ def test_the_track_end_is_a_bundled_variant():
 def test_a_move_after_the_end_names_the_condition_that_fired(eng, tmp_path):
     """A record going on after the deck's end: the refusal names the deck's end (0 cards left), not
     "the deck cannot deal another round or the end condition held"."""
-    from tessera.compiler.simulate import play_one, write_card_record
+    from tessera.play.simulate import play_one, write_card_record
 
     g, turns = play_one(eng, 2, 5, ["random", "random"], record=True)
     write_card_record(tmp_path, 0, ["card"], g, turns)
@@ -171,7 +171,7 @@ def test_a_record_says_face_up_or_face_down():
 
 
 def test_simulated_records_say_each_card_s_face(eng, tmp_path):
-    from tessera.compiler.simulate import play_one, write_card_record
+    from tessera.play.simulate import play_one, write_card_record
 
     g, turns = play_one(eng, 2, 3, ["random", "random"], record=True)
     write_card_record(tmp_path, 0, ["card"], g, turns)
@@ -209,7 +209,7 @@ def test_a_deal_entry_after_the_round_s_first_move_is_refused():
 
 def _game_with_decisions(eng, tmp_path):
     """A simulated 3-player record with a round whose misplaced cards wait for decisions of two seats."""
-    from tessera.compiler.simulate import play_one, write_card_record
+    from tessera.play.simulate import play_one, write_card_record
 
     for seed in range(60):
         g, turns = play_one(eng, 3, seed, ["random"] * 3, record=True)

@@ -29,7 +29,7 @@ import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
 from tessera.compiler.replay import RecordError, engine_for, load_record, replay
-from tessera.compiler.simulate import play_one, simulate
+from tessera.play.simulate import play_one, simulate
 
 _run = replay_record
 RIVER_CLAUSES_FOR_THE_DECKS = {"RIVER-SETUP-1", "RIVER-TURN-1"}

@@ -266,7 +266,7 @@ def test_misuse_is_a_diagnostic(name, tmp_path):
 
 
 def test_simulate_counts_each_release_under_the_round_end_rule():
-    from tessera.compiler.usage import catalogue, count_events
+    from tessera.play.usage import catalogue, count_events
 
     cat = catalogue(rule_set(PF))
     ev = {"turn": 2, "kind": "release", "player": "red", "holder": "blue", "figure": "follower",

@@ -114,7 +114,7 @@ def _engine_whose_rule_crashes():
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
-    from tessera.compiler.simulate import game_seed, simulate
+    from tessera.play.simulate import game_seed, simulate
 
     want = f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}"
     with pytest.raises(RuleFailure) as exc:
@@ -217,7 +217,7 @@ def test_deck_parts_carry_their_own_clauses():
 # ---------------------------------------------------------------- one source for each fact
 def test_one_random_player_with_one_seed_formula():
     """simulate's games and the engine's play_random are the same game for the same seed."""
-    from tessera.compiler.simulate import play_one
+    from tessera.play.simulate import play_one
 
     eng = load_engine(require_rule_set(["base", "abbot"]))
     for seed in (0, 7):

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from tessera.compiler.agents import GreedyAgent, _places_figure
+from tessera.play.agents import GreedyAgent, _places_figure
 from tessera.compiler.build import load_engine
 from tessera.dsl.loader import require_rule_set
 from tessera.dsl.model import BUNDLED_RULES

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tessera.cli import app
-from tessera.compiler import stats, usage
+from tessera.play import stats, usage
 from tessera.compiler.build import load_engine
-from tessera.compiler.simulate import Summary, compare, simulate
+from tessera.play.simulate import Summary, compare, simulate
 from tessera.dsl.loader import load_rule_set
 
 runner = CliRunner()

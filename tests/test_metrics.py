@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tessera.compiler import usage
+from tessera.play import usage
 from tessera.compiler.build import load_engine
-from tessera.compiler.simulate import lead, play_one, simulate
+from tessera.play.simulate import lead, play_one, simulate
 from tessera.dsl.loader import load_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 from tessera.cli import app
@@ -158,7 +158,7 @@ def test_SIEGE_END_1_a_follower_on_an_outpost_stands_for_what_the_end_pays():
     h = g.clone()
     h.apply_action(("outpost", 0, "row"))
     assert h.standing_points() == [3, 0] and h.returns() == g.returns()
-    from tessera.compiler.agents import GreedyAgent
+    from tessera.play.agents import GreedyAgent
 
     assert GreedyAgent().choose(g, opts) == ("outpost", 0, "row")
 

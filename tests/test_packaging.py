@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("dsl", "compiler", "verifier", "pictures")
+PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play")
 OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=1.26
 DIST = "tessera-rules"  # the distribution's name on the package index (`tessera` there is another project)
 # a researcher's stack, older than constraints.txt: installing tessera-rules beside it changes none of it
@@ -267,3 +267,31 @@ def test_installed_beside_a_researchers_stack_changes_none_of_it(tmp_path):
             assert "CLAUSES.md" not in res.stdout
     res = subprocess.run([py, str(REPO / "docs" / "examples" / "greedy_vs_random.py")], **run)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_the_rewrite_script_writes_imports_inside_the_packages_relative_to_the_tree(tmp_path):
+    """Issue 36: inside the namespace's packages an import of another of its modules is relative
+    (`from ..dsl.ast import Span` in compiler/), so the tree shows how the packages connect; one
+    left naming no module (a module moved) is listed and the script exits 1."""
+    (tmp_path / "pyproject.toml").write_text('[tool.setuptools.package-dir]\n"tessera" = "tessera"\n'
+                                             + "".join(f'"tessera.{p}" = "{p}"\n' for p in PACKAGES), encoding="utf-8")
+    for pkg in ("tessera", *PACKAGES):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "dsl" / "ast.py").write_text("", encoding="utf-8")
+    (tmp_path / "verifier" / "cards.py").write_text("", encoding="utf-8")
+    lower = tmp_path / "compiler" / "lower.py"
+    lower.write_text("from tessera.dsl.ast import Span\nfrom tessera.dsl import ast as A\n\n\ndef f():\n"
+                     "    import tessera.verifier.cards as vc\n    import tessera.dsl.ast\n", encoding="utf-8")
+    cli = tmp_path / "tessera" / "cli.py"
+    cli.write_text("from tessera.dsl.ast import (\n    Span)\n", encoding="utf-8")
+    script = [sys.executable, str(REPO / "scripts" / "namespace_imports.py"), str(tmp_path)]
+    assert subprocess.run([*script, "--check"], capture_output=True, timeout=60).returncode == 1
+    assert subprocess.run(script, capture_output=True, timeout=60).returncode == 0
+    assert lower.read_text(encoding="utf-8") == ("from ..dsl.ast import Span\nfrom ..dsl import ast as A\n\n\ndef f():\n"
+                                                 "    from ..verifier import cards as vc\n    import tessera.dsl.ast\n")
+    assert cli.read_text(encoding="utf-8") == "from .dsl.ast import (\n    Span)\n"
+    assert subprocess.run([*script, "--check"], capture_output=True, timeout=60).returncode == 0  # idempotent
+    (tmp_path / "play" / "sim.py").write_text("from .turns import Recorder\n", encoding="utf-8")
+    res = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "play/sim.py:1: from .turns names no module of the tree" in res.stderr

@@ -61,7 +61,7 @@ def test_check_reports_every_mistake_with_its_place(tmp_path):
 def test_set_gives_the_value_and_the_game_is_the_one_the_number_gives(city):
     """`--set city_tile=3` plays exactly as big_cities.tess's `3 * tiles` (BASE-CITY-2) on the same seeds."""
     from tessera.compiler.build import load_engine
-    from tessera.compiler.simulate import simulate
+    from tessera.play.simulate import simulate
 
     with settings({"city_tile": 3}):
         rs, _, _ = load_rule_set(["base", str(city)])

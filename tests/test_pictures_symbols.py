@@ -185,20 +185,20 @@ def test_symbols_are_legible_where_a_person_looks(tmp_path):
 
 
 def test_a_tile_covering_several_cells_prints_its_symbols_at_its_nw_corner():
-    """The same badges on a tile drawn whole across its cells (pictures/multicell.py): the Siege's
+    """The same badges on a tile drawn whole across its cells (pictures/tile.py's one drawing, a box of cells): the Siege's
     fortress prints none, so here it is given a symbols line as a house rule could."""
     import dataclasses
 
     import drawsvg as dw
 
-    from tessera.pictures.multicell import draw_multicell
-    from tessera.pictures.tile import Style
+    from tessera.pictures.sheet import drawn_features
+    from tessera.pictures.tile import Style, box_of, draw_tile
 
     rs = require_rule_set(["base", "siege"])
     (fort,) = rs.tile_types("siege.fortress")
     marked = dataclasses.replace(fort, decl=dataclasses.replace(fort.decl, symbols=("knights", "any")))
     d = dw.Drawing(300, 200)
-    d.append(draw_multicell(marked, Style.of(rs)))
+    d.append(draw_tile(drawn_features(marked), Style.of(rs), box=box_of(marked), symbols=marked.symbols))
     badges = _badges(ET.fromstring(d.as_svg()))
     assert [(b[0], b[4]) for b in badges] == [("knights", "K"), ("any", "?")]
     assert all(x < 100 and y < 100 for _, _, x, y, _ in badges)  # on its NW cell

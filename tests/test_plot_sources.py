@@ -1,15 +1,15 @@
 """simulate --plot by source and with significance (issue 23, item 5): the barn's points apart from
 the farmers' (BARN-SCORE-1, BARN-SCORE-2, BARN-END-1), each outpost's (SIEGE-COUNTER-1,
 SIEGE-ATTACK-1), ransoms (TOWER-RANSOM-1); in an --against chart, an asterisk on exactly the
-differences tessera.compiler.simulate.compare calls significant, and a note of the test and threshold."""
+differences tessera.play.simulate.compare calls significant, and a note of the test and threshold."""
 from __future__ import annotations
 
 import pytest
 from typer.testing import CliRunner
 
 from tessera.compiler.build import load_engine
-from tessera.compiler.simulate import compare, figure_rules, game_seed, play_one, point_sources, simulate
-from tessera.compiler.stats import ALPHA
+from tessera.play.simulate import compare, figure_rules, game_seed, play_one, point_sources, simulate
+from tessera.play.stats import ALPHA
 from tessera.dsl.loader import require_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 from tessera.cli import app

@@ -303,7 +303,7 @@ COMBOS = [["base", "siege"], ["base", "river", "siege"],
 
 @pytest.mark.parametrize("rules", COMBOS, ids=["+".join(c) for c in COMBOS])
 def test_simulate_runs_with_siege(rules, tmp_path):
-    from tessera.compiler.simulate import simulate
+    from tessera.play.simulate import simulate
 
     summ = simulate(engine_for(rules, []), 3, 3, 7, rules, None)
     d = summ.to_dict(per_game=False)
@@ -314,7 +314,7 @@ def test_simulate_runs_with_siege(rules, tmp_path):
 def test_simulated_siege_records_replay_to_the_same_game(tmp_path):
     """`simulate --record` writes the catapult choices, removals and extra figures so that `replay`
     gives the same scores and outposts."""
-    from tessera.compiler.simulate import play_one, simulate
+    from tessera.play.simulate import play_one, simulate
 
     rules = ["base", "abbot", TILES]
     eng = engine_for(rules, [])
@@ -438,7 +438,7 @@ def test_SIEGE_COUNTER_1_fires_when_the_row_is_filled_not_while_it_stays_full(tm
 @pytest.mark.slow
 def test_every_agent_plays_the_outposts_decisions():
     """greedy and mcts choose catapults, removals (for whichever seat decides) and extra figures too."""
-    from tessera.compiler.simulate import simulate
+    from tessera.play.simulate import simulate
 
     rules = ["base", "abbot", TILES]
     summ = simulate(engine_for(rules, []), 1, 3, 2, rules, None, ["greedy", "mcts:2", "random"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tessera.compiler import stats
-from tessera.compiler.simulate import Summary, compare, game_seed, run
+from tessera.play import stats
+from tessera.play.simulate import Summary, compare, game_seed, run
 from tessera.cli import app
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
 

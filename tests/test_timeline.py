@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tessera.compiler.replay import replay
-from tessera.compiler.simulate import simulate
+from tessera.play.simulate import simulate
 from tessera.compiler.runtime import events as E
 from tessera.pictures.board import stacked_figures, timeline
 from tessera.pictures.steps import moves_of

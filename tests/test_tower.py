@@ -558,12 +558,12 @@ def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
     """`simulate --record` writes floors on other tiles, captures and ransoms so that `replay` gives
     the same scores, prisoners and events (scoring, captures, exchanges, ransoms)."""
     from tessera.compiler.replay import load_record
-    from tessera.compiler.simulate import play_one, simulate
+    from tessera.play.simulate import play_one, simulate
 
     eng = engine_for(rules, [])
     summ = simulate(eng, 3, 3, 40, rules, tmp_path)
     assert summ.mean_captures > 0  # random play builds floors and captures
-    from tessera.compiler.simulate import write_csv
+    from tessera.play.simulate import write_csv
     import csv
 
     write_csv(tmp_path / "games.csv", [summ])
@@ -680,7 +680,7 @@ def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
 @pytest.mark.slow
 def test_the_greedy_agent_plays_the_tower():
     # floors on other tiles, captures, passes and ransoms are moves it must weigh without a crash
-    from tessera.compiler.simulate import play_one
+    from tessera.play.simulate import play_one
 
     g, turns = play_one(engine_for(["base", "tower"], []), 2, 3, ["greedy", "random"])
     assert g.ended and any("capture" in t for t in turns)

@@ -178,7 +178,7 @@ def test_simulate_record_writes_again_into_its_own_folder(tmp_path: Path) -> Non
 def test_the_simulate_api_refuses_a_folder_of_the_users(tmp_path: Path) -> None:
     from tessera.compiler.build import load_engine
     from tessera.compiler.outdir import RecordFolderError
-    from tessera.compiler.simulate import simulate
+    from tessera.play.simulate import simulate
     from tessera.dsl.loader import require_rule_set
 
     (tmp_path / "thesis.txt").write_text("precious")
@@ -476,7 +476,7 @@ def test_the_local_dask_cluster_takes_only_its_own_certificate_and_serves_no_htt
     distributed = pytest.importorskip("distributed")
     from distributed.security import Security
 
-    from tessera.compiler.dask_local import private_cluster
+    from tessera.play.dask_local import private_cluster
 
     cluster, security = private_cluster(1)
     try:

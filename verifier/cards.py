@@ -22,57 +22,44 @@ import random
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.cards import CONTEXTS, KIND_FUNCTIONS
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.cards import CONTEXTS, KIND_FUNCTIONS
+from ..dsl.family import CARDS as FAMILY
+from ..dsl.model import RuleSet
+from ..compiler.pyexpr import free_names
 
 from .checks import register
+from .encode import encode
 from .solver import Fact, prove
 from .source import where
 
-CARDS = lambda rs: rs.cards is not None  # noqa: E731  (the checks apply to a card game only)
+CARDS = lambda rs: rs.family is FAMILY  # noqa: E731  (the checks apply to a card game only)
 ENGINE_GAMES = 40
 
 
+class _CardEnv:
+    """What a card expression's names stand for, for the one z3 encoder (verifier/encode.py): a quantity
+    or a kind function's read (`taken(people)`) is its symbol; a table `t(n)` is its entries."""
+
+    def __init__(self, env: dict, tables: dict):
+        self.names, self.tables = env, tables
+
+    def name(self, n: str) -> z3.ExprRef:
+        return self.names[n]
+
+    def call(self, fn: str, args) -> z3.ExprRef:
+        if fn in self.tables:
+            n = encode(args[0], self)
+            vals = self.tables[fn]
+            out = z3.IntVal(vals[-1])
+            for i in range(len(vals) - 2, -1, -1):
+                out = z3.If(n <= i, vals[i], out)  # below 0: the first entry
+            return out
+        return self.names[f"{fn}({args[0].name})"]
+
+
 def _encode(e: A.Expr, env: dict, tables: dict) -> z3.ExprRef:
-    match e:
-        case A.IntLit(value=v):
-            return z3.IntVal(v)
-        case A.BoolLit(value=v):
-            return z3.BoolVal(v)
-        case A.Var(name=n):
-            return env[n]
-        case A.Call(fn=fn, args=args):
-            if fn in ("min", "max"):
-                a, b = (_encode(x, env, tables) for x in args)
-                return z3.If(a <= b, a, b) if fn == "min" else z3.If(a >= b, a, b)
-            if fn in tables:
-                n = _encode(args[0], env, tables)
-                vals = tables[fn]
-                out = z3.IntVal(vals[-1])
-                for i in range(len(vals) - 2, -1, -1):
-                    out = z3.If(n <= i, vals[i], out)  # below 0: the first entry
-                return out
-            return env[f"{fn}({args[0].name})"]
-        case A.BinOp(op=op, left=l, right=r):
-            a, b = _encode(l, env, tables), _encode(r, env, tables)
-            ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
-                   "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
-                   ">=": lambda: a >= b, "and": lambda: z3.And(a, b), "or": lambda: z3.Or(a, b),
-                   "//": lambda: z3.If(b == 0, 0, _floordiv(a, b)), "%": lambda: z3.If(b == 0, 0, a - b * _floordiv(a, b))}
-            return ops[op]()
-        case A.Not(operand=o):
-            return z3.Not(_encode(o, env, tables))
-        case A.Neg(operand=o):
-            return -_encode(o, env, tables)
-        case A.Cond(test=t, then=x, orelse=y):
-            return z3.If(_encode(t, env, tables), _encode(x, env, tables), _encode(y, env, tables))
-    raise TypeError(f"not an expression: {e!r}")
-
-
-def _floordiv(a, b):
-    """Python's floor division in z3 (z3's `/` on integers is Euclidean: the floor only for b > 0)."""
-    return z3.If(b > 0, a / b, (-a) / (-b))
+    return encode(e, _CardEnv(env, tables))
 
 
 def _domain(rs: RuleSet, ctx: str) -> tuple[dict, list[Fact]]:
@@ -156,7 +143,7 @@ def card_deal(rs: RuleSet):
             if not got.proved and house is not None and house.file != ex.span.file:
                 # a house rule's deal changes what the rulebook's example says: a note at the house rule, as
                 # the worked examples and the records say it (issue 35 item 7)
-                from tessera.dsl.diagnostics import Diagnostic
+                from ..dsl.diagnostics import Diagnostic
 
                 out.append(Diagnostic(house, f"example `{ex.name}`: changed: this house rule's deal gives {n} players "
                                              f"{row.players * row.cards * row.rounds} cards, the rulebook's example "
@@ -219,7 +206,7 @@ def card_conservation(rs: RuleSet):
 
         try:
             if eng is None:
-                from tessera.compiler.build import load_engine
+                from ..compiler.build import load_engine
 
                 eng = load_engine(rs)
             found = card_conservation_search(rs, name, model.get("players"), eng=eng)
@@ -260,7 +247,7 @@ def card_scores(rs: RuleSet):
             feature, when = ("misplaced", "take") if label == "misplaced" else (label.split()[1], ctx)
             try:
                 if eng is None:
-                    from tessera.compiler.build import load_engine
+                    from ..compiler.build import load_engine
 
                     eng = load_engine(rs)
                 found = card_search(rs, feature, when, res.model.get("players"), label, eng=eng)
@@ -282,29 +269,8 @@ def card_scores(rs: RuleSet):
 
 
 def _reads(e) -> set[str]:
-    out = set()
-
-    def walk(x):
-        match x:
-            case A.Var(name=n):
-                out.add(n)
-            case A.Call(fn=fn, args=args):
-                if fn in KIND_FUNCTIONS:
-                    out.add(f"{fn}({args[0].name})")
-                else:
-                    for a in args:
-                        walk(a)
-            case A.BinOp(left=l, right=r):
-                walk(l)
-                walk(r)
-            case A.Not(operand=o) | A.Neg(operand=o):
-                walk(o)
-            case A.Cond(test=t, then=a, orelse=b):
-                walk(t)
-                walk(a)
-                walk(b)
-    walk(e)
-    return out
+    """The quantities a card expression reads: a name, or a kind function's read as one (`taken(people)`)."""
+    return free_names(e, whole=KIND_FUNCTIONS.__contains__)
 
 
 def example_inputs(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int]:
@@ -327,7 +293,7 @@ def example_inputs(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int]:
 @register("card-examples", ["CARD-SCORE-1"], applies=CARDS)
 def card_examples(rs: RuleSet):
     """The rulebook's worked examples hold: by z3 and by the compiled engine."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     cg = rs.cards
     out = []
@@ -351,7 +317,7 @@ def card_examples(rs: RuleSet):
             msg = (f"  {where(ex.span)}: example `{ex.name}` ({ex.get('ref', '') or ex.get('source', '')}): "
                    f"`score {name}` gives {got}, the rulebook prints {want}")
             if changed:  # a house rule replaced the scoring: the rulebook's example is not its (a note, not a failure)
-                from tessera.dsl.diagnostics import Diagnostic
+                from ..dsl.diagnostics import Diagnostic
 
                 out.append(Diagnostic(ex.span, f"example `{ex.name}`: the house rule's `score {name}` gives {got}, "
                                                f"the rulebook prints {want}", "example-changed", "note"))
@@ -385,7 +351,7 @@ class _Probe:
 @register("card-engine", ["CARD-COMP-1", "CARD-TURN-1", "CARD-ROUND-1"], applies=CARDS)
 def card_engine(rs: RuleSet):
     """Random games: the engine's card locations match an independent recount after every move."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     eng = load_engine(rs)
     R = eng.rules

@@ -30,8 +30,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence, Union
 
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet
 
 Problem = Union[Diagnostic, str]
 Clauses = Union[Sequence[str], Callable[[RuleSet], Sequence[str]]]
@@ -143,14 +143,10 @@ def _crashed(check: Check, exc: Exception, t0: float, clauses) -> CheckResult:
     return CheckResult(check.name, False, time.perf_counter() - t0, tuple(clauses), [], [msg], title=check.title)
 
 
-CARD_CHECKS = ("card-",)  # the card game's checks (verifier/cards.py); every other check is the tile game's
-BOTH_FAMILIES = ("records",)  # checks of either game: the bundled records of the rule set, replayed
-
-
 def of_family(name: str, rs: RuleSet) -> bool:
-    """Is check `name` one of the rule set's game family (a card game runs the card checks and the
-    records check only)?"""
-    return name in BOTH_FAMILIES or name.startswith(CARD_CHECKS) == (rs.cards is not None)
+    """Is check `name` one of the rule set's game family (dsl/family.py: a card game runs the card
+    checks, `card-*`, and the records check only)?"""
+    return rs.family.owns_check(name)
 
 
 def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckResult]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tessera.compiler.pyexpr import Scope, emit
-from tessera.dsl.model import RuleSet
+from ..compiler.pyexpr import Scope, emit
+from ..dsl.model import RuleSet
 
 from .encode import seat_key
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import z3
 
-from tessera.dsl.model import RuleSet
+from ..dsl.model import RuleSet
 
 from .concrete import snapshot
 from . import solver

@@ -32,9 +32,9 @@ from functools import cached_property
 
 import z3
 
-from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
-from tessera.dsl.model import DEFAULT_PLAYERS, RuleSet
-from tessera.dsl.places import CORNERS
+from ..dsl.builtins import FUNCTIONS, QUANTITIES
+from ..dsl.model import DEFAULT_PLAYERS, RuleSet
+from ..dsl.places import CORNERS
 
 from .solver import Fact
 from .source import line_text, where

@@ -22,8 +22,8 @@ from typing import Callable
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from ..dsl import ast as A
+from ..dsl.builtins import FUNCTIONS, QUANTITIES
 
 from .domain import Domain
 from .solver import Fact

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from tessera.compiler.pyexpr import Scope, emit
-from tessera.dsl import multicell
-from tessera.dsl.model import RuleSet
-from tessera.dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
-from tessera.dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
+from ..compiler.pyexpr import Scope, emit
+from ..dsl import multicell
+from ..dsl.model import RuleSet
+from ..dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
+from ..dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, SIDES, place_type, rotate
 
 
 @dataclass
@@ -229,7 +229,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     (the engine's completion count or its events moved), at the end of each game,
     and, between those, after one move in `sample` (`sample=1`: after every move;
     `every` > 1 checks one move in `every` and the end only)."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     eng = load_engine(rs)
     complete_rules = compile_complete_rules(rs)
@@ -241,8 +241,8 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
 
         model = model_for(rs, players)
     model_errors: list = []
-    from tessera.compiler.replay import raise_rule_failure
-    from tessera.compiler.runtime.play import random_moves
+    from ..compiler.replay import raise_rule_failure
+    from ..compiler.runtime.play import random_moves
 
     from .budget import current
 
@@ -568,7 +568,7 @@ def _engine_clauses(rs: RuleSet) -> list[str]:
 def engine_features(rs: RuleSet):
     """The compiled engine's features match an independent networkx rebuild (at every completion and scoring,
     the end of each game, one move in SAMPLE otherwise), the games split over all cores."""
-    from tessera.compiler.runtime.errors import RuleFailure
+    from ..compiler.runtime.errors import RuleFailure
 
     from .budget import current
 

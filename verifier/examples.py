@@ -59,11 +59,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.builtins import QUANTITIES
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet
-from tessera.dsl.parser import ParseFailure, parse
+from ..dsl import ast as A
+from ..dsl.builtins import QUANTITIES
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet
+from ..dsl.parser import ParseFailure, parse
 
 from .checks import register
 from .encode import EncodeError, Env, encode
@@ -327,7 +327,7 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
     seat per player the example names, their followers in the outpost's pool, then the rules of
     `when` on that outpost (for `overflow`: a catapult comes to its full slot).  The points each
     seat scored, by the example's names."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     name, when = str(ex.get("outpost")), str(ex.get("when", ""))
     followers = _mapping(ex.get("followers", ())) or {}
@@ -358,7 +358,7 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
 
 
 def _reads(e: A.Expr, name: str) -> bool:
-    from tessera.compiler.pyexpr import free_names
+    from ..compiler.pyexpr import free_names
     return name in free_names(e)
 
 
@@ -369,7 +369,7 @@ def _formula_problem(ex: A.ExampleDecl) -> Problem | str:
         expr = mod.items[0].init  # type: ignore[union-attr]
     except ParseFailure as err:
         return f"`formula` does not parse: {err}"
-    from tessera.dsl.limits import check_module
+    from ..dsl.limits import check_module
 
     over = check_module(mod)  # the limits of every rule file hold in a formula too (no 10**18 literal)
     if over:
@@ -484,7 +484,7 @@ MAX_REACH = 40  # the widest test board a capture example builds, in tiles each 
 def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     """A capture's range, asked of the compiled engine (runtime/prisoners.py) on a board built
     for the example: the rules' own range function and in-line test, no formula of ours."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     after = str(ex.get("capture"))
     cap = rs.captures.get(after)
@@ -616,7 +616,7 @@ def overridden_by(rs: RuleSet, ex: A.ExampleDecl) -> A.Span | None:
 
 def _states_read(rs: RuleSet, kind: str) -> list[str]:
     """The `state`s the `on place of KIND` rules read or set."""
-    from tessera.compiler.pyexpr import free_names
+    from ..compiler.pyexpr import free_names
 
     out: list[str] = []
     for on in rs.ons:

@@ -29,11 +29,11 @@ from typing import Callable
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.fmt import format_expr
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.fmt import format_expr
+from ..dsl.model import RuleSet
 
-from tessera.dsl.diagnostics import Diagnostic
+from ..dsl.diagnostics import Diagnostic
 
 from .checks import register
 from .domain import Domain
@@ -1436,7 +1436,7 @@ def _house(rs: RuleSet) -> bool:
     """Has the rule set a module outside the bundled top-level rule files (a house rule, or a variant)?"""
     from pathlib import Path
 
-    from tessera.dsl.model import BUNDLED_RULES
+    from ..dsl.model import BUNDLED_RULES
 
     for m in rs.modules:
         f = Path(m.span.file or "")
@@ -1451,7 +1451,7 @@ def _house(rs: RuleSet) -> bool:
 def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tuple, str]]:
     """A few games of the compiled engine held against the model (the conformance check), within the
     rule set's budget: the model errors found, as (rules that fired, text)."""
-    from tessera.compiler.runtime.errors import RuleFailure
+    from ..compiler.runtime.errors import RuleFailure
 
     from .engine_check import check_engine
 

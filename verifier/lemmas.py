@@ -32,9 +32,9 @@ from typing import Callable
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.fmt import format_expr
-from tessera.dsl.model import RuleSet
+from ..dsl import ast as A
+from ..dsl.fmt import format_expr
+from ..dsl.model import RuleSet
 
 from .domain import Domain
 from .encode import Env, EncodeError, encode

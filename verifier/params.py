@@ -29,6 +29,8 @@ from typing import Iterator
 
 import z3
 
+from ..dsl.family import CARDS
+
 _SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
                                                                                       default={})
 
@@ -118,8 +120,8 @@ def _verdict(result) -> tuple[str, list[str]]:
 
 
 def _load(specs: list[str], sets: dict[str, int], symbolic: set[str] = frozenset()):
-    from tessera.dsl.loader import load_rule_set
-    from tessera.dsl.params import settings
+    from ..dsl.loader import load_rule_set
+    from ..dsl.params import settings
 
     with settings(sets, symbolic):
         rs, diags, _ = load_rule_set(list(specs))
@@ -141,9 +143,7 @@ def _names(rs) -> list[str]:
     game's z3 proofs (its deal, card conservation, no negative scoring: verifier/cards.py, not its engine check)."""
     from .checks import load_checks
 
-    if rs.cards is None:
-        return ["invariants"]
-    return [n for n in load_checks() if n in ("card-deal", "card-conservation", "card-scores")]
+    return [n for n in load_checks() if n in rs.family.invariants]
 
 
 def _check(rs):
@@ -157,7 +157,7 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
     """Every value of parameter `name`'s range (or `low..high` within it) verified: symbolic proofs of
     sub-ranges by bisection, single values with the invariant check's own verdict and witness game.
     ValueError when the rules do not load or do not declare `name`."""
-    import tessera.verifier.witness as wit
+    from . import witness as wit
 
     sets = {k: v for k, v in (sets or {}).items() if k != name}
     rs, errors = _load(specs, sets)
@@ -171,7 +171,7 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
     hi = d.high if high is None else min(high, d.high)
     out = RangeResult(list(specs), name, lo, hi, d.value, str(d.span))
     sym, sym_errors = _load(specs, sets, {name})
-    if sym is not None and sym.cards is not None:
+    if sym is not None and sym.family is CARDS:
         sym = None  # the card game's proofs (verifier/cards.py) take numbers, not z3 names: value by value
     out.symbolic = sym is not None
     saved = wit.RECORD_DIR

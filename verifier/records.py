@@ -56,10 +56,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tessera.dsl import ast as A
-from tessera.dsl.ast import Span
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import BUNDLED_RULES, RuleSet
+from ..dsl import ast as A
+from ..dsl.ast import Span
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import BUNDLED_RULES, RuleSet
 
 from .checks import register
 
@@ -69,7 +69,7 @@ KEYS = {"clause", "rulebook", "scores", "events", "supply", "prisoners", "winner
 
 
 def _names(rules: tuple[str, ...]) -> frozenset[str] | None:
-    from tessera.dsl.loader import load_rule_set
+    from ..dsl.loader import load_rule_set
 
     rs, _, _ = load_rule_set(list(rules))
     return None if rs is None else frozenset(rs.names)
@@ -94,7 +94,7 @@ def house_modules(rs: RuleSet) -> list:
     """The rule set's house rules: its modules that are not bundled rule files (rules/*.tess).
     A module named like a bundled one (a mistyped copy of barn.tess) is that module, not a
     house rule: its records' differences are errors."""
-    from tessera.dsl.workspace import bundled_modules
+    from ..dsl.workspace import bundled_modules
 
     bundled = set(bundled_modules())
     return [m for m in rs.modules if m.name not in bundled]
@@ -244,7 +244,7 @@ _AS_CHANGE = {
 
 
 def _engine(rs: RuleSet):
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     from .examples import _ENGINES  # the engine the examples check compiled for this rule set, if it did
 
@@ -274,9 +274,9 @@ def check_records(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, l
 def _replay(rs: RuleSet, path: Path, record: dict | str, failures: bool = False):
     """(answer, error) of a record replayed with `rs`'s engine, or [why it cannot be]; a rule that
     fails while it is replayed is one of those reasons when `failures` (under a house rule)."""
-    from tessera.compiler.records import RecordError
-    from tessera.compiler.replay import replay
-    from tessera.compiler.runtime.errors import RuleFailure
+    from ..compiler.records import RecordError
+    from ..compiler.replay import replay
+    from ..compiler.runtime.errors import RuleFailure
 
     if isinstance(record, str):
         return [record]

@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from tessera.dsl import ast as A
-from tessera.dsl.model import RuleSet
-from tessera.dsl.places import OFFSET, OPPOSITE, SIDES, rotate
+from ..dsl import ast as A
+from ..dsl.model import RuleSet
+from ..dsl.places import OFFSET, OPPOSITE, SIDES, rotate
 
-from tessera.dsl.diagnostics import Diagnostic
+from ..dsl.diagnostics import Diagnostic
 
 from .checks import register
 from .domain import Domain
@@ -428,7 +428,7 @@ def _counterexample(c: Course, prop: str) -> Counterexample | Result:
 
 
 def _reads_players(d: RiverDeck) -> bool:
-    from tessera.compiler.pyexpr import free_names
+    from ..compiler.pyexpr import free_names
 
     exprs = [e for on in d.rules for e in ([on.where] if on.where is not None else [])
              + [a.test if isinstance(a, A.Require) else a.value for a in on.actions]]
@@ -559,7 +559,7 @@ def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
 
     todo = [p for p, r in rep.results.items() if r.refuted]
     try:
-        from tessera.compiler.build import load_engine
+        from ..compiler.build import load_engine
 
         eng = load_engine(rs)
     except Exception as exc:  # rules the engine cannot be built from: no game to show

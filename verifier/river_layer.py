@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
-from tessera.dsl import multicell
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet, TileType
-from tessera.dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
+from ..dsl import ast as A
+from ..dsl import multicell
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet, TileType
+from ..dsl.places import OFFSET, OPPOSITE, SIDES, rotate, unrotate
 
 from .checks import register
 from .tile_set import meets
@@ -302,11 +302,8 @@ class RiverLayer:
 
 
 def _mentions_turn(e, kind: str) -> bool:
-    if isinstance(e, A.Call):
-        return (e.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in e.args)) \
-            or any(_mentions_turn(a, kind) for a in e.args)
-    return any(_mentions_turn(getattr(e, f), kind) for f in ("left", "right", "operand", "test", "then", "orelse")
-               if hasattr(e, f))
+    return any(isinstance(x, A.Call) and x.fn == "turn" and any(isinstance(a, A.Var) and a.name == kind for a in x.args)
+               for x in A.walk(e))
 
 
 def _turn_rule(rs: RuleSet, kind: str) -> bool:

@@ -4,12 +4,12 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from tessera.dsl import ast as A
+from ..dsl import ast as A
 
 
 @lru_cache(maxsize=64)
 def _lines(file: str) -> tuple[str, ...]:
-    from tessera.dsl.untrusted import FileReadError, read_text
+    from ..dsl.untrusted import FileReadError, read_text
 
     try:
         return tuple(ln.removesuffix("\r") for ln in read_text(Path(file)).split("\n"))  # lines as Lark counts them

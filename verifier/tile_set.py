@@ -11,10 +11,10 @@ The drawing of each tile is `verifier/topology.py`'s; laying the river is
 """
 from __future__ import annotations
 
-from tessera.dsl import ast as A
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import RuleSet
-from tessera.dsl.places import SIDES
+from ..dsl import ast as A
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import RuleSet
+from ..dsl.places import SIDES
 
 from .checks import register
 

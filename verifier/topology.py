@@ -41,9 +41,9 @@ from functools import lru_cache
 
 import networkx as nx
 
-from tessera.dsl.diagnostics import Diagnostic
-from tessera.dsl.model import Feature, RuleSet, TileType
-from tessera.dsl.places import CORNERS, SIDE_HALVES, SIDES
+from ..dsl.diagnostics import Diagnostic
+from ..dsl.model import Feature, RuleSet, TileType
+from ..dsl.places import CORNERS, SIDE_HALVES, SIDES
 
 from .checks import register
 
@@ -449,7 +449,7 @@ def check_corners(rs: RuleSet) -> list[Diagnostic]:
     half-sides beside that corner: some tile of the set must have such a corner, or the figure
     can never be put.  (A corner whose two half-sides belong to two different fields, as on King
     & Robber's GD, is not such a corner: the four tiles would not meet in one field.)"""
-    from tessera.dsl.places import corner_feature
+    from ..dsl.places import corner_feature
 
     out: list[Diagnostic] = []
     for name in rs.corner_figures():
@@ -476,8 +476,8 @@ def landscape_graph(rs: RuleSet) -> tuple[nx.Graph, dict]:
     """The start landscape as laid: a node per (cell, place) of every feature of every start
     tile (a tile covering several cells through tessera.dsl.multicell), joined inside a feature and
     across touching sides; and the edge code each cell shows on each side."""
-    from tessera.dsl import multicell
-    from tessera.dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, rotate
+    from ..dsl import multicell
+    from ..dsl.places import HALF_OPPOSITE, HALF_SIDE, OFFSET, OPPOSITE, rotate
 
     g = nx.Graph()
     shows: dict[tuple[tuple[int, int], str], tuple[str, str]] = {}  # (cell, side) -> (code, tile)
@@ -525,7 +525,7 @@ def check_landscape(rs: RuleSet) -> list[Diagnostic]:
     """The start landscape's tiles lie so that their pictures match (SIEGE-SETUP-1): wherever
     two of its cells touch, the two sides show edges that meet (a tile covering several
     cells shows its numbered sides, tessera.dsl.multicell)."""
-    from tessera.dsl.places import OFFSET, OPPOSITE
+    from ..dsl.places import OFFSET, OPPOSITE
 
     from .tile_set import meets
 

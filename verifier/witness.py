@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tessera.dsl.model import RuleSet
+from ..dsl.model import RuleSet
 
 from .concrete import board_counts, snapshot, state_evaluator
 
@@ -384,8 +384,8 @@ def record_rules(rs: RuleSet, record_dir: Path) -> list[str]:
     """The rules of `rs` as a record names them: bundled modules by name, every other rule file read
     copied beside the record and named by its file name (tessera.compiler.records.rule_paths_for: a replay
     takes rule files from the record's own folder only)."""
-    from tessera.compiler.records import rule_paths_for
-    from tessera.dsl.loader import BUNDLED_RULES, _inside
+    from ..compiler.records import rule_paths_for
+    from ..dsl.loader import BUNDLED_RULES, _inside
 
     specs, files = [], []
     for m in rs.modules:
@@ -404,8 +404,8 @@ def _slug(s: str) -> str:
 
 def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
     """Look for a game of the compiled engine that breaks `check` (a refuted invariants.Check)."""
-    from tessera.compiler.build import load_engine
-    from tessera.compiler.turns import Recorder
+    from ..compiler.build import load_engine
+    from ..compiler.turns import Recorder
 
     games = WITNESS_GAMES if games is None else games
     model = check.result.model
@@ -634,7 +634,7 @@ def _budget_note() -> str:
 
 
 def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) -> Search | None:
-    from tessera.compiler.turns import Recorder
+    from ..compiler.turns import Recorder
 
     g = eng.new_game(players, seed)
     turns: list = []
@@ -660,7 +660,7 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
 def _record_folder(record_dir: Path | None) -> Path:
     """Where a witness record goes: `--record DIR` (a folder tessera made or may claim), else the user's own
     private witness folder (witness_dir.py: mode 0700, owner and links checked)."""
-    from tessera.compiler.outdir import claim_record_folder
+    from ..compiler.outdir import claim_record_folder
 
     from .witness_dir import witness_folder
 
@@ -669,7 +669,7 @@ def _record_folder(record_dir: Path | None) -> Path:
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
-    from tessera.compiler.records import game_record, write_record
+    from ..compiler.records import game_record, write_record
 
     d = _record_folder(record_dir)
     # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
@@ -684,8 +684,8 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
 
 def _replays(path: Path, g) -> bool:
     """The record replays without an illegal turn to the state the search saw (scores, supplies)."""
-    from tessera.compiler.records import load_record
-    from tessera.compiler.replay import replay
+    from ..compiler.records import load_record
+    from ..compiler.replay import replay
 
     try:
         res = replay(load_record(path), path.parent)
@@ -705,7 +705,7 @@ def search_all(rs: RuleSet, checks: list) -> dict:
     for c in refuted:
         if eng is None and rs.tiles:
             try:
-                from tessera.compiler.build import load_engine
+                from ..compiler.build import load_engine
 
                 eng = load_engine(rs)
             except Exception as exc:  # rules the engine cannot be built from: no game to ask
@@ -737,7 +737,7 @@ class RiverWitness:
 
 def _river_sides(rs: RuleSet, kind: str) -> dict[str, set]:
     """Every tile's river sides at rotation 0 (a tile of several variants: the first's)."""
-    from tessera.dsl.places import SIDES
+    from ..dsl.places import SIDES
 
     out: dict[str, set] = {}
     for tt in rs.tiles:
@@ -747,7 +747,7 @@ def _river_sides(rs: RuleSet, kind: str) -> dict[str, set]:
 
 
 def _shape(sides: set) -> str:
-    from tessera.dsl.places import OPPOSITE
+    from ..dsl.places import OPPOSITE
 
     if len(sides) == 1:
         return "end"
@@ -765,9 +765,9 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     and finds it can only be discarded (BASE-PLACE-3): the river blocked.  With `final` None the
     game ends after the last tile laid (a river that flows back: the record shows it).  The record
     is replayed at once; a game the engine does not follow is no witness (Search.note says why)."""
-    from tessera.compiler.build import load_engine
-    from tessera.compiler.turns import Recorder
-    from tessera.dsl.places import rotate
+    from ..compiler.build import load_engine
+    from ..compiler.turns import Recorder
+    from ..dsl.places import rotate
 
     lo, hi = rs.player_range()
     n = players if isinstance(players, int) and lo <= players <= hi else lo
@@ -864,7 +864,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
         what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
-    from tessera.compiler.records import game_record, write_record
+    from ..compiler.records import game_record, write_record
 
     write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(n)], 0, turns, "none"))
     if not _replays(path, g) or (final is not None and not _discards(path)):
@@ -875,8 +875,8 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
 
 def _discards(path: Path) -> bool:
     """The record's replay shows its last turn's tile discarded."""
-    from tessera.compiler.records import load_record
-    from tessera.compiler.replay import replay
+    from ..compiler.records import load_record
+    from ..compiler.replay import replay
 
     res = replay(load_record(path), path.parent)
     return any(e.get("kind") == "discard" for e in res.game.events)
@@ -917,7 +917,7 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
     misplaced card's 10 is feature "misplaced") gives a player fewer than 0 points, so that player's
     score goes down (CARD-SCORE-1): written as a tessera-cards/1 record (the deck as dealt and every
     move) and replayed at once to the same scores."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     games = WITNESS_GAMES if games is None else games
     lo, hi = rs.player_range()
@@ -951,8 +951,8 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             continue
         d = _record_folder(record_dir)
         path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
-        from tessera.compiler.cardrecords import card_record
-        from tessera.compiler.records import write_record
+        from ..compiler.cardrecords import card_record
+        from ..compiler.records import write_record
 
         write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
         if not _card_replays(path, g):
@@ -986,7 +986,7 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
     """A card game of the compiled engine that loses or makes a card (`card_lost`), for a z3 refutation
     of card-conservation at `move`: written as a tessera-cards/1 record and replayed at once to the same
     cards.  None found: the refutation is *not proved* (z3's state of the move is reached by no game)."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     games = WITNESS_GAMES if games is None else games
     lo, hi = rs.player_range()
@@ -1016,8 +1016,8 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
             continue
         d = _record_folder(record_dir)
         path = d / f"{_slug('+'.join(rs.names))}--card-conservation--{_slug(move)}.json"
-        from tessera.compiler.cardrecords import card_record
-        from tessera.compiler.records import write_record
+        from ..compiler.cardrecords import card_record
+        from ..compiler.records import write_record
 
         write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
         try:
@@ -1033,8 +1033,8 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
 
 
 def _card_replayed(path: Path):
-    from tessera.compiler.records import load_record
-    from tessera.compiler.replay import replay
+    from ..compiler.records import load_record
+    from ..compiler.replay import replay
 
     return replay(load_record(path), path.parent).game
 
@@ -1058,8 +1058,8 @@ def _card_negative(g, feature: str, when: str, seen: int):
 
 
 def _card_replays(path: Path, g) -> bool:
-    from tessera.compiler.records import load_record
-    from tessera.compiler.replay import replay
+    from ..compiler.records import load_record
+    from ..compiler.replay import replay
 
     try:
         res = replay(load_record(path), path.parent)
@@ -1080,7 +1080,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     tried.  A drawn river tile the engine can only discard (BASE-PLACE-3) is a blocked river, whatever
     the cause: a turn the rule refuses, or the tile's other edges against what it borders (a fortress,
     an earlier tile).  Found: a record of that game ending in the discard.  Deterministic."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     eng = eng or load_engine(rs)
     R = eng.rules
@@ -1161,7 +1161,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     if not found:
         return Search(None, tried[0], lo)
     # the game again, from the start, with its record
-    from tessera.compiler.turns import Recorder
+    from ..compiler.turns import Recorder
 
     g = eng.new_game(lo, 0)
     turns: list = []
@@ -1176,7 +1176,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
-    from tessera.compiler.records import game_record, write_record
+    from ..compiler.records import game_record, write_record
 
     write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(lo)], 0, turns, "none"))
     if not _replays(path, g) or not _discards(path):
@@ -1200,7 +1200,7 @@ def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, 
     """A card game of the compiled engine with `players` players, played to its end (random moves,
     seed 0): the rounds it deals and the cards it leaves in the deck, against the deal table's rounds
     (CARD-DEAL-1, CARD-END-1).  A witness when they differ: the table does not use the deck exactly."""
-    from tessera.compiler.build import load_engine
+    from ..compiler.build import load_engine
 
     eng = eng or load_engine(rs)
     row = rs.cards.deal_for(players)
@@ -1236,8 +1236,8 @@ def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, 
                                                  f"and empties the deck")
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
-    from tessera.compiler.cardrecords import card_record
-    from tessera.compiler.records import write_record
+    from ..compiler.cardrecords import card_record
+    from ..compiler.records import write_record
 
     write_record(path, card_record(record_rules(rs, d), g, turns))
     if not _card_replays(path, g):

@@ -28,7 +28,9 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
-FAMILIES = ("tiles", "cards")
+from ..family import Family
+
+FAMILIES = tuple(Family.REGISTRY)  # the game families (dsl/family.py)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def load_checks() -> list[LoadCheck]:
 
 def run(b) -> None:
     """Run the checks of the rule set's game family on the Builder `b`."""
-    family = "cards" if b.rs.cards is not None else "tiles"
+    family = b.rs.family.name
     for check in load_checks():
         if check.family == family:
             check.fn(b)

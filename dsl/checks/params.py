@@ -7,7 +7,7 @@ from . import register
 def _clashes(b) -> None:
     rs = b.rs
     others = {"state": rs.states, "figure": rs.figures, "feature kind": rs.features, "track": rs.tracks}
-    marks = rs.mark_names() if rs.cards is None else set()
+    marks = rs.mark_names() if rs.family.has_tiles else set()
     for name, d in rs.params.items():
         what = next((w for w, names in others.items() if name in names), "mark" if name in marks else None)
         if what is not None:

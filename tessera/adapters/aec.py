@@ -13,8 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tessera.compiler.actions import WindowExceeded
-from tessera.compiler.replay import engine_for
+from ..compiler.actions import WindowExceeded
+from ..compiler.replay import engine_for
 
 
 class ScoreEnv(AECEnv):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tessera.compiler.actions import PLACES
+from ..compiler.actions import PLACES
 
 KINDS = ("place", "pass", "capture", "ransom", "outpost", "catapult", "remove", "discard")
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from tessera.compiler.actions import ActionCodec, WindowExceeded
-from tessera.compiler.replay import engine_for
+from ..compiler.actions import ActionCodec, WindowExceeded
+from ..compiler.replay import engine_for
 from .observation import Observer, board_text
 from .spiel import rules_of, win_shares
 

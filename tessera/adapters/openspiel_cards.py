@@ -32,7 +32,8 @@ import random
 
 import pyspiel
 
-from tessera.compiler.replay import engine_for
+from ..compiler.replay import engine_for
+from ..dsl.family import CARDS, Family
 from .cardgame import CardCodec, CardObserver
 from .spiel import rules_of, win_shares
 
@@ -63,7 +64,7 @@ class CardGame(pyspiel.Game):
         self.rules_spec = str(p["rules"])
         self.engine = engine_for(rules_of(self.rules_spec), [])
         R = self.engine.rules
-        if getattr(R, "FAMILY", "tiles") != "cards":
+        if Family.of_rules(R) is not CARDS:
             raise ValueError(f"{self.rules_spec} is not a card game: use the game `tessera`")
         self.players = int(p["players"])
         lo, hi = R.PLAYERS

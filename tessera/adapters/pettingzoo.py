@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from tessera.compiler.actions import ActionCodec
+from ..compiler.actions import ActionCodec
 from .aec import ScoreEnv
 from .observation import Observer, board_text
 

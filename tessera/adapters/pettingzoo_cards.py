@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from ..dsl.family import CARDS, Family
+
 from .aec import ScoreEnv
 from .cardgame import CardCodec, CardObserver
 
@@ -48,7 +50,7 @@ class CardEnv(ScoreEnv):
         }))
 
     def _check_rules(self) -> None:
-        if getattr(self.engine.rules, "FAMILY", "tiles") != "cards":
+        if Family.of_rules(self.engine.rules) is not CARDS:
             raise ValueError(f"{'+'.join(self.rules)} is not a card game: use tessera.adapters.pettingzoo")
 
     def observe(self, agent):

@@ -25,13 +25,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
-from tessera.dsl.clauses import CLAUSES
-from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
+from ..dsl.clauses import CLAUSES
+from ..dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
 
 from . import actions, complete, langdoc, navigate, outline
 from .analysis import Analysis, Codec, Decl, name_range, occurrence_at, span_range, statement_head, word_at
-from tessera.dsl.parser import keywords
-from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from ..dsl.parser import keywords
+from ..dsl.builtins import FUNCTIONS, QUANTITIES
 
 SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
             "note": T.DiagnosticSeverity.Information}
@@ -53,7 +53,7 @@ class _Protocol(LanguageServerProtocol):
 
 class TesseraServer(LanguageServer):
     def __init__(self) -> None:
-        from tessera import __version__
+        from .. import __version__
 
         super().__init__("tessera", __version__, protocol_cls=_Protocol)
         self.analyses: dict[str, tuple[str, Analysis]] = {}
@@ -324,8 +324,8 @@ def _code_actions(ls: TesseraServer, params: T.CodeActionParams) -> list[T.CodeA
 @server.feature(T.TEXT_DOCUMENT_FORMATTING)
 @_safe(None)
 def _formatting(ls: TesseraServer, params: T.DocumentFormattingParams) -> list[T.TextEdit] | None:
-    from tessera.dsl.fmt import comments, format_module
-    from tessera.dsl.parser import ParseFailure, parse
+    from ..dsl.fmt import comments, format_module
+    from ..dsl.parser import ParseFailure, parse
 
     old = ls.text(params.text_document.uri)
     if old is None:

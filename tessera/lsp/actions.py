@@ -5,7 +5,7 @@ import re
 
 from lsprotocol import types as T
 
-from tessera.dsl import ast as A
+from ..dsl import ast as A
 
 from .analysis import Analysis, occ_range, occurrence_at
 

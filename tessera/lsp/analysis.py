@@ -8,10 +8,10 @@ from pathlib import Path
 
 from lsprotocol import types as T
 
-from tessera.dsl import ast as A
-from tessera.dsl import names as N
-from tessera.dsl.loader import Workspace, check_text
-from tessera.dsl.model import BUNDLED_RULES
+from ..dsl import ast as A
+from ..dsl import names as N
+from ..dsl.loader import Workspace, check_text
+from ..dsl.model import BUNDLED_RULES
 
 WORD = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -109,7 +109,7 @@ def _starts_statement(line: str) -> bool:
 
 
 def _first_error_line(text: str) -> int | None:
-    from tessera.dsl.parser import ParseFailure, parse
+    from ..dsl.parser import ParseFailure, parse
 
     try:
         parse(text)
@@ -159,7 +159,7 @@ def _parsable(text: str, rounds: int = 6) -> str | None:
 
 
 def file_text(path: str) -> str:
-    from tessera.dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
+    from ..dsl.untrusted import MAX_RULE_FILE, FileReadError, read_text
 
     try:
         return read_text(Path(path), MAX_RULE_FILE)

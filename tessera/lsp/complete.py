@@ -8,10 +8,10 @@ from lark import Token, Tree
 from lark.exceptions import LarkError
 from lsprotocol import types as T
 
-from tessera.dsl import ast as A
-from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
-from tessera.dsl.clauses import CLAUSES
-from tessera.dsl.parser import _parser, keywords
+from ..dsl import ast as A
+from ..dsl.builtins import FUNCTIONS, QUANTITIES
+from ..dsl.clauses import CLAUSES
+from ..dsl.parser import _parser, keywords
 
 from . import langdoc
 from .analysis import Analysis, statement_head
@@ -64,8 +64,8 @@ def _module_family(a: Analysis, name: str) -> str | None:
     """A module's family from its file (card-game statements at a line's start), without checking it."""
     from pathlib import Path
 
-    from tessera.dsl.model import BUNDLED_RULES
-    from tessera.dsl.untrusted import FileReadError, read_text
+    from ..dsl.model import BUNDLED_RULES
+    from ..dsl.untrusted import FileReadError, read_text
 
     mod = a.module_of(name)
     if mod is not None:
@@ -217,7 +217,7 @@ def _items_for(role: str, a: Analysis, declared: dict[str, set[str]]) -> list[T.
              "mark": T.CompletionItemKind.Constant, "symbol": T.CompletionItemKind.Constant}
     out = []
     if role in ("destination", "facedown", "dealer"):
-        from tessera.dsl.cards import DEALER, DESTINATIONS, FACEDOWN
+        from ..dsl.cards import DEALER, DESTINATIONS, FACEDOWN
 
         words = {"destination": DESTINATIONS, "facedown": FACEDOWN, "dealer": DEALER}[role]
         doc = langdoc.keyword("take" if role == "destination" else role, None)
@@ -281,8 +281,8 @@ def _module_title(a: Analysis, name: str) -> str:
     """The title a module's file gives it (read from the file's head, not checked)."""
     from pathlib import Path
 
-    from tessera.dsl.model import BUNDLED_RULES
-    from tessera.dsl.untrusted import FileReadError, read_text
+    from ..dsl.model import BUNDLED_RULES
+    from ..dsl.untrusted import FileReadError, read_text
 
     for folder in [BUNDLED_RULES, *a.workspace.search]:
         for cand in (Path(folder) / f"{name}.tess", Path(folder) / "variants" / f"{name}.tess"):

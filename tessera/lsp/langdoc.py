@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tessera.dsl.builtins import FUNCTIONS, QUANTITIES
+from ..dsl.builtins import FUNCTIONS, QUANTITIES
 
 # an installed wheel has it as tessera/docs/language.md (pyproject's package-data); a checkout, as docs/language.md
 DOC = next((d / "docs" / "language.md" for d in Path(__file__).resolve().parents[1:3]

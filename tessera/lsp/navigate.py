@@ -8,11 +8,11 @@ from pathlib import Path
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
 
-from tessera.dsl import names as N
-from tessera.dsl.limits import MAX_NAME
-from tessera.dsl.model import BUNDLED_RULES
-from tessera.dsl.parser import keywords
-from tessera.dsl.places import ALL_PLACES
+from ..dsl import names as N
+from ..dsl.limits import MAX_NAME
+from ..dsl.model import BUNDLED_RULES
+from ..dsl.parser import keywords
+from ..dsl.places import ALL_PLACES
 
 from .analysis import Analysis, file_text, index_text, occ_range, occurrence_at, rule_set_files
 

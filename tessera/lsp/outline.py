@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from lsprotocol import types as T
 
-from tessera.dsl import ast as A
-from tessera.dsl.diagnostics import SourceCache, narrow
+from ..dsl import ast as A
+from ..dsl.diagnostics import SourceCache, narrow
 
 from .analysis import Analysis, span_range
 

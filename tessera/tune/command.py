@@ -11,8 +11,8 @@ from typing import List, Optional
 
 import typer
 
-from tessera.dsl.model import MOST_PLAYERS
-from tessera.dsl.untrusted import printable
+from ..dsl.model import MOST_PLAYERS
+from ..dsl.untrusted import printable
 
 from ..app import app, err, out
 
@@ -62,9 +62,9 @@ def tune(
 ) -> None:
     """Find the value of a rule's parameter that meets balance targets: candidates raced on common seeds, only
     values the verifier proves sound (docs/tune.md)."""
-    from tessera.compiler.agents import AgentSpecError, parse_agents
-    from tessera.compiler.build import load_engine
-    from tessera.dsl.params import settings
+    from ..play.agents import AgentSpecError, parse_agents
+    from ..compiler.build import load_engine
+    from ..dsl.params import settings
 
     from ..engine_cmds import _load, _sets, _split
     from .search import Candidate, Result, TargetError, candidates_grid, choose, pareto, parse_target, race
@@ -99,13 +99,13 @@ def tune(
             _fail(f"--param {name}={a}..{b}: outside the declared range {d.low}..{d.high} ({d.span})")
         every = list(range(a, b + 1))
         if verify:
-            from tessera.verifier.checks import load_checks
-            from tessera.verifier.params import verify_range
+            from ..verifier.checks import load_checks
+            from ..verifier.params import verify_range
 
             load_checks()
             if not as_json:
                 err.print(printable(f"verifying the invariants for {name} in {a}..{b} ..."), markup=False)
-            import tessera.verifier.witness as wit
+            from ..verifier import witness as wit
 
             games, wit.WITNESS_GAMES = wit.WITNESS_GAMES, 0  # which values are proved is all tune asks: no games
             try:  # searched for a value that is not (`tessera verify --param` searches them)
@@ -149,8 +149,8 @@ def tune(
     doc = result.to_dict()
     doc["seconds"] = {"verify": round(verify_seconds, 1), "games": round(time.perf_counter() - t1, 1)}
     if plot is not None:
-        from tessera.pictures import write_atomically
-        from tessera.pictures.plot import plot_tune
+        from ..pictures import write_atomically
+        from ..pictures.plot import plot_tune
 
         fmt = "png" if plot.suffix.lower() == ".png" else "svg"
         write_atomically(plot, plot_tune(result, fmt))

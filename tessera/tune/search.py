@@ -5,13 +5,13 @@ tessera/verifier/params.py, unless `verify=False`; or a sub-range the designer n
 candidate is its own compiled engine (the rules loaded with `--set NAME=V`).
 
 Common seeds.  Every candidate plays the same games: game i of the run with seed S has the bag
-seed `simulate.game_seed(S, i)` and the same players' seeds (compiler/simulate.py), so two
+seed `simulate.game_seed(S, i)` and the same players' seeds (play/simulate.py), so two
 candidates differ only by what the parameter changes.  Rows are played in chunks of game indices
 by `simulate.play_chunk`, in this process or in `jobs` worker processes (`simulate._run_pool`);
 a candidate's rows are kept by game index, so the result is the same whatever `jobs`.
 
 Measures.  Each target names a measure of `simulate.Summary` with its 95% interval from
-compiler/stats.py (`MEASURES`): a mean (Student's t), a rate (Wilson), or a standard deviation.
+play/stats.py (`MEASURES`): a mean (Student's t), a rate (Wilson), or a standard deviation.
 
 Racing (a sequential test over rounds that double the games per candidate, with successive halving).
 After each round:
@@ -33,7 +33,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from tessera.compiler import stats
+from ..play import stats
 
 OPS = ("<=", ">=", "==", "=", "<", ">")
 
@@ -201,7 +201,7 @@ def candidates_grid(values: dict[str, list[int]], limit: int = 64) -> list[dict[
 
 
 def summary_of(c: Candidate, rules, players, seed, agents, catalogue=None):
-    from tessera.compiler.simulate import Summary
+    from ..play.simulate import Summary
 
     return Summary(list(rules), players, seed, agents, [c.rows[i] for i in sorted(c.rows)], catalogue)
 
@@ -214,7 +214,7 @@ def measure_all(c: Candidate, targets: list[Target], rules, players, seed, agent
 def play(cands: list[Candidate], upto: int, jobs: int) -> int:
     """Play each candidate's games up to index `upto` (the same indices for all: common seeds); the games
     played."""
-    from tessera.compiler.simulate import _run_pool, chunks, play_chunk
+    from ..play.simulate import _run_pool, chunks, play_chunk
 
     work = []
     for k, c in enumerate(cands):

@@ -9,9 +9,9 @@ def verify_range_cmd(targets: list[list[str]], names: list[str], sets: dict[str,
                      record: Path | None = None) -> int:
     """Exit 0 when every value of every range is proved, 1 when some value is not, 2 when a parameter or the
     rules are wrong (said on stderr)."""
-    from tessera.dsl.untrusted import printable
-    from tessera.verifier.checks import load_checks
-    from tessera.verifier.params import describe, verify_range
+    from ..dsl.untrusted import printable
+    from ..verifier.checks import load_checks
+    from ..verifier.params import describe, verify_range
 
     from ..console import err, out
 

@@ -22,7 +22,7 @@ the same on every run and in every process.
              player decides again is worth its best follow-up; ties: an action
              that puts a figure on the board first (a figure standing on a
              feature is points to come), then the engine's order of legal actions
-    mcts:N   Monte Carlo search with N simulations per move (compiler/mcts.py):
+    mcts:N   Monte Carlo search with N simulations per move (play/mcts.py):
              information-set sampling of the bag's hidden order, a UCB1 bandit
              widened in the order of a one-move prior, each simulation two
              rounds of greedy play (four from N = 64 on) then the rules' value of the position (the

@@ -1,4 +1,4 @@
-"""The search player `mcts:N` (compiler/agents.py builds it): N short, informed simulations per move.
+"""The search player `mcts:N` (play/agents.py builds it): N short, informed simulations per move.
 
 The first `mcts:N` (until issue 27's ladder) played random games to the end from each move; a
 random game scores like a random player, 30-40 points a game on base against greedy's 84, so a

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tessera.dsl import ast as A
+from ..dsl import ast as A
 
-from .runtime import events as E
+from ..compiler.runtime import events as E
 
 # decisions a player takes or leaves: a rule of these kinds that never fired was never chosen
 CHOSEN = ("capture", "ransom", "outpost", "recall")
@@ -76,7 +76,7 @@ def _cites(decl) -> tuple[str, ...]:
 
 
 def _where(span) -> str:
-    from .lower import where
+    from ..compiler.lower import where
 
     return where(span)
 

@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..dsl.family import CARDS, TILES, Family
+
 from . import stats
 from .agents import make_agent, stronger
-from .runtime import events as E
-from .turns import Recorder
+from ..compiler.runtime import events as E
+from ..compiler.turns import Recorder
 from .usage import count_events
 
 AGENT_TAG = 0x6167656E  # "agen": keeps players' streams apart from bag seeds
@@ -65,7 +67,7 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     g = eng.new_game(players, seed)
     specs = agents or ["random"] * players
     turns = [] if record else None
-    cards = getattr(eng.rules, "FAMILY", "tiles") == "cards"  # the card game (rulebook 001): its own moves
+    cards = Family.of_rules(eng.rules) is CARDS  # the card game (rulebook 001): its own moves
     if cards:
         before = (lambda g_, a: turns.append(g_.record_of(a))) if turns is not None else None
     else:
@@ -73,7 +75,7 @@ def play_one(eng, players: int, seed: int, agents: list[str] | None = None, reco
     if all(s == "random" for s in specs):  # the engine's one random player: the game play_random(players, seed) plays
         if cards:
             return eng.runtime.random_moves(g, seed, before=before), turns
-        from .runtime.play import random_moves
+        from ..compiler.runtime.play import random_moves
 
         return random_moves(g, seed, before=before), turns
     seats = [make_agent(specs[p], agent_seed(seed, p)) for p in range(players)]
@@ -97,7 +99,7 @@ _ENGINES: dict[str, object] = {}
 def _engine(source: str, label: str):
     eng = _ENGINES.get(source)
     if eng is None:
-        from .build import engine_from_source
+        from ..compiler.build import engine_from_source
 
         eng = _ENGINES[source] = engine_from_source(source, label)
     return eng
@@ -117,24 +119,24 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
             specs = seating(task["agents"], i, task.get("rotate", False))
             g, rec = play_one(eng, players, gseed, specs, record_dir is not None)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
-            from .replay import raise_rule_failure
+            from ..compiler.replay import raise_rule_failure
             raise_rule_failure(exc, f"in game {i} (seed {gseed})")
-        family = getattr(eng.rules, "FAMILY", "tiles")
+        family = Family.of_rules(eng.rules).name
         points = E.points_by_feature(g.events, family)
         rows.append({"game": i, "seed": gseed, "scores": list(g.returns()), "points": dict(sorted(points.items())),
                      "sources": point_sources(g.events, figures, family),
                      "turns": g.turn - g.discards, "discards": g.discards,
                      # the Tower's captures (own figures and exchanges included) and ransoms
                      **E.tallies(g.events, columns=("captures", "ransoms"))})
-        if getattr(eng.rules, "FAMILY", "tiles") == "cards":  # the card game breaks ties (its `tie` rule)
+        if Family.of_rules(eng.rules).breaks_ties:  # the card game breaks ties (its `tie` rule)
             rows[-1]["winners"] = list(g.winners)
         if task.get("rotate"):
             rows[-1]["agents"] = specs  # who sat where in this game (--rotate-seats)
-        rows[-1]["fired"] = count_events(g.events, family)  # rule usage: times each rule fired (compiler/usage.py)
+        rows[-1]["fired"] = count_events(g.events, family)  # rule usage: times each rule fired (play/usage.py)
         rows[-1].update(lead(g, rows[-1].get("winners")))
         if getattr(eng.rules, "TRACKS", None):  # Siege and Defense: counterattacks of rows filled in play, attacks, removals
             rows[-1].update(E.tallies(g.events, columns=("counterattacks", "attacks", "removals")))
-        if record_dir is not None and getattr(eng.rules, "FAMILY", "tiles") == "cards":
+        if record_dir is not None and Family.of_rules(eng.rules) is CARDS:
             write_card_record(record_dir, i, task.get("record_rules") or task["rules"], g, rec)
         elif record_dir is not None:  # rule files named relative to the records (records.rule_paths_for)
             write_record(record_dir, i, task.get("record_rules") or task["rules"], [g.names[p] for p in range(players)],
@@ -146,7 +148,7 @@ def figure_rules(R) -> dict[tuple[str, str, str], str]:
     """(feature, when, clause) -> the figure a scoring rule belongs to, read from the engine's tables:
     `score K end by F` (SCORE_BY), `score K put F` / `score K join F` (SCORE_PUT, SCORE_JOIN: the
     Barn's), `recall F` (RECALLS: the Abbot's, any feature, as "*")."""
-    if getattr(R, "FAMILY", "tiles") != "tiles" or not hasattr(R, "FIGURES"):
+    if Family.of_rules(R) is not TILES or not hasattr(R, "FIGURES"):
         return {}
     names = [f.name for f in R.FIGURES]
     kinds = [k.name for k in R.KINDS]
@@ -225,7 +227,7 @@ def lead(g, winners: list[int] | None = None) -> dict:
 def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
     """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    from .records import game_record, write_record as write_whole
+    from ..compiler.records import game_record, write_record as write_whole
 
     write_whole(record_dir / f"game-{i:06d}.json", game_record(rules, names, gseed, turns))  # temp file + rename: Ctrl-C never leaves half a record
 
@@ -234,8 +236,8 @@ def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list
     """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
     as it was dealt, then every move."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    from .cardrecords import card_record
-    from .records import write_record as write_whole
+    from ..compiler.cardrecords import card_record
+    from ..compiler.records import write_record as write_whole
 
     write_whole(record_dir / f"game-{i:06d}.json", card_record(rules, g, turns))
 
@@ -380,7 +382,7 @@ def _run_dask(tasks, work, jobs, scheduler, take) -> None:
     cluster = None
     if scheduler:
         client = Client(scheduler)
-    else:  # TLS with this run's own certificates, no HTTP: only this user can reach it (compiler/dask_local.py)
+    else:  # TLS with this run's own certificates, no HTTP: only this user can reach it (play/dask_local.py)
         from .dask_local import private_cluster
 
         cluster, security = private_cluster(jobs)
@@ -419,11 +421,11 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     files lie in its folder."""
     agents = agents or ["random"] * players
     if record_dir is not None and record_rules is None:
-        from tessera.dsl.loader import BUNDLED_RULES, _inside, is_module_name
+        from ..dsl.loader import BUNDLED_RULES, _inside, is_module_name
 
-        from .records import rule_paths_for
+        from ..compiler.records import rule_paths_for
 
-        from .outdir import claim_record_folder
+        from ..compiler.outdir import claim_record_folder
 
         claim_record_folder(Path(record_dir))  # RecordFolderError for a folder of the user's, or a file
         specs = [Path(r).stem if not is_module_name(r) and _inside(Path(r), BUNDLED_RULES) else r for r in rules]
@@ -453,7 +455,7 @@ class Summary:
     seed: int
     agents: list[str]
     rows: list[dict] = field(default_factory=list)  # finished games, in game order
-    catalogue: object = None  # the rule set's firing statements (compiler/usage.py), for rule usage by line
+    catalogue: object = None  # the rule set's firing statements (play/usage.py), for rule usage by line
 
     @property
     def games(self) -> int:
@@ -493,7 +495,7 @@ class Summary:
 
     def sources(self) -> list[str]:
         """The points' sources beyond the features' own scorings (`field: barn`, `outpost: knights`,
-        `ransoms received`, ...: tessera.compiler.simulate.point_sources), sorted."""
+        `ransoms received`, ...: tessera.play.simulate.point_sources), sorted."""
         return sorted({k for r in self.rows for k in r.get("sources", {})})
 
     def source_points(self, source: str) -> list[int]:
@@ -568,7 +570,7 @@ class Summary:
         return self.catalogue if self.catalogue is not None else Catalogue([])
 
     def rule_usage(self) -> list[dict]:
-        """Per firing rule: the share of games it fired in and the times per game (compiler/usage.py)."""
+        """Per firing rule: the share of games it fired in and the times per game (play/usage.py)."""
         from .usage import usage
 
         return usage(self.usage_catalogue(), self.rows)
@@ -738,7 +740,7 @@ def compare(ours: Summary, ref: Summary) -> list[dict]:
             row(label, a.counts(key), b.counts(key), "times")
     # rule usage: how often each rule fired per game, under either rule set
     # (a rule is matched by its clause and what it does, so an override and the rule it replaces are one row,
-    # named at the rules under study's line: compiler/usage.py)
+    # named at the rules under study's line: play/usage.py)
     ua, ub = per_game_usage(ours, a), per_game_usage(ref, b)
     from .usage import compared_label
 
