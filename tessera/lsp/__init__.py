@@ -108,7 +108,21 @@ class TesseraServer(LanguageServer):
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is None:
             return
-        a = self.analysis(uri)
+        try:
+            a = self.analysis(uri)
+        except Exception as exc:  # noqa: BLE001 - a check that fails must still answer the editor
+            # a defect of tessera, not of the document: said so, where the editor shows it, instead of
+            # silence (the editor would wait for diagnostics that never come)
+            self.analyses.pop(uri, None)
+            self.window_log_message(T.LogMessageParams(
+                T.MessageType.Error, f"tessera lsp: checking {uri} failed: {type(exc).__name__}"))
+            diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
+                                  f"tessera could not check this document (internal error {type(exc).__name__}); "
+                                  "please report it with the document", severity=T.DiagnosticSeverity.Error,
+                                  code="internal", source="tessera")]
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
+                                                                              version=doc.version))
+            return
         if a is None:
             diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
                                   f"this document is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the limit of a "
@@ -260,14 +274,18 @@ def _rename(ls: TesseraServer, params: T.RenameParams) -> T.WorkspaceEdit | None
     pos = params.position
     if pos.line < 0 or pos.character < 0:
         return None
-    a = ls.analysis(params.text_document.uri)
-    if a is None:
-        return None
-    c = ls.codec(a)
     try:  # a bad new name, or a file a rename must not edit: an error the editor shows, no traceback
+        a = ls.analysis(params.text_document.uri)
+        if a is None:
+            return None
+        c = ls.codec(a)
         edit = navigate.rename(a, c.pos_in(a.path, pos), params.new_name, c.texts)
     except navigate.RenameRefused as exc:
         raise JsonRpcException(message=str(exc), code=_REQUEST_FAILED) from None
+    except Exception as exc:  # noqa: BLE001 - tessera's own defect: a plain error, never a traceback
+        ls.window_log_message(T.LogMessageParams(T.MessageType.Error, f"tessera lsp: rename failed: {type(exc).__name__}"))
+        raise JsonRpcException(message=f"rename failed (internal error {type(exc).__name__}); please report it",
+                               code=_REQUEST_FAILED) from None
     if edit is None:
         return None
     return T.WorkspaceEdit(changes={u: [T.TextEdit(c.range_out(to_fs_path(u) or u, e.range), e.new_text) for e in es]
