@@ -8,6 +8,9 @@
 - the outline (document symbols), semantic tokens, formatting (`tessera fmt`);
 - code actions: the diagnostics' "did you mean" as quick fixes, "declare this clause".
 
+No answer ever edits tessera's installed rule files (rules/): a rename that would is refused with
+the reason, a quick fix there is shown disabled with the reason (or left out), formatting is none.
+
 Only documents the editor opened, and the rule files their rule sets read, are answered,
 each of at most 1 MiB (the size limit of a rule file): a request about anything else, or
 at a position outside the text, gets an empty answer; one whose parameters do not fit the
@@ -336,6 +339,13 @@ def _code_actions(ls: TesseraServer, params: T.CodeActionParams) -> list[T.CodeA
         act.diagnostics = [back.get(id(x), x) for x in act.diagnostics or ()]
         for u, edits in (act.edit.changes or {}).items():
             act.edit.changes[u] = [T.TextEdit(c.range_out(a.path, e.range), e.new_text) for e in edits]
+    why = navigate.installed_reason(a.path) if acts else None
+    if why is not None:  # as rename refuses: never an edit of tessera's installed rules
+        cap = ls.client_capabilities.text_document
+        if not (cap and cap.code_action and cap.code_action.disabled_support):
+            return None
+        return [T.CodeAction(act.title, kind=act.kind, diagnostics=act.diagnostics,
+                             disabled=T.CodeActionDisabled(f"not offered: {why}")) for act in acts]
     return acts or None
 
 
@@ -346,8 +356,8 @@ def _formatting(ls: TesseraServer, params: T.DocumentFormattingParams) -> list[T
     from tessera.dsl.parser import ParseFailure, parse
 
     old = ls.text(params.text_document.uri)
-    if old is None:
-        return None
+    if old is None or navigate.installed_reason(to_fs_path(params.text_document.uri) or "") is not None:
+        return None  # nor does formatting edit tessera's installed rules
     try:
         mod = parse(old)
         new = format_module(mod, old)
