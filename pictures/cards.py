@@ -48,10 +48,19 @@ class CardTimeline:
     feudal: str = "feudal"  # the rules' name of the figure that claims (`feudal NAME`)
 
 
+class CannotStart(Exception):
+    """A card record no game of its rules starts from (a player count with no deal, a deck of cards
+    the rules do not print): `error` is replay's answer, {"turn", "message", "clause"}."""
+
+    def __init__(self, error: dict):
+        super().__init__(f"{error['message']} [{error['clause']}]")
+        self.error = error
+
+
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
     None: what lies open, no hand)."""
-    from tessera.compiler.cardrecords import g_illegal, move_of
+    from tessera.compiler.cardrecords import g_illegal, move_of, start_game
     from tessera.compiler.records import RecordError
     from tessera.compiler.replay import _resolve_rules, engine_for
 
@@ -63,12 +72,9 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     eng = engine_for(rules, search, confine)
     if getattr(eng.rules, "FAMILY", "tiles") != "cards":
         raise RecordError("a tessera-cards/1 record names the rules of a tile game")
-    try:
-        g = eng.runtime.Game(eng.rules, len(players), record.get("seed", 0), players, record.get("deck"))
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    except eng.IllegalAction as ill:
-        raise RecordError(f"deck: {ill.message} [{ill.clause}]") from None
+    g, problem = start_game(eng, record)
+    if g is None:  # no game starts from this record: a problem found, as replay says it
+        raise CannotStart(problem)
     first = ("set-up: the layout and the first deal" if g.phase != "layout" else
              f"set-up: the layout, drawn one card at a time, stops at the joker {g.pending[0]} (card {g.laid})")
     steps = [CardStep(first, g.view(who), dict(zip(players, g.scores)))]

@@ -23,9 +23,15 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
             if seat is not None:
                 raise RecordError("--seat is for a card game's record (tessera-cards/1)")
             return None
-        from tessera.pictures.cards import card_timeline
+        from tessera.pictures.cards import CannotStart, card_timeline
 
-        return card_timeline(record, record_path.parent, seat)
+        try:
+            return card_timeline(record, record_path.parent, seat)
+        except CannotStart as exc:  # a problem found, as `tessera replay` says it (exit 1): nothing to draw
+            out.print(printable(f"{exc}"), markup=False)
+            err.print(printable(f"tessera {command}: {record_path}: no game starts from this record, "
+                                f"so nothing was written"), markup=False)
+            raise typer.Exit(1)
     except RecordError as exc:
         err.print(printable(f"tessera {command}: {exc}"), markup=False)
         raise typer.Exit(2)
