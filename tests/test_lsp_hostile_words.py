@@ -85,3 +85,20 @@ def test_a_check_that_fails_still_answers_the_editor(monkeypatch):
     monkeypatch.setattr("tessera.lsp.Analysis", lsp_analysis.Analysis)
     server.publish(uri)  # the defect gone, the same document is checked (no failed analysis was kept)
     assert server.sent[-1].diagnostics == []
+
+
+def test_the_editors_recovery_reads_one_error_per_try_not_every_error(monkeypatch):
+    """While a document does not parse, the editor blanks its broken statements to find the names
+    (`_parsable`, up to 12 tries a keystroke).  Each try needs the first error's line only; it
+    worked out every error (up to 50, each matched against the grammar's examples), so a hostile
+    document of 80 stray lines cost about 700 diagnostics and a second of CPU per keystroke (the
+    LSP fuzz, seed 4)."""
+    from tessera.dsl import parser, syntax_errors
+
+    made = []
+    real = syntax_errors._syntax_diag
+    for module in (parser, syntax_errors):  # the parser's recovery and the editor's first look
+        monkeypatch.setattr(module, "_syntax_diag", lambda *a: made.append(1) or real(*a))
+    text = 'module house "x"\nextends base\n' + "module m\n" * 80 + "tile T x1 [BASE-COMP-1] {\n  edges F F F F\n"
+    lsp_analysis._parsable(text)
+    assert 0 < len(made) <= 13, len(made)  # two a try (6 tries) and a last look
