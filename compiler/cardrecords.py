@@ -206,6 +206,25 @@ def answer_of(g) -> dict:
             "locations": g.locations()}
 
 
+def start_game(eng, record: dict):
+    """The game a card record starts (its players, seed and deck): (game, None), or (None, error) when
+    the record is one no game of these rules starts from (a player count they have no deal for, a deck
+    of cards they do not print), the error as replay answers it (a problem found, exit 1, with its
+    clause); replay, `view` and `draw` all start here, so they agree."""
+    R = eng.rules
+    players = record["players"]
+    lo, hi = R.PLAYERS
+    if not lo <= len(players) <= hi or len(players) not in R.DEAL:
+        return None, {"turn": None, "message": f"players: these rules are for {lo} to {hi} players, not "
+                      f"{len(players)} ({', '.join(players)})", "clause": R.CLAUSE_PLAYERS}
+    try:
+        return eng.runtime.Game(R, len(players), record.get("seed", 0), players, record.get("deck")), None
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    except eng.IllegalAction as ill:  # the deck names cards the rules do not print
+        return None, {"turn": None, "message": f"deck: {ill.message}", "clause": ill.clause}
+
+
 def replay_cards(record: dict, base: Path | None = None, engine=None):
     """Replay a tessera-cards/1 record (validated by the caller): a ReplayResult.  `engine`: one
     already compiled from the record's rules (the verifier's `records` check)."""
@@ -220,17 +239,9 @@ def replay_cards(record: dict, base: Path | None = None, engine=None):
         raise RecordError(f"a {CARD_FORMAT} record names the rules of a tile game ({', '.join(rules)}); "
                           f"its format is tessera-game/1")
     R = eng.rules
-    lo, hi = R.PLAYERS
-    if not lo <= len(players) <= hi or len(players) not in R.DEAL:
-        return ReplayResult({}, {"turn": None, "message": f"players: these rules are for {lo} to {hi} players, not "
-                                 f"{len(players)} ({', '.join(players)})", "clause": R.CLAUSE_PLAYERS}, None)
-    try:
-        g = eng.runtime.Game(R, len(players), record.get("seed", 0), players, record.get("deck"))
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    except eng.IllegalAction as ill:  # the deck names cards the rules do not print
-        return ReplayResult({}, {"turn": None, "message": f"deck: {ill.message}", "clause": ill.clause}, None)
-    error = None
+    g, error = start_game(eng, record)
+    if g is None:
+        return ReplayResult({}, error, None)
     for i, t in enumerate(record.get("turns", [])):
         g.turn = i
         try:

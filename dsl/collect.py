@@ -14,7 +14,7 @@ from . import ast as A
 from . import limits
 from .builtins import FUNCTIONS, QUANTITIES
 from .clauses import CLAUSES
-from .diagnostics import Diagnostic, SourceCache, did_you_mean, narrow
+from .diagnostics import Diagnostic, Floods, SourceCache, did_you_mean, narrow
 from .family import Family
 from .model import Feature, RuleSet, TileType, describe_key, override_key
 from .parser import keywords
@@ -32,6 +32,7 @@ class Builder:
         self.tiles_seen: dict[str, A.TileDecl] = {}
         self._unknown: dict[tuple[str, str], list[Diagnostic]] = {}  # (file, name) -> its unknown-name errors
         self.misread: set[int] = set()  # id() of tiles with a word read as a feature kind that was meant as a place
+        self._floods = Floods()  # alike diagnostics at one place: one (dsl/diagnostics.py)
 
     def _all_kinds(self) -> set[str]:
         """Every feature kind any module of the rule set declares."""
@@ -46,7 +47,9 @@ class Builder:
             span = narrow(span, word, self.sources, nth)
         d = Diagnostic(span, msg, code, severity)
         if code == "unknown-name" and word:
-            self._unknown.setdefault((span.file, word), []).append(d)
+            self._unknown.setdefault((span.file, word), []).append(d)  # grouped by name (below)
+        elif not self._floods.admit(d):
+            return  # one more of a flood alike at this place: counted, grouped when the checks end
         self.diags.append(d)
 
     def _one_per_unknown_name(self) -> None:
@@ -85,6 +88,7 @@ class Builder:
             for wmod, w in later.pop(mod.name, []):  # as if written after both modules
                 self._apply_with(wmod, w)
         checks.run(self)
+        self.diags = self._floods.group(self.diags)
         self._one_per_unknown_name()
         self.diags.extend(limits.check_rule_set(self.rs))
         return self.rs

@@ -140,3 +140,59 @@ def did_you_mean(name: str, choices) -> str:
     close = difflib.get_close_matches(name, sorted(set(choices)), n=1, cutoff=0.6)
     return f"; did you mean `{close[0]}`?" if close else ""
 
+
+
+# -- a flood of alike diagnostics is one ------------------------------------------------------------
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+SHOWN_ALIKE = 3  # this many alike diagnostics at one place are shown one by one; more are one diagnostic
+
+
+class Floods:
+    """Diagnostics alike (the same place, code and severity, and the same message but for its
+    numbers) are one mistake seen many times: a check that walks a range (cells, player counts,
+    copies) says it once per value.  More than SHOWN_ALIKE of them become one diagnostic at that
+    place that gives their number and the values that differ (issue 38: `override players
+    2..1000000` once gave 999,995 errors, 185 MB).  Beyond SHOWN_ALIKE only a count and a few
+    examples are kept, so a flood costs neither memory nor output."""
+
+    EXAMPLES = 6
+
+    def __init__(self) -> None:
+        self.count: dict[tuple, int] = {}
+        self.examples: dict[tuple, list[tuple[str, ...]]] = {}
+
+    @staticmethod
+    def key(d: Diagnostic) -> tuple:
+        return (d.span, d.code, d.severity, _NUMBER.sub("#", d.message))
+
+    def admit(self, d: Diagnostic) -> bool:
+        """Count `d`; True while it is still to be kept as it is (the first SHOWN_ALIKE alike)."""
+        k = self.key(d)
+        n = self.count[k] = self.count.get(k, 0) + 1
+        seen = self.examples.setdefault(k, [])
+        if len(seen) <= self.EXAMPLES:
+            seen.append(tuple(_NUMBER.findall(d.message)))
+        return n <= SHOWN_ALIKE
+
+    def group(self, diags: list[Diagnostic]) -> list[Diagnostic]:
+        """`diags` with each flood (more than SHOWN_ALIKE alike) made one diagnostic, where its first was."""
+        floods = {k for k, n in self.count.items() if n > SHOWN_ALIKE}
+        if not floods:
+            return diags
+        out, done = [], set()
+        for d in diags:
+            k = self.key(d)
+            if k not in floods:
+                out.append(d)
+            elif k not in done:
+                done.add(k)
+                out.append(replace(d, message=d.message + self._also(k)))
+        return out
+
+    def _also(self, k: tuple) -> str:
+        n, seen = self.count[k], self.examples[k]
+        varying = [i for i in range(min(map(len, seen))) if len({s[i] for s in seen}) > 1]
+        values = [", ".join(s[i] for i in varying) for s in seen[:self.EXAMPLES]]
+        shown = "; ".join(f"({v})" if len(varying) > 1 else v for v in values)
+        more = ", ..." if n > len(values) else ""
+        return f" ({n:,} alike here, differing only in their numbers: {shown}{more})"

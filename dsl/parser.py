@@ -15,7 +15,7 @@ from lark.exceptions import UnexpectedEOF, UnexpectedInput, VisitError
 from . import ast as A
 from .diagnostics import Diagnostic
 from .lalr import GRAMMAR, TABLES, _build, _parser, _tables, keywords, make_parser, tables_text
-from .syntax_errors import _EXAMPLES, _brace_left_open_before, _syntax_diag, _unclosed_brace, statement_line
+from .syntax_errors import _EXAMPLES, is_bundled_module, _brace_left_open_before, _syntax_diag, _unclosed_brace, statement_line
 from .transform import _Build
 
 __all__ = ["GRAMMAR", "MAX_DEPTH", "MAX_LEVELS", "ParseFailure", "TABLES", "_EXAMPLES", "_build", "_parser",
@@ -170,13 +170,6 @@ def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> tuple[list[Dia
     return diags, ("\n".join(lines) if partial else None), words
 
 
-def _is_bundled_module(word: str) -> bool:
-    from .model import BUNDLED_RULES
-
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", word) is not None and (
-        (BUNDLED_RULES / f"{word}.tess").is_file() or (BUNDLED_RULES / "variants" / f"{word}.tess").is_file())
-
-
 def parse(text: str, file: str = "<input>") -> A.Module:
     """Parse one rule file; raises ParseFailure with diagnostics on a syntax error."""
     try:
@@ -190,7 +183,7 @@ def parse(text: str, file: str = "<input>") -> A.Module:
             except ParseFailure:
                 partial = None
             if partial is not None and not any(isinstance(i, (A.Requires, A.Extends)) for i in partial.items) \
-                    and any(_is_bundled_module(w) for w in words):
+                    and any(is_bundled_module(w) for w in words):
                 partial = None  # the statement set aside named the module it builds on: without it, all is unknown
         raise ParseFailure(diags, partial, words) from None
     except RecursionError:  # not expected (the LALR parser is iterative), but never a traceback

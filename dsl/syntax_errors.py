@@ -240,11 +240,24 @@ def _special(file: str, text: str, err: UnexpectedInput) -> Diagnostic | None:
         close = swapped[:1] or difflib.get_close_matches(str(tok), words, n=1, cutoff=0.7)
         if close:
             return at(pos, f"unexpected `{tok}`; did you mean `{close[0]}`?")
-        if "EXTENDS" in expected and ((BUNDLED_RULES / f"{tok}.tess").is_file()
-                                      or (BUNDLED_RULES / "variants" / f"{tok}.tess").is_file()):
+        if "EXTENDS" in expected and is_bundled_module(str(tok)):
             return at(pos, f"`{tok}` alone is not a statement: to build on the module `{tok}`, write "
                            f"`extends {tok}` (or `requires {tok}`)")
     return None
+
+
+@lru_cache(maxsize=1)
+def _bundled_module_names() -> frozenset[str]:
+    from .model import BUNDLED_RULES
+
+    return frozenset(p.stem for p in (*BUNDLED_RULES.glob("*.tess"), *BUNDLED_RULES.glob("variants/*.tess")))
+
+
+def is_bundled_module(word: str) -> bool:
+    """Whether `word` names a bundled module (rules/ or rules/variants/).  A word of a rule file
+    is looked up in the folder's listing, never made into a path: a 300-letter word is no file
+    name the system accepts (ENAMETOOLONG was a traceback, and the editor's diagnostics never came)."""
+    return word in _bundled_module_names()
 
 
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:

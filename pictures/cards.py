@@ -18,6 +18,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import drawsvg as dw
 
@@ -49,10 +50,19 @@ class CardTimeline:
     feudal: str = "feudal"  # the rules' name of the figure that claims (`feudal NAME`)
 
 
+class CannotStart(Exception):
+    """A card record no game of its rules starts from (a player count with no deal, a deck of cards
+    the rules do not print): `error` is replay's answer, {"turn", "message", "clause"}."""
+
+    def __init__(self, error: dict):
+        super().__init__(f"{error['message']} [{error['clause']}]")
+        self.error = error
+
+
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
     None: what lies open, no hand)."""
-    from ..compiler.cardrecords import g_illegal, move_of
+    from ..compiler.cardrecords import g_illegal, move_of, start_game
     from ..compiler.records import RecordError
     from ..compiler.replay import _resolve_rules, engine_for
     from ..dsl.family import CARDS, Family
@@ -65,12 +75,9 @@ def card_timeline(record: dict, base: Path | None = None, seat: str | None = Non
     eng = engine_for(rules, search, confine)
     if Family.of_rules(eng.rules) is not CARDS:
         raise RecordError("a tessera-cards/1 record names the rules of a tile game")
-    try:
-        g = eng.runtime.Game(eng.rules, len(players), record.get("seed", 0), players, record.get("deck"))
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    except eng.IllegalAction as ill:
-        raise RecordError(f"deck: {ill.message} [{ill.clause}]") from None
+    g, problem = start_game(eng, record)
+    if g is None:  # no game starts from this record: a problem found, as replay says it
+        raise CannotStart(problem)
     first = ("set-up: the layout and the first deal" if g.phase != "layout" else
              f"set-up: the layout, drawn one card at a time, stops at the joker {g.pending[0]} (card {g.laid})")
     steps = [CardStep(first, g.view(who), dict(zip(players, g.scores)))]
@@ -109,24 +116,31 @@ def _colour_of(card: str) -> str:
     return COLOURS.get(head, JOKER)
 
 
-def _card(d: dw.Group, x: float, y: float, name: str | None, face_down: bool = False) -> None:
+def _card(x: float, y: float, name: str | None, face_down: bool = False) -> list:
+    """A card's parts: its face (or its back when `name` is None or "?")."""
     if name is None or name == "?":
-        d.append(dw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=BACK, stroke="#222", class_="card back"))
-        d.append(dw.Text("?", 20, x + CARD_W / 2, y + CARD_H / 2 + 7, text_anchor="middle", fill="#fff"))
-        return
-    d.append(dw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=_colour_of(name), stroke="#222",
-                          stroke_dasharray="4,3" if face_down else None, class_="card",
-                          data_card=name))
+        return [_Part(("back", x, y), lambda: dw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=BACK, stroke="#222",
+                                                             class_="card back")),
+                _Part(("back?", x, y), lambda: dw.Text("?", 20, x + CARD_W / 2, y + CARD_H / 2 + 7,
+                                                       text_anchor="middle", fill="#fff"))]
+    out = [_Part(("card", x, y, name, face_down), lambda: dw.Rectangle(
+        x, y, CARD_W, CARD_H, rx=5, fill=_colour_of(name), stroke="#222",
+        stroke_dasharray="4,3" if face_down else None, class_="card", data_card=name))]
     parts = name.split(".")
     kind = parts[1] if len(parts) > 1 else parts[0]
     value = parts[2] if len(parts) > 2 else ""
     if kind.endswith("_joker"):  # a joker: its kind above, J for its value
         kind, value = kind.removesuffix("_joker"), "J"
-    d.append(dw.Text(kind.replace("_", " ")[:9], 9, x + CARD_W / 2, y + 16, text_anchor="middle", fill="#111"))
+    label = kind.replace("_", " ")[:9]
+    out.append(_Part(("kind", x, y, label), lambda: dw.Text(label, 9, x + CARD_W / 2, y + 16, text_anchor="middle",
+                                                            fill="#111")))
     if value:
-        d.append(dw.Text(value, 20, x + CARD_W / 2, y + 44, text_anchor="middle", fill="#111"))
+        out.append(_Part(("value", x, y, value), lambda: dw.Text(value, 20, x + CARD_W / 2, y + 44,
+                                                                 text_anchor="middle", fill="#111")))
     if face_down:
-        d.append(dw.Text("face down", 7, x + CARD_W / 2, y + CARD_H - 6, text_anchor="middle", fill="#111"))
+        out.append(_Part(("down", x, y), lambda: dw.Text("face down", 7, x + CARD_W / 2, y + CARD_H - 6,
+                                                        text_anchor="middle", fill="#111")))
+    return out
 
 
 def heading(v: dict) -> str:
@@ -152,8 +166,17 @@ def _hands_shown(tl: CardTimeline) -> list:
     return [tl.players[tl.seat]] if isinstance(tl.seat, int) else []
 
 
-def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
-    """One step of the game as SVG (see the module's docstring)."""
+@dataclass(frozen=True)
+class _Part:
+    """One element of a table's picture: `key` is everything it shows (so its SVG text can be kept
+    and used again), `make` builds it, and a group's `children` are parts too."""
+    key: tuple
+    make: Callable[[], dw.DrawingElement]
+    children: tuple = ()
+
+
+def _parts(tl: CardTimeline, step: int) -> tuple[tuple[int, int], list[_Part]]:
+    """One step of the game as its size and its parts (see the module's docstring)."""
     v = tl.steps[step].view
     rows = v["rows"]
     widest = max([len(r) for r in rows.values()] + [6])
@@ -163,71 +186,135 @@ def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
     top = 18 * len(lines)
     height = (top + 22 + len(rows) * (CARD_H + 14) + 34 + 60 + len(tl.players) * 22
               + sum(CARD_H + 30 if v["hands"][p] else 24 for p in hands))
-    d = dw.Drawing(max(width, 760), height)
-    d.append(dw.Rectangle(0, 0, max(width, 760), height, fill="#f3efe6"))
-    d.append(dw.Text(lines, 14, 10, 22, fill="#222", class_="heading", line_height=1.3))
+    W = max(width, 760)
+    out = [_Part(("background", W, height), lambda: dw.Rectangle(0, 0, W, height, fill="#f3efe6")),
+           _Part(("heading", *lines), lambda: dw.Text(lines, 14, 10, 22, fill="#222", class_="heading",
+                                                      line_height=1.3))]
     y = top + 18
     for row, cards in rows.items():
-        g = dw.Group(class_="row", data_row=row)
-        g.append(dw.Rectangle(10, y, 100, CARD_H, rx=6, fill=COLOURS.get(row, "#999"), stroke="#222"))
-        g.append(dw.Text(row, 14, 60, y + CARD_H / 2 + 5, text_anchor="middle", fill="#111"))
+        kids = [_Part(("row-label", row, y), lambda row=row, y=y: dw.Rectangle(
+                    10, y, 100, CARD_H, rx=6, fill=COLOURS.get(row, "#999"), stroke="#222")),
+                _Part(("row-name", row, y), lambda row=row, y=y: dw.Text(
+                    row, 14, 60, y + CARD_H / 2 + 5, text_anchor="middle", fill="#111"))]
         x = 120
         for c in cards:
             if c.startswith("feudal:"):
                 who = c.split(":", 1)[1]
-                disc = dw.Circle(x + 12, y + CARD_H / 2, 11, fill=_player_colour(tl, who), stroke="#111",
-                                 class_="feudal", data_player=who)
-                disc.append_title(f"{who}'s {tl.feudal}")
-                g.append(disc)
+                colour = _player_colour(tl, who)
+
+                def disc(x=x, y=y, who=who, colour=colour):
+                    el = dw.Circle(x + 12, y + CARD_H / 2, 11, fill=colour, stroke="#111", class_="feudal",
+                                   data_player=who)
+                    el.append_title(f"{who}'s {tl.feudal}")
+                    return el
+                kids.append(_Part(("feudal", x, y, who, colour, tl.feudal), disc))
                 x += 30
                 continue
             face_down = c.endswith(" (face down)")
-            _card(g, x, y, c.removesuffix(" (face down)"), face_down)
+            kids.extend(_card(x, y, c.removesuffix(" (face down)"), face_down))
             x += CARD_W + GAP
-        d.append(g)
+        out.append(_Part(("row", row), lambda row=row: dw.Group(class_="row", data_row=row), tuple(kids)))
         y += CARD_H + 14
-    y = _legend(d, tl, y + 4) + 14
+    out.append(_legend(tl, y + 4))
+    y = y + 4 + 20 + 14
     for p in tl.players:
         pile = v["piles"][p]
         hand = v["hands"][p]
         line = (f"{p}: {v['scores'][p]} points; pile {len(pile)}; chest {v['chests'][p]}; hand "
                 f"{len(hand) if isinstance(hand, list) else hand}")
-        d.append(dw.Rectangle(10, y - 11, 12, 12, fill=_player_colour(tl, p), stroke="#111"))
-        d.append(dw.Text(line, 13, 28, y, fill="#222", class_="player", data_player=p))
+        colour = _player_colour(tl, p)
+        out.append(_Part(("swatch", y, colour), lambda y=y, colour=colour: dw.Rectangle(
+            10, y - 11, 12, 12, fill=colour, stroke="#111")))
+        out.append(_Part(("player", y, p, line), lambda y=y, p=p, line=line: dw.Text(
+            line, 13, 28, y, fill="#222", class_="player", data_player=p)))
         y += 22
     for me in hands:
         cards = v["hands"][me]
-        d.append(dw.Text(f"{me}'s hand" + ("" if cards else ": empty"), 13, 10, y + 8, fill="#222"))
-        hand = dw.Group(class_="hand", data_player=me)
-        for k, c in enumerate(cards):
-            _card(hand, 10 + k * (CARD_W + GAP), y + 16, c)
-        d.append(hand)
+        label = f"{me}'s hand" + ("" if cards else ": empty")
+        out.append(_Part(("hand-label", y, label), lambda y=y, label=label: dw.Text(label, 13, 10, y + 8, fill="#222")))
+        kids = [part for k, c in enumerate(cards) for part in _card(10 + k * (CARD_W + GAP), y + 16, c)]
+        out.append(_Part(("hand", me), lambda me=me: dw.Group(class_="hand", data_player=me), tuple(kids)))
         y += CARD_H + 30 if cards else 24
+    return (W, height), out
+
+
+def table_drawing(tl: CardTimeline, step: int) -> dw.Drawing:
+    """One step of the game as SVG (see the module's docstring)."""
+    (w, h), parts = _parts(tl, step)
+    d = dw.Drawing(w, h)
+
+    def build(part: _Part):
+        el = part.make()
+        for child in part.children:
+            el.append(build(child))
+        return el
+    for part in parts:
+        d.append(build(part))
     return d
 
 
-def _legend(d: dw.Drawing, tl: CardTimeline, y: float) -> float:
+class TableSvg:
+    """`table_drawing(tl, step).as_svg()`, the same text, drawn from the parts' texts kept from
+    the steps before: a step draws only what changed (a card played, a score, the heading), so
+    drawing a whole game costs what its moves change, not moves x table (issue 38: 13 s of CPU for
+    a 2,792-step game of 2,000 cards).  At most `keep` texts are kept (then all are dropped)."""
+
+    def __init__(self, keep: int = 20_000):
+        self.keep = keep
+        self.texts: dict = {}
+
+    def _text(self, key: tuple, make) -> str:
+        got = self.texts.get(key)
+        if got is None:
+            if len(self.texts) >= self.keep:
+                self.texts.clear()
+            got = self.texts[key] = make()
+        return got
+
+    def _el(self, part: _Part) -> str:
+        """drawsvg's text of one element as a drawing writes it (a group's: its opening tag, each
+        child's text and a newline, `</g>`)."""
+        if not part.children:
+            return self._text(part.key, lambda: _alone(part.make()))
+        head = self._text(("open",) + part.key, lambda: _alone(part.make()).removesuffix("</g>"))
+        return head + "\n" + "".join(self._el(c) + "\n" for c in part.children) + "</g>"
+
+    def __call__(self, tl: CardTimeline, step: int) -> str:
+        (w, h), parts = _parts(tl, step)
+        head = self._text(("svg", w, h), lambda: dw.Drawing(w, h).as_svg().removesuffix("</svg>"))
+        return head + "".join(self._el(p) + "\n" for p in parts) + "</svg>"
+
+
+def _alone(el) -> str:
+    d = dw.Drawing(1, 1)
+    d.append(el)
+    text = d.as_svg()
+    return text[text.index("</defs>\n") + len("</defs>\n"):-len("\n</svg>")]
+
+
+def _legend(tl: CardTimeline, y: float) -> _Part:
     """The key to the discs and marks: each player's feudal, a face-down card (dashed: shown to
     whoever may see it; a card back: hidden)."""
-    g = dw.Group(class_="legend")
-    x = 10
-    g.append(dw.Text("feudals:", 12, x, y + 14, fill="#222"))
-    x += 58
-    for p in tl.players:
-        g.append(dw.Circle(x + 8, y + 10, 8, fill=_player_colour(tl, p), stroke="#111", class_="legend-feudal",
-                           data_player=p))
-        label = f"{p}'s {tl.feudal}"
-        g.append(dw.Text(label, 12, x + 20, y + 14, fill="#222"))
-        x += 30 + 7 * len(label)
-    g.append(dw.Text("cards:", 12, x, y + 14, fill="#222"))
-    x += 44
-    g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill="#fff", stroke="#222", stroke_dasharray="3,2"))
-    g.append(dw.Text("face down", 12, x + 17, y + 14, fill="#222"))
-    x += 86
-    g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill=BACK, stroke="#222"))
-    g.append(dw.Text("face down, hidden", 12, x + 17, y + 14, fill="#222"))
-    d.append(g)
-    return y + 20
+    def make():
+        g = dw.Group(class_="legend")
+        x = 10
+        g.append(dw.Text("feudals:", 12, x, y + 14, fill="#222"))
+        x += 58
+        for p in tl.players:
+            g.append(dw.Circle(x + 8, y + 10, 8, fill=_player_colour(tl, p), stroke="#111", class_="legend-feudal",
+                               data_player=p))
+            label = f"{p}'s {tl.feudal}"
+            g.append(dw.Text(label, 12, x + 20, y + 14, fill="#222"))
+            x += 30 + 7 * len(label)
+        g.append(dw.Text("cards:", 12, x, y + 14, fill="#222"))
+        x += 44
+        g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill="#fff", stroke="#222", stroke_dasharray="3,2"))
+        g.append(dw.Text("face down", 12, x + 17, y + 14, fill="#222"))
+        x += 86
+        g.append(dw.Rectangle(x, y + 2, 12, 16, rx=2, fill=BACK, stroke="#222"))
+        g.append(dw.Text("face down, hidden", 12, x + 17, y + 14, fill="#222"))
+        return g
+    return _Part(("legend", y, tuple(tl.players), tl.feudal), make)
 
 
 _PLAYER_COLOURS = ["#e53935", "#1e88e5", "#43a047", "#fdd835", "#212121", "#8e24aa"]
@@ -290,7 +377,8 @@ JS = """
 def card_viewer_html(tl: CardTimeline) -> str:
     from .stepdiff import step_pictures  # one table, then each step's changes: the page grows with the moves
 
-    pics = step_pictures(table_drawing(tl, i).as_svg() for i in range(len(tl.steps)))
+    svg = TableSvg()  # each step drawn from the one before's parts: the CPU grows with the moves
+    pics = step_pictures(svg(tl, i) for i in range(len(tl.steps)))
     data = {"players": tl.players,
             "steps": [{"label": s.label, "scores": s.scores, "events": s.events} for s in tl.steps]}
     payload = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -25,7 +25,15 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
             if seat is not None:
                 raise RecordError(f"--seat is for a card game's record ({CARDS.record_format})")
             return None
-        ctl = family.timeline(record, record_path.parent, seat)
+        from .pictures.cards import CannotStart
+
+        try:
+            ctl = family.timeline(record, record_path.parent, seat)
+        except CannotStart as exc:  # a problem found, as `tessera replay` says it (exit 1): nothing to draw
+            out.print(printable(f"{exc}"), markup=False)
+            err.print(printable(f"tessera {command}: {record_path}: no game starts from this record, "
+                                f"so nothing was written"), markup=False)
+            raise typer.Exit(1)
         ctl.family = family
         return ctl
     except RecordError as exc:

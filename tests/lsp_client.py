@@ -55,7 +55,7 @@ class Session:
         return T.TextDocumentIdentifier(uri(path))
 
 
-async def session(script, command: list[str] | None = None):
+async def session(script, command: list[str] | None = None, capabilities: T.ClientCapabilities | None = None):
     """Start the server (`tessera lsp`, or `command`), initialize, run `script(session)`, shut down."""
     client = LanguageClient("tessera-test", "1")
     s = Session(client)
@@ -68,7 +68,7 @@ async def session(script, command: list[str] | None = None):
     cmd = command or [str(TESSERA), "lsp"]
     await client.start_io(cmd[0], *cmd[1:], cwd="/")
     try:
-        caps = T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
+        caps = capabilities or T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
             rename=T.RenameClientCapabilities(prepare_support=True)))
         init = await client.initialize_async(T.InitializeParams(capabilities=caps, process_id=os.getpid()))
         s.server_capabilities = init.capabilities

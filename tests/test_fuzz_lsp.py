@@ -80,9 +80,18 @@ def _snapshot(folder: Path) -> dict:
     return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.xfail(
-    strict=False, reason="issue 38, open: since this session's merge one of seed 2's requests gets no answer "
-                         "within 60 s even on an idle machine (seeds 1 and 3: 2.5 s); slow or stuck is not yet known")), 3])
+async def _diagnostics(seed: int, i: int, what: str, waiting) -> None:
+    """The document's diagnostics, which must come (an editor waits for them), none of them
+    tessera's own failure.  Seed 2 once opened with a 300-letter word that the parser made a file
+    name of: ENAMETOOLONG, and no diagnostics ever came."""
+    try:
+        diags = await asyncio.wait_for(waiting, 60)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"seed {seed}, {what} {i}: no diagnostics within 60 s") from None
+    assert not [d.message for d in diags if d.code == "internal"], (seed, i, what)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_seeded_random_editor_never_breaks_the_server(tmp_path, seed):
     rng = random.Random(seed)
     before = _snapshot(RULES)
@@ -92,12 +101,12 @@ def test_a_seeded_random_editor_never_breaks_the_server(tmp_path, seed):
     async def script(s):
         text = _document(rng)
         house.write_text(text, encoding="utf-8")
-        await s.open(house, text)
+        await _diagnostics(seed, 0, "open", s.open(house, text))
         doc = s.doc(house)
         for i in range(40):
             if rng.random() < 0.15:  # the editor changes the whole document
                 text = _document(rng)
-                await s.change(house, text, i + 2)
+                await _diagnostics(seed, i, "change before request", s.change(house, text, i + 2))
             kind, fut = _requests(s, doc, rng, text)
             try:
                 reply = await asyncio.wait_for(fut, 60)

@@ -2,7 +2,8 @@
 a name the bundled base game declares, renamed from a house rule, is refused with the reason (the
 installed rules/base.tess is never edited); in the user's own copy of the rule set every file is
 edited and the rule set stays clean; references include the declaration; a new name is held to
-`tessera check`'s limits, and a bad one is an error message, not a traceback."""
+`tessera check`'s limits, and a bad one is an error message, not a traceback.  Code actions and
+formatting never edit an installed rule file either (issue 38, round 5)."""
 from __future__ import annotations
 
 import subprocess
@@ -82,3 +83,55 @@ def test_a_bad_new_name_is_a_clear_error_not_a_traceback(tmp_path, new, message)
     _, edit = _rename_and_refs(house, text, new)
     assert not isinstance(edit, T.WorkspaceEdit)
     assert message in str(edit) and "Traceback" not in str(edit) and len(str(edit)) < 1000
+
+
+def _actions_and_format(path: Path, text: str, disabled_support: bool, unformatted: str | None = None):
+    """The quick fixes an editor gets for the server's own diagnostics of `path` (opened with `text`),
+    and the formatting edits of `unformatted` (the document changed to it)."""
+    async def script(s):
+        s.client.text_document_did_open(T.DidOpenTextDocumentParams(
+            T.TextDocumentItem(uri=s.doc(path).uri, language_id="tessera", version=1, text=text)))
+        diags = await s.diagnostics(s.doc(path).uri, 1)
+        acts = await s.client.text_document_code_action_async(T.CodeActionParams(
+            s.doc(path), diags[0].range, T.CodeActionContext(diagnostics=diags)))
+        if unformatted is not None:
+            await s.change(path, unformatted, 2)
+        fmt = await s.client.text_document_formatting_async(T.DocumentFormattingParams(
+            s.doc(path), T.FormattingOptions(2, True)))
+        return diags, acts, fmt
+
+    caps = T.ClientCapabilities(text_document=T.TextDocumentClientCapabilities(
+        code_action=T.CodeActionClientCapabilities(disabled_support=disabled_support)))
+    return run(session(script, capabilities=caps))
+
+
+@pytest.mark.parametrize("disabled_support", [True, False], ids=["client-shows-why", "client-without-disabled"])
+def test_code_actions_never_edit_an_installed_rule_file(disabled_support):
+    """An editor that went to a definition in the installed rules/base.tess, where a slip made a typo,
+    is offered no edit of it (issue 38, item 6: as rename refuses): the fix is shown disabled with the
+    reason to a client that can show it, left out otherwise.  Formatting it gives no edit either."""
+    path = ROOT / "rules" / "base.tess"
+    before = path.read_bytes()
+    typo = BASE.replace("\nfeature road ", "\nfeautre road ", 1)
+    unformatted = BASE.replace("\n  city N\n", "\n      city N\n", 1)  # `tessera fmt` would indent it by 2
+    assert unformatted != BASE
+    diags, acts, fmt = _actions_and_format(path, typo, disabled_support, unformatted)
+    assert "did you mean `feature`?" in diags[0].message  # the fix a user's own file would get
+    if disabled_support:
+        assert acts and all(a.edit is None and a.disabled is not None for a in acts), acts
+        assert "base.tess is one of tessera's own rule files" in acts[0].disabled.reason
+    else:
+        assert acts is None
+    assert fmt is None
+    assert path.read_bytes() == before
+
+
+def test_the_same_typo_in_the_users_own_copy_gets_its_quick_fix(tmp_path):
+    path = tmp_path / "mybase.tess"
+    typo = BASE.replace("module base ", "module mybase ", 1).replace("\nfeature road ", "\nfeautre road ", 1)
+    path.write_text(typo, encoding="utf-8")
+    unformatted = typo.replace("feautre road ", "feature road ").replace("\n  city N\n", "\n      city N\n", 1)
+    diags, acts, fmt = _actions_and_format(path, typo, True, unformatted)
+    [edits] = [a.edit.changes for a in acts if a.title == "Change `feautre` to `feature`"]
+    assert list(edits) == [path.as_uri()] and edits[path.as_uri()][0].new_text == "feature"
+    assert fmt and "\n  city N\n" in fmt[0].new_text  # formatting the user's own file is offered

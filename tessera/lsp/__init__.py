@@ -8,6 +8,9 @@
 - the outline (document symbols), semantic tokens, formatting (`tessera fmt`);
 - code actions: the diagnostics' "did you mean" as quick fixes, "declare this clause".
 
+No answer ever edits tessera's installed rule files (rules/): a rename that would is refused with
+the reason, a quick fix there is shown disabled with the reason (or left out), formatting is none.
+
 Only documents the editor opened, and the rule files their rule sets read, are answered,
 each of at most 1 MiB (the size limit of a rule file): a request about anything else, or
 at a position outside the text, gets an empty answer; one whose parameters do not fit the
@@ -108,7 +111,21 @@ class TesseraServer(LanguageServer):
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is None:
             return
-        a = self.analysis(uri)
+        try:
+            a = self.analysis(uri)
+        except Exception as exc:  # noqa: BLE001 - a check that fails must still answer the editor
+            # a defect of tessera, not of the document: said so, where the editor shows it, instead of
+            # silence (the editor would wait for diagnostics that never come)
+            self.analyses.pop(uri, None)
+            self.window_log_message(T.LogMessageParams(
+                T.MessageType.Error, f"tessera lsp: checking {uri} failed: {type(exc).__name__}"))
+            diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
+                                  f"tessera could not check this document (internal error {type(exc).__name__}); "
+                                  "please report it with the document", severity=T.DiagnosticSeverity.Error,
+                                  code="internal", source="tessera")]
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
+                                                                              version=doc.version))
+            return
         if a is None:
             diags = [T.Diagnostic(T.Range(T.Position(0, 0), T.Position(0, 1)),
                                   f"this document is larger than {MAX_RULE_FILE // (1 << 20)} MiB, the limit of a "
@@ -260,14 +277,18 @@ def _rename(ls: TesseraServer, params: T.RenameParams) -> T.WorkspaceEdit | None
     pos = params.position
     if pos.line < 0 or pos.character < 0:
         return None
-    a = ls.analysis(params.text_document.uri)
-    if a is None:
-        return None
-    c = ls.codec(a)
     try:  # a bad new name, or a file a rename must not edit: an error the editor shows, no traceback
+        a = ls.analysis(params.text_document.uri)
+        if a is None:
+            return None
+        c = ls.codec(a)
         edit = navigate.rename(a, c.pos_in(a.path, pos), params.new_name, c.texts)
     except navigate.RenameRefused as exc:
         raise JsonRpcException(message=str(exc), code=_REQUEST_FAILED) from None
+    except Exception as exc:  # noqa: BLE001 - tessera's own defect: a plain error, never a traceback
+        ls.window_log_message(T.LogMessageParams(T.MessageType.Error, f"tessera lsp: rename failed: {type(exc).__name__}"))
+        raise JsonRpcException(message=f"rename failed (internal error {type(exc).__name__}); please report it",
+                               code=_REQUEST_FAILED) from None
     if edit is None:
         return None
     return T.WorkspaceEdit(changes={u: [T.TextEdit(c.range_out(to_fs_path(u) or u, e.range), e.new_text) for e in es]
@@ -318,6 +339,13 @@ def _code_actions(ls: TesseraServer, params: T.CodeActionParams) -> list[T.CodeA
         act.diagnostics = [back.get(id(x), x) for x in act.diagnostics or ()]
         for u, edits in (act.edit.changes or {}).items():
             act.edit.changes[u] = [T.TextEdit(c.range_out(a.path, e.range), e.new_text) for e in edits]
+    why = navigate.installed_reason(a.path) if acts else None
+    if why is not None:  # as rename refuses: never an edit of tessera's installed rules
+        cap = ls.client_capabilities.text_document
+        if not (cap and cap.code_action and cap.code_action.disabled_support):
+            return None
+        return [T.CodeAction(act.title, kind=act.kind, diagnostics=act.diagnostics,
+                             disabled=T.CodeActionDisabled(f"not offered: {why}")) for act in acts]
     return acts or None
 
 
@@ -328,8 +356,8 @@ def _formatting(ls: TesseraServer, params: T.DocumentFormattingParams) -> list[T
     from ..dsl.parser import ParseFailure, parse
 
     old = ls.text(params.text_document.uri)
-    if old is None:
-        return None
+    if old is None or navigate.installed_reason(to_fs_path(params.text_document.uri) or "") is not None:
+        return None  # nor does formatting edit tessera's installed rules
     try:
         mod = parse(old)
         new = format_module(mod, old)

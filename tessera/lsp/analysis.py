@@ -109,9 +109,20 @@ def _starts_statement(line: str) -> bool:
 
 
 def _first_error_line(text: str) -> int | None:
+    """The line of the text's first syntax error (None: it parses).  Only the first error is read:
+    `parse` reports every error (up to 50, each worked out against the grammar's examples), and
+    `_parsable` asks up to 12 times per keystroke, which was seconds on a hostile document."""
+    from lark.exceptions import UnexpectedInput
+
+    from ..dsl.lalr import _parser
     from ..dsl.parser import ParseFailure, parse
+    from ..dsl.syntax_errors import _syntax_diag
 
     try:
+        _parser().parse(text)
+    except UnexpectedInput as err:
+        return _syntax_diag("<input>", text, err).span.line or 1
+    try:  # no syntax error; a literal out of range or nesting too deep still gives no module
         parse(text)
     except ParseFailure as fail:
         return min((d.span.line for d in fail.diagnostics), default=1) or 1

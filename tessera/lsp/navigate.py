@@ -105,9 +105,9 @@ class RenameRefused(ValueError):
     """A rename the server will not offer: an invalid new name, or files it must not edit."""
 
 
-def read_only_reason(path: str) -> str | None:
-    """Why a rename must not edit the file at `path`, or None: tessera's own installed rule files are
-    never edited (every rule set that reads them would change), nor a file the user cannot write."""
+def installed_reason(path: str) -> str | None:
+    """Why no edit of the file at `path` is ever offered (rename, code actions, formatting), or None:
+    tessera's own installed rule files are never edited (every rule set that reads them would change)."""
     p = Path(path)
     try:
         resolved = p.resolve()
@@ -115,6 +115,16 @@ def read_only_reason(path: str) -> str | None:
             return f"{p.name} is one of tessera's own rule files (installed with tessera, read by every rule set)"
     except (OSError, RuntimeError):
         return f"{p.name} cannot be read"
+    return None
+
+
+def read_only_reason(path: str) -> str | None:
+    """Why a rename must not edit the file at `path`, or None: tessera's own installed rule files are
+    never edited, nor a file the user cannot write (a rename edits files the editor may not have open)."""
+    p = Path(path)
+    why = installed_reason(path)
+    if why is not None:
+        return why
     if not os.access(p, os.W_OK):
         return f"{p} is not a file you can write"
     return None
