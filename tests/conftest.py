@@ -210,3 +210,27 @@ def pytest_sessionfinish(session):
     rows = sorted((r for r in _CPU_ROWS if r[0] > SLOW_CPU), reverse=True)
     Path(out).write_text(f"# CPU seconds and test, over {SLOW_CPU} s each: tests/conftest.py marks them slow\n"
                          + "".join(f"{c:.2f} {n}\n" for c, n in rows), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ settings a command leaves behind
+# `tessera verify` run in-process (CliRunner) sets module-level settings (the engine check's games, the
+# witness folder, z3's limits): restored after every test, so a later test's cost and outcome do not
+# depend on which test ran before it in the same process (or xdist worker).
+_SETTINGS = {
+    "tessera.verifier.engine_check": ("ENGINE_GAMES", "ENGINE_PLAYERS"),
+    "tessera.verifier.cards": ("ENGINE_GAMES",),
+    "tessera.verifier.witness": ("RECORD_DIR", "WITNESS_GAMES"),
+    "tessera.verifier.solver": ("RLIMIT", "TIMEOUT"),
+    "tessera.verifier.budget": ("_TOTAL",),
+}
+
+
+@_pytest.fixture(autouse=True)
+def _restore_command_settings():
+    import importlib
+
+    mods = {m: importlib.import_module(m) for m in _SETTINGS}  # imported once per process, then cached
+    saved = {(m, a): getattr(mods[m], a) for m, names in _SETTINGS.items() for a in names}
+    yield
+    for (m, a), v in saved.items():
+        setattr(mods[m], a, v)
