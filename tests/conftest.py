@@ -159,7 +159,7 @@ def engine(*modules: str):
 # The whole suite (CI, the README's test command) runs every test either way.
 import pytest as _pytest
 
-SLOW_CPU = 0.4
+SLOW_CPU = 0.25
 MEASURED = Path(__file__).parent / "measured_slow.txt"
 
 
