@@ -366,6 +366,7 @@ def card_engine(rs: RuleSet):
     from ..compiler.build import load_engine
 
     from .budget import current
+    from .witness import card_recount
 
     eng = load_engine(rs)
     R = eng.rules
@@ -396,14 +397,9 @@ def card_engine(rs: RuleSet):
             g.apply_action(a)
             moves += 1
             here = f"game {i} (seed {i}, {players} players), move {moves} {a!r}"
-            cards = g.all_cards()
-            if sorted(c for cs in cards.values() for c in cs) != printed:
+            found, mine = card_recount(g)
+            if found != printed:
                 out.append(f"  {here}: the cards found are not the {len(printed)} printed ones, each once [CARD-COMP-1]")
-            mine = {"deck": len(cards["deck"]), "rows": {r: len(cards[f"row:{r}"]) for r in g.rows},
-                    "hands": {g.names[p]: len(cards[f"hand:{p}"]) for p in range(players)},
-                    "piles": {g.names[p]: len(cards[f"pile:{p}"]) for p in range(players)},
-                    "chests": {g.names[p]: len(cards[f"chest:{p}"]) for p in range(players)},
-                    "removed": len(cards["removed"])}
             if g.locations() != mine:
                 out.append(f"  {here}: the engine counts {g.locations()}, the recount {mine} [CARD-COMP-1]")
             if a[0] in ("play", "claim") and (g.round != rnd or g.ended or g.phase == "keep"):

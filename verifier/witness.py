@@ -911,25 +911,53 @@ def _card_choose(g, acts, rng: random.Random, policy: str):
     return acts[rng.randrange(len(acts))]
 
 
+def _card_engine(rs: RuleSet):
+    from ..compiler.build import load_engine
+
+    return load_engine(rs)
+
+
+def _card_seats(rs: RuleSet, players: int | None, games: int, k: int) -> tuple[int, int]:
+    """The player count asked for (or the rule set's fewest), and the count of search game k: the
+    first half of the games at the asked count, the rest at each other count in turn."""
+    lo, hi = rs.player_range()
+    first = players if isinstance(players, int) and lo <= players <= hi else lo
+    others = [n for n in range(lo, hi + 1) if n != first]
+    return first, (first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)])
+
+
+CARD_POLICIES = ("random", "claiming", "hoarding")
+
+
+def _card_games(rs: RuleSet, eng, players: int | None, games: int, salt: int):
+    """The witness search's card games, each new: (k, players, seed, policy, game, its random stream)."""
+    for k in range(games):
+        seed, pname = k // len(CARD_POLICIES), CARD_POLICIES[k % len(CARD_POLICIES)]
+        _, n = _card_seats(rs, players, games, k)
+        yield k, n, seed, pname, eng.new_game(n, seed), random.Random(seed * 7919 + salt + 1000 * (k % len(CARD_POLICIES)))
+
+
+def _write_card(rs: RuleSet, record_dir: Path | None, what: str, g, turns: list) -> Path:
+    """A card witness as a tessera-cards/1 record, named by the rule set and what it breaks."""
+    from ..compiler.cardrecords import card_record
+    from ..compiler.records import write_record
+
+    d = _record_folder(record_dir)
+    path = d / f"{_slug('+'.join(rs.names))}--{what}.json"
+    write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
+    return path
+
+
 def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label: str,
                 games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
     """A card game of the compiled engine in which the scoring `feature` (`when`: take or end; the
     misplaced card's 10 is feature "misplaced") gives a player fewer than 0 points, so that player's
     score goes down (CARD-SCORE-1): written as a tessera-cards/1 record (the deck as dealt and every
     move) and replayed at once to the same scores."""
-    from ..compiler.build import load_engine
-
     games = WITNESS_GAMES if games is None else games
-    lo, hi = rs.player_range()
-    first = players if isinstance(players, int) and lo <= players <= hi else lo
-    others = [n for n in range(lo, hi + 1) if n != first]
-    eng = eng or load_engine(rs)
-    policies = ["random", "claiming", "hoarding"]
-    for k in range(games):
-        seed, pname = k // len(policies), policies[k % len(policies)]
-        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
-        g = eng.new_game(n, seed)
-        rng = random.Random(seed * 7919 + 29 + 1000 * (k % len(policies)))
+    first, _ = _card_seats(rs, players, games, 0)
+    eng = eng or _card_engine(rs)
+    for k, n, seed, pname, g, rng in _card_games(rs, eng, players, games, 29):
         turns: list = []
         found = None
         seen = 0
@@ -949,12 +977,7 @@ def card_search(rs: RuleSet, feature: str, when: str, players: int | None, label
             return Search(None, k + 1, first, note=_budget_note())
         if found is None:
             continue
-        d = _record_folder(record_dir)
-        path = d / f"{_slug('+'.join(rs.names))}--card-scores--{_slug(label)}.json"
-        from ..compiler.cardrecords import card_record
-        from ..compiler.records import write_record
-
-        write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
+        path = _write_card(rs, record_dir, f"card-scores--{_slug(label)}", g, turns)
         if not _card_replays(path, g):
             path.unlink(missing_ok=True)
             continue
@@ -966,19 +989,25 @@ def card_lost(g, printed: list) -> str | None:
     """Whether a card game of the compiled engine, as it stands, has lost or made a card (CARD-COMP-1):
     the cards found in its containers are not the printed ones each once, or its own count of each
     location differs from a recount of those containers."""
-    cards = g.all_cards()
-    found = sorted(c for cs in cards.values() for c in cs)
+    found, mine = card_recount(g)
     if found != printed:
         return f"{len(found)} cards are found in the deck, rows, hands, piles, chests and box, not the {len(printed)} printed ones each once"
+    if g.locations() != mine:
+        return f"the engine counts {g.locations()}, a recount of its containers {mine}"
+    return None
+
+
+def card_recount(g) -> tuple[list, dict]:
+    """A card game's cards as its containers hold them: every card found (sorted), and how many each
+    location holds, in the shape of the engine's own count (`g.locations()`), so the two compare."""
+    cards = g.all_cards()
     players = g.nplayers if hasattr(g, "nplayers") else len(g.names)
     mine = {"deck": len(cards["deck"]), "rows": {r: len(cards[f"row:{r}"]) for r in g.rows},
             "hands": {g.names[p]: len(cards[f"hand:{p}"]) for p in range(players)},
             "piles": {g.names[p]: len(cards[f"pile:{p}"]) for p in range(players)},
             "chests": {g.names[p]: len(cards[f"chest:{p}"]) for p in range(players)},
             "removed": len(cards["removed"])}
-    if g.locations() != mine:
-        return f"the engine counts {g.locations()}, a recount of its containers {mine}"
-    return None
+    return sorted(c for cs in cards.values() for c in cs), mine
 
 
 def card_conservation_search(rs: RuleSet, move: str, players: int | None, games: int | None = None,
@@ -986,20 +1015,11 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
     """A card game of the compiled engine that loses or makes a card (`card_lost`), for a z3 refutation
     of card-conservation at `move`: written as a tessera-cards/1 record and replayed at once to the same
     cards.  None found: the refutation is *not proved* (z3's state of the move is reached by no game)."""
-    from ..compiler.build import load_engine
-
     games = WITNESS_GAMES if games is None else games
-    lo, hi = rs.player_range()
-    first = players if isinstance(players, int) and lo <= players <= hi else lo
-    others = [n for n in range(lo, hi + 1) if n != first]
-    eng = eng or load_engine(rs)
+    first, _ = _card_seats(rs, players, games, 0)
+    eng = eng or _card_engine(rs)
     printed = sorted(n for n, spec in eng.rules.CARDS for _ in range(spec[3]))
-    policies = ["random", "claiming", "hoarding"]
-    for k in range(games):
-        seed, pname = k // len(policies), policies[k % len(policies)]
-        n = first if k < (games + 1) // 2 or not others else others[(k - (games + 1) // 2) % len(others)]
-        g = eng.new_game(n, seed)
-        rng = random.Random(seed * 7919 + 31 + 1000 * (k % len(policies)))
+    for k, n, seed, pname, g, rng in _card_games(rs, eng, players, games, 31):
         turns: list = []
         found = card_lost(g, printed)
         while not g.ended and found is None:
@@ -1014,12 +1034,7 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
             return Search(None, k + 1, first, note=_budget_note())
         if found is None:
             continue
-        d = _record_folder(record_dir)
-        path = d / f"{_slug('+'.join(rs.names))}--card-conservation--{_slug(move)}.json"
-        from ..compiler.cardrecords import card_record
-        from ..compiler.records import write_record
-
-        write_record(path, card_record(record_rules(rs, d), g, turns, "final" if g.ended else "none"))
+        path = _write_card(rs, record_dir, f"card-conservation--{_slug(move)}", g, turns)
         try:
             shown = _card_replays(path, g) and card_lost(_card_replayed(path), printed) is not None
         except Exception:  # a record the replay refuses: no witness
