@@ -44,11 +44,6 @@ def symbols(ranges: dict[str, tuple[int, int]]) -> Iterator[None]:
         _SYMBOLS.reset(tok)
 
 
-def symbolic_now() -> bool:
-    """Whether some parameter is kept a z3 name now (inside `symbols`): its rule set has no engine."""
-    return bool(_SYMBOLS.get())
-
-
 def param_symbol(name: str, env):
     """The z3 integer of a parameter kept as a name (None when `name` is none), with its range as a fact.
     No tag: one value for the whole game, the same before and after every step."""
@@ -207,16 +202,11 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
         return model_is_engine(a) and (a == b or model_is_engine(b))
 
     def model_is_engine(v: int) -> bool:
-        """The model held against the engine of value v (a few games, as under --no-engine): a proof
-        with the parameter kept a name counts only where its model is the engine at the range's ends;
-        otherwise the range is split down to values, each with its own verdict."""
-        from .engine_check import ENGINE_GAMES
-        from .invariants import _house, sample_model_errors
-
+        """A proof with the parameter kept a name has no engine to hold its model to: it counts only
+        where the rules at the range's two ends pass their own check (a house rule's holds the model
+        to a few games of that value's engine); otherwise the range is split down to values."""
         rs_v, _ = _load(specs, {**sets, name: v})
-        if rs_v is None or ENGINE_GAMES > 0 or not _house(rs_v):
-            return rs_v is not None
-        return not sample_model_errors(rs_v)
+        return rs_v is not None and _check(rs_v).passed
 
     def walk(a: int, b: int) -> None:
         if a == b:
