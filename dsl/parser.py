@@ -7,6 +7,7 @@ here, `parse` runs them and bounds how deep an expression may nest.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import fields, is_dataclass
 
 from lark import Token, Tree
@@ -171,7 +172,16 @@ def _syntax_errors(file: str, text: str, err: UnexpectedInput) -> tuple[list[Dia
 
 
 def parse(text: str, file: str = "<input>") -> A.Module:
-    """Parse one rule file; raises ParseFailure with diagnostics on a syntax error."""
+    """Parse one rule file; raises ParseFailure with diagnostics on a syntax error.
+
+    A file parsed before with the same text and name is not parsed again: the AST is immutable
+    (frozen dataclasses over tuples), and `tessera verify` loads base, the river and the rest
+    once for every rule set that builds on them (61 parses of 10 files in the bundled run)."""
+    return _parse_cached(text, file)
+
+
+@lru_cache(maxsize=32)
+def _parse_cached(text: str, file: str) -> A.Module:
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as err:

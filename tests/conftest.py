@@ -205,9 +205,18 @@ def pytest_runtest_protocol(item, nextitem):
 
 def pytest_sessionfinish(session):
     out = session.config.getoption("--measure-cpu")
-    if out is None or hasattr(session.config, "workerinput"):  # measure without xdist: one process
+    if out is None:
         return
-    rows = sorted((r for r in _CPU_ROWS if r[0] > SLOW_CPU), reverse=True)
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None:  # under xdist each worker writes its rows; the controller merges them
+        Path(f"{out}.{worker['workerid']}").write_text("".join(f"{c:.2f} {n}\n" for c, n in _CPU_ROWS),
+                                                        encoding="utf-8")
+        return
+    rows = list(_CPU_ROWS)
+    for part in Path(out).parent.glob(Path(out).name + ".gw*"):
+        rows += [(float(c), n) for c, n in (ln.split(" ", 1) for ln in part.read_text(encoding="utf-8").splitlines())]
+        part.unlink()
+    rows = sorted((r for r in rows if r[0] > SLOW_CPU), reverse=True)
     Path(out).write_text(f"# CPU seconds and test, over {SLOW_CPU} s each: tests/conftest.py marks them slow\n"
                          + "".join(f"{c:.2f} {n}\n" for c, n in rows), encoding="utf-8")
 

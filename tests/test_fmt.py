@@ -10,6 +10,7 @@ line breaks) sprinkled between their tokens check where comments go.
 """
 from __future__ import annotations
 
+import functools
 import keyword
 import random
 import re
@@ -552,13 +553,16 @@ def _record(tok):
     return tok
 
 
-_TOKEN_PARSER = make_parser(lexer_callbacks={t.name: _record for t in _parser().terminals})
+@functools.cache
+def _token_parser():
+    """A parser that records each token (built when a test first needs it, not at every collection)."""
+    return make_parser(lexer_callbacks={t.name: _record for t in _parser().terminals})
 
 
 def token_ends(text: str) -> list[int]:
     """Where each token of `text` ends (places where a comment and a line break may go)."""
     _TOKENS.clear()
-    _TOKEN_PARSER.parse(text)
+    _token_parser().parse(text)
     return sorted({t.end_pos for t in _TOKENS})
 
 

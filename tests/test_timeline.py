@@ -63,15 +63,16 @@ def tile_records() -> list[Path]:
     return out
 
 
-def _marked(p: Path):
-    """One record per module folder in the fast subset (`-m "not slow"`); the others are slow."""
-    first = {}
-    for q in tile_records():
+def _marked(paths: list[Path]) -> list:
+    """One record per module folder in the fast subset (`-m "not slow"`); the others are slow.
+    (The records are listed once: reading them all again for each one cost 8 s of every collection.)"""
+    first: dict[str, Path] = {}
+    for q in paths:
         first.setdefault(q.parent.name, q)
-    return p if first[p.parent.name] == p else pytest.param(p, marks=pytest.mark.slow)
+    return [p if first[p.parent.name] == p else pytest.param(p, marks=pytest.mark.slow) for p in paths]
 
 
-@pytest.mark.parametrize("path", [_marked(p) for p in tile_records()], ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", _marked(tile_records()), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_step_of_a_rulebook_record_is_what_its_prefix_replays_to(path):
     record = json.loads(path.read_text())
     want, want_error = prefix_steps(record, path.parent)
