@@ -31,6 +31,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -109,13 +110,23 @@ def verify(tmp_path_factory):
 
 
 # ------------------------------------------------------------------ what a game must show to break a rule
-def _replay(path: Path) -> tuple[subprocess.CompletedProcess, dict]:
-    text = subprocess.run([sys.executable, "-m", "tessera", "replay", str(path)], cwd=path.parent,
-                          capture_output=True, text=True, timeout=600)
-    js = subprocess.run([sys.executable, "-m", "tessera", "replay", "--json", str(path)], cwd=path.parent,
-                        capture_output=True, text=True, timeout=600)
-    assert text.returncode == 0, text.stdout + text.stderr
-    return text, json.loads(js.stdout)
+@dataclass
+class Replayed:
+    returncode: int
+    stdout: str
+
+
+def _replay(path: Path) -> tuple[Replayed, dict]:
+    """`tessera replay` and `tessera replay --json` of the record, in this process (CliRunner): a
+    subprocess would spend half of its second on start-up, and the trial replays ~80 records."""
+    from typer.testing import CliRunner
+
+    from tessera.cli import app
+
+    text = CliRunner().invoke(app, ["replay", str(path)])
+    js = CliRunner().invoke(app, ["replay", "--json", str(path)])
+    assert text.exit_code == 0, text.output
+    return Replayed(text.exit_code, text.output), json.loads(js.stdout)
 
 
 def _engine_state(path: Path):
