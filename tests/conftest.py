@@ -183,6 +183,54 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(_pytest.mark.slow)
 
 
+@_pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    if hasattr(session.config, "workerinput"):  # an xdist worker: before it tells the controller its order
+        _longest_first(session.items)
+
+
+# ------------------------------------------------------------------ the longest first, under xdist
+# CI runs the suite on every core (`-n auto --dist loadgroup`), which hands out the tests in collection
+# order: a long test handed out last keeps one worker busy while the others idle.  So under xdist the
+# tests (an `xdist_group` counted as one, its tests together) go out longest first, by the CPU measured
+# in tests/measured_cpu.txt (`pytest -m slow -n auto --measure-cpu tests/measured_cpu.txt`) and
+# tests/measured_slow.txt; the rest keep their order after them.  A serial run keeps file order.
+MEASURED_CPU = Path(__file__).parent / "measured_cpu.txt"
+
+
+def _bare(nodeid: str) -> str:
+    return nodeid.split("@", 1)[0] if "@" in nodeid.rsplit("]", 1)[-1] else nodeid  # xdist adds "@group"
+
+
+def _measured_costs() -> dict[str, float]:
+    out: dict[str, float] = {}
+    for path in (MEASURED, MEASURED_CPU):
+        if path.exists():
+            for ln in path.read_text(encoding="utf-8").splitlines():
+                if ln.strip() and not ln.startswith("#"):
+                    cpu, node = ln.split(None, 1)
+                    out[_bare(node.strip())] = float(cpu)
+    return out
+
+
+def _longest_first(items) -> None:
+    costs = _measured_costs()
+
+    def group(item) -> str:
+        names = sorted(str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                       for m in item.iter_markers("xdist_group"))
+        return "@" + "_".join(names) if names else item.nodeid
+
+    total: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        g = group(item)
+        total[g] = total.get(g, 0.0) + costs.get(_bare(item.nodeid), 0.0)
+        first.setdefault(g, i)
+    order = {id(item): (-total[group(item)], first[group(item)], i) for i, item in enumerate(items)}
+    items.sort(key=lambda item: order[id(item)])
+
+
 def _cpu() -> float:
     import resource
 
