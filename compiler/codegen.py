@@ -102,6 +102,7 @@ class CodeGenerator:
         w("")
         w(f"MODULES = {s.modules!r}")
         w(f"PLAYERS = {s.players!r}", s.players_span)
+        w(f"CLAUSE_PLAYERS = {s.players_clause!r}")
         w("")
         self.constants("feature kinds", [k for k, _, _ in s.kinds])
         w(f"KINDS = {_tuple([f'Kind({k.title!r}, {centre!r}, {half!r})' for k, centre, half in s.kinds])}")

@@ -243,6 +243,7 @@ class EngineSpec:
     track_rules: list[tuple] = field(default_factory=list)
     # `on round end [where C] { release FIGS }`: (condition Func | None, figures released, clause, span)
     round_rules: list[tuple] = field(default_factory=list)
+    players_clause: str = ""  # the clause of `players LO..HI`: a record for another count is refused with it
 
 
 _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES", "TILE_IDS", "TILE_CLAUSES",
@@ -408,6 +409,7 @@ class Lowering:
             modules=tuple(rs.names),
             players=rs.player_range(),
             players_span=rs.players.span if rs.players else None,
+            players_clause=_first(rs.players.cites) if rs.players else "",
             kinds=kinds, edges=edges, tiles=tiles, tile_ids=ids, tile_clauses=tile_clauses,
             figures=figures, fig_on=fig_on, fig_clauses=fig_clauses,
             fig_when_src=[_src(f.when) if f.when is not None else "" for f in rs.figures.values()],

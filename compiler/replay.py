@@ -126,6 +126,11 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
             start = (ids[0], int(st["at"][0]), int(st["at"][1]), int(st.get("rotation", 0)) % 360)
         except (KeyError, TypeError, IndexError, ValueError):
             raise RecordError("`start` must be {\"tile\": NAME, \"at\": [x, y], \"rotation\": R} with a tile of these rules") from None
+    lo, hi = R.PLAYERS
+    if not lo <= len(players) <= hi:  # a game these rules do not start: a problem found, with the clause (as cards)
+        return ReplayResult({}, {"turn": None, "message": f"players: these rules are for {lo} to {hi} players, not "
+                                 f"{len(players)} ({', '.join(players)})",
+                                 "clause": getattr(R, "CLAUSE_PLAYERS", "") or None}, None)
     try:
         g = eng.new_game(len(players), 0, players, start)
     except ValueError as exc:

@@ -132,6 +132,10 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
             step(k, g, answer_of(g), False)
 
     full = replay(record, base, on_turn=each)
+    if full.game is None:  # no game of these rules starts from the record: replay's problem found, nothing to draw
+        from .cards import CannotStart
+
+        raise CannotStart(full.error)
     rs, stacked = loaded
     if full.error is None:
         step(len(turns), full.game, full.answer, True)

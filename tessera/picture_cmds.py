@@ -46,9 +46,15 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
 def _timeline(record_path: Path, command: str):
     from .compiler.replay import RecordError, RuleLoadError, load_record
     from .pictures.board import timeline
+    from .pictures.cards import CannotStart
 
     try:
         return timeline(load_record(record_path), record_path.parent)
+    except CannotStart as exc:  # a problem found, as `tessera replay` says it (exit 1): nothing to draw
+        out.print(printable(f"{exc}"), markup=False)
+        err.print(printable(f"tessera {command}: {record_path}: no game starts from this record, "
+                            f"so nothing was written"), markup=False)
+        raise typer.Exit(1)
     except RecordError as exc:
         err.print(printable(f"tessera {command}: {exc}"), markup=False)
         raise typer.Exit(2)

@@ -46,6 +46,7 @@ RECORD = st.fixed_dictionaries(
 @given(RECORD)
 @example({"players": ["a", "b"], "rules": ["E"]})
 @example({"players": ["a", "b"], "rules": []})
+@example({"players": ["solo"], "rules": ["base"]})
 def test_replay_never_crashes(record):
     try:
         res = replay(record)
@@ -55,7 +56,10 @@ def test_replay_never_crashes(record):
     except RuleLoadError as exc:  # rules that do not load: reported as diagnostics
         assert exc.diagnostics
         return
-    if res.error is not None:
+    if res.error is not None and res.error["turn"] is None:  # no game starts: a player count the rules are not for
+        assert res.error["message"].startswith("players: these rules are for 2 to 5 players, not ")
+        assert res.error["clause"] == "BASE-COMP-2" and res.game is None
+    elif res.error is not None:
         assert res.error["message"].startswith(f"turn {res.error['turn']}:")
         assert isinstance(res.error["clause"], str)
     else:

@@ -102,3 +102,18 @@ def test_without_the_sieges_first_curve_rule_the_river_is_blocked_by_the_fortres
 def test_the_bundled_sieges_river_is_never_blocked():
     res = run_check(load_checks()["river"], require_rule_set(["base", "river", "siege"]))
     assert res.passed, [d.message for d in res.diagnostics]
+
+
+@pytest.mark.parametrize("rules", [["base"], ["base", "river"], ["base", "abbot"], ["base", "king_robber"],
+                                   ["base", "barn"], ["base", "tower"], ["base", "siege"], ["base", "refcard"]])
+def test_every_bundled_variant_has_its_count_stated(rules):
+    """Issue 35's check for the garden survivor, over every bundled rule set: each tile variant the rules
+    print (today the gardens, BASE-COMP-3) is named by a `composition` list of that variant, so set-counts
+    holds its count to the rulebook's; a variant no list names would be counted by nothing."""
+    from tessera.verifier.tile_set import _variant_compositions
+
+    rs = require_rule_set(rules)
+    stated = {e.tile for _, comp in _variant_compositions(rs) for e in comp.counts}
+    printed = {f"{t.name}.{t.variant}" for t in rs.tiles if t.variant}
+    assert printed <= stated, sorted(printed - stated)
+    assert printed or rules != ["base"]  # base prints the gardens: the check is not vacuous

@@ -29,6 +29,7 @@ def _rs(*specs):
 @pytest.mark.parametrize("specs,folder", [(("base",), "base"), (("base", "river"), "river"), (("base", "barn"), "barn"),
                                           (("base", "tower"), "tower"), (("base", "abbot"), "abbot"),
                                           (("base", "king_robber"), "king"), (("base", "siege"), "siege"),
+                                          (("base", "refcard"), "refcard"),
                                           (("base", "river", "abbot", "king_robber", "barn", "tower", "siege"), "all")])
 def test_the_bundled_records_agree_with_the_bundled_rules(specs, folder):
     results = check_records(_rs(*specs))

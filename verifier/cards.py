@@ -385,6 +385,7 @@ def card_engine(rs: RuleSet):
         moves = 0
         claims = None  # the round's claims, recounted when the round's last play or claim was made
         kept: list = []
+        turns: list = []  # the game as a record's moves: a failure is written as a tessera-cards/1 record
         owned = [[] for _ in range(players)]
         while not g.ended and not out:
             if not budget.spend(cost):
@@ -394,6 +395,7 @@ def card_engine(rs: RuleSet):
             rows = {r: [list(e) if isinstance(e, list) else e for e in v] for r, v in g.rows.items()}
             if claims is None:
                 owned = [sorted(g.piles[p] + g.chests[p]) for p in range(players)]
+            turns.append(g.record_of(a))
             g.apply_action(a)
             moves += 1
             here = f"game {i} (seed {i}, {players} players), move {moves} {a!r}"
@@ -422,12 +424,31 @@ def card_engine(rs: RuleSet):
                                    f"[CARD-ROUND-1]")
                 claims = None
         if out:
+            out.extend(_engine_witness(rs, g, turns, i))
             break
         finished += g.ended
     if budget.exhausted and finished < ENGINE_GAMES and not out:
         out.append(f"inconclusive, not a pass: {finished} of {ENGINE_GAMES} games played to their end "
                    f"before the {budget.reason()}")
     return out
+
+
+def _engine_witness(rs: RuleSet, g, turns: list, game: int) -> list[str]:
+    """The failed game as a tessera-cards/1 record (the deck as dealt and every move to the failing one),
+    replayed at once to the same scores and the same cards in each container (`tessera replay` shows the
+    scores and the engine's own count of each location), so a refutation is a game a person can step
+    through, not a seed of the check's loop."""
+    from .witness import _card_replayed, _write_card, card_recount
+
+    try:
+        path = _write_card(rs, None, f"card-engine--game-{game}", g, turns)
+        replayed = _card_replayed(path)
+    except Exception as exc:  # the record cannot be written or is refused: said, the failure stands
+        return [f"    (no record: {type(exc).__name__}: {exc})"]
+    same = list(replayed.scores) == list(g.scores) and card_recount(replayed) == card_recount(g)
+    said = "" if same else " (it does not replay to the same scores and cards: the engine is not deterministic)"
+    return [f"    replay it: tessera replay {path}{said}",
+            f"    see it:    tessera view {path} -o {path.with_suffix('.html')}"]
 
 
 def recount_claims(rows: dict) -> dict:

@@ -151,6 +151,12 @@ def _one_of(got: str, want) -> bool:
     return got in want if isinstance(want, list) else got == want
 
 
+def _refused(turn) -> str:
+    """What an expectation's refusal refuses: a turn, or (turn null) the game itself, which no game of
+    the rules starts from (a player count they are not for)."""
+    return "the game from its start" if turn is None else f"turn {turn}"
+
+
 def _clauses_txt(want) -> str:
     return " or ".join(want) if isinstance(want, list) else str(want)
 
@@ -164,7 +170,7 @@ def compare(exp: dict, answer: dict, error: dict | None) -> list[str]:
     bad = [f"unknown key `{k}` in the expectation" for k in exp if k not in KEYS]
     want_err = exp.get("error")
     if want_err is not None:
-        said = f"the rulebook refuses turn {want_err['turn']} ({_clauses_txt(want_err['clause'])})"
+        said = f"the rulebook refuses {_refused(want_err['turn'])} ({_clauses_txt(want_err['clause'])})"
         if error is None:
             bad.append(f"{said}; the rules accept the whole game")
         elif error["turn"] != want_err["turn"] or not _one_of(error["clause"], want_err["clause"]):
@@ -354,7 +360,7 @@ def changes(exp: dict, answer: dict, error: dict | None) -> list[str]:
         return []
     want_err = exp.get("error")
     if want_err is not None:
-        said = f"the rulebook refuses turn {want_err['turn']} ({_clauses_txt(want_err['clause'])})"
+        said = f"the rulebook refuses {_refused(want_err['turn'])} ({_clauses_txt(want_err['clause'])})"
         if error is None:
             return [f"the game plays to its end (scores {_pts(answer['scores'])}) where {said}"]
         if error["turn"] != want_err["turn"] or not _one_of(error["clause"], want_err["clause"]):
