@@ -47,6 +47,15 @@ def player_colours(names: list[str]) -> dict[str, str]:
     return out
 
 
+class CannotStart(Exception):
+    """A record no game of its rules starts from (a player count the rules are not for, a deal the
+    rules cannot make, cards they do not print): `error` is replay's answer, {"turn", "message", "clause"}."""
+
+    def __init__(self, error: dict):
+        super().__init__(f"{error['message']} [{error['clause']}]")
+        self.error = error
+
+
 @dataclass
 class Placed:
     cell: tuple[int, int]
@@ -133,8 +142,6 @@ def timeline(record: dict, base: Path | None = None) -> Timeline:
 
     full = replay(record, base, on_turn=each)
     if full.game is None:  # no game of these rules starts from the record: replay's problem found, nothing to draw
-        from .cards import CannotStart
-
         raise CannotStart(full.error)
     rs, stacked = loaded
     if full.error is None:

@@ -24,6 +24,7 @@ import drawsvg as dw
 
 from ..compiler.runtime import events as E
 
+from .board import CannotStart  # noqa: F401  (raised here too, and imported from here)
 from .viewer import FRAME_CSS, PANEL_CSS
 
 COLOURS = {"yellow": "#f2c12e", "red": "#d64541", "green": "#4caf50", "blue": "#3f7fd6", "black": "#333333"}
@@ -48,15 +49,6 @@ class CardTimeline:
     steps: list
     error: dict | None = None
     feudal: str = "feudal"  # the rules' name of the figure that claims (`feudal NAME`)
-
-
-class CannotStart(Exception):
-    """A card record no game of its rules starts from (a player count with no deal, a deck of cards
-    the rules do not print): `error` is replay's answer, {"turn", "message", "clause"}."""
-
-    def __init__(self, error: dict):
-        super().__init__(f"{error['message']} [{error['clause']}]")
-        self.error = error
 
 
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
