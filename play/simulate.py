@@ -247,6 +247,19 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _submit(ex, fn, *args):
+    """ex.submit, with Ctrl-C blocked meanwhile: a worker is spawned inside submit and inherits the blocked
+    signal, so a Ctrl-C while it is still starting (importing, before `_quiet_worker` runs) cannot kill it
+    with a traceback and break the pool; one that reaches the parent meanwhile is delivered on unblocking."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return ex.submit(fn, *args)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return ex.submit(fn, *args)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 # ------------------------------------------------------------------ running a whole simulation
 
 def chunks(games: int, workers: int) -> Iterator[list[int]]:
@@ -356,7 +369,7 @@ def _run_pool(tasks, work, jobs, take) -> None:
                     nxt = next(todo, None)
                     if nxt is None:
                         break
-                    pending[ex.submit(play_chunk, tasks[nxt[0]], nxt[1])] = nxt[0]
+                    pending[_submit(ex, play_chunk, tasks[nxt[0]], nxt[1])] = nxt[0]
                 if ctrl_c.requested:
                     for f in [f for f in pending if f.cancel()]:  # queued, not started: dropped
                         del pending[f]
