@@ -20,6 +20,7 @@ import pytest
 
 from conftest import RECORDS, engine, replay_record, rule_set
 from tessera.compiler.replay import load_record, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 
 PF = "rules/variants/prisoners_freed_each_round.tess"
 CT = "rules/variants/city_tiles_bring_catapults.tess"
@@ -205,7 +206,7 @@ def test_SIEGE_ADVANCE_1_house_rule_a_tile_without_a_city_brings_none():
     for rules, tile, want in ((CT, "siege.corner", []), ("siege", "siege.corner", ["monks"]),
                               (CT, "siege.E", ["knights"])):
         g = engine(rules).new_game(players=2, seed=1)
-        g.force_tile(tile)
+        draw(g, tile)
         n0 = len(g.events)
         g.legal_actions()
         got = [e["outpost"] for e in g.events[n0:] if e["kind"] == "catapult"]

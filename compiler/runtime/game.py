@@ -27,7 +27,7 @@ from .records import Records
 from .rounds import Rounds
 from .scoring import Scoring
 
-_move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+_new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
@@ -136,7 +136,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         then each recall."""
         if self.ended:
             return []
-        if _may_decide(self):  # a declared decision may be open (runtime/decisions.py)
+        if any(_watched(self)):  # a declared decision may be open (runtime/decisions.py)
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
@@ -174,7 +174,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-        if self.ended or _may_decide(self):
+        if any(_watched(self)):  # the game's end, or a declared decision that may be open
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
             if m != TURN:
                 run = _APPLY[m].get(t)
@@ -256,7 +256,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
                 if self._capture_pending(p, gi, seg, cell, touched):
                     self._put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = TurnEnd(p, cell, touched)
+        self.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
         self._put_after = put
         self._end_turn()
 
@@ -330,7 +330,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
-_may_decide = watching()  # whether a declared decision may be open: the tile turn's fast path asks moment() only then
+# each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
+_watched = watching()
 
 
 def _offers(R):

@@ -193,14 +193,26 @@ Outpost = _tagged("outpost", ("track", "slot"),
                   "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "outpost_options",
                   rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
+# ------------------------------------------------------------------ chance's move: the tile drawn
+# As OpenSpiel deals cards: the drawn tile is an action of the game's history.  The engine's own bag
+# (seeded) deals every turn's tile by itself; a Draw names the tile instead -- a replay for each
+# record turn (compiler/turns.py), a state's reload (runtime/records.py's from_json), OpenSpiel's
+# chance node, a witness search.  It is no player's move: legal_actions never lists it and the
+# action codec does not number it (its place is no player's choice), so it is not in ORDER.
+Draw = _tagged("draw", ("tile",),
+               "Chance's move: the drawn tile is tile type `tile`, from the deck being drawn (the tile drawn "
+               "before goes back to its deck); refused where the bag cannot give it now.", "CLAUSE_BAG",
+               "_apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
+CHANCE = (Draw,)
+
 # Every move type that may be played, in the action codec's fixed order: its blocks of numbers
 # come in this order (the placements first, the discard last), each only in rule sets that have
 # the move (RULES), so a new move -- added just before Discard -- changes no other numbering.
 ORDER = (Place, Pass, Capture, Ransom, Outpost, Catapult, Remove, Discard)
 # the moves with a word first, by that word
-TAGGED = {T.KIND: T for T in ORDER if T is not Place}
-# every move type that may be played (apply_action takes these as they are)
-MOVES = frozenset(ORDER)
+TAGGED = {T.KIND: T for T in ORDER + CHANCE if T is not Place}
+# every move type that may be played (apply_action takes these as they are): the players' and chance's
+MOVES = frozenset(ORDER + CHANCE)
 
 
 def listed(order):
