@@ -1,6 +1,6 @@
 """Classes of moves: which of the moves listed now change the values alike (`score_classes`).
 
-Players that try moves (the greedy agent, compiler/agents.py) try one move of each class: the
+Players that try moves (the greedy agent, play/agents.py) try one move of each class: the
 board says, without making a move, when two moves change every score, what stands by the rules
 (`standing_points`) and the same player's next decision alike -- by what the tile completes
 (runtime/lookahead.py), what a figure's putting starts (a capture, an outpost decision), and

@@ -113,7 +113,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         """Whether seat p makes the next decision of its own turn: the turn in progress is p's and
         its next decision is p's.  Unlike current_player(), it never plays the siege symbols of a
         tile drawn for another seat's turn (SIEGE-ADVANCE-1): a player looking ahead from its own
-        move has not seen that tile (compiler/agents.py)."""
+        move has not seen that tile (play/agents.py)."""
         return not self.ended and self.current == p and self.current_player() == p
 
     def is_terminal(self):
