@@ -24,7 +24,7 @@ from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
 from .records import Records
-from .rounds import Rounds
+from .rounds import Rounds, turn_taken
 from .scoring import Scoring
 
 _new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
@@ -35,8 +35,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds, Scoring, Records, Lookahead,
-           Moments):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -58,7 +57,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self._init_figures(players)
         self._init_prisoners(players)
         self._init_outposts(players)
-        self._init_rounds()
+        self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -289,8 +288,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
         self.closing = False
-        if self._round_rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
-            self._turn_taken()
+        if self.rounds.rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
+            turn_taken(self)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()
@@ -317,6 +316,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         d["_ready"] = (None, {})
         d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
+        d["rounds"] = self.rounds.clone()
         if self._siege:
             d["trow"] = [x[:] for x in self.trow]
             d["tpool"] = [x[:] for x in self.tpool]
