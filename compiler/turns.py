@@ -150,8 +150,9 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
     """The tile type a record's tile `name` stands for, read from the bag as it is (nothing changes):
     a copy in the deck being drawn (the drawn tile counted back in), one not set aside to be drawn
     last first; where the turn's figure goes `on` a place only another variant of the tile has, that
-    variant.  A tile the bag cannot give now is left for the engine to refuse with its clause (the
-    Draw's refusal, runtime/bag.py)."""
+    variant.  A tile set aside to be drawn last while other tiles of its deck remain is refused here
+    (RIVER-SETUP-1's clause); any other tile the bag cannot give now is left for the engine to refuse
+    with its clause (the Draw's refusal, runtime/bag.py)."""
     ids = R.TILE_IDS.get(name, ())
     if not ids:
         _illegal(g, f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
@@ -165,7 +166,10 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
     if not cands:
         return ids[0]
     last = R.DECK_LAST[di]
-    pick = ([t for t in cands if t not in last] or cands)[0]
+    body = [t for t in cands if t not in last]
+    if not body and len(deck) + (home is deck) > sum(1 for t in deck if t in last) + (home is deck and back in last):
+        _illegal(g, f"tile {name}: it is drawn last, and other tiles of its deck remain", R.LAST_CLAUSES[di])
+    pick = (body or cands)[0]
     if on is None or len(ids) < 2 or any(on in ps for ps in R.ORIENT[pick][rot // 90 % 4].places):
         return pick
     for t in ids:  # a variant of the tile has the place the figure goes on (a garden)

@@ -59,9 +59,9 @@ class Bag:
     def _apply_draw(self, action, checked=False):
         """Chance's move (runtime/moves.py's Draw, as OpenSpiel deals cards): the drawn tile is tile
         type `action.tile`, taken from the deck being drawn, and the tile drawn before goes back to its
-        deck.  A tile already drawn changes nothing (and is no new entry of the history).  Refused, with the clause that says why, when the
-        bag cannot give that tile now: another deck is being drawn, every copy is used, or it is drawn
-        last and other tiles of its deck remain."""
+        deck.  A tile already drawn changes nothing (and is no new entry of the history).  Refused, with
+        the clause that says why, when the bag cannot give that tile now: another deck is being drawn,
+        or every copy is used."""
         R = self.R
         tid = action.tile
         if type(tid) is not int or not 0 <= tid < len(R.TILES):
@@ -100,12 +100,9 @@ class Bag:
             # the last copy went back in the box, or the tile's composition has no more
             return (f"tile {name}: every copy the rules provide is already used",
                     R.BOX_CLAUSES.get(name) or R.TILE_CLAUSES.get(name) or R.CLAUSE_BAG)
-        last = R.DECK_LAST[di]
-        if tid in last:
-            size = len(deck) + (home is deck)
-            lasts = sum(1 for t in deck if t in last) + (home is deck and back in last)
-            if size > lasts:
-                return (f"tile {name}: it is drawn last, and other tiles of its deck remain", R.LAST_CLAUSES[di])
+        # A tile set aside to be drawn last (`last`, RIVER-SETUP-1) is dealt even while others remain:
+        # a record naming it early is refused by the record layer (compiler/turns.py's tile_id), and the
+        # witness searches deal z3's sequences as they come (verifier/witness.py's river_search).
         return None
 
     def _deck_of(self, tid):
