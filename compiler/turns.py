@@ -146,12 +146,70 @@ class Recorder:
 
 
 # ------------------------------------------------------------------ a record turn as moves
+def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
+    """The tile type a record's tile `name` stands for, read from the bag as it is (nothing changes):
+    a copy in the deck being drawn (the drawn tile counted back in), one not set aside to be drawn
+    last first; where the turn's figure goes `on` a place only another variant of the tile has, that
+    variant.  A tile set aside to be drawn last while other tiles of its deck remain is refused here
+    (RIVER-SETUP-1's clause); any other tile the bag cannot give now is left for the engine to refuse
+    with its clause (the Draw's refusal, runtime/bag.py)."""
+    ids = R.TILE_IDS.get(name, ())
+    if not ids:
+        _illegal(g, f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
+    back = g.drawn
+    home = g._deck_of(back) if back is not None else None
+    di = next((i for i, d in enumerate(g.decks) if d or d is home), None)
+    if di is None:
+        return ids[0]
+    deck = g.decks[di]
+    cands = [t for t in ids if t in deck or (t == back and home is deck)]
+    if not cands:
+        return ids[0]
+    last = R.DECK_LAST[di]
+    body = [t for t in cands if t not in last]
+    if not body and len(deck) + (home is deck) > sum(1 for t in deck if t in last) + (home is deck and back in last):
+        _illegal(g, f"tile {name}: it is drawn last, and other tiles of its deck remain", R.LAST_CLAUSES[di])
+    pick = (body or cands)[0]
+    if on is None or len(ids) < 2 or any(on in ps for ps in R.ORIENT[pick][rot // 90 % 4].places):
+        return pick
+    for t in ids:  # a variant of the tile has the place the figure goes on (a garden)
+        if t != pick and any(on in ps for ps in R.ORIENT[t][rot // 90 % 4].places) and \
+                (t == back or t in g._deck_of(t)):
+            return t
+    return pick
+
+
+def _dealt(g, R, t: dict, name: str) -> int:
+    """The tile type record turn `t` deals: its tile, the variant a figure's place names (a figure
+    on a place of this tile that only one variant has; a discard names none)."""
+    place = t.get("place")
+    if t.get("discard") or not isinstance(place, dict) or place.get("at") not in (None, t.get("at")):
+        return tile_id(g, R, name)  # no figure on this tile: it says nothing of its variant
+    try:
+        rot = int(t.get("rotation", 0))
+    except (TypeError, ValueError):
+        rot = 0  # refused once the tile is dealt, with the turn's other keys
+    return tile_id(g, R, name, place.get("on"), rot)
+
+
+def deal(g, tid: int) -> None:
+    """Deal tile type `tid` as the drawn tile: chance's move (Draw), in g's own runtime's types (an
+    OpenSpiel chance node, a witness search, a state restored with its drawn tile)."""
+    g.apply_action(_moves(g).Draw(tid))
+
+
+def draw(g, name: str, on=None, rot: int = 0) -> None:
+    """Deal tile `name` as the drawn tile, the copy a replay would (`tile_id`): for a test or a tool
+    that names the tile to play."""
+    deal(g, tile_id(g, g.R, name, on, rot))
+
+
 def play_turn(g, R, t: dict, i: int) -> None:
     """Play record turn `t` (number i) on game g: its ransoms, its tile's siege symbols, the tile and
     its figure, an outpost, a capture (docs/records.md); IllegalAction (the engine's own) at the first
     move the rules refuse, RecordError for a turn that is not well formed.  The record is translated
-    (`turn_moves`), the engine applies each move: nothing here changes the game but `apply_action`
-    and the drawn tile the record names (`force_tile`)."""
+    (`turn_moves`), the engine applies each move, the tile the record names too (chance's move,
+    `Draw`): nothing here changes the game but `apply_action`."""
     for move in turn_moves(g, R, t, i):
         g.apply_action(move)
 
@@ -168,7 +226,7 @@ def turn_moves(g, R, t: dict, i: int):
     name = t["tile"]
     ransoms = _ransom_items(t.get("ransom"), i)  # at any time in one's own turn (TOWER-RANSOM-1)
     yield from _ransoms(g, R, ransoms[BEFORE_TILE], i)
-    g.force_tile(name)
+    yield M.Draw(_dealt(g, R, t, name))  # chance's move: the tile the record names is dealt
     if R.TRACKS:  # the tile's siege symbols, before it is placed (SIEGE-ADVANCE-1, SIEGE-ATTACK-1)
         yield from _siege_draw(g, R, t, i)
     elif "catapult" in t or "remove" in t or "outpost" in t:
@@ -188,10 +246,6 @@ def turn_moves(g, R, t: dict, i: int):
         _illegal(g, f"tile {name} at [{x},{y}]: rotation {rot} is not 0, 90, 180 or 270", R.CLAUSE_MATCHING)
     place = t.get("place")
     recall = t.get("recall")
-    on = place.get("on") if isinstance(place, dict) else None
-    if isinstance(place, dict) and place.get("at") not in (None, [x, y]):
-        on = None  # the figure goes on another tile: it says nothing of this tile's variant
-    g.choose_variant(name, on, rot)
     o = g.orientation(rot)
     why = g.why_not_placed(o, (x, y))  # the tile first, then the figure (BASE-TURN-1)
     if why is not None:

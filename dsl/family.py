@@ -169,7 +169,7 @@ class Cards(Family):
     generate = Part("tessera.compiler.cardgen:generate_cards")
     init = Part("tessera.compiler.build:CARD_INIT")
     runtime = ("cardrt", "runtime")
-    shared = ("ops.py", "errors.py")  # the tile runtime's modules a card engine's runtime shares
+    shared = ("ops.py", "errors.py", "tagged.py")  # the tile runtime's modules a card engine's runtime shares
     schema = Part("tessera.compiler.cardrecords:CARD_SCHEMA")
     key_refused = Part("tessera.compiler.cardrecords:key_refused")
     replay = Part("tessera.compiler.cardrecords:replay_cards")

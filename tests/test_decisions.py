@@ -109,9 +109,9 @@ def test_a_new_moment_and_its_event_are_declared_in_one_place_each(monkeypatch):
     monkeypatch.setattr(EG, "_OFFERED", offered)
     monkeypatch.setattr(EG, "_APPLY", EMo.applying(EG.Game, offered))
     monkeypatch.setattr(EG, "_APPLY_TURN", EG._APPLY[EM.TURN])
-    monkeypatch.setattr(EMo, "_OPENED", tuple(d.opened for d in ED.DECISIONS))
+    monkeypatch.setattr(EMo.Moments, "moment", EMo.moment_of(ED.DECISIONS))
     monkeypatch.setitem(EMo.REFUSE, "toll", toll.refuse["toll"])
-    monkeypatch.setattr(EG, "_may_decide", ED.watching())
+    monkeypatch.setattr(EG, "_watched", ED.watching())
     monkeypatch.setattr(e.rules, "TOLL", "HOUSE-TOLL-1", raising=False)
 
     g = e.new_game(2, 5)

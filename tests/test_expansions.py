@@ -29,6 +29,7 @@ import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
 from tessera.compiler.replay import RecordError, engine_for, load_record, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.play.simulate import play_one, simulate
 
 _run = replay_record
@@ -264,7 +265,7 @@ def test_ABBOT_FOLLOW_1_follower_or_abbot_not_both():
     """Every legal action puts at most one figure; a record cannot put two."""
     eng = engine_for(["base", "abbot"], [])
     g = eng.new_game(2, 0, ["red", "blue"])
-    g.force_tile("B")
+    draw(g, "B")
     acts = [a for a in g.legal_actions() if a[0] == (0, 1)]
     figs = {eng.rules.FIGURES[a[2][0]][0] for a in acts if a[2] is not None}
     assert figs == {"follower", "abbot"}  # both are possible on B ...

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import RECORDS, engine, replay_record, rule_set
 from tessera.compiler.replay import load_record, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 
 PF = "rules/variants/prisoners_freed_each_round.tess"
 CT = "rules/variants/city_tiles_bring_catapults.tess"
@@ -114,15 +115,15 @@ def test_HOUSE_FREED_1_no_prisoner_survives_a_round_end_in_simulated_games(playe
         while not g.is_terminal():
             acts = g.legal_actions()
             caps = [a for a in acts if a.KIND == "capture"]
-            r0, t0, c0 = g.rounds, g.turn, g.current
+            r0, t0, c0 = g.rounds.ended, g.turn, g.current
             g.apply_action(rng.choice(caps) if caps else rng.choice(acts))
             if g.current != c0 or g.ended:
                 turns_seen += 1
-            if g.rounds != r0:
+            if g.rounds.ended != r0:
                 assert all(not figs for row in g.held for figs in row), (seed, g.turn, g.held)
                 assert c0 == players - 1 or g.ended, (seed, c0)
         released += sum(1 for e in g.events if e["kind"] == "release")
-        assert g.rounds == -(-turns_seen // players), (seed, g.rounds, turns_seen)
+        assert g.rounds.ended == -(-turns_seen // players), (seed, g.rounds.ended, turns_seen)
     assert released > 0  # the games did capture, and the rule did send prisoners home
 
 
@@ -205,7 +206,7 @@ def test_SIEGE_ADVANCE_1_house_rule_a_tile_without_a_city_brings_none():
     for rules, tile, want in ((CT, "siege.corner", []), ("siege", "siege.corner", ["monks"]),
                               (CT, "siege.E", ["knights"])):
         g = engine(rules).new_game(players=2, seed=1)
-        g.force_tile(tile)
+        draw(g, tile)
         n0 = len(g.events)
         g.legal_actions()
         got = [e["outpost"] for e in g.events[n0:] if e["kind"] == "catapult"]
@@ -289,3 +290,15 @@ def test_the_greedy_players_move_classes_hold_under_the_house_rules(rules):
 
     for g, acts in _positions([rules]):
         classes_hold(g, acts, rules)
+
+
+def test_a_clone_keeps_rounds_of_its_own():
+    # Game.rounds is a component (runtime/rounds.py) with its own clone: a round that ends in a clone
+    # (HOUSE-FREED-1's round end, as the turn passes from the last seat) leaves the original's rounds as they were
+    eng = engine(PF)
+    g = eng.new_game(players=2, seed=1)
+    c = g.clone()
+    assert c.rounds is not g.rounds and c.rounds.rules is g.rounds.rules
+    while c.rounds.ended == 0:
+        c.apply_action(c.legal_actions()[0])
+    assert c.rounds.ended == 1 and (g.rounds.ended, g.rounds.open) == (0, False)

@@ -23,6 +23,7 @@ import pytest
 from tessera.compiler.build import compile_to_dir, load_engine
 from tessera.compiler.codegen import generate
 from tessera.compiler.runtime.errors import RuleFailure
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,7 +174,7 @@ def test_RIVER_TURN_1_a_land_tile_while_river_tiles_remain():
     eng = _river_engine()
     g = eng.new_game(2, 0)
     with pytest.raises(eng.IllegalAction) as exc:
-        g.force_tile("U")
+        draw(g, "U")
     assert exc.value.clause == "RIVER-TURN-1" and "river deck" in exc.value.message
 
 
@@ -181,7 +182,7 @@ def test_RIVER_SETUP_1_the_lake_before_the_other_river_tiles():
     eng = _river_engine()
     g = eng.new_game(2, 0)
     with pytest.raises(eng.IllegalAction) as exc:
-        g.force_tile("river.lake")
+        draw(g, "river.lake")
     assert exc.value.clause == "RIVER-SETUP-1" and "drawn last" in exc.value.message
 
 
@@ -195,10 +196,10 @@ def test_RIVER_SETUP_1_the_boxed_start_tile():
         acts = g.legal_actions()
         g.apply_action(acts[rng.randrange(len(acts))])
     for _ in range(3):
-        g.force_tile("D")
+        draw(g, "D")
         g.apply_action(g.legal_actions()[0])
     with pytest.raises(eng.IllegalAction) as exc:
-        g.force_tile("D")
+        draw(g, "D")
     assert exc.value.clause == "RIVER-SETUP-1" and "every copy" in exc.value.message
 
 

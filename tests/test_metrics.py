@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from tessera.play import usage
 from tessera.compiler.build import load_engine
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.play.simulate import lead, play_one, simulate
 from tessera.dsl.loader import load_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)
@@ -149,7 +150,7 @@ def test_SIEGE_END_1_a_follower_on_an_outpost_stands_for_what_the_end_pays():
     from test_siege_outposts import CITY_ROT, CITY_SIDE, Y, _game
 
     g = _game([], ["red", "blue"], ("base", "siege"))
-    g.force_tile("E")
+    draw(g, "E")
     assert g.standing_points() == [0, 0]
     fi = g.orientation(CITY_ROT).feature_at(CITY_SIDE)
     g.apply_action(((0, Y), CITY_ROT, (0, fi)))

@@ -97,8 +97,10 @@ def test_legal_actions_are_typed_and_every_clause_table_exists(rules):
 # ------------------------------------------------------------------ what each type declares
 def test_every_move_type_names_the_game_methods_that_apply_and_list_it():
     from tessera.compiler.runtime.game import Game
-    assert set(M.ORDER) == M.MOVES and M.ORDER[0] is M.Place and M.ORDER[-1] is M.Discard
-    for T in M.ORDER:
+    assert set(M.ORDER) | set(M.CHANCE) == M.MOVES and M.ORDER[0] is M.Place and M.ORDER[-1] is M.Discard
+    # chance's move (the tile drawn) is no player's: never listed (no OPTIONS), never numbered (not in ORDER)
+    assert M.CHANCE == (M.Draw,) and M.Draw.OPTIONS is None and not set(M.CHANCE) & set(M.ORDER)
+    for T in M.ORDER + M.CHANCE:
         assert T.WHEN and set(T.WHEN) <= set(M.MOMENTS) and M.OVER not in T.WHEN, (T.KIND, T.WHEN)
         for m in T.WHEN:  # one APPLY and OPTIONS for all its moments, or one per moment
             for attr in ("APPLY", "OPTIONS"):

@@ -7,6 +7,7 @@ import pytest
 
 from tessera.compiler.actions import ActionCodec
 from tessera.compiler.replay import engine_for, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.adapters.observation import Observer
 
 OLD = ["board", "tile", "supply", "scores", "turn", "bag"]  # the views before the Tower and Siege had their own
@@ -76,14 +77,14 @@ def test_TOWER_CAPTURE_1_the_prisoner_is_seen_by_both_players():
 def test_SIEGE_outposts_and_catapults_are_seen():
     engine, obs = _observer(["base", "siege"], view=3)
     g = engine.new_game(players=2, seed=0)
-    g.force_tile("siege.E")  # the knights symbol: a catapult on the knights outpost (SIEGE-ADVANCE-1)
+    draw(g, "siege.E")  # the knights symbol: a catapult on the knights outpost (SIEGE-ADVANCE-1)
     g.current_player()
     o = g.orientation(0)
     # a knight on E's city, its field side on the fortress's field: one more follower may go on the
     # knights' row (SIEGE-OUTPOST-2)
     g.apply_action(((0, -1), 0, (0, o.feature_at("N"))))
     g.apply_action(("outpost", 0, "row"))
-    g.force_tile("V")  # no siege symbol: the next turn plays nothing
+    draw(g, "V")  # no siege symbol: the next turn plays nothing
     knights = obs.tracks.index("knights")
     obs.set_from(g, 0)
     outs, cats = obs.dict["outposts"], obs.dict["catapults"]
@@ -101,9 +102,9 @@ def test_an_observation_before_the_draw_plays_no_siege_symbol():
     # catapults of the tile the engine happens to hold (SIEGE-ADVANCE-1 plays them once it is drawn)
     engine, obs = _observer(["base", "siege"], view=3)
     g = engine.new_game(players=2, seed=0)
-    g.force_tile("siege.E")
+    draw(g, "siege.E")
     obs.set_from(g, 0, drawn=False)
     assert obs.dict["turn"].tolist() == [1, 0] and obs.dict["tile"].sum() == 0
     assert g.outposts_by_name()["knights"]["catapults"] == 0
-    g.force_tile("V")  # still free to name another tile
+    draw(g, "V")  # still free to name another tile
     assert g.tile_name() == "V"

@@ -22,6 +22,7 @@ from conftest import SHARED, shared_records
 
 from tessera.compiler.records import load_record
 from tessera.compiler.replay import engine_for, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.loader import load_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,7 +211,7 @@ def _game(turns, players, rules=("base", TILES)):
 
 def test_SIEGE_ADVANCE_1_the_question_mark_is_the_current_players_choice():
     g = _game([], ["you", "blue", "yellow"])
-    g.force_tile("st.Q")
+    draw(g, "st.Q")
     assert g.current_player() == 0
     assert g.legal_actions() == [("catapult", 0), ("catapult", 1), ("catapult", 2)]  # knights, travellers, monks
     g.apply_action(("catapult", 2))
@@ -226,7 +227,7 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
                                    **({"place": {"figure": "follower", "on": "C"}} if fig else {})}
     g = _game([T("st.M", 0, True), T("B", 1), T("B", -1, True), T("B", 2), T("B", -2)], ["you", "blue", "yellow"])
     assert g.current == 2
-    g.force_tile("st.Q")
+    draw(g, "st.Q")
     g.apply_action(("catapult", 2))
     deciders = []
     while g.current_player() != g.current or g.sdec is not None:
@@ -244,7 +245,7 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
 
 def test_SIEGE_OUTPOST_2_is_optional_and_a_decision_of_its_own():
     g = _game([], ["red", "blue"], ("base", "siege"))
-    g.force_tile("E")
+    draw(g, "E")
     o = g.orientation(CITY_ROT)
     fi = o.feature_at(CITY_SIDE)
     g.apply_action(((0, Y), CITY_ROT, (0, fi)))
@@ -269,7 +270,7 @@ def test_SIEGE_ADVANCE_1_a_tile_named_after_the_draw_was_asked_about_puts_its_ow
     g = engine_for(["base", "siege"], []).new_game(players=2, seed=0)
     assert g.tile_name() == "U"  # base U: no siege symbol, so asking about the turn plays nothing
     assert g.current_player() == 0 and g.outposts_by_name()["knights"]["catapults"] == 0
-    g.force_tile("siege.E")
+    draw(g, "siege.E")
     assert g.current_player() == 0 and g.outposts_by_name()["knights"]["catapults"] == 1
 
 
@@ -278,7 +279,7 @@ def test_state_round_trip_of_named_tiles_keeps_the_siege_decisions():
     # own draw) names its tile, so the replay decides it for the same tile (SIEGE-ADVANCE-1)
     eng = engine_for(["base", "siege"], [])
     g = eng.new_game(players=2, seed=0)
-    g.force_tile("siege.H")  # "?": the current player chooses the outpost
+    draw(g, "siege.H")  # "?": the current player chooses the outpost
     g.apply_action(("catapult", 1))
     mid = type(g).from_json(eng.rules, g.to_json())  # the tile not placed yet
     assert mid.tile_name() == "siege.H" and mid.outposts_by_name() == g.outposts_by_name()
@@ -286,10 +287,10 @@ def test_state_round_trip_of_named_tiles_keeps_the_siege_decisions():
     place = g.legal_actions()[0]
     for h in (g, mid):
         h.apply_action(place)
-        h.force_tile("siege.E")  # knights: a catapult by itself
+        draw(h, "siege.E")  # knights: a catapult by itself
         h.current_player()
     end = type(g).from_json(eng.rules, g.to_json())  # moves only: the drawn tile is named again
-    end.force_tile("siege.E")
+    draw(end, "siege.E")
     end.current_player()
     assert g.outposts_by_name()["travellers"]["catapults"] == 1 and g.outposts_by_name()["knights"]["catapults"] == 1
     for h in (mid, end):
@@ -486,7 +487,7 @@ def test_SIEGE_ADVANCE_1_a_drawn_tile_brings_its_catapult_even_if_it_is_then_dis
     the four-way road (all sides road, the travellers' symbol) fits nowhere beside the start
     landscape, whose open sides are all field; its catapult still comes, then it is discarded."""
     g = engine_for(["base", "siege"], []).new_game(players=2, seed=1)
-    g.force_tile("siege.crossroads")
+    draw(g, "siege.crossroads")
     assert g.legal_actions() == [("discard",)]
     assert g.outposts_by_name()["travellers"]["catapults"] == 1
     g.apply_action(("discard",))

@@ -14,6 +14,7 @@ import pytest
 from conftest import own_records, record_file, shared_records
 
 from tessera.compiler.replay import engine_for, replay
+from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.evaluate import evaluate
 from tessera.dsl.loader import load_rule_set
 
@@ -900,7 +901,7 @@ def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn
     g = eng.new_game(2, 0, ["red", "blue"])
     for i, t in enumerate(rec["turns"][:4]):
         play_turn(g, eng.rules, t, i)
-    g.force_tile("A")
+    draw(g, "A")
     assert [a for a in g.legal_actions() if a.KIND == "ransom"] == []  # red has 0 points before the tile
     (place,) = [a for a in g.legal_actions() if a.KIND == "place" and a == ((0, 3), 180, None)]
     g.apply_action(place)

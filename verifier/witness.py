@@ -766,7 +766,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     game ends after the last tile laid (a river that flows back: the record shows it).  The record
     is replayed at once; a game the engine does not follow is no witness (Search.note says why)."""
     from ..compiler.build import load_engine
-    from ..compiler.turns import Recorder
+    from ..compiler.turns import Recorder, deal
     from ..dsl.places import rotate
 
     lo, hi = rs.player_range()
@@ -795,7 +795,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
         """A copy of the game with tile tid drawn and its siege decisions taken (the first offered: a
         catapult's outpost), the decisions as moves, and the tile's moves."""
         c = g.clone()
-        c.force_tile_id(tid)
+        deal(c, tid)
         pre = []
         acts = c.legal_actions()
         while acts and not any(a.KIND in ("place", "discard") for a in acts):
@@ -1096,6 +1096,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     the cause: a turn the rule refuses, or the tile's other edges against what it borders (a fortress,
     an earlier tile).  Found: a record of that game ending in the discard.  Deterministic."""
     from ..compiler.build import load_engine
+    from ..compiler.turns import deal
 
     eng = eng or load_engine(rs)
     R = eng.rules
@@ -1121,7 +1122,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     def options(g, tid):
         """The game with tile tid drawn (its siege decisions taken, the first of each), and its placements."""
         c = g.clone()
-        c.force_tile_id(tid)
+        deal(c, tid)
         pre = []
         acts = c.legal_actions()
         while acts and not any(a.KIND in ("place", "discard") for a in acts):
@@ -1183,7 +1184,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     rec = Recorder(turns)
     for kind, x in found:
         if kind == "tile":
-            g.force_tile_id(x)
+            deal(g, x)
         else:
             rec(g, x)
             g.apply_action(x)

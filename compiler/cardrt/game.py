@@ -146,7 +146,7 @@ class Game:
         self.pending = []
         self._start_round()
 
-    # -- the public game API (compiler/agents.py) -------------------------
+    # -- the public game API (play/agents.py) -------------------------
     def current_player(self):
         return self.current
 

@@ -4,88 +4,21 @@ Each is a named tuple equal to its written form, a word first: `Play("red.city",
 ("play", "red.city", "red")`, so moves hash, compare and serialize as plain tuples do.  Every
 type says its kind as `KIND`; `as_move` is the one place that turns a written tuple or list
 (from JSON, or by hand) into its type.  The record <-> move owner is compiler/cardrecords.py.
+Each type is built by `tagged` (compiler/runtime/tagged.py), the builder of the tile game's moves.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from .tagged import tagged  # the tile runtime's builder of moves, lent to this runtime (dsl/family.py)
 
-_new = tuple.__new__
-
-
-class _Play(NamedTuple):
-    kind: str
-    card: str
-    row: str
-
-
-class Play(_Play):
-    """Play `card` from the mover's hand to the end of `row` (CARD-TURN-1)."""
-    __slots__ = ()
-    KIND = "play"
-
-    def __new__(cls, card, row):
-        return _new(cls, ("play", card, row))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-
-class _Claim(NamedTuple):
-    kind: str
-    row: str
-
-
-class Claim(_Claim):
-    """Put a feudal at the end of `row`: it claims the cards to its left (CARD-TURN-1)."""
-    __slots__ = ()
-    KIND = "claim"
-
-    def __new__(cls, row):
-        return _new(cls, ("claim", row))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-
-class Lay(_Claim):
-    """The dealer lays the set-up joker waiting for a row into `row` (CARD-DEAL-1)."""
-    __slots__ = ()
-    KIND = "lay"
-
-    def __new__(cls, row):
-        return _new(cls, ("lay", row))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-
-class _Decide(NamedTuple):
-    kind: str
-    card: str
-
-
-class Keep(_Decide):
-    """Keep the misplaced `card` the rules let its taker keep (CARD-SCORE-1)."""
-    __slots__ = ()
-    KIND = "keep"
-
-    def __new__(cls, card):
-        return _new(cls, ("keep", card))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-
-class Discard(_Decide):
-    """Score the misplaced `card` as misplaced and discard it (CARD-SCORE-1)."""
-    __slots__ = ()
-    KIND = "discard"
-
-    def __new__(cls, card):
-        return _new(cls, ("discard", card))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
+Play = tagged("play", ("card", "row"), "Play `card` from the mover's hand to the end of `row` (CARD-TURN-1).",
+              __name__)
+Claim = tagged("claim", ("row",), "Put a feudal at the end of `row`: it claims the cards to its left (CARD-TURN-1).",
+               __name__)
+Lay = tagged("lay", ("row",), "The dealer lays the set-up joker waiting for a row into `row` (CARD-DEAL-1).",
+             __name__)
+Keep = tagged("keep", ("card",), "Keep the misplaced `card` the rules let its taker keep (CARD-SCORE-1).", __name__)
+Discard = tagged("discard", ("card",), "Score the misplaced `card` as misplaced and discard it (CARD-SCORE-1).",
+                 __name__)
 
 
 TYPES = {"play": (Play, 2), "claim": (Claim, 1), "lay": (Lay, 1), "keep": (Keep, 1), "discard": (Discard, 1)}

@@ -12,15 +12,17 @@ One job per module (docs/engine.md lists the public names):
     tables     the named records the generated rule tables are made of
     board      placed tiles, the frontier, union-find over features, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
-    bag        decks, draws, tiles a record names, variants, the box
+    bag        decks, draws, chance's move that deals a named tile (Draw), the box
     figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
     corners    figures on corners (the barn), put and join scorings
     prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
     outposts   the Siege's outposts: rows, pools, catapults at the draw, attacks and removals
+    rounds     a component (Game.rounds, its own slots and clone): the rounds' count, and what a round's end does
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
     records    tessera-state/1 (to_json / from_json)
+    tagged     the builder of move types with a word first (both families' moves)
     listing    a turn's tile moves, kept as blocks and built only when read (legal_actions)
     moments    the moments of a turn (the tile, an outpost's decision, a capture, after the scoring): which
                is now, what each offers and applies (from the move types' WHEN), how each refuses another move

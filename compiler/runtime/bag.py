@@ -1,4 +1,4 @@
-"""The bag: decks drawn in order, the drawn tile, tiles a record names, variants, the box."""
+"""The bag: decks drawn in order, the drawn tile, chance's move that names it (Draw), the box."""
 from __future__ import annotations
 
 from .errors import IllegalAction
@@ -55,79 +55,58 @@ class Bag:
         """The name of tile type `tid` (default: the drawn tile)."""
         return self.R.TILES[self.drawn if tid is None else tid].name
 
-    def _played_symbols(self):
-        """A drawn tile whose siege symbols were already played cannot be swapped for another."""
-        if self._siege and self._advanced and self.drawn is not None and self.R.TILES[self.drawn].symbols:
-            raise IllegalAction("the drawn tile's siege symbols were already played: name the tile before "
-                                "asking about the turn", self.R.CLAUSE_BAG)
-
-    def force_tile(self, name):
-        """Replays name the drawn tile: take that tile from the current deck instead."""
+    # ------------------------------------------------------------ chance: the tile drawn
+    def _apply_draw(self, action, checked=False):
+        """Chance's move (runtime/moves.py's Draw, as OpenSpiel deals cards): the drawn tile is tile
+        type `action.tile`, taken from the deck being drawn, and the tile drawn before goes back to its
+        deck.  A tile already drawn changes nothing (and is no new entry of the history).  Refused, with
+        the clause that says why, when the bag cannot give that tile now: another deck is being drawn,
+        or every copy is used."""
         R = self.R
-        self._played_symbols()
-        if self.drawn is not None:
-            self._deck_of(self.drawn).append(self.drawn)
-        deck = next((d for d in self.decks if d), None)
-        self.drawn = None
-        if deck is None:
-            raise IllegalAction(f"tile {name}: the bag is empty", R.CLAUSE_BAG)
-        ids = [t for t in R.TILE_IDS.get(name, ())]
-        if not ids:
-            raise IllegalAction(f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
-        di = self.decks.index(deck)
-        last = R.DECK_LAST[di]
-        cands = [t for t in ids if t in deck]
-        if not cands:
-            where = "in the bag" if any(t in d for d in self.decks for t in ids) else "left"
-            if where == "in the bag":
-                raise IllegalAction(f"tile {name}: not in the deck being drawn now (the {R.DECK_NAMES[di]} deck, "
-                                    f"{len(deck)} tiles left)", R.DECK_CLAUSES[di])
-            # the last copy went back in the box, or the tile's composition has no more
-            raise IllegalAction(f"tile {name}: every copy the rules provide is already used",
-                                R.BOX_CLAUSES.get(name) or R.TILE_CLAUSES.get(name) or R.CLAUSE_BAG)
-        body = [t for t in cands if t not in last]
-        if not body and len(deck) > len([t for t in deck if t in last]):
-            raise IllegalAction(f"tile {name}: it is drawn last, and other tiles of its deck remain", R.LAST_CLAUSES[di])
-        pick = (body or cands)[0]
-        deck.remove(pick)
-        self.drawn = pick
-        self._advanced = False  # the tile named now plays its own siege symbols (the one put back had none)
+        tid = action.tile
+        if type(tid) is not int or not 0 <= tid < len(R.TILES):
+            raise IllegalAction(f"no tile type {tid!r} in these rules", R.CLAUSE_BAG)
+        if tid != self.drawn:
+            why = self.draw_refusal(tid)
+            if why is not None:
+                raise IllegalAction(*why)
+            if self.drawn is not None:
+                self._deck_of(self.drawn).append(self.drawn)
+            next(d for d in self.decks if d).remove(tid)  # the deck being drawn (draw_refusal: it holds tid)
+            self.drawn = tid
+            self._advanced = False  # the tile drawn now plays its own siege symbols (the one put back had none)
+            self.history.append((None, action))  # a deal the bag had not made (the same tile again: the same deal)
 
-    def force_tile_id(self, tid):
-        """Make tile type `tid` the drawn tile (from the deck being drawn)."""
-        if self.drawn == tid:
-            return
-        self._played_symbols()
-        if self.drawn is not None:
-            self._deck_of(self.drawn).append(self.drawn)
-        deck = next((d for d in self.decks if d), None)
-        if deck is None or tid not in deck:
-            raise IllegalAction(f"tile {self.R.TILES[tid].name}: not in the deck being drawn now", self.R.CLAUSE_BAG)
-        deck.remove(tid)
-        self.drawn = tid
-        self._advanced = False  # the tile named now plays its own siege symbols (the one put back had none)
+    def draw_refusal(self, tid):
+        """None if the bag may give tile type `tid` now (the drawn tile put back first), else (message, clause)."""
+        R = self.R
+        if tid == self.drawn:
+            return None
+        name = R.TILES[tid].name
+        if self._siege and self._advanced and self.drawn is not None and R.TILES[self.drawn].symbols:
+            return ("the drawn tile's siege symbols were already played: name the tile before asking about "
+                    "the turn", R.CLAUSE_BAG)
+        back = self.drawn
+        home = self._deck_of(back) if back is not None else None
+        di = next((i for i, d in enumerate(self.decks) if d or d is home), None)
+        if di is None:
+            return (f"tile {name}: the bag is empty", R.CLAUSE_BAG)
+        deck = self.decks[di]
+        ids = R.TILE_IDS.get(name, ())
+        if tid not in deck:
+            if any(t in d for d in self.decks for t in ids) or back in ids:
+                return (f"tile {name}: not in the deck being drawn now (the {R.DECK_NAMES[di]} deck, "
+                        f"{len(deck) + (home is deck)} tiles left)", R.DECK_CLAUSES[di])
+            # the last copy went back in the box, or the tile's composition has no more
+            return (f"tile {name}: every copy the rules provide is already used",
+                    R.BOX_CLAUSES.get(name) or R.TILE_CLAUSES.get(name) or R.CLAUSE_BAG)
+        # A tile set aside to be drawn last (`last`, RIVER-SETUP-1) is dealt even while others remain:
+        # a record naming it early is refused by the record layer (compiler/turns.py's tile_id), and the
+        # witness searches deal z3's sequences as they come (verifier/witness.py's river_search).
+        return None
 
     def _deck_of(self, tid):
         for d, ids in zip(self.decks, self.R.DECKS):
             if tid in ids:
                 return d
         return self.decks[-1]
-
-    def choose_variant(self, name, place, rot=0):
-        """A record names a tile; if a figure goes on a place only a variant has, use that variant."""
-        R = self.R
-        if place is None:
-            return
-        ids = R.TILE_IDS.get(name, ())
-        if len(ids) < 2 or self.drawn not in ids:
-            return
-        if any(place in ps for ps in R.ORIENT[self.drawn][rot // 90 % 4].places):
-            return
-        for t in ids:
-            if t != self.drawn and any(place in ps for ps in R.ORIENT[t][rot // 90 % 4].places):
-                deck = self._deck_of(t)
-                if t in deck:
-                    deck.remove(t)
-                    self._deck_of(self.drawn).append(self.drawn)
-                    self.drawn = t
-                    return

@@ -1,6 +1,6 @@
 """Classes of moves: which of the moves listed now change the values alike (`score_classes`).
 
-Players that try moves (the greedy agent, compiler/agents.py) try one move of each class: the
+Players that try moves (the greedy agent, play/agents.py) try one move of each class: the
 board says, without making a move, when two moves change every score, what stands by the rules
 (`standing_points`) and the same player's next decision alike -- by what the tile completes
 (runtime/lookahead.py), what a figure's putting starts (a capture, an outpost decision), and
@@ -36,7 +36,7 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
-        if self._round_rules and any(figs for row in self.held for figs in row):
+        if self.rounds.rules and any(figs for row in self.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
         if type(self.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring

@@ -24,10 +24,10 @@ from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
 from .records import Records
-from .rounds import Rounds
+from .rounds import Rounds, turn_taken
 from .scoring import Scoring
 
-_move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+_new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
 
 # the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
@@ -35,8 +35,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds, Scoring, Records, Lookahead,
-           Moments):
+class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
@@ -58,7 +57,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         self._init_figures(players)
         self._init_prisoners(players)
         self._init_outposts(players)
-        self._init_rounds()
+        self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -113,7 +112,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         """Whether seat p makes the next decision of its own turn: the turn in progress is p's and
         its next decision is p's.  Unlike current_player(), it never plays the siege symbols of a
         tile drawn for another seat's turn (SIEGE-ADVANCE-1): a player looking ahead from its own
-        move has not seen that tile (compiler/agents.py)."""
+        move has not seen that tile (play/agents.py)."""
         return not self.ended and self.current == p and self.current_player() == p
 
     def is_terminal(self):
@@ -136,7 +135,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         then each recall."""
         if self.ended:
             return []
-        if _may_decide(self):  # a declared decision may be open (runtime/decisions.py)
+        if any(_watched(self)):  # a declared decision may be open (runtime/decisions.py)
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
@@ -174,7 +173,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-        if self.ended or _may_decide(self):
+        if any(_watched(self)):  # the game's end, or a declared decision that may be open
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
             if m != TURN:
                 run = _APPLY[m].get(t)
@@ -256,7 +255,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
                 if self._capture_pending(p, gi, seg, cell, touched):
                     self._put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = TurnEnd(p, cell, touched)
+        self.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
         self._put_after = put
         self._end_turn()
 
@@ -289,8 +288,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
         self.closing = False
-        if self._round_rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
-            self._turn_taken()
+        if self.rounds.rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
+            turn_taken(self)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
         self._draw()
@@ -317,6 +316,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
         d["_ready"] = (None, {})
         d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
+        d["rounds"] = self.rounds.clone()
         if self._siege:
             d["trow"] = [x[:] for x in self.trow]
             d["tpool"] = [x[:] for x in self.tpool]
@@ -330,7 +330,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Rounds,
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
-_may_decide = watching()  # whether a declared decision may be open: the tile turn's fast path asks moment() only then
+# each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
+_watched = watching()
 
 
 def _offers(R):

@@ -1,6 +1,6 @@
 """Lookahead: what a tile placement would do to the scores, without making it.
 
-Players that try moves (the greedy agent, compiler/agents.py) ask these
+Players that try moves (the greedy agent, play/agents.py) ask these
 before paying for a clone and a whole move.  Both answer from the same
 candidates `_score_completed` tests, and both err on the side of "it may":
 a player that skips a move they call quiet loses nothing, since applying it
@@ -32,7 +32,7 @@ class Lookahead(Classes):
         on an outpost, what the outposts' `on end` rules would pay for it were the game to end now
         (SIEGE-END-1); a prisoner that the rules' `ransom` lets its owner buy back, its price now,
         to its holder, and minus its price to its owner (TOWER-RANSOM-1).  Players that try moves
-        add it to the score (compiler/agents.py's greedy), so that a figure sent to an outpost,
+        add it to the score (play/agents.py's greedy), so that a figure sent to an outpost,
         a capture and a ransom show what they set up.  All zeros without outposts and ransoms."""
         R = self.R
         out = [0] * self.nplayers

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from .decisions import DECISIONS, _no_decision
 from .errors import IllegalAction
-from .moves import OVER, SIEGE, TURN, Capture, Pass, in_rules
-
-# how each declared decision says whether it is open now, in the order moment() asks them
-_OPENED = tuple(d.opened for d in DECISIONS)
+from .moves import CHANCE, OVER, SIEGE, TURN, Capture, Pass, in_rules
 
 
-class Moments:
-    """Mixin of Game: which moment of the turn it is, and the closing moment's pass."""
+def moment_of(decisions):
+    """`Game.moment` for the declared decisions (runtime/decisions.py's DECISIONS), asked in their
+    order: "over" once the game has ended, else the first one open, else "turn".  A decision whose
+    `watch` attribute is false is not open, so its `opened` is not called (the tile turn asks this
+    once or twice a move)."""
+    from operator import attrgetter
+
+    asked = tuple((attrgetter(d.watch), d.opened) for d in decisions)
 
     def moment(self, settle=True):
         """Which moment of the turn the game is in (runtime/moves.py's MOMENTS; each move type is
@@ -34,11 +37,19 @@ class Moments:
         order are runtime/decisions.py's DECISIONS, each read from its stored value."""
         if self.ended:
             return OVER
-        for opened in _OPENED:
-            m = opened(self, settle)
-            if m is not None:
-                return m
+        for watch, opened in asked:
+            if watch(self):
+                m = opened(self, settle)
+                if m is not None:
+                    return m
         return TURN
+    return moment
+
+
+class Moments:
+    """Mixin of Game: which moment of the turn it is, and the closing moment's pass."""
+
+    moment = moment_of(DECISIONS)
 
     def _pass_on(self, action, checked=False):
         """The closing moment's pass: the scored turn ends, the next player draws."""
@@ -69,12 +80,17 @@ def _offered(cls, T, m):
     return run
 
 
-def applying(cls, offered):
+def applying(cls, offered, chance=CHANCE):
     """{moment: {move type: what applies it then}} for the types `offered` (moves.offered) names at
     each moment: its APPLY for that moment (a method of `cls`), behind the generic check unless the
-    type checks itself (CHECKS).  Each is called (game, move, checked)."""
-    return {m: {T: _method(cls, _at(T.APPLY, m)) if T.CHECKS else _offered(cls, T, m) for T in types}
-            for m, types in offered.items()}
+    type checks itself (CHECKS); and chance's moves (moves.CHANCE: the tile drawn), never listed,
+    at the moments of their WHEN.  Each is called (game, move, checked)."""
+    out = {m: {T: _method(cls, _at(T.APPLY, m)) if T.CHECKS else _offered(cls, T, m) for T in types}
+           for m, types in offered.items()}
+    for T in chance:
+        for m in T.WHEN:
+            out[m][T] = _method(cls, _at(T.APPLY, m))
+    return out
 
 
 def listing(cls, offered, R):

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-_new = tuple.__new__
+from .tagged import tagged
+
 
 # The moments of a turn (Game.moment says which is now; an outpost decision's name is
 # runtime/decisions.py's typed decision, `sdec.moment`): the drawn tile's placement; the decisions of the drawn tile's
@@ -67,46 +68,13 @@ class PutCorner(NamedTuple):
     CLAUSE = "FIG_CLAUSES"  # and corners.corner_refusal
 
 
-class _Recall(NamedTuple):
-    kind: str
-    figure: int
-    cell: tuple
-    segment: int
-
-
-class Recall(_Recall):
-    """Instead of a figure: take back an own figure of kind `figure` standing on `segment` at `cell`
-    (a `recall` rule)."""
-    __slots__ = ()
-    KIND = "recall"
-    CLAUSE = "RECALL_CLAUSE"
-
-    def __new__(cls, figure, cell, segment):
-        return _new(cls, ("recall", figure, cell, segment))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-
-class _PutAt(NamedTuple):
-    kind: str
-    figure: int
-    cell: tuple
-    segment: int
-
-
-class PutAt(_PutAt):
-    """Put a figure declared `anywhere` (a tower floor, a follower on top) on the placed feature
-    `segment` of the tile at `cell` (TOWER-TURN-1)."""
-    __slots__ = ()
-    KIND = "at"
-    CLAUSE = "ANYWHERE_AT"
-
-    def __new__(cls, figure, cell, segment):
-        return _new(cls, ("at", figure, cell, segment))
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
+# a figure with a word first: the move types' builder (runtime/tagged.py), as the moves without a tile
+Recall = tagged("recall", ("figure", "cell", "segment"),
+                "Instead of a figure: take back an own figure of kind `figure` standing on `segment` at `cell` "
+                "(a `recall` rule).", __name__, CLAUSE="RECALL_CLAUSE")
+PutAt = tagged("at", ("figure", "cell", "segment"),
+               "Put a figure declared `anywhere` (a tower floor, a follower on top) on the placed feature "
+               "`segment` of the tile at `cell` (TOWER-TURN-1).", __name__, name="PutAt", CLAUSE="ANYWHERE_AT")
 
 
 class Place(NamedTuple):
@@ -143,22 +111,8 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
     is those fields in mixed radix (None: the codec numbers it by a method of its own); `early`
     True for a move that may come before the drawn tile is shown (a ransom, TOWER-RANSOM-1): applying
     it does not first play the tile's siege symbols, since a replay names the tile after it."""
-    base = NamedTuple(f"_{tag}", [("kind", str)] + [(f, object) for f in fields])
-    n = len(fields)
-
-    def __new__(cls, *args):
-        if len(args) != n:
-            raise TypeError(f"{cls.__name__} takes {n} fields ({', '.join(fields) or 'none'}), not {len(args)}")
-        return _new(cls, (tag,) + args)
-
-    def __getnewargs__(self):
-        return tuple(self)[1:]
-
-    name = tag.capitalize()
-    return type(name, (base,), {"__slots__": (), "__new__": __new__, "__getnewargs__": __getnewargs__,
-                                "__doc__": doc, "KIND": tag, "CLAUSE": clause, "__module__": __name__,
-                                "__qualname__": name, "APPLY": apply, "OPTIONS": options, "RULES": rules,
-                                "DOMAINS": domains, "WHEN": tuple(when), "CHECKS": checks, "EARLY": early})
+    return tagged(tag, fields, doc, __name__, CLAUSE=clause, APPLY=apply, OPTIONS=options, RULES=rules,
+                  DOMAINS=domains, WHEN=tuple(when), CHECKS=checks, EARLY=early)
 
 
 def _pass_options(g):
@@ -193,14 +147,26 @@ Outpost = _tagged("outpost", ("track", "slot"),
                   "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "outpost_options",
                   rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
+# ------------------------------------------------------------------ chance's move: the tile drawn
+# As OpenSpiel deals cards: the drawn tile is an action of the game's history.  The engine's own bag
+# (seeded) deals every turn's tile by itself; a Draw names the tile instead -- a replay for each
+# record turn (compiler/turns.py), a state's reload (runtime/records.py's from_json), OpenSpiel's
+# chance node, a witness search.  It is no player's move: legal_actions never lists it and the
+# action codec does not number it (its place is no player's choice), so it is not in ORDER.
+Draw = _tagged("draw", ("tile",),
+               "Chance's move: the drawn tile is tile type `tile`, from the deck being drawn (the tile drawn "
+               "before goes back to its deck); refused where the bag cannot give it now.", "CLAUSE_BAG",
+               "_apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
+CHANCE = (Draw,)
+
 # Every move type that may be played, in the action codec's fixed order: its blocks of numbers
 # come in this order (the placements first, the discard last), each only in rule sets that have
 # the move (RULES), so a new move -- added just before Discard -- changes no other numbering.
 ORDER = (Place, Pass, Capture, Ransom, Outpost, Catapult, Remove, Discard)
 # the moves with a word first, by that word
-TAGGED = {T.KIND: T for T in ORDER if T is not Place}
-# every move type that may be played (apply_action takes these as they are)
-MOVES = frozenset(ORDER)
+TAGGED = {T.KIND: T for T in ORDER + CHANCE if T is not Place}
+# every move type that may be played (apply_action takes these as they are): the players' and chance's
+MOVES = frozenset(ORDER + CHANCE)
 
 
 def listed(order):

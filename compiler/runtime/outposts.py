@@ -15,8 +15,8 @@ Decisions of their own, each a legal action (runtime/moves.py) of the player who
   player may put one more figure from supply on an outpost.
 
 The drawn tile's symbols are played lazily, the first time the turn is asked about
-(`current_player`, `legal_actions`, `apply_action`), so a replay can name the tile
-first (`force_tile`).
+(`current_player`, `legal_actions`, `apply_action`), so a replay can deal the tile
+it names first (chance's move, `Draw`: runtime/bag.py).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from .moves import SIEGE, Discard, as_move
+from .moves import SIEGE, Discard, Draw, as_move
 
 STATE_FORMAT = "tessera-state/1"
 
@@ -15,11 +15,13 @@ class Records:
         """A state as JSON: its seed, seats and the moves that led to it (replayed by from_json)."""
         hist = []
         for i, (tid, a) in enumerate(self.history):
+            if type(a) is Draw:  # chance's move: its tile is the `id` of the move that places it (a deal that no
+                continue  # move follows yet is not written: the OpenSpiel adapter keeps the drawn tile beside it)
             if tid is None:  # a capture, a pass or a ransom: no tile drawn for it
                 h = {"act": list(a)}
                 if type(a) in SIEGE and type(a).KIND != "outpost":
                     # decided for the drawn tile before it is placed (its siege symbols): name it, so a
-                    # game whose tiles were chosen (force_tile, OpenSpiel's chance nodes) replays too
+                    # game whose tiles were dealt (chance's Draw: a replay, OpenSpiel's chance nodes) replays too
                     drawn = next((t for t, _ in self.history[i + 1:] if t is not None), self.drawn)
                     if drawn is not None:
                         h["id"] = drawn
@@ -47,11 +49,11 @@ class Records:
         g.open_decisions = data.get("open_decisions") is True
         for h in data["history"]:
             if "act" in h:
-                if "id" in h:  # the tile whose siege symbols this decision answers
-                    g.force_tile_id(h["id"])
+                if "id" in h:  # the tile whose siege symbols this decision answers, dealt first
+                    g.apply_action(Draw(h["id"]))
                 g.apply_action(as_move(h["act"]))
                 continue
-            g.force_tile_id(h["id"])
+            g.apply_action(Draw(h["id"]))  # the tile the move places, dealt (no change if the bag drew it)
             if h.get("discard"):
                 g.apply_action(Discard())
                 continue

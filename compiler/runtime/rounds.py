@@ -14,36 +14,53 @@ from __future__ import annotations
 
 
 class Rounds:
-    """Mixin of Game.  Owns: rounds, round_open."""
+    """Component of Game (`g.rounds`): how far the rounds have come.  Owns its state; what a round's
+    end does to the game is the functions below, of the game whose rounds these are."""
 
-    def _init_rounds(self):
-        self._round_rules = getattr(self.R, "ROUND_RULES", ())
-        self.rounds = 0  # rounds ended so far
-        self.round_open = False  # a turn was taken since the last round ended
-        self.round_last = 0  # the seat whose turn ended last
+    __slots__ = ("rules", "ended", "open", "last")
 
-    def _turn_taken(self):
-        """A turn has ended and passes on (Game._next_turn, before the next seat): the last seat's
-        turn ends the round."""
-        self.round_open = True
-        self.round_last = self.current
-        if self.current == self.nplayers - 1:
-            self._round_end()
+    def __init__(self, rules):
+        self.rules = rules  # ROUND_RULES: (condition or None, figures, clause); empty: rounds change nothing
+        self.ended = 0  # rounds ended so far
+        self.open = False  # a turn was taken since the last round ended
+        self.last = 0  # the seat whose turn ended last
 
-    def _round_end(self):
-        """The rules run with `current` the seat whose turn was the round's last, also when the
-        game's end closes the round (when the turn has already passed on)."""
-        self.round_open = False
-        self.rounds += 1
-        saved, self.current = self.current, self.round_last
-        try:
-            for cond, figs, clause in self._round_rules:
-                if cond is None or cond(self):
-                    self._release(figs, clause)
-        finally:
-            self.current = saved
+    def clone(self):
+        c = _blank(Rounds)
+        c.rules, c.ended, c.open, c.last = self.rules, self.ended, self.open, self.last
+        return c
 
-    def _last_round(self):
-        """At the game's end: close a round that is not whole (Scoring._final)."""
-        if self.round_open and self._round_rules:
-            self._round_end()
+
+_blank = object.__new__
+
+
+def turn_taken(g):
+    """A turn of game g has ended and passes on (Game._next_turn, before the next seat; only where the
+    rules have `on round end`): the last seat's turn ends the round."""
+    r = g.rounds
+    r.open = True
+    r.last = g.current
+    if g.current == g.nplayers - 1:
+        round_end(g)
+
+
+def round_end(g):
+    """The round's rules run with `current` the seat whose turn was the round's last, also when the
+    game's end closes the round (when the turn has already passed on)."""
+    r = g.rounds
+    r.open = False
+    r.ended += 1
+    saved, g.current = g.current, r.last
+    try:
+        for cond, figs, clause in r.rules:
+            if cond is None or cond(g):
+                g._release(figs, clause)
+    finally:
+        g.current = saved
+
+
+def last_round(g):
+    """At the game's end: close a round that is not whole (Scoring._final)."""
+    r = g.rounds
+    if r.open and r.rules:
+        round_end(g)

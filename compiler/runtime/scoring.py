@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .geometry import AROUND
+from .rounds import last_round
 
 
 class Scoring:
@@ -124,7 +125,7 @@ class Scoring:
     def _final(self):
         R = self.R
         self.ended = True
-        self._last_round()  # the game's end closes a round not every player had a turn in
+        last_round(self)  # the game's end closes a round not every player had a turn in (runtime/rounds.py)
         if R.TRACKS:  # every outpost counterattacks before final scoring (SIEGE-END-1)
             self._final_outposts()
         roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]

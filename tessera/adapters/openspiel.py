@@ -30,6 +30,7 @@ import pyspiel
 
 from ..compiler.actions import ActionCodec, WindowExceeded
 from ..compiler.replay import engine_for
+from ..compiler.turns import deal
 from .observation import Observer, board_text
 from .spiel import rules_of, win_shares
 
@@ -118,8 +119,8 @@ class _Engine:
 def _restore(spec: str, text: str, drawn):
     engine = engine_for(rules_of(spec), [])
     g = engine.Game.from_json(engine.rules, text)
-    if drawn is not None and not g.is_terminal():
-        g.force_tile_id(drawn)
+    if drawn is not None and not g.is_terminal() and g.drawn != drawn:  # a deal the state's history does not hold
+        deal(g, drawn)
     return _Engine(g, spec, len(g.names))
 
 
@@ -191,7 +192,7 @@ class TesseraState(pyspiel.State):
             if int(action) not in tiles:
                 raise ValueError(f"chance outcome {action} is not a tile the bag can give now "
                                  f"(outcomes: {sorted(tiles)})")
-            g.force_tile_id(int(action))
+            deal(g, int(action))  # chance's move: the tile dealt
             self._chance = False
             return
         legal = self._legal()
