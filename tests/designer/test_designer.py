@@ -359,3 +359,38 @@ def test_a_card_parameter_range_is_verified_value_by_value():
                            str(RULES2 / "card_short_game.tess")], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "proved for 8 of 8 values: 3..10" in proc.stdout, proc.stdout
+
+
+PROBES2 = HERE / "probes2"
+
+
+def test_an_on_complete_rule_reads_the_figures_left_after_the_return():
+    """Language 2.16: `on complete` runs after the feature is scored and its figures go home.  Under
+    abbot_tended_gardens (`on complete of garden where ... count(abbot) >= 1`) an abbot put on a garden
+    that completes at once is scored and sent home, and the rule does not fire (ABBOT-SCORE-1).  The
+    model once counted the abbot still there: game seed 399 of the engine check was a model error
+    (turn 67), which voided every invariant of the completion step (FINDINGS2.md, F2)."""
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.engine_check import check_engine
+
+    rs = require_rule_set([str(RULES2 / "abbot_tended_gardens.tess")])
+    mismatches, checked = check_engine(rs, 1, 2, 399, conform=True)
+    assert checked > 0 and mismatches == [], [str(m) for m in mismatches]
+
+
+@pytest.mark.parametrize("name,rc,text", [
+    # BASE-SETUP-1 with the cloister tile B at the start, BASE-END-2 less 1: every cloister with a figure
+    # on it has a neighbour (the start tile's too, once a tile is laid), so no score goes below 0
+    ("start_cloister", 0, "Success"),
+    # less 2: a cloister laid beside one tile only, its monk there at the end, scores -1
+    ("start_cloister_minus_two", 1, "is refuted for score cloister end"),
+])
+def test_a_start_tile_cloister_has_a_neighbour_whenever_it_is_scored(name, rc, text, tmp_path):
+    """FINDINGS2.md, P1: `neighbours >= 1` held only for a centre kind no start tile carries, so a house
+    rule starting from a cloister had its sound end score `neighbours - 1` *not proved* (z3's state, a
+    monk on a cloister with no neighbour, is one no game reaches)."""
+    proc = subprocess.run([sys.executable, "-m", "tessera", "verify", "--no-engine", "--record", str(tmp_path / "w"),
+                           str(PROBES2 / f"{name}.tess")], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == rc and text in out, out
+    assert "not proved" not in out.replace("0 not proved", ""), out
