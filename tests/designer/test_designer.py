@@ -394,3 +394,17 @@ def test_a_start_tile_cloister_has_a_neighbour_whenever_it_is_scored(name, rc, t
     out = proc.stdout + proc.stderr
     assert proc.returncode == rc and text in out, out
     assert "not proved" not in out.replace("0 not proved", ""), out
+
+
+def test_the_rebuild_reads_count_in_a_completion_condition():
+    """FINDINGS2.md, P2: `complete tower when count(floor) >= 3` stopped the engine check with an internal
+    error (KeyError: 'count'): the independent rebuild's completion conditions knew no `count(F)`."""
+    from collections import Counter
+
+    from tessera.dsl.loader import require_rule_set
+    from tessera.verifier.engine_check import compile_complete_rules
+
+    rs = require_rule_set([str(PROBES2 / "tower_complete.tess")])
+    done = compile_complete_rules(rs)["tower"]
+    assert done({"count": Counter(floor=3, follower=1)}) is True
+    assert done({"count": Counter(floor=2)}) is False
