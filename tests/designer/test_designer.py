@@ -24,6 +24,12 @@ default mode (`ENGINE_RULES`), where a model error must void the verdicts it tou
 
 Tests that fail on today's verifier are `xfail(strict=True)` with the finding's number in
 tests/designer/FINDINGS.md, so that the branch stays green and a fix flips them.
+
+A second, independent trial (`rules2/`, `expected2.json`, `EXPECTED2.md`, `FINDINGS2.md`, games in
+`games2/`) is tested the same way (`test_second_trial_*`): 16 rules, two per module, 14 of 16 right the
+first time.  Its verdict `error` is a tile that can never be laid: an error naming it, with a game of
+the engine that discards it.  `probes2/` holds the rules written after the first runs to test a
+suspicion (FINDINGS2.md, P1 and P2).
 """
 from __future__ import annotations
 
