@@ -76,7 +76,11 @@ ENGINE_RULES = ["abbot_on_roads", "siege_veterans", "robber_long_roads", "card_p
 # The second trial's, for the same reasons: a new tile the engine check rebuilds (a road crossing a
 # city, on the Siege's landscape), a `score ... put` scoring the model holds to the engine's.
 ENGINE_RULES2 = ["siege_gate_tile", "barn_compensation"]
-MISSES_NOENG2: dict[str, str] = {}
+MISSES_NOENG2: dict[str, str] = {
+    # FINDINGS2.md F4 (open): the witness record of `gardener_held` replays to completed(garden) == 0, where
+    # the search's own game had broken it; `witness._replays` compares scores and supplies only
+    "abbot_tended_gardens": "F4: the witness record does not replay to the break the search saw",
+}
 MISSES_ENGINE2 = dict(MISSES_NOENG2)
 
 
