@@ -692,7 +692,13 @@ def _replays(path: Path, g) -> bool:
     except Exception:
         return False
     r = res.game
-    return res.error is None and list(r.scores) == list(g.scores) and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+    # the states and completion counts too: a declared invariant reads them, and a record that replays to
+    # others does not show what the search saw (a garden copy completed without a figure: the record names
+    # the tile only, and the replay lays a plain copy; docs/records.md "Garden variants"; FINDINGS2.md F4)
+    return (res.error is None and list(r.scores) == list(g.scores)
+            and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+            and list(getattr(r, "st", [])) == list(getattr(g, "st", []))
+            and list(getattr(r, "completed_count", [])) == list(getattr(g, "completed_count", [])))
 
 
 def search_all(rs: RuleSet, checks: list) -> dict:
