@@ -126,9 +126,38 @@ class Domain:
         start = {p.tile for p in rs.start.places()} if rs.start is not None else set()
         if any(tt.name in start for tt, _ in feats) or any(
                 f.kind == kind for tt in rs.tiles if tt.name in start for f in tt.features):
-            return 0, ""
+            # a start tile carries one: it has a neighbour too once any tile is laid, and every rule that
+            # reads `neighbours` runs after a tile is laid (a completion, a figure put on the tile just laid
+            # and its scorings; the end scores only a feature with a figure on it, put after a tile).  With
+            # one start tile the first tile laid touches it; in a landscape of several, a start tile with
+            # another start cell around it has that neighbour from the start.
+            if not self._start_has_neighbour(kind):
+                return 0, ""
+            return 1, (f"a {kind} lies on a tile laid beside another (placement adjacent), or on a start tile, "
+                       f"which has a neighbour once any tile is laid: neighbours >= 1")
         return 1, (f"a {kind} lies on a tile laid beside another (placement adjacent), "
                    f"and no start tile has one: neighbours >= 1")
+
+    def _start_has_neighbour(self, kind: str) -> bool:
+        """Every start tile carrying `kind` has a neighbour whenever a rule reads it (fewest_neighbours)."""
+        rs = self.rs
+        places = rs.start.places()
+        if len(places) == 1:
+            return True
+        by_name = {t.name: t for t in rs.tiles}
+        covered: list[tuple[int, int, str]] = []
+        for p in places:
+            t = by_name.get(p.tile)
+            w, h = (t.cells if t is not None and t.cells is not None else (1, 1))
+            covered += [(p.x + i, p.y + j, p.tile) for i in range(w) for j in range(h)]
+        for i, p in enumerate(places):
+            t = by_name.get(p.tile)
+            if t is None or not any(f.kind == kind for f in t.features):
+                continue
+            mine = {(p.x, p.y)}
+            if not any((x, y) not in mine and max(abs(x - p.x), abs(y - p.y)) == 1 for x, y, _ in covered):
+                return False
+        return True
 
     # ------------------------------------------------------------- quantities
     def quantity(self, name: str, v: z3.ArithRef, kind: str | None, get) -> list[Fact]:

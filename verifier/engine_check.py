@@ -17,6 +17,8 @@ the end's comparison catches it even when it happened between two checks.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from dataclasses import dataclass
 
 import networkx as nx
@@ -366,6 +368,8 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
             names = {"open": op, "neighbours": bg.neighbours(comp), "tiles": len(cells),
                      "shields": _shields(rs, bg, comp), "figures": len(f["figures"]),
                      "marks": {m: _marks(rs, bg, comp, m) for m in rs.mark_names()},
+                     # the figures by type (a figure's place on the feature is checked above)
+                     "count": Counter(name for _, name in f["figures"]),
                      "players": g.nplayers, "current": g.current,
                      # game-wide counts the rebuild cannot redo on its own: the engine's own values
                      "completed": {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)},
@@ -459,6 +463,9 @@ def compile_complete_rules(rs: RuleSet) -> dict:
         scope.names.update({name: f"v['state'][{name!r}]" for name in rs.states})
         scope.calls["completed"] = lambda args, sc: f"v['completed'][{args[0].name!r}]"
         scope.calls["marks"] = lambda args, sc: f"v['marks'][{args[0].name!r}]"
+        # `count(F)` in a condition (`complete tower when count(floor) >= 3`, a house rule's): it was a KeyError
+        # that stopped the whole engine check
+        scope.calls["count"] = lambda args, sc: f"v['count'][{args[0].name!r}]"
         out[kind] = eval("lambda v: " + emit(c.when, scope), {"_of": lambda vs, p: vs[p] if 0 <= p < len(vs) else 0,
                                                              "_div": lambda a, b: a // b if b else 0,
                                                              "_mod": lambda a, b: a % b if b else 0})

@@ -610,7 +610,22 @@ def award_most_step(g: SymGame, sname: str, aw: A.AwardDecl) -> RuleStep:
 def on_step(g: SymGame, on: A.OnDecl, suffix: str = "") -> RuleStep:
     facts = list(g.facts)
     if on.event == "complete" and on.of is not None:
-        env, _ = _feature_env(g, on.of, "", facts, completing=True)
+        env, f = _feature_env(g, on.of, "", facts, completing=True)
+        # an `on complete` rule runs after the feature was scored and its figures with a `return ... when
+        # scored` rule went home (language.md 2.16; runtime/scoring.py `_score_completed`): its `count(F)`
+        # and `figures` read what stays there, none of the returning figures (the conformance check found
+        # the model counting an abbot the engine had sent home)
+        gone = set(g.rs.returns)
+        corner = set(g.rs.corner_figures())
+        staying = {k: v for k, v in f.items() if k[1] not in gone}
+        owning = [v for (p, name), v in staying.items() if name not in corner]
+        env.names["figures"] = z3.Sum(owning) if owning else z3.IntVal(0)
+
+        def count(args, f=staying):
+            name = args[0].name if isinstance(args[0], A.Var) else ""
+            vs = [v for (p, n), v in f.items() if n == name]
+            return z3.Sum(vs) if vs else z3.IntVal(0)
+        env.calls["count"] = count
     else:
         env = g.env("")
     step = encode_on(on, env, dict(g.before.st))

@@ -180,7 +180,8 @@ def verify_range(specs: list[str], name: str, sets: dict[str, int] | None = None
         rs_v, errs = _load(specs, {**sets, name: v})
         if rs_v is None:
             return Part(v, v, "error", details=[e.header() for e in errs[:3]])
-        base = record or wit.RECORD_DIR or wit.DEFAULT_RECORD_DIR
+        # `--record DIR`, else the user's own private witness folder (witness_dir.py), as every witness
+        base = record or wit.RECORD_DIR or wit._record_folder(None)
         wit.RECORD_DIR = Path(base) / f"{name}={v}"  # each value's witness games apart
         try:
             out.runs += 1

@@ -99,9 +99,14 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
     ends: list[str] = []
     straights: list[str] = []
     curves: list[str] = []
+    from .river_layer import river_phase
+
+    phase = river_phase(rs, kind)  # the tiles drawn while the river is laid (one drawn after the lake is never laid)
     for tt in rs.tiles:
         if tt.cells is not None:
             continue  # a tile covering several cells lies in the start landscape, never in the river deck
+        if tt.name not in phase.river and tt.name not in laid:
+            continue
         feats = [f for f in tt.features if f.kind == kind]
         if not feats:
             continue
@@ -608,8 +613,11 @@ def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
     last = rs.modules[-1] if rs.modules else None
     mine = [on.span for on in d.rules if last is not None and on.span.file == last.file]
     # a designer who changed the river's tiles (not its rule) is pointed at the tiles changed
+    from .river_layer import river_phase
+
+    river_tiles = river_phase(rs, d.kind).river  # not a tile drawn after the lake (set-river reports it)
     mine += [tt.decl.span for tt in rs.tiles if last is not None and tt.module == last.name
-             and any(f.kind == d.kind for f in tt.features)]
+             and tt.name in river_tiles and any(f.kind == d.kind for f in tt.features)]
     if mine:
         return mine[0]
     return d.rules[0].span if d.rules else rs.placement["continues"].span

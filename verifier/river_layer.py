@@ -32,6 +32,46 @@ def _continues(rs: RuleSet) -> A.PlacementDecl | None:
 Cell = tuple[int, int]
 
 
+def drawn_decks(rs: RuleSet) -> list[tuple[A.DeckDecl, list[str]]]:
+    """The decks in the order the engine draws them (a deck `before X` first: compiler/lower.py) and
+    the tile names each holds (`tiles ... last T`, or for `rest` every tile no other deck names)."""
+    ordered = [d for d in rs.decks if d.before is not None] + [d for d in rs.decks if d.before is None]
+    named = {n for d in ordered for n in (*d.tiles, *([d.last] if d.last else []))}
+    out = []
+    for d in ordered:
+        if d.tiles or d.last:
+            names = [t.name for t in rs.tiles if t.name in d.tiles or t.name == d.last]
+        else:
+            names = [t.name for t in rs.tiles if t.name not in named]
+        out.append((d, list(dict.fromkeys(names))))
+    return out
+
+
+@dataclass
+class RiverPhase:
+    """Which tiles with a river are drawn while the river is being laid, and which only after it.
+
+    The river is laid from its deck (RIVER-TURN-1: river tiles until someone places the lake); the deck
+    whose `last` tile carries the river ends it (the lake).  A tile carrying the river in a deck drawn
+    after that one (a house rule's tile left in the land deck by `deck land = rest`) is drawn when the
+    river is closed at both ends, so `placement continues` can never let it be laid."""
+
+    river: set[str]  # tiles with a river drawn up to the lake: the river tiles (set-river, the theorem)
+    late: list[tuple[str, A.DeckDecl, A.DeckDecl]]  # (tile, its deck, the river's deck): drawn after the end
+    end: str | None  # the river's last tile (the lake), or None when no deck ends the river
+
+
+def river_phase(rs: RuleSet, kind: str) -> RiverPhase:
+    carries = {t.name for t in rs.tiles if t.cells is None and any(f.kind == kind and f.places for f in t.features)}
+    order = drawn_decks(rs)
+    for i, (d, names) in enumerate(order):
+        if d.last is not None and d.last in carries:
+            river = {n for _, ns in order[: i + 1] for n in ns if n in carries}
+            late = [(n, dd, d) for dd, ns in order[i + 1:] for n in ns if n in carries]
+            return RiverPhase(river, late, d.last)
+    return RiverPhase(carries, [], None)
+
+
 @dataclass
 class StartRiver:
     """The start as laid (one tile, or a landscape of several: SIEGE-SETUP-1), as the river sees it:
@@ -116,9 +156,15 @@ class RiverLayer:
         self.budget = budget
         self.types: dict[str, TileType] = {}
         counts: Counter = Counter()
+        # the river tiles: those drawn while the river is laid (a tile carrying the river drawn only after
+        # the lake is a tile that can never be laid, reported apart: RiverPhase)
+        self.phase = river_phase(rs, kind)
+        st0 = start_river(rs, kind)
+        started = {n for n, _, _ in (st0.laid if st0 else [])}  # the source: laid by the start, in no river deck
         for t in rs.tiles:
             # a tile covering several cells lies in the start landscape, never in the river deck
-            if t.cells is None and any(f.kind == kind and f.places for f in t.features):
+            if t.cells is None and (t.name in self.phase.river or t.name in started) \
+                    and any(f.kind == kind and f.places for f in t.features):
                 self.types.setdefault(t.name, t)
                 counts[t.name] += t.count
         self.counts = counts
@@ -349,7 +395,7 @@ def check_set_river(rs: RuleSet) -> list[Diagnostic]:
     assert p is not None and p.arg
     layer, res = lay_river(rs, p.arg)
     if res.ok:
-        return []
+        return _late_tiles(rs, p, layer)
     at = p.span
     if res.problems:
         return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg}: {msg}", "river") for msg in res.problems]
@@ -364,3 +410,38 @@ def check_set_river(rs: RuleSet) -> list[Diagnostic]:
     then = f"{rest} cannot continue it" if single else f"none of {rest} can continue it"
     gave_up = " (the search gave up)" if layer.nodes > layer.budget else ""
     return [Diagnostic(at, f"the {p.arg} tiles cannot be laid as one {p.arg} from {src}{end}{gave_up}: at best {len(res.laid)} of {res.total} tiles are laid ({steps}); then {then}", "river")]
+
+
+def _late_tiles(rs: RuleSet, p: A.PlacementDecl, layer: RiverLayer) -> list[Diagnostic]:
+    """A tile carrying the river in a deck drawn after the river's deck has laid the river to its end
+    (RiverPhase.late) can never be laid: `placement continues` needs an open end of the river to
+    continue, and the river from the source to the lake has none left.  Every copy is discarded
+    (BASE-PLACE-3); an engine game shows it (witness.discard_game)."""
+    out = []
+    phase = layer.phase
+    if phase.end is None:
+        return out
+    shown: set[str] = set()
+    for name, deck, river in phase.late:
+        t = next((t for t in rs.tiles if t.name == name), None)
+        copies = sum(tt.count for tt in rs.tiles if tt.name == name)  # its variants are types of the same name
+        if t is None or name in shown or copies <= 0 or name in layer.in_start:
+            continue
+        shown.add(name)
+        msg = (f"tile {name} can never be laid: it carries the {p.arg}, which `placement continues {p.arg}` lets be laid "
+               f"only where it continues the {p.arg} on the board, but it is in deck `{deck.name}`, drawn after deck "
+               f"`{river.name}` has laid the {p.arg} from the source to its end ({phase.end}, drawn last), when no end "
+               f"of the {p.arg} is open; so every copy ({copies}) is discarded when drawn [BASE-PLACE-3]")
+        try:
+            from .witness import discard_game
+
+            found = discard_game(rs, name)
+        except Exception as exc:  # an engine that cannot be built or fails: the error stands, with no game
+            found = None
+            msg += f"\n    (no game shows it: the engine failed: {type(exc).__name__}: {exc})"
+        if found is not None and found.witness is not None:
+            msg += "\n    " + "\n    ".join(found.witness.lines())
+        elif found is not None:
+            msg += f"\n    (no game shows it: {found.note})"
+        out.append(Diagnostic(t.decl.span if getattr(t, "decl", None) is not None else p.span, msg, "fit"))
+    return out

@@ -692,7 +692,13 @@ def _replays(path: Path, g) -> bool:
     except Exception:
         return False
     r = res.game
-    return res.error is None and list(r.scores) == list(g.scores) and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+    # the states and completion counts too: a declared invariant reads them, and a record that replays to
+    # others does not show what the search saw (a garden copy completed without a figure: the record names
+    # the tile only, and the replay lays a plain copy; docs/records.md "Garden variants"; FINDINGS2.md F4)
+    return (res.error is None and list(r.scores) == list(g.scores)
+            and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+            and list(getattr(r, "st", [])) == list(getattr(g, "st", []))
+            and list(getattr(r, "completed_count", [])) == list(getattr(g, "completed_count", [])))
 
 
 def search_all(rs: RuleSet, checks: list) -> dict:
@@ -1203,9 +1209,53 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     return Search(RiverWitness(path, lo, what, len(turns)), tried[0], lo)
 
 
+DISCARD_GAMES = 8  # games tried for a tile that can never be laid
+
+
+def discard_game(rs: RuleSet, tile: str, record_dir: Path | None = None, eng=None) -> Search:
+    """A game of the compiled engine in which a copy of `tile` is drawn and discarded (BASE-PLACE-3:
+    it fits nowhere), for a tile a check says can never be laid: random moves (seeds 0, 1, ...) up to
+    that discard, written as a record that replays to it.  Deterministic; the moves are charged to
+    the verify budget."""
+    from ..compiler.build import load_engine
+    from ..compiler.records import game_record, write_record
+    from ..compiler.turns import Recorder
+
+    eng = eng or load_engine(rs)
+    lo, _ = rs.player_range()
+    for k in range(DISCARD_GAMES):
+        g = eng.new_game(lo, k)
+        rng = random.Random(977 + k)
+        turns: list = []
+        rec = Recorder(turns)
+        moves = 0
+        while not g.ended:
+            acts = list(g.legal_actions())
+            if not acts:
+                break
+            a = acts[rng.randrange(len(acts))]
+            rec(g, a)
+            g.apply_action(a)
+            moves += 1
+            if turns and turns[-1].get("discard") and turns[-1].get("tile") == tile:
+                d = _record_folder(record_dir)
+                path = d / f"{_slug('+'.join(rs.names))}--never-laid--{_slug(tile)}.json"
+                write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(lo)], k, turns, "none"))
+                if not _replays(path, g) or not _discards(path):
+                    path.unlink(missing_ok=True)
+                    return Search(None, k + 1, lo, note="the engine's game did not replay to the discard")
+                what = f"{tile} is drawn at turn {len(turns)} and fits nowhere: it is discarded [{eng.rules.CLAUSE_DISCARD}]"
+                return Search(RiverWitness(path, lo, what, len(turns)), k + 1, lo)
+        if not _spend_moves(moves or 1):
+            break
+    return Search(None, DISCARD_GAMES, lo, note=f"no game of {DISCARD_GAMES} tried drew {tile} and discarded it")
+
+
 def _river_ids(rs: RuleSet, R) -> set:
-    kind = rs.placement["continues"].arg
-    names = {t.name for t in rs.tiles if t.cells is None and any(f.kind == kind for f in t.features)}
+    """The engine's ids of the river tiles: those drawn while the river is laid (river_layer.river_phase)."""
+    from .river_layer import river_phase
+
+    names = river_phase(rs, rs.placement["continues"].arg).river
     return {i for i, t in enumerate(R.TILES) if t.name in names}
 
 

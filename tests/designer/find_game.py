@@ -8,6 +8,7 @@ is about, a predicate on the engine's own numbers after every move, and the game
 must have a game) and to keep the games under tests/designer/games/.
 
     python tests/designer/find_game.py RULE [--games N] [--out DIR]
+    python tests/designer/find_game.py --trial 2 RULE      # the second trial's rules2/, games into games2/
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RULES = HERE / "rules"
+TRIALS = {1: (HERE / "rules", HERE / "games"), 2: (HERE / "rules2", HERE / "games2")}
 
 
 def _kind_of(g, a):
@@ -92,7 +94,7 @@ def pred_holds(text, ok):
 def pred_discard(kind):
     def pred(g, since, state):
         for e in g.events[since:]:
-            if e.get("kind") == "discard":
+            if e.get("kind") == "discard" and kind in str(e.get("tile", kind)):
                 return f"turn {e.get('turn')}: a tile is discarded: {e}"
         return None
     return pred
@@ -177,19 +179,23 @@ def main(argv=None):
     ap.add_argument("rule")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--out", default=str(HERE / "games"))
+    ap.add_argument("--trial", type=int, default=1, choices=sorted(TRIALS))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--lean", action="store_true", help="prefer bare tiles when not steering")
     ns = ap.parse_args(argv)
+    rules_dir, games_dir = TRIALS[ns.trial]
+    out = Path(ns.out) if ns.out else games_dir / ns.rule
     from tessera.compiler.build import load_engine
     from tessera.dsl.loader import require_rule_set
 
     spec = SEARCHES[ns.rule]
-    f = RULES / f"{ns.rule}.tess"
+    f = rules_dir / f"{ns.rule}.tess"
     rs = require_rule_set([str(f)])
     eng = load_engine(rs)
     for k in range(ns.games):
-        g, turns, found = play(eng, ns.players, k, spec["want"], spec["pred"], lean=spec.get("lean", False))
+        g, turns, found = play(eng, ns.players, k, spec["want"], spec["pred"], lean=spec.get("lean", ns.lean))
         if found:
-            path = write(f, rs, ns.players, k, turns, g.ended, Path(ns.out), ns.rule)
+            path = write(f, rs, ns.players, k, turns, g.ended, out, ns.rule)
             print(json.dumps({"rule": ns.rule, "seed": k, "found": found, "record": str(path), "turns": len(turns)}))
             return 0
     print(json.dumps({"rule": ns.rule, "found": None, "games": ns.games}))
@@ -251,6 +257,20 @@ SEARCHES = {
         "goods_never_negative", lambda g: all(v >= 0 for v in st(g, "wine")))},
     "river_no_double_straight": {"want": nothing, "pred": pred_discard("river")},
 }
+
+# the second trial (rules2/): the unsound rules of the tile game (card_overgrazing's game is a
+# `tessera simulate --rules card,... --record` game, as the first trial's card games)
+SEARCHES.update({
+    "base_upkeep": {"want": prefer_any_fig_kind({"field"}), "pred": pred_negative, "lean": True},
+    "river_pond": {"want": nothing, "pred": pred_discard("pond")},
+    "abbot_tended_gardens": {"want": prefer_put("abbot"), "pred": pred_holds(
+        "gardener_held", lambda g: (st(g, "first_gardener") == -1) == (completed(g, "garden") == 0))},
+    "barn_crowded": {"want": either(prefer_put("barn")), "pred": pred_negative},
+    "king_start_two": {"want": nothing, "pred": pred_holds(
+        "king_held", lambda g: (st(g, "king") == -1) == (st(g, "king_city") == 0))},
+    "tower_duel_ransom": {"want": tower_ransom_want, "pred": pred_negative, "lean": True},
+    "siege_attack_fine": {"want": nothing, "pred": pred_negative, "lean": True},
+})
 
 if __name__ == "__main__":
     sys.exit(main())
