@@ -7,29 +7,13 @@ a one-player game, and `players 2..5` mistyped as `1..5` survived the mutation c
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-import tessera.engine_cmds  # noqa: F401  (registers replay)
-import tessera.picture_cmds  # noqa: F401  (registers draw, view)
-from tessera.cli import app
+from test_card_record_start import _run  # the command in a folder of its own, in this process
 
 RECORDS = Path(__file__).resolve().parent.parent / "rules" / "records" / "base"
-
-
-def _run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        res = CliRunner().invoke(app, list(args))
-    finally:
-        os.chdir(old)
-    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
-    assert "Traceback" not in res.stdout + res.stderr
-    return res.exit_code, res.stdout, res.stderr
 
 
 @pytest.mark.parametrize("name, words", [

@@ -273,17 +273,21 @@ def _feature_env(g: SymGame, kind: str, tag: str, facts: list[Fact], completing:
         per = {name: z3.Sum([v for (p, n), v in f.items() if n == name] or [z3.IntVal(0)]) for name in rs.figures}
         for lem in g.lemmas[kind]:
             facts.append(Fact(lem.pred(per), "lemma", lem.describe() + "   (a lemma the verifier found and proved)"))
-    corner = set(rs.corner_figures())
+    _reads_figures(env, f, set(rs.corner_figures()))
+    return env, f
+
+
+def _reads_figures(env: Env, f: dict[tuple[int, str], z3.ArithRef], corner: set[str]) -> None:
+    """What a feature's `figures` and `count(F)` read, from its figures by (seat, figure): `figures` counts
+    those toward ownership (a barn on a corner does not)."""
     owning = [v for (p, name), v in f.items() if name not in corner]
-    # `figures`: the figures that count toward ownership (a barn on a corner does not)
     env.names["figures"] = z3.Sum(owning) if owning else z3.IntVal(0)
 
-    def count(args, f=f):
+    def count(args):
         name = args[0].name if isinstance(args[0], A.Var) else ""
         vs = [v for (p, n), v in f.items() if n == name]
         return z3.Sum(vs) if vs else z3.IntVal(0)
     env.calls["count"] = count
-    return env, f
 
 
 def _domain(rs: RuleSet, kind: str | None, env: Env, facts: list[Fact]) -> None:
@@ -616,16 +620,7 @@ def on_step(g: SymGame, on: A.OnDecl, suffix: str = "") -> RuleStep:
         # and `figures` read what stays there, none of the returning figures (the conformance check found
         # the model counting an abbot the engine had sent home)
         gone = set(g.rs.returns)
-        corner = set(g.rs.corner_figures())
-        staying = {k: v for k, v in f.items() if k[1] not in gone}
-        owning = [v for (p, name), v in staying.items() if name not in corner]
-        env.names["figures"] = z3.Sum(owning) if owning else z3.IntVal(0)
-
-        def count(args, f=staying):
-            name = args[0].name if isinstance(args[0], A.Var) else ""
-            vs = [v for (p, n), v in f.items() if n == name]
-            return z3.Sum(vs) if vs else z3.IntVal(0)
-        env.calls["count"] = count
+        _reads_figures(env, {k: v for k, v in f.items() if k[1] not in gone}, set(g.rs.corner_figures()))
     else:
         env = g.env("")
     step = encode_on(on, env, dict(g.before.st))
