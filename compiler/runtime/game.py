@@ -19,7 +19,7 @@ from .figures import Figures
 from .listing import tile_moves
 from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
-from .moves import OFFERED, TURN, Discard, NotAMove, Place, PutAt, PutCorner, Recall, as_move
+from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
 from .outposts import Outposts
 from .prisoners import Prisoners
@@ -173,6 +173,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
+            if t is Draw and action.tile == self.drawn and not self.ended:
+                return  # chance deals the tile already drawn: nothing changes, whatever decision is open
         if any(_watched(self)):  # the game's end, or a declared decision that may be open
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
             if m != TURN:
