@@ -39,6 +39,9 @@ def _state(g) -> dict:
             return [(k, ordered(v)) for k, v in x.items()]
         if isinstance(x, (list, tuple)):
             return [ordered(v) for v in x]
+        slots = getattr(type(x), "__slots__", None)
+        if slots and hasattr(x, "clone"):  # a component of the game (runtime/rounds.py's Rounds): its slots
+            return [type(x).__name__, [(s, ordered(getattr(x, s, None))) for s in slots]]
         return x
 
     d = {k: v for k, v in g.__dict__.items() if k not in ("R", "rng", "parent")}

@@ -99,7 +99,7 @@ def river_deck(rs: RuleSet) -> RiverDeck | None:
     ends: list[str] = []
     straights: list[str] = []
     curves: list[str] = []
-    from .river_layer import river_phase
+    from .river_deck import river_phase
 
     phase = river_phase(rs, kind)  # the tiles drawn while the river is laid (one drawn after the lake is never laid)
     for tt in rs.tiles:
@@ -613,7 +613,7 @@ def _blame(rs: RuleSet, rep: RiverReport) -> A.Span:
     last = rs.modules[-1] if rs.modules else None
     mine = [on.span for on in d.rules if last is not None and on.span.file == last.file]
     # a designer who changed the river's tiles (not its rule) is pointed at the tiles changed
-    from .river_layer import river_phase
+    from .river_deck import river_phase
 
     river_tiles = river_phase(rs, d.kind).river  # not a tile drawn after the lake (set-river reports it)
     mine += [tt.decl.span for tt in rs.tiles if last is not None and tt.module == last.name

@@ -1253,7 +1253,7 @@ def discard_game(rs: RuleSet, tile: str, record_dir: Path | None = None, eng=Non
 
 def _river_ids(rs: RuleSet, R) -> set:
     """The engine's ids of the river tiles: those drawn while the river is laid (river_layer.river_phase)."""
-    from .river_layer import river_phase
+    from .river_deck import river_phase
 
     names = river_phase(rs, rs.placement["continues"].arg).river
     return {i for i, t in enumerate(R.TILES) if t.name in names}
