@@ -64,6 +64,7 @@ SCHEMA: dict = {
             "type": "object", "required": ["tile"], "additionalProperties": False,
             "properties": {
                 "tile": _NAME,
+                "variant": _NAME,  # the drawn copy's variant, where a replay would deal another copy
                 "discard": {"type": "boolean"},
                 "at": _CELL,
                 "rotation": _ROTATION,

@@ -49,7 +49,16 @@ def removal_record(g, a) -> dict:
 
 
 def tile_turn(g, a) -> dict:
-    """The record turn of a placement or a discard of the drawn tile."""
+    """The record turn of a placement or a discard of the drawn tile, with the drawn copy's
+    `variant` where a replay would otherwise deal another copy (docs/records.md, "Garden variants")."""
+    t = _tile_keys(g, a)
+    tid = g.drawn
+    if g.R.TILES[tid].variant is not None and _dealt(g, g.R, t, t["tile"]) != tid:
+        t["variant"] = g.R.TILES[tid].variant
+    return t
+
+
+def _tile_keys(g, a) -> dict:
     name = g.tile_name()
     if a.KIND == "discard":
         return {"tile": name, "discard": True}
@@ -180,8 +189,15 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
 
 
 def _dealt(g, R, t: dict, name: str) -> int:
-    """The tile type record turn `t` deals: its tile, the variant a figure's place names (a figure
-    on a place of this tile that only one variant has; a discard names none)."""
+    """The tile type record turn `t` deals: its tile, the copy its `variant` names, or else the
+    variant a figure's place names (a figure on a place of this tile that only one variant has; a
+    discard names none)."""
+    if "variant" in t:
+        v = t["variant"]
+        named = [tid for tid in R.TILE_IDS.get(name, ()) if R.TILES[tid].variant == v]
+        if not named:
+            _illegal(g, f"tile {name}: these rules have no variant `{v}` of it", R.CLAUSE_BAG)
+        return named[0]  # a copy the bag cannot give is refused by the Draw, with its clause
     place = t.get("place")
     if t.get("discard") or not isinstance(place, dict) or place.get("at") not in (None, t.get("at")):
         return tile_id(g, R, name)  # no figure on this tile: it says nothing of its variant

@@ -77,12 +77,7 @@ ENGINE_RULES = ["abbot_on_roads", "siege_veterans", "robber_long_roads", "card_p
 # The second trial's, for the same reasons: a new tile the engine check rebuilds (a road crossing a
 # city, on the Siege's landscape), a `score ... put` scoring the model holds to the engine's.
 ENGINE_RULES2 = ["siege_gate_tile", "barn_compensation"]
-MISSES_NOENG2: dict[str, str] = {
-    # FINDINGS2.md F4 (open): the break is a garden copy of I completed with no figure on it; a record names
-    # the tile only and its replay lays a plain copy, so no record shows it (now *not proved*, where it was
-    # "refuted" with a record that replays to no break)
-    "abbot_tended_gardens": "F4: a record cannot name the garden copy of a tile, so no record shows the break",
-}
+MISSES_NOENG2: dict[str, str] = {}  # FINDINGS2.md F4 is fixed: a turn names the copy drawn (`"variant"`)
 MISSES_ENGINE2 = dict(MISSES_NOENG2)
 
 
