@@ -114,7 +114,7 @@ def make_agent(spec: str, seed: int):
         return RandomAgent(seed)
     if name == "greedy":
         return GreedyAgent()
-    return MCTSAgent(seed, budget)
+    return MCTSAgent(seed, budget, GreedyAgent())
 
 
 class RandomAgent:

@@ -68,13 +68,12 @@ class MCTSAgent:
     DEEP_FROM, DEEP_DEPTH = 64, 4  # from 64 simulations a move on, each simulation plays 4 rounds
     WIDEN = 2  # moves in play before any simulation: WIDEN + sqrt(simulations so far)
 
-    def __init__(self, seed: int, playouts: int):
-        from .agents import GreedyAgent
-
+    def __init__(self, seed: int, playouts: int, policy):
+        """`policy`: the player of the simulations' rounds and the prior (agents.py gives greedy)."""
         self.rng = random.Random(seed)
         self.playouts = playouts
         self.name = f"mcts:{playouts}"
-        self.policy = GreedyAgent()
+        self.policy = policy
         self.depth = self.DEEP_DEPTH if playouts >= self.DEEP_FROM else self.DEPTH
         self.base = 0.0  # the mover's lead in the position searched (`choose`): rewards are its change
         self.last = None  # the last search's statistics per legal move: prior, visits, reward (sum), sims

@@ -587,12 +587,12 @@ def main() -> None:
         # a closed pipe that click (exit 1, silent; typer 0.29 carries its own click) or rich
         # (Console.on_broken_pipe: exit 1) met: as main.py does
         if type(sys.stdout).__name__ == "PacifyFlushWrapper" or _ctrl_c(exc, BrokenPipeError):
-            from .main import pipe_closed
+            from .console import pipe_closed
 
             pipe_closed()
         raise
     except BrokenPipeError:  # `tessera … | head`: quiet (tessera/main.py)
-        from .main import pipe_closed
+        from .console import pipe_closed
 
         pipe_closed()
     except KeyboardInterrupt:  # Ctrl-C: exit 130 (128 + SIGINT) everywhere, as shells report it

@@ -10,6 +10,7 @@ rest of rich's API work as rich documents them.
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     out: Console
     err: Console
+
+PIPE_CLOSED = 141  # 128 + SIGPIPE, as shells report a writer whose reader went away (`tessera check … | head`)
 
 _made: dict[bool, "Console"] = {}
 
@@ -167,3 +170,14 @@ def check(paths: list[str], verbose: bool = False, as_json: bool = False) -> int
         return 2
     diags, ws = check_paths(paths)
     return report(diags, ws.sources, len(ws.files), stated_assumptions(ws), verbose)
+
+
+def pipe_closed() -> None:
+    """The reader of stdout went away (`| head`): stop quietly, with no traceback and no error at exit
+    when Python flushes what is left, as `cat` does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(PIPE_CLOSED)

@@ -11,11 +11,7 @@ terminal gets its cursor back: a progress bar hides it while it draws.
 """
 from __future__ import annotations
 
-import os
 import sys
-
-PIPE_CLOSED = 141  # 128 + SIGPIPE, as shells report a writer whose reader went away (`tessera check … | head`)
-
 
 def main() -> None:
     try:
@@ -24,22 +20,13 @@ def main() -> None:
         sys.stderr.write("interrupted\n")
         sys.exit(130)
     except BrokenPipeError:
+        from .console import pipe_closed
+
         pipe_closed()
     finally:
         from .console import restore_cursor
 
         restore_cursor()
-
-
-def pipe_closed() -> None:
-    """The reader of stdout went away (`| head`): stop quietly, with no traceback and no error at exit
-    when Python flushes what is left, as `cat` does."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sys.exit(PIPE_CLOSED)
 
 
 def _main() -> None:
