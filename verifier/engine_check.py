@@ -585,8 +585,46 @@ def engine_features(rs: RuleSet):
     except RuleFailure as failure:
         return [failure.describe()]
     out = [str(m) for m in mismatches]
+    if mismatches:
+        out.extend(mismatch_witness(rs, mismatches[0], ENGINE_PLAYERS))
     MODEL_ERRORS[id(rs)] = [m for m in mismatches if m.rules]  # they void the proofs that used those steps
     if stats.get("cut") and not out:  # never a pass on games it did not play
         out.append(f"inconclusive, not a pass: {stats.get('games', 0)} of {ENGINE_GAMES} games played to their end "
                    f"before the {current().reason()}")
     return out
+
+
+def mismatch_witness(rs: RuleSet, m: Mismatch, players: int) -> list[str]:
+    """The check's game of mismatch `m` as a tessera-game/1 record: the same seed and the same random
+    moves (runtime/play.py's `random_moves`) up to the move after which the engine and the rebuild
+    disagreed, replayed at once to the same scores; so a failure is a game a person can step through,
+    not a seed of the check's loop (issue 35: refuted means a game, everywhere)."""
+    from ..compiler.build import load_engine
+    from ..compiler.records import game_record, load_record, write_record
+    from ..compiler.replay import replay
+    from ..compiler.runtime.play import random_moves
+    from ..compiler.turns import Recorder
+
+    from .witness import _record_folder, _slug, record_rules
+
+    try:
+        g = load_engine(rs).new_game(players, m.seed)
+        turns: list = []
+        moves = [0]
+
+        def after(_g) -> bool:
+            moves[0] += 1
+            return moves[0] >= m.turn
+
+        random_moves(g, m.seed, before=Recorder(turns), after=after)
+        d = _record_folder(None)
+        path = d / f"{_slug('+'.join(rs.names))}--engine-features--seed-{m.seed}.json"
+        write_record(path, game_record(record_rules(rs, d), list(g.names), m.seed, turns,
+                                       "final" if g.ended else "none"))
+        res = replay(load_record(path), path.parent)
+    except Exception as exc:  # the record cannot be written or is refused: said, the failure stands
+        return [f"    (no record: {type(exc).__name__}: {exc})"]
+    same = res.error is None and list(res.game.scores) == list(g.scores)
+    said = "" if same else " (it does not replay to the same scores: the engine is not deterministic)"
+    return [f"    replay it: tessera replay {path}{said} ({len(turns)} turns, to move {m.turn})",
+            f"    see it:    tessera view {path} -o {path.with_suffix('.html')}"]
