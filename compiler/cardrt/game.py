@@ -203,8 +203,17 @@ class Game:
         return False
 
     def score_classes(self, actions):
-        """One class per action: each may change what the placed feudals will take."""
-        return list(range(len(actions)))
+        """A key per action, None for one that certainly leaves every `projected_returns()` as it is
+        (play/agents.py tries only the others): a card played that does not end the round (it goes to
+        the end of its row, right of every feudal, so no claim takes it before another feudal comes)
+        and a set-up joker laid.  Every other action is a class of its own."""
+        p = self.current
+        if self.phase == "layout":
+            return [None] * len(actions)
+        # after a play by p the round goes on if anyone may still act (`_advance`)
+        goes_on = (len(self.hands[p]) > 1 or self.feudals[p] < self.R.FEUDALS
+                   or any(self._can_act(q) for q in range(self.n) if q != p))
+        return [None if goes_on and a.KIND == "play" else i for i, a in enumerate(actions)]
 
     def projected_returns(self):
         """The scores as if the round ended now: what each placed feudal claims, scored (misplaced
