@@ -24,6 +24,7 @@ refutation returns a model and the facts that involve its variables.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Iterable, Iterator, Sequence
@@ -437,9 +438,84 @@ class Search:
     seconds: float = 0.0
 
 
+# ------------------------------------------------------------------ the same query again
+# The bundled rule sets share modules (base is in all of them), so the worked examples ask z3 the very
+# same questions once per rule set.  z3 builds every term once (hash-consing): a term built again is the
+# same term, with the same id, as long as the first one is alive.  So a query is known again by the ids
+# of its terms, with no printing, and its answer is the one z3 gave the first time (the same question
+# has the same answer: sat or unsat does not depend on when it is asked).  The memo keeps the terms
+# alive, so an id never stands for another term.  What the query cost is charged to the budget again
+# on every hit, so a rule set spends the same whatever was verified before it in the process; an answer
+# "unknown" is never kept, and a hit that the budget left could not have paid for is asked again.
+_MEMO: "OrderedDict[tuple, tuple[object, int, tuple]]" = OrderedDict()
+MEMO_SIZE = 4096
+
+
+def _ids(terms) -> tuple | None:
+    out = []
+    for t in terms:
+        if not isinstance(t, z3.AstRef):
+            return None
+        out.append(t.get_id())
+    return tuple(out)
+
+
+def _memo_key(kind: str, *groups) -> tuple | None:
+    """The query's key (its kind, the limits and every term's id), or None when a part is not a z3 term."""
+    key: list = [kind, RLIMIT, TIMEOUT]
+    for g in groups:
+        if isinstance(g, dict):
+            ids = _ids(g.values())
+            if ids is None:
+                return None
+            key.append(tuple(zip(g.keys(), ids)))
+        else:
+            ids = _ids(g)
+            if ids is None:
+                return None
+            key.append(ids)
+    return tuple(key)
+
+
+def _memo_get(key: tuple | None):
+    """The kept answer to the query, its cost charged to the budget; None: ask z3."""
+    if key is None or key not in _MEMO:
+        return None
+    answer, cost, _ = _MEMO[key]
+    b = _budget.current()
+    if b.exhausted or cost > b.left:
+        return None  # asked now, z3 would have stopped short of its answer: ask it
+    _MEMO.move_to_end(key)
+    b.spend(cost)
+    return answer
+
+
+def _memo_put(key: tuple | None, answer, cost: int, keep: tuple) -> None:
+    if key is None:
+        return
+    _MEMO[key] = (answer, cost, keep)
+    while len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+
+
 def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
          minimize: Sequence[z3.ArithRef] = ()) -> Search:
     """Search for an assignment satisfying every constraint (the smallest one if `minimize` is given)."""
+    constraints, minimize = list(constraints), list(minimize)
+    key = _memo_key("find", constraints, show, minimize)
+    hit = _memo_get(key)
+    if hit is not None:
+        return Search(hit.status, dict(hit.model), hit.reason, 0.0)
+    before = _budget.current().used
+    res = _find(constraints, show, minimize)
+    if res.status != "unknown":
+        _memo_put(key, Search(res.status, dict(res.model), res.reason, 0.0), _budget.current().used - before,
+                  (constraints, dict(show), minimize))
+    return res
+
+
+def _find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
+          minimize: Sequence[z3.ArithRef] = ()) -> Search:
     t0 = time.perf_counter()
     s = _solver()
     for c in constraints:
@@ -466,6 +542,25 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     Returns (status, distance, solutions): status "sat" with every solution at the
     smallest distance (up to `limit`), "unsat" if none exists, "unknown" if z3 gave up.
     """
+    constraints = list(constraints)
+    targets = {k: t for k, (t, _) in given.items()}
+    key = _memo_key("nearest", constraints, targets, show)
+    if key is not None:
+        key += (tuple((k, v) for k, (_, v) in given.items()), limit)
+    hit = _memo_get(key)
+    if hit is not None:
+        status, dist, sols = hit
+        return status, dist, [dict(x) for x in sols]
+    before = _budget.current().used
+    status, dist, sols = _nearest(constraints, given, show, limit)
+    if status != "unknown":
+        _memo_put(key, (status, dist, [dict(x) for x in sols]), _budget.current().used - before,
+                  (constraints, targets, dict(show)))
+    return status, dist, sols
+
+
+def _nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRef, int]],
+             show: dict[str, z3.ExprRef], limit: int = 6) -> tuple[str, int | None, list[dict[str, int | bool]]]:
     dist = z3.Sum([z3.If(t - v >= 0, t - v, v - t) for t, v in given.values()]) if given else z3.IntVal(0)
     if nonlinear(constraints):
         m = _minimize_lex(constraints, [dist])
