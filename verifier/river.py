@@ -536,7 +536,7 @@ def check_river(rs: RuleSet) -> RiverReport:
     for prop in PROPS[:2]:
         claim = z3.And([z3.Not(flows_back(c, i)) for i in range(1, c.steps + 1)]) if prop == PROPS[0] \
             else z3.And([z3.Not(collides(c, i)) for i in range(1, c.steps + 2)])
-        res = prove(claim, c.facts + lemmas, minimal_core=False)
+        res = prove(claim, c.facts + lemmas, minimal_core=False, bitblast=True)
         if res.proved and prop == PROPS[0]:
             # proved: the collision proof may use it (the river only ever moves forward or sideways)
             lemmas.append(Fact(claim, "lemma", "the river never flows back (proved above)"))
