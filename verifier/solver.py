@@ -267,9 +267,47 @@ def _subterms(terms: Sequence[z3.ExprRef], inside=lambda x: True) -> Iterator[z3
             todo.extend(x.children())
 
 
+# The walks below read z3's terms through its C API, as _subterms does through the Python objects:
+# the same terms in the same order, without a Python object made and freed for every subterm (which
+# cost more than the proofs in verify --no-engine).  A subterm got this way is kept alive by its parent.
+_C = z3.z3core
+
+
+def _walk(terms: Sequence[z3.ExprRef]) -> Iterator[object]:
+    """Each distinct application subterm of the terms once (as _subterms: depth first), as a raw Ast;
+    a quantifier or a bound variable is neither given nor entered."""
+    ctx = z3.main_ctx().ref()
+    todo = [t.as_ast() for t in terms]
+    seen: set[int] = set()
+    kind, ident, nargs, arg = _C.Z3_get_ast_kind, _C.Z3_get_ast_id, _C.Z3_get_app_num_args, _C.Z3_get_app_arg
+    app, numeral = z3.Z3_APP_AST, z3.Z3_NUMERAL_AST
+    while todo:
+        a = todo.pop()
+        i = ident(ctx, a)
+        if i in seen:
+            continue
+        seen.add(i)
+        if kind(ctx, a) not in (app, numeral):
+            continue
+        yield a
+        for k in range(nargs(ctx, a)):
+            todo.append(arg(ctx, a, k))
+
+
 def _symbols(t: z3.ExprRef) -> set[str]:
-    return {x.decl().name() for x in _subterms([t])
-            if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
+    """The names of the uninterpreted constants (the variables) in t."""
+    if t.ctx is not z3.main_ctx():
+        return {x.decl().name() for x in _subterms([t])
+                if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
+    ctx = t.ctx.ref()
+    out: set[str] = set()
+    nargs, decl, dkind, dname = _C.Z3_get_app_num_args, _C.Z3_get_app_decl, _C.Z3_get_decl_kind, _C.Z3_get_decl_name
+    for a in _walk([t]):
+        if nargs(ctx, a) == 0:
+            d = decl(ctx, a)
+            if dkind(ctx, d) == z3.Z3_OP_UNINTERPRETED:
+                out.add(z3.z3._symbol2py(t.ctx, dname(ctx, d)))
+    return out
 
 
 def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
@@ -363,6 +401,30 @@ def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
 def nonlinear(terms: Sequence[z3.ExprRef]) -> bool:
     """Does any term multiply two unknowns, or divide by one?  z3's optimizer does not keep to its
     resource limit there (a product of unknowns ran for minutes past an rlimit of 20 M)."""
+    terms = list(terms)
+    if any(t.ctx is not z3.main_ctx() for t in terms):
+        return _nonlinear_slow(terms)
+    ctx = z3.main_ctx().ref()
+    nargs, arg, decl, dkind = _C.Z3_get_app_num_args, _C.Z3_get_app_arg, _C.Z3_get_app_decl, _C.Z3_get_decl_kind
+    is_num, sort, skind = _C.Z3_is_numeral_ast, _C.Z3_get_sort, _C.Z3_get_sort_kind
+    divs = (z3.Z3_OP_IDIV, z3.Z3_OP_DIV, z3.Z3_OP_MOD, z3.Z3_OP_REM)
+
+    def value(a, kinds) -> bool:  # z3.is_int_value (kinds: Int) or is_rational_value too (Int, Real)
+        return skind(ctx, sort(ctx, a)) in kinds and is_num(ctx, a)
+
+    for a in _walk(terms):
+        k = dkind(ctx, decl(ctx, a))
+        if k == z3.Z3_OP_MUL:
+            kids = [arg(ctx, a, i) for i in range(nargs(ctx, a))]
+            if sum(1 for c in kids if not value(c, (z3.Z3_INT_SORT, z3.Z3_REAL_SORT))) > 1:
+                return True
+        elif k in divs and nargs(ctx, a) == 2 and not value(arg(ctx, a, 1), (z3.Z3_INT_SORT,)):
+            return True
+    return False
+
+
+def _nonlinear_slow(terms: Sequence[z3.ExprRef]) -> bool:
+    """nonlinear() through z3's Python objects (terms of another z3 context than the main one)."""
     for x in _subterms(terms, inside=z3.is_app):
         if z3.is_app(x):
             k = x.decl().kind()
