@@ -273,9 +273,14 @@ def _subterms(terms: Sequence[z3.ExprRef], inside=lambda x: True) -> Iterator[z3
 _C = z3.z3core
 
 
-def _walk(terms: Sequence[z3.ExprRef]) -> Iterator[object]:
+class _Quantified(Exception):
+    """A quantifier met where _subterms would enter its body (the verifier makes none): done the slow way."""
+
+
+def _walk(terms: Sequence[z3.ExprRef], quantifiers: bool = False) -> Iterator[object]:
     """Each distinct application subterm of the terms once (as _subterms: depth first), as a raw Ast;
-    a quantifier or a bound variable is neither given nor entered."""
+    a quantifier or a bound variable is neither given nor entered (`quantifiers`: a quantifier raises
+    _Quantified, for a walk that _subterms would take into its body)."""
     ctx = z3.main_ctx().ref()
     todo = [t.as_ast() for t in terms]
     seen: set[int] = set()
@@ -287,7 +292,10 @@ def _walk(terms: Sequence[z3.ExprRef]) -> Iterator[object]:
         if i in seen:
             continue
         seen.add(i)
-        if kind(ctx, a) not in (app, numeral):
+        k = kind(ctx, a)
+        if k not in (app, numeral):
+            if quantifiers and k == z3.Z3_QUANTIFIER_AST:
+                raise _Quantified()
             continue
         yield a
         for k in range(nargs(ctx, a)):
@@ -296,18 +304,38 @@ def _walk(terms: Sequence[z3.ExprRef]) -> Iterator[object]:
 
 def _symbols(t: z3.ExprRef) -> set[str]:
     """The names of the uninterpreted constants (the variables) in t."""
-    if t.ctx is not z3.main_ctx():
-        return {x.decl().name() for x in _subterms([t])
+    return set(_constants([t]))
+
+
+def _constants(terms: Sequence[z3.ExprRef]) -> dict[str, object]:
+    """The uninterpreted constants of the terms as raw Asts by name, the last one met winning a name two
+    share (as a walk of _subterms finds them)."""
+    terms = list(terms)
+    try:
+        if any(t.ctx is not z3.main_ctx() for t in terms):
+            raise _Quantified()
+        ctx = z3.main_ctx().ref()
+        out: dict[str, object] = {}
+        nargs, decl, dkind, dname = _C.Z3_get_app_num_args, _C.Z3_get_app_decl, _C.Z3_get_decl_kind, _C.Z3_get_decl_name
+        for a in _walk(terms, quantifiers=True):
+            if nargs(ctx, a) == 0:
+                d = decl(ctx, a)
+                if dkind(ctx, d) == z3.Z3_OP_UNINTERPRETED:
+                    out[z3.z3._symbol2py(z3.main_ctx(), dname(ctx, d))] = a
+        return out
+    except _Quantified:  # another context, or a quantifier's body to enter: through z3's Python objects
+        return {x.decl().name(): x.as_ast() for x in _subterms(terms)
                 if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
-    ctx = t.ctx.ref()
-    out: set[str] = set()
-    nargs, decl, dkind, dname = _C.Z3_get_app_num_args, _C.Z3_get_app_decl, _C.Z3_get_decl_kind, _C.Z3_get_decl_name
-    for a in _walk([t]):
-        if nargs(ctx, a) == 0:
-            d = decl(ctx, a)
-            if dkind(ctx, d) == z3.Z3_OP_UNINTERPRETED:
-                out.add(z3.z3._symbol2py(t.ctx, dname(ctx, d)))
-    return out
+
+
+def substitute(t: z3.ExprRef, pairs: Sequence[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ExprRef:
+    """z3.substitute(t, *pairs), one C call: z3 itself refuses a pair of two sorts (a Z3Exception, as
+    z3.substitute's own check raises), which z3.substitute checks first in Python, pair by pair."""
+    n = len(pairs)
+    src, dst = (z3.z3.Ast * n)(), (z3.z3.Ast * n)()
+    for i, (v, w) in enumerate(pairs):
+        src[i], dst[i] = v.as_ast(), w.as_ast()
+    return z3.z3._to_expr_ref(_C.Z3_substitute(t.ctx.ref(), t.as_ast(), n, src, dst), t.ctx)
 
 
 def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
