@@ -372,13 +372,16 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
     out: dict[str, Result] = {}
     s = _solver(bitblast=bitblast)  # a minimal core is worked out apart, when asked (Result.minimal_core)
     labels: dict[str, Fact] = {}
+    ctx = s.ctx.ref()
     for i, f in enumerate(facts):
         if bitblast:
             s.add(f.term)
             continue
-        lab = z3.Bool(f"__fact{i}")
         labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
-        s.assert_and_track(f.term, lab)
+        if isinstance(f.term, z3.BoolRef):  # Solver.assert_and_track's own C call, its checks made here
+            _C.Z3_solver_assert_and_track(ctx, s.solver, f.term.as_ast(), _label(i).as_ast())
+        else:
+            s.assert_and_track(f.term, _label(i))
     mins = list(minimize)
     for name, claim in claims.items():
         t0 = time.perf_counter()
@@ -389,7 +392,7 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
             if bitblast:
                 used = list(facts)  # untracked: the proof may have used any of them
             else:
-                core = {c.decl().name() for c in s.unsat_core()}
+                core = _core_names(s)
                 used = [f for k, f in labels.items() if k in core]
             res = Result(Verdict.PROVED, used=used)
             if minimal_core:
@@ -408,6 +411,24 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         res.seconds = time.perf_counter() - t0
         out[name] = res
     return out
+
+
+_LABELS: list[z3.BoolRef] = []  # __fact0, __fact1, ...: made once (z3 makes the same term every time)
+
+
+def _label(i: int) -> z3.BoolRef:
+    while len(_LABELS) <= i:
+        _LABELS.append(z3.Bool(f"__fact{len(_LABELS)}"))
+    return _LABELS[i]
+
+
+def _core_names(s: z3.Solver) -> set[str]:
+    """The names of the labels in the solver's unsat core ({c.decl().name() for c in s.unsat_core()})."""
+    core = s.unsat_core()
+    ctx = s.ctx.ref()
+    get, decl, name = _C.Z3_ast_vector_get, _C.Z3_get_app_decl, _C.Z3_get_decl_name
+    return {z3.z3._symbol2py(s.ctx, name(ctx, decl(ctx, get(ctx, core.vector, i))))
+            for i in range(_C.Z3_ast_vector_size(ctx, core.vector))}
 
 
 def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
