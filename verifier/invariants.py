@@ -1131,7 +1131,7 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
             env2.names[q] = q2
             v2 = encode(expr, env2)
             facts += env1.facts
-            lo_hi = [f for f in env1.facts if str(env1.names[q]) in str(f.term)]
+            lo_hi = [f for f in env1.facts if _printed(env1.names[q]) in _printed(f.term)]
             for f in lo_hi:
                 facts.append(Fact(z3.substitute(f.term, (env1.names[q], q2)), f.where, f.text + " (after)"))
             facts.append(Fact(z3.And(d >= 0, q2 == env1.names[q] + d), "builtin", f"{q} grows by `more` >= 0"))
@@ -1151,6 +1151,20 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
             res = prove(pts2 >= pts1, facts, show, minimize=[t for t in show.values() if z3.is_int_value(t) is False])
             out.append(InvariantCheck(inv, f"{label}: more {q}", where(decl.span), line_text(decl.span), res, decl.span))
     return out
+
+
+_PRINTED: dict[int, tuple[str, z3.ExprRef]] = {}  # a term's id -> (z3's print of it, the term kept alive)
+
+
+def _printed(t: z3.ExprRef) -> str:
+    """str(t), printed once per term: the formula checks ask it of the same domain facts for every
+    quantity of every formula (z3's printer is Python, and costs more than the checks' proofs)."""
+    hit = _PRINTED.get(t.get_id())
+    if hit is None:
+        if len(_PRINTED) > 4096:
+            _PRINTED.clear()
+        hit = _PRINTED[t.get_id()] = (str(t), t)
+    return hit[0]
 
 
 def _reported_at(g: SymGame, step: RuleStep, inv: Invariant, reads_of: dict | None = None
@@ -1197,8 +1211,8 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
         return simplified[iid]
 
     state_vars = {v.decl().name() for v in [*_state_terms(g.before), g.players, g.current] if _is_var(v)}
-    rewritable = {iid: _symbols(t) <= state_vars for iid, t in before_pred.items()}
-    reads_of: dict[str, set[str]] = {}
+    reads_of: dict[str, set[str]] = {iid: _symbols(t) for iid, t in before_pred.items()}  # what each reads
+    rewritable = {iid: reads_of[iid] <= state_vars for iid in before_pred}
 
     def after_pred(inv: Invariant, after: State, written: list) -> z3.BoolRef | None:
         """The invariant on the state after a step: its formula on the state before with each variable the
