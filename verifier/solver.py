@@ -368,7 +368,32 @@ def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] 
 def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
               minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True,
               bitblast: bool = False) -> dict[str, Result]:
-    """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim)."""
+    """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim).
+    The same claims under the same facts again (a formula check of base's in every rule set) get the
+    first answers (the memo above: the same verdicts, models and facts used; the cost charged again)."""
+    facts, mins, show = list(facts), list(minimize), dict(show or {})
+    key = _memo_key("prove", claims, [f.term for f in facts], show, mins)
+    if key is not None:
+        key += (tuple((f.where, f.text, f.assumed, f.seat) for f in facts), minimal_core, bitblast)
+    hit = _memo_get(key)
+    if hit is not None:
+        return {name: _copy(r) for name, r in hit.items()}
+    before = _budget.current().used
+    out = _prove_all(claims, facts, show, mins, minimal_core, bitblast)
+    if all(r.verdict is not Verdict.INCONCLUSIVE for r in out.values()):
+        _memo_put(key, {name: _copy(r) for name, r in out.items()}, _budget.current().used - before,
+                  (dict(claims), facts, show, mins))
+    return out
+
+
+def _copy(r: Result) -> Result:
+    """A result of its own (a caller may void it, or work out its minimal core, in place)."""
+    return Result(r.verdict, dict(r.model), list(r.used), r.reason, r.seconds, r.minimal)
+
+
+def _prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
+               minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True,
+               bitblast: bool = False) -> dict[str, Result]:
     out: dict[str, Result] = {}
     s = _solver(bitblast=bitblast)  # a minimal core is worked out apart, when asked (Result.minimal_core)
     labels: dict[str, Fact] = {}
