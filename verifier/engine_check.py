@@ -359,8 +359,9 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         engine = g.features(cells=near)
     problems: list[str] = []
     centre, marks = _kinds_and_marks(rs)
-    by_places = {_engine_places(f): f for f in engine}
-    root_places = {f["root"]: _engine_places(f) for f in engine}
+    places = [_engine_places(f) for f in engine]  # each feature's (cell, place) nodes, made once
+    by_places = dict(zip(places, engine))
+    root_places = {f["root"]: p for f, p in zip(engine, places)}
     for i, comp in enumerate(comps):
         kind = bg.g.nodes[next(iter(comp))]["kind"]
         where = _Where(comp, kind)
