@@ -58,21 +58,9 @@ def _a(name: str) -> str:
 
 
 def _consts(terms) -> dict:
-    """The uninterpreted constants of z3 terms, by name."""
-    out: dict = {}
-    seen: set = set()
-    todo = list(terms)
-    while todo:
-        x = todo.pop()
-        i = x.get_id()
-        if i in seen:
-            continue
-        seen.add(i)
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out[x.decl().name()] = x
-        else:
-            todo.extend(x.children())
-    return out
+    """The uninterpreted constants of z3 terms, by name (read through z3's C API: solver._constants)."""
+    ctx = z3.main_ctx()
+    return {name: z3.z3._to_expr_ref(a, ctx) for name, a in solver._constants(list(terms)).items()}
 
 
 class Model:
@@ -158,7 +146,7 @@ class Model:
                 pairs.append((c, z3.Const(f"{name}@{i}", c.sort())))
         cur = self.state(i)
         body = [f.term for f in st.facts] + [cur[n] == t for n, t in after.items()]
-        out = z3.substitute(z3.And(body), *pairs) if pairs else z3.And(body)
+        out = solver.substitute(z3.And(body), pairs) if pairs else z3.And(body)
         self._inst[key] = out
         return out
 
@@ -230,9 +218,12 @@ class Model:
         s.set("rlimit", SLOT_RLIMIT)  # per question: the count starts again at each check
         s.push()
         try:
-            s.add(formula, self._eq(-1, "current", current))
-            s.add(*[self._eq(0, n, before.get(n, 0)) for n in self.names if n in used])
-            s.add(*[self._eq(last[n], n, after.get(n, 0)) for n in self.names if n in used])
+            # Solver.add's own C call for each (it casts each to a condition first, which they all are)
+            ctx, ref, add = s.ctx.ref(), s.solver, z3.Z3_solver_assert
+            for t in [formula, self._eq(-1, "current", current)] + \
+                    [self._eq(0, n, before.get(n, 0)) for n in self.names if n in used] + \
+                    [self._eq(last[n], n, after.get(n, 0)) for n in self.names if n in used]:
+                add(ctx, ref, t.as_ast())
             r = s.check()
             solver.count_work(s)  # the process's z3 work, as the rule sets' budgets read it (verifier/solver.py)
         finally:
@@ -264,7 +255,7 @@ class Model:
                     pairs.append((cur[n], self.state(ver[n])[n]))
         formula = z3.And(parts)
         if pairs:
-            formula = z3.substitute(formula, *pairs)
+            formula = solver.substitute(formula, pairs)
         self._chains[shape] = (formula, dict(ver))
         return self._chains[shape]
 

@@ -325,6 +325,19 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
     return mismatches + model_errors[:3], checked
 
 
+_KINDS_MARKS: dict = {}  # id(rule set) -> (rule set, its centre kinds, its mark names)
+
+
+def _kinds_and_marks(rs: RuleSet) -> tuple[set, list]:
+    """The rule set's centre kinds and the marks its tiles print, read off its tiles once per rule set (a
+    comparison asked them of every tile's features again, for every feature compared)."""
+    hit = _KINDS_MARKS.get(id(rs))
+    if hit is None or hit[0] is not rs:
+        _KINDS_MARKS.clear()
+        hit = _KINDS_MARKS[id(rs)] = (rs, rs.centre_kinds(), rs.mark_names())
+    return hit[1], hit[2]
+
+
 def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=None) -> list[str]:
     """Every feature of the engine against the rebuild (`bg`: the rebuild graph of this very board, kept up to date
     by the caller; built from scratch when not given).
@@ -345,8 +358,10 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         index = {}
         engine = g.features(cells=near)
     problems: list[str] = []
-    by_places = {_engine_places(f): f for f in engine}
-    root_places = {f["root"]: _engine_places(f) for f in engine}
+    centre, marks = _kinds_and_marks(rs)
+    places = [_engine_places(f) for f in engine]  # each feature's (cell, place) nodes, made once
+    by_places = dict(zip(places, engine))
+    root_places = {f["root"]: p for f, p in zip(engine, places)}
     for i, comp in enumerate(comps):
         kind = bg.g.nodes[next(iter(comp))]["kind"]
         where = _Where(comp, kind)
@@ -358,7 +373,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         if f["cells"] != cells:
             problems.append(f"{where}: engine counts tiles {sorted(f['cells'])}, rebuild {sorted(cells)}")
         op = bg.open_edges(comp)
-        if kind not in rs.centre_kinds() and f["open"] != op:
+        if kind not in centre and f["open"] != op:
             problems.append(f"{where}: engine says {f['open']} open edges, rebuild {op}")
         for who, fig, cell, place in f["figure_places"]:
             if (cell, _node(place, kind)) not in comp:
@@ -367,7 +382,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
         if kind in complete_rules:
             names = {"open": op, "neighbours": bg.neighbours(comp), "tiles": len(cells),
                      "shields": _shields(rs, bg, comp), "figures": len(f["figures"]),
-                     "marks": {m: _marks(rs, bg, comp, m) for m in rs.mark_names()},
+                     "marks": {m: _marks(rs, bg, comp, m) for m in marks},
                      # the figures by type (a figure's place on the feature is checked above)
                      "count": Counter(name for _, name in f["figures"]),
                      "players": g.nplayers, "current": g.current,

@@ -816,6 +816,24 @@ def _written(before: State, after: State) -> list[tuple[z3.ExprRef, z3.ExprRef]]
     return pairs
 
 
+def _substitution(pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> tuple:
+    """z3's arrays of a substitution (what z3.substitute builds from its pairs, and checks: every pair is
+    a variable and a term of its sort, as _written makes them), built once for all a step's invariants."""
+    n = len(pairs)
+    src, dst = (z3.z3.Ast * n)(), (z3.z3.Ast * n)()
+    for i, (v, w) in enumerate(pairs):
+        if not v.sort().eq(w.sort()):
+            raise z3.Z3Exception('Z3 invalid substitution, mismatching "from" and "to" sorts.')
+        src[i], dst[i] = v.as_ast(), w.as_ast()
+    return n, src, dst, pairs  # the pairs kept alive with their arrays
+
+
+def _substitute(t: z3.ExprRef, arrays: tuple) -> z3.ExprRef:
+    """z3.substitute(t, *pairs) with the arrays of _substitution(pairs)."""
+    n, src, dst, _ = arrays
+    return z3.z3._to_expr_ref(z3.Z3_substitute(t.ctx.ref(), t.as_ast(), n, src, dst), t.ctx)
+
+
 def _writes(before: State, after: State) -> set[str]:
     """The names of the state variables `after` changed."""
     out: set[str] = set()
@@ -1113,7 +1131,7 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
             env2.names[q] = q2
             v2 = encode(expr, env2)
             facts += env1.facts
-            lo_hi = [f for f in env1.facts if str(env1.names[q]) in str(f.term)]
+            lo_hi = [f for f in env1.facts if _printed(env1.names[q]) in _printed(f.term)]
             for f in lo_hi:
                 facts.append(Fact(z3.substitute(f.term, (env1.names[q], q2)), f.where, f.text + " (after)"))
             facts.append(Fact(z3.And(d >= 0, q2 == env1.names[q] + d), "builtin", f"{q} grows by `more` >= 0"))
@@ -1135,19 +1153,37 @@ def _formula_checks(rs: RuleSet, inv: Invariant) -> list[InvariantCheck]:
     return out
 
 
-def _reported_at(g: SymGame, step: RuleStep, inv: Invariant) -> tuple[str, str, str, A.Span | None]:
+_PRINTED: dict[int, tuple[str, z3.ExprRef]] = {}  # a term's id -> (z3's print of it, the term kept alive)
+
+
+def _printed(t: z3.ExprRef) -> str:
+    """str(t), printed once per term: the formula checks ask it of the same domain facts for every
+    quantity of every formula (z3's printer is Python, and costs more than the checks' proofs)."""
+    hit = _PRINTED.get(t.get_id())
+    if hit is None:
+        if len(_PRINTED) > 4096:
+            _PRINTED.clear()
+        hit = _PRINTED[t.get_id()] = (str(t), t)
+    return hit[0]
+
+
+def _reported_at(g: SymGame, step: RuleStep, inv: Invariant, reads_of: dict | None = None
+                 ) -> tuple[str, str, str, A.Span | None]:
     """Where a check of `step` is reported: the step's rule; for a completion (several rules
     chained), the last of its rules that writes a variable the invariant reads (the score rule
-    for a feature claim), or its last rule."""
+    for a feature claim), or its last rule.  `reads_of`: what each invariant reads, by id, worked
+    out once for all the steps (it depends on the invariant alone)."""
     if not step.members:
         return step.rule, step.where, step.text, step.span
-    from .solver import _symbols
-
     if inv.kind == "feature":
         hit = [m for m in step.members if m[0].startswith("score ")]
     else:
-        b = g.before
-        reads = _symbols(inv.pred(g, b) if inv.kind == "state" else inv.pred(g, b, b)) if inv.pred else set()
+        reads = None if reads_of is None else reads_of.get(inv.id)
+        if reads is None:
+            b = g.before
+            reads = _symbols(inv.pred(g, b) if inv.kind == "state" else inv.pred(g, b, b)) if inv.pred else set()
+            if reads_of is not None:
+                reads_of[inv.id] = reads
         hit = [m for m in step.members if m[4] & reads]
     m = (hit or step.members)[-1]
     return m[0], m[1], m[2], m[3]
@@ -1175,18 +1211,25 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
         return simplified[iid]
 
     state_vars = {v.decl().name() for v in [*_state_terms(g.before), g.players, g.current] if _is_var(v)}
-    rewritable = {iid: _symbols(t) <= state_vars for iid, t in before_pred.items()}
+    reads_of: dict[str, set[str]] = {iid: _symbols(t) for iid, t in before_pred.items()}  # what each reads
+    rewritable = {iid: reads_of[iid] <= state_vars for iid in before_pred}
 
-    def after_pred(inv: Invariant, after: State) -> z3.BoolRef | None:
+    def after_pred(inv: Invariant, after: State, written: list) -> z3.BoolRef | None:
         """The invariant on the state after a step: its formula on the state before with each variable the
         step wrote replaced by the value it wrote (one z3 call instead of the formula built again, for
         every invariant and step).  Built again where that is not the same: a formula that names more than
         the state's variables (a quantity its encoding made of the state before), or a state before that
-        holds a value where the step writes."""
-        pairs = _written(g.before, after) if rewritable[inv.id] else None
+        holds a value where the step writes.  `written`: the step's substitution, worked out on first use
+        ([] before; then [pairs or None, and z3's arrays of them])."""
+        if not rewritable[inv.id]:
+            return inv.pred(g, after)
+        if not written:
+            pairs = _written(g.before, after)
+            written += [pairs, _substitution(pairs) if pairs else None]
+        pairs, arrays = written
         if pairs is None:
             return inv.pred(g, after)
-        return z3.substitute(before_pred[inv.id], *pairs) if pairs else None
+        return _substitute(before_pred[inv.id], arrays) if pairs else None
 
     init = initial_step(g)
     for inv in state_invs:
@@ -1199,17 +1242,18 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
     for step in all_steps(g):
         facts = step.facts + pre
         claims: dict[str, z3.BoolRef] = {}
+        written: list = []
         for inv in invs:
             if only is not None and (inv.id, step.rule) not in only and (inv.id, "*") not in only:
                 continue
             if inv.kind == "state":
-                claim = after_pred(inv, step.after)
+                claim = after_pred(inv, step.after, written)
                 if claim is None:  # the step writes none of the invariant's variables
                     claim = before_pred[inv.id]
                 if z3.eq(z3.simplify(claim), simple_before(inv.id)):
                     # the step leaves every variable of the invariant alone: it holds after as before
                     res = Result(Verdict.PROVED, used=[f for f in pre if f.where == inv.where and f.text.endswith(inv.title)])
-                    rule, at, text, span = _reported_at(g, step, inv)
+                    rule, at, text, span = _reported_at(g, step, inv, reads_of)
                     out.append(InvariantCheck(inv, rule, at, text, res, span, step=step.rule))
                     continue
             elif inv.kind == "step":
@@ -1227,7 +1271,7 @@ def check_invariants(rs: RuleSet, feature_lemmas: list | None = None, extra: lis
                             step.inputs + list(g.game_vars.values()) if minimize else ())
         byid = {i.id: i for i in invs}
         for iid, res in results.items():
-            rule, at, text, span = _reported_at(g, step, byid[iid])
+            rule, at, text, span = _reported_at(g, step, byid[iid], reads_of)
             out.append(InvariantCheck(byid[iid], rule, at, text, res, span, step=step.rule))
     for inv in invs:
         if inv.kind == "formula" and (only is None or "formula" in only):

@@ -536,7 +536,7 @@ def check_river(rs: RuleSet) -> RiverReport:
     for prop in PROPS[:2]:
         claim = z3.And([z3.Not(flows_back(c, i)) for i in range(1, c.steps + 1)]) if prop == PROPS[0] \
             else z3.And([z3.Not(collides(c, i)) for i in range(1, c.steps + 2)])
-        res = prove(claim, c.facts + lemmas, minimal_core=False)
+        res = prove(claim, c.facts + lemmas, minimal_core=False, bitblast=True)
         if res.proved and prop == PROPS[0]:
             # proved: the collision proof may use it (the river only ever moves forward or sideways)
             lemmas.append(Fact(claim, "lemma", "the river never flows back (proved above)"))
@@ -564,9 +564,9 @@ def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
 
     todo = [p for p, r in rep.results.items() if r.refuted]
     try:
-        from ..compiler.build import load_engine
+        from .records import _engine
 
-        eng = load_engine(rs)
+        eng = _engine(rs)  # the one the examples and records checks compiled for this rule set, if they did
     except Exception as exc:  # rules the engine cannot be built from: no game to show
         for p in todo:
             rep.witnesses[p] = Search(None, 0, 0, note=f"the engine could not be built ({type(exc).__name__}: {exc})")

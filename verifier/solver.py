@@ -24,6 +24,7 @@ refutation returns a model and the facts that involve its variables.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Iterable, Iterator, Sequence
@@ -206,9 +207,16 @@ class Result:
         return self.used
 
 
-def _solver(minimal_core: bool = False) -> z3.Solver:
+# A query over bit-vectors and a few small integers (the river theorem's turns, headings and cells):
+# bit-blasted once, up front, before z3's SMT core sees it, instead of lazily while it searches (a
+# third of the time on the river's collision proof).  Its facts are asserted untracked: tracking each
+# one behind a label keeps solve-eqs from eliminating the cells and headings they define.
+BITBLAST = ("simplify", "solve-eqs", "bit-blast", "aig", "smt")
+
+
+def _solver(minimal_core: bool = False, bitblast: bool = False) -> z3.Solver:
     configure()
-    s = z3.Solver()
+    s = z3.Then(*BITBLAST).solver() if bitblast else z3.Solver()
     s.set("random_seed", SEED)
     _limit(s)
     s.set("unsat_core", True)
@@ -259,9 +267,75 @@ def _subterms(terms: Sequence[z3.ExprRef], inside=lambda x: True) -> Iterator[z3
             todo.extend(x.children())
 
 
+# The walks below read z3's terms through its C API, as _subterms does through the Python objects:
+# the same terms in the same order, without a Python object made and freed for every subterm (which
+# cost more than the proofs in verify --no-engine).  A subterm got this way is kept alive by its parent.
+_C = z3.z3core
+
+
+class _Quantified(Exception):
+    """A quantifier met where _subterms would enter its body (the verifier makes none): done the slow way."""
+
+
+def _walk(terms: Sequence[z3.ExprRef], quantifiers: bool = False) -> Iterator[object]:
+    """Each distinct application subterm of the terms once (as _subterms: depth first), as a raw Ast;
+    a quantifier or a bound variable is neither given nor entered (`quantifiers`: a quantifier raises
+    _Quantified, for a walk that _subterms would take into its body)."""
+    ctx = z3.main_ctx().ref()
+    todo = [t.as_ast() for t in terms]
+    seen: set[int] = set()
+    kind, ident, nargs, arg = _C.Z3_get_ast_kind, _C.Z3_get_ast_id, _C.Z3_get_app_num_args, _C.Z3_get_app_arg
+    app, numeral = z3.Z3_APP_AST, z3.Z3_NUMERAL_AST
+    while todo:
+        a = todo.pop()
+        i = ident(ctx, a)
+        if i in seen:
+            continue
+        seen.add(i)
+        k = kind(ctx, a)
+        if k not in (app, numeral):
+            if quantifiers and k == z3.Z3_QUANTIFIER_AST:
+                raise _Quantified()
+            continue
+        yield a
+        for k in range(nargs(ctx, a)):
+            todo.append(arg(ctx, a, k))
+
+
 def _symbols(t: z3.ExprRef) -> set[str]:
-    return {x.decl().name() for x in _subterms([t])
-            if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
+    """The names of the uninterpreted constants (the variables) in t."""
+    return set(_constants([t]))
+
+
+def _constants(terms: Sequence[z3.ExprRef]) -> dict[str, object]:
+    """The uninterpreted constants of the terms as raw Asts by name, the last one met winning a name two
+    share (as a walk of _subterms finds them)."""
+    terms = list(terms)
+    try:
+        if any(t.ctx is not z3.main_ctx() for t in terms):
+            raise _Quantified()
+        ctx = z3.main_ctx().ref()
+        out: dict[str, object] = {}
+        nargs, decl, dkind, dname = _C.Z3_get_app_num_args, _C.Z3_get_app_decl, _C.Z3_get_decl_kind, _C.Z3_get_decl_name
+        for a in _walk(terms, quantifiers=True):
+            if nargs(ctx, a) == 0:
+                d = decl(ctx, a)
+                if dkind(ctx, d) == z3.Z3_OP_UNINTERPRETED:
+                    out[z3.z3._symbol2py(z3.main_ctx(), dname(ctx, d))] = a
+        return out
+    except _Quantified:  # another context, or a quantifier's body to enter: through z3's Python objects
+        return {x.decl().name(): x.as_ast() for x in _subterms(terms)
+                if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED}
+
+
+def substitute(t: z3.ExprRef, pairs: Sequence[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ExprRef:
+    """z3.substitute(t, *pairs), one C call: z3 itself refuses a pair of two sorts (a Z3Exception, as
+    z3.substitute's own check raises), which z3.substitute checks first in Python, pair by pair."""
+    n = len(pairs)
+    src, dst = (z3.z3.Ast * n)(), (z3.z3.Ast * n)()
+    for i, (v, w) in enumerate(pairs):
+        src[i], dst[i] = v.as_ast(), w.as_ast()
+    return z3.z3._to_expr_ref(_C.Z3_substitute(t.ctx.ref(), t.as_ast(), n, src, dst), t.ctx)
 
 
 def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
@@ -282,24 +356,57 @@ def relevant(facts: Sequence[Fact], goal: z3.ExprRef) -> list[Fact]:
 
 
 def prove(claim: z3.BoolRef, facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
-          minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> Result:
+          minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True, bitblast: bool = False) -> Result:
     """Does `facts ⇒ claim` hold?  proved (with the facts used), refuted (with a model), or inconclusive.
 
-    A refutation's model is the one with the smallest numbers in `minimize`, when given.
+    A refutation's model is the one with the smallest numbers in `minimize`, when given.  `bitblast`:
+    a query over bit-vectors (BITBLAST); a proof then names every fact as used (none is tracked).
     """
-    return prove_all({"claim": claim}, facts, show, minimize, minimal_core)["claim"]
+    return prove_all({"claim": claim}, facts, show, minimize, minimal_core, bitblast)["claim"]
 
 
 def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
-              minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True) -> dict[str, Result]:
-    """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim)."""
+              minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True,
+              bitblast: bool = False) -> dict[str, Result]:
+    """`prove` for several claims under the same facts: the facts are asserted once (push/pop per claim).
+    The same claims under the same facts again (a formula check of base's in every rule set) get the
+    first answers (the memo above: the same verdicts, models and facts used; the cost charged again)."""
+    facts, mins, show = list(facts), list(minimize), dict(show or {})
+    key = _memo_key("prove", claims, [f.term for f in facts], show, mins)
+    if key is not None:
+        key += (tuple((f.where, f.text, f.assumed, f.seat) for f in facts), minimal_core, bitblast)
+    hit = _memo_get(key)
+    if hit is not None:
+        return {name: _copy(r) for name, r in hit.items()}
+    before = _budget.current().used
+    out = _prove_all(claims, facts, show, mins, minimal_core, bitblast)
+    if all(r.verdict is not Verdict.INCONCLUSIVE for r in out.values()):
+        _memo_put(key, {name: _copy(r) for name, r in out.items()}, _budget.current().used - before,
+                  (dict(claims), facts, show, mins))
+    return out
+
+
+def _copy(r: Result) -> Result:
+    """A result of its own (a caller may void it, or work out its minimal core, in place)."""
+    return Result(r.verdict, dict(r.model), list(r.used), r.reason, r.seconds, r.minimal)
+
+
+def _prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[str, z3.ExprRef] | None = None,
+               minimize: Iterable[z3.ArithRef] = (), minimal_core: bool = True,
+               bitblast: bool = False) -> dict[str, Result]:
     out: dict[str, Result] = {}
-    s = _solver()  # a minimal core is worked out apart, when asked (Result.minimal_core)
+    s = _solver(bitblast=bitblast)  # a minimal core is worked out apart, when asked (Result.minimal_core)
     labels: dict[str, Fact] = {}
+    ctx = s.ctx.ref()
     for i, f in enumerate(facts):
-        lab = z3.Bool(f"__fact{i}")
+        if bitblast:
+            s.add(f.term)
+            continue
         labels[f"__fact{i}"] = f  # the name, not str(lab): z3's printer costs more than the proof
-        s.assert_and_track(f.term, lab)
+        if isinstance(f.term, z3.BoolRef):  # Solver.assert_and_track's own C call, its checks made here
+            _C.Z3_solver_assert_and_track(ctx, s.solver, f.term.as_ast(), _label(i).as_ast())
+        else:
+            s.assert_and_track(f.term, _label(i))
     mins = list(minimize)
     for name, claim in claims.items():
         t0 = time.perf_counter()
@@ -307,8 +414,11 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         s.add(z3.Not(claim))
         r = _check(s)
         if r == z3.unsat:
-            core = {c.decl().name() for c in s.unsat_core()}
-            used = [f for k, f in labels.items() if k in core]
+            if bitblast:
+                used = list(facts)  # untracked: the proof may have used any of them
+            else:
+                core = _core_names(s)
+                used = [f for k, f in labels.items() if k in core]
             res = Result(Verdict.PROVED, used=used)
             if minimal_core:
                 res.minimal = lambda used=used, claim=claim: minimal_core_of(used, claim)
@@ -326,6 +436,24 @@ def prove_all(claims: dict[str, z3.BoolRef], facts: Sequence[Fact], show: dict[s
         res.seconds = time.perf_counter() - t0
         out[name] = res
     return out
+
+
+_LABELS: list[z3.BoolRef] = []  # __fact0, __fact1, ...: made once (z3 makes the same term every time)
+
+
+def _label(i: int) -> z3.BoolRef:
+    while len(_LABELS) <= i:
+        _LABELS.append(z3.Bool(f"__fact{len(_LABELS)}"))
+    return _LABELS[i]
+
+
+def _core_names(s: z3.Solver) -> set[str]:
+    """The names of the labels in the solver's unsat core ({c.decl().name() for c in s.unsat_core()})."""
+    core = s.unsat_core()
+    ctx = s.ctx.ref()
+    get, decl, name = _C.Z3_ast_vector_get, _C.Z3_get_app_decl, _C.Z3_get_decl_name
+    return {z3.z3._symbol2py(s.ctx, name(ctx, decl(ctx, get(ctx, core.vector, i))))
+            for i in range(_C.Z3_ast_vector_size(ctx, core.vector))}
 
 
 def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
@@ -347,6 +475,30 @@ def minimal_core_of(facts: Sequence[Fact], claim: z3.BoolRef) -> list[Fact]:
 def nonlinear(terms: Sequence[z3.ExprRef]) -> bool:
     """Does any term multiply two unknowns, or divide by one?  z3's optimizer does not keep to its
     resource limit there (a product of unknowns ran for minutes past an rlimit of 20 M)."""
+    terms = list(terms)
+    if any(t.ctx is not z3.main_ctx() for t in terms):
+        return _nonlinear_slow(terms)
+    ctx = z3.main_ctx().ref()
+    nargs, arg, decl, dkind = _C.Z3_get_app_num_args, _C.Z3_get_app_arg, _C.Z3_get_app_decl, _C.Z3_get_decl_kind
+    is_num, sort, skind = _C.Z3_is_numeral_ast, _C.Z3_get_sort, _C.Z3_get_sort_kind
+    divs = (z3.Z3_OP_IDIV, z3.Z3_OP_DIV, z3.Z3_OP_MOD, z3.Z3_OP_REM)
+
+    def value(a, kinds) -> bool:  # z3.is_int_value (kinds: Int) or is_rational_value too (Int, Real)
+        return skind(ctx, sort(ctx, a)) in kinds and is_num(ctx, a)
+
+    for a in _walk(terms):
+        k = dkind(ctx, decl(ctx, a))
+        if k == z3.Z3_OP_MUL:
+            kids = [arg(ctx, a, i) for i in range(nargs(ctx, a))]
+            if sum(1 for c in kids if not value(c, (z3.Z3_INT_SORT, z3.Z3_REAL_SORT))) > 1:
+                return True
+        elif k in divs and nargs(ctx, a) == 2 and not value(arg(ctx, a, 1), (z3.Z3_INT_SORT,)):
+            return True
+    return False
+
+
+def _nonlinear_slow(terms: Sequence[z3.ExprRef]) -> bool:
+    """nonlinear() through z3's Python objects (terms of another z3 context than the main one)."""
     for x in _subterms(terms, inside=z3.is_app):
         if z3.is_app(x):
             k = x.decl().kind()
@@ -437,9 +589,84 @@ class Search:
     seconds: float = 0.0
 
 
+# ------------------------------------------------------------------ the same query again
+# The bundled rule sets share modules (base is in all of them), so the worked examples ask z3 the very
+# same questions once per rule set.  z3 builds every term once (hash-consing): a term built again is the
+# same term, with the same id, as long as the first one is alive.  So a query is known again by the ids
+# of its terms, with no printing, and its answer is the one z3 gave the first time (the same question
+# has the same answer: sat or unsat does not depend on when it is asked).  The memo keeps the terms
+# alive, so an id never stands for another term.  What the query cost is charged to the budget again
+# on every hit, so a rule set spends the same whatever was verified before it in the process; an answer
+# "unknown" is never kept, and a hit that the budget left could not have paid for is asked again.
+_MEMO: "OrderedDict[tuple, tuple[object, int, tuple]]" = OrderedDict()
+MEMO_SIZE = 4096
+
+
+def _ids(terms) -> tuple | None:
+    out = []
+    for t in terms:
+        if not isinstance(t, z3.AstRef):
+            return None
+        out.append(t.get_id())
+    return tuple(out)
+
+
+def _memo_key(kind: str, *groups) -> tuple | None:
+    """The query's key (its kind, the limits and every term's id), or None when a part is not a z3 term."""
+    key: list = [kind, RLIMIT, TIMEOUT]
+    for g in groups:
+        if isinstance(g, dict):
+            ids = _ids(g.values())
+            if ids is None:
+                return None
+            key.append(tuple(zip(g.keys(), ids)))
+        else:
+            ids = _ids(g)
+            if ids is None:
+                return None
+            key.append(ids)
+    return tuple(key)
+
+
+def _memo_get(key: tuple | None):
+    """The kept answer to the query, its cost charged to the budget; None: ask z3."""
+    if key is None or key not in _MEMO:
+        return None
+    answer, cost, _ = _MEMO[key]
+    b = _budget.current()
+    if b.exhausted or cost > b.left:
+        return None  # asked now, z3 would have stopped short of its answer: ask it
+    _MEMO.move_to_end(key)
+    b.spend(cost)
+    return answer
+
+
+def _memo_put(key: tuple | None, answer, cost: int, keep: tuple) -> None:
+    if key is None:
+        return
+    _MEMO[key] = (answer, cost, keep)
+    while len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+
+
 def find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
          minimize: Sequence[z3.ArithRef] = ()) -> Search:
     """Search for an assignment satisfying every constraint (the smallest one if `minimize` is given)."""
+    constraints, minimize = list(constraints), list(minimize)
+    key = _memo_key("find", constraints, show, minimize)
+    hit = _memo_get(key)
+    if hit is not None:
+        return Search(hit.status, dict(hit.model), hit.reason, 0.0)
+    before = _budget.current().used
+    res = _find(constraints, show, minimize)
+    if res.status != "unknown":
+        _memo_put(key, Search(res.status, dict(res.model), res.reason, 0.0), _budget.current().used - before,
+                  (constraints, dict(show), minimize))
+    return res
+
+
+def _find(constraints: Sequence[z3.BoolRef], show: dict[str, z3.ExprRef],
+          minimize: Sequence[z3.ArithRef] = ()) -> Search:
     t0 = time.perf_counter()
     s = _solver()
     for c in constraints:
@@ -466,6 +693,25 @@ def nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRe
     Returns (status, distance, solutions): status "sat" with every solution at the
     smallest distance (up to `limit`), "unsat" if none exists, "unknown" if z3 gave up.
     """
+    constraints = list(constraints)
+    targets = {k: t for k, (t, _) in given.items()}
+    key = _memo_key("nearest", constraints, targets, show)
+    if key is not None:
+        key += (tuple((k, v) for k, (_, v) in given.items()), limit)
+    hit = _memo_get(key)
+    if hit is not None:
+        status, dist, sols = hit
+        return status, dist, [dict(x) for x in sols]
+    before = _budget.current().used
+    status, dist, sols = _nearest(constraints, given, show, limit)
+    if status != "unknown":
+        _memo_put(key, (status, dist, [dict(x) for x in sols]), _budget.current().used - before,
+                  (constraints, targets, dict(show)))
+    return status, dist, sols
+
+
+def _nearest(constraints: Sequence[z3.BoolRef], given: dict[str, tuple[z3.ArithRef, int]],
+             show: dict[str, z3.ExprRef], limit: int = 6) -> tuple[str, int | None, list[dict[str, int | bool]]]:
     dist = z3.Sum([z3.If(t - v >= 0, t - v, v - t) for t, v in given.values()]) if given else z3.IntVal(0)
     if nonlinear(constraints):
         m = _minimize_lex(constraints, [dist])

@@ -1,6 +1,7 @@
 """Rule-file lines for reports: `where` (file:line) and the line's text."""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,8 +20,13 @@ def _lines(file: str) -> tuple[str, ...]:
 
 def rel(file: str) -> str:
     """A path relative to the working directory when it lies below it."""
+    return _rel(file, os.getcwd())
+
+
+@lru_cache(maxsize=1024)
+def _rel(file: str, cwd: str) -> str:  # every step and check asks it of the same few rule files
     try:
-        return str(Path(file).resolve().relative_to(Path.cwd().resolve()))
+        return str(Path(file).resolve().relative_to(Path(cwd).resolve()))
     except ValueError:
         return file
 

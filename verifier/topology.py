@@ -265,8 +265,17 @@ class Analysis:
     must: tuple[tuple[int, tuple[tuple[int, str, str], ...]], ...]  # field -> (feature, own place, its place)
 
 
-@lru_cache(maxsize=4096)
 def analyse(tile: TileType, kinds: Kinds) -> Analysis:
+    """What the tile's drawing shows.  It reads the kinds only of the tile's own features (is it a field,
+    a line, a kind fields border?), so it is worked out under the kinds restricted to those: a tile
+    the bundled rule sets share (base's, in every one of them) is analysed once, whatever kinds the
+    other modules of each rule set add."""
+    own = frozenset(f.kind for f in tile.features)
+    return _analyse(tile, Kinds(kinds.half & own, kinds.line & own, kinds.bordered & own))
+
+
+@lru_cache(maxsize=4096)
+def _analyse(tile: TileType, kinds: Kinds) -> Analysis:
     g = TopologyGraph(tile, kinds)
     conflicts: list = []
     for layer in g.layers():

@@ -1140,44 +1140,55 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
             [a for a in acts if a.KIND == "discard"]
 
     def blocked_here(g, path):
+        """The path to a discard of a tile drawn at g, or None; and g's options by tile (looked at once:
+        the children below use them too, counted in `tried` as if looked at again)."""
+        seen = []
         for tid in drawable(g):
-            c, pre, places, discards = options(g, tid)
+            c, pre, places, discards = opt = options(g, tid)
+            seen.append((tid, opt))
             if not places and discards:
-                return path + [("tile", tid)] + [("move", a) for a in pre] + [("move", discards[0])]
-        return None
+                return path + [("tile", tid)] + [("move", a) for a in pre] + [("move", discards[0])], seen
+        tried[0] += len(seen)
+        return None, seen
 
-    def children(g, path):
-        for tid in drawable(g):
-            c, pre, places, _ = options(g, tid)
-            for a in places:
-                c2 = c.clone()
-                c2.apply_action(a)
-                yield c2, path + [("tile", tid)] + [("move", x) for x in pre] + [("move", a)]
+    def moves(seen):
+        """g's children as (tile, options, placement), before any is played (a dive plays one of them)."""
+        return [(tid, opt, a) for tid, opt in seen for a in opt[2]]
+
+    def child(move, path):
+        tid, (c, pre, _, _), a = move
+        c2 = c.clone()
+        c2.apply_action(a)
+        return c2, path + [("tile", tid)] + [("move", x) for x in pre] + [("move", a)]
 
     g0 = eng.new_game(lo, 0)
     found = None
     level = [(g0, [])]
-    for _ in range(RIVER_DEPTH + 1):
-        nxt = []
+    for depth in range(RIVER_DEPTH + 1):
+        nxt: list = []
+        count = 0
         for g, path in level:
-            found = blocked_here(g, path)
+            found, seen = blocked_here(g, path)
             if found:
                 break
-            nxt.extend(children(g, path))
-        if found or not _spend_moves(len(nxt) or 1):
+            kids = moves(seen)
+            count += len(kids)
+            if depth < RIVER_DEPTH:  # the last level's games are only counted (the search stops there)
+                nxt.extend(child(m, path) for m in kids)
+        if found or not _spend_moves(count or 1):
             break
         level = nxt
     rng = random.Random(4242)
     for _ in range(RIVER_DIVES if not found else 0):
         g, path = g0, []
         while True:
-            found = blocked_here(g, path)
+            found, seen = blocked_here(g, path)
             if found:
                 break
-            kids = list(children(g, path))
+            kids = moves(seen)
             if not kids:
                 break
-            g, path = kids[rng.randrange(len(kids))]
+            g, path = child(kids[rng.randrange(len(kids))], path)
         if found or not _spend_moves(len(path) or 1):
             break
     if not found:
