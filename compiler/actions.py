@@ -302,7 +302,7 @@ class ActionCodec:
 
     def _capture_id(self, g, action) -> int:
         q, gi, seg, back = action.owner, action.figure, action.segment, action.back
-        tx, ty = g.pending.tower
+        tx, ty = g.prisoners.pending.tower
         x, y = g.seg_cell[seg]
         dx, dy = x - tx, y - ty
         d = abs(dx) + abs(dy)

@@ -77,9 +77,9 @@ RANSOM_MOMENTS = (BEFORE_TILE, BEFORE_CAPTURE, AFTER_SCORING)
 
 def ransom_moment(g) -> str:
     """The decision a ransom would be paid at now."""
-    if getattr(g, "closing", False):
+    if g.prisoners.closing:
         return AFTER_SCORING
-    if g.pending is not None:
+    if g.prisoners.pending is not None:
         return BEFORE_CAPTURE
     return BEFORE_TILE
 
@@ -304,17 +304,17 @@ def turn_moves(g, R, t: dict, i: int):
     if R.TRACKS:
         yield from _outpost(g, R, post, i)
     if ransoms[BEFORE_CAPTURE]:
-        if g.pending is None:
+        if g.prisoners.pending is None:
             _illegal(g, "a ransom `before capture`: this turn put no figure that allows a capture",
                      R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
         yield from _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
-    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+    if g.prisoners.pending is not None:  # the floor just built allows a capture: the record's, or none
         yield _capture_action(g, R, cap, i) if cap is not None else M.Pass()
     elif cap is not None:
         clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
         _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
                  clause)
-    if getattr(g, "closing", False):  # the turn is scored: the ransoms paid after it, then the turn passes on
+    if g.prisoners.closing:  # the turn is scored: the ransoms paid after it, then the turn passes on
         yield from _ransoms(g, R, ransoms[AFTER_SCORING], i)
         yield M.Pass()
     elif ransoms[AFTER_SCORING]:
@@ -465,7 +465,7 @@ def _capture_action(g, R, cap, i: int):
                           "\"on\": PLACE}") from None
     if victim not in g.names:
         raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
-    clause = g.pending.clauses[0]
+    clause = g.prisoners.pending.clauses[0]
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
@@ -483,7 +483,8 @@ def _capture_action(g, R, cap, i: int):
             _illegal(g, f"these rules have no figure `{back}`", R.EXCHANGE_CLAUSE or clause)
     else:  # one kind held: the exchange needs no choice
         q = g.names.index(victim)
-        kinds = sorted(set(g.held[q][g.pending.player])) if R.EXCHANGE and q != g.pending.player else []
+        capturer = g.prisoners.pending.player
+        kinds = sorted(set(g.prisoners.held[q][capturer])) if R.EXCHANGE and q != capturer else []
         if len(kinds) == 1:
             bgi = kinds[0]
     return _moves(g).Capture(g.names.index(victim), gi, tile[1] + fi, bgi)

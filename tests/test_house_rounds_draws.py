@@ -120,7 +120,7 @@ def test_HOUSE_FREED_1_no_prisoner_survives_a_round_end_in_simulated_games(playe
             if g.current != c0 or g.ended:
                 turns_seen += 1
             if g.rounds.ended != r0:
-                assert all(not figs for row in g.held for figs in row), (seed, g.turn, g.held)
+                assert all(not figs for row in g.prisoners.held for figs in row), (seed, g.turn, g.prisoners.held)
                 assert c0 == players - 1 or g.ended, (seed, c0)
         released += sum(1 for e in g.events if e["kind"] == "release")
         assert g.rounds.ended == -(-turns_seen // players), (seed, g.rounds.ended, turns_seen)

@@ -135,7 +135,7 @@ def test_every_distinct_placement_listed_once(modules, figures):
         turns = 0
         while not g.is_terminal() and turns < (72 if "barn" in modules else 45):
             # a placement decision (not a capture, nor the ransoms after a turn's scoring: TOWER-RANSOM-1)
-            if g.pending is None and not g.closing and g.drawn is not None:
+            if g.prisoners.pending is None and not g.prisoners.closing and g.drawn is not None:
                 fast = _fast_listing(g, figures)
                 assert len(fast) == len(set(fast)), "a placement is listed twice"
                 assert set(fast) == _slow_listing(g, figures)

@@ -56,6 +56,7 @@ failure), skipped, invalid (the example is malformed: an error), inconclusive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 
 import z3
 
@@ -554,7 +555,8 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         for _ in range(height):
             g._put_figure(0, agi, seg)
         g.open_decisions = True  # the decision stays open even with nothing in range
-        g._capture_pending(0, agi, seg, (ox, oy), [])
+        # the engine's own runtime package (a compiled engine carries a copy): its prisoners' function
+        import_module(type(g).__module__.rpartition(".")[0] + ".prisoners").capture_pending(g, 0, agi, seg, (ox, oy), [])
         return g, None
 
     # the board reaches one tile beyond the capture's own range (the rule's range function, read by the
@@ -565,7 +567,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g, why = build(reach)
         if g is None:
             return ExampleResult(ex, "invalid", why)
-        rng = g.pending.reach if g.pending is not None else 0
+        rng = g.prisoners.pending.reach if g.prisoners.pending is not None else 0
         if not isinstance(rng, int) or rng < reach:
             break
         if rng + 1 > MAX_REACH:

@@ -36,13 +36,14 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
-        if self.rounds.rules and any(figs for row in self.held for figs in row):
+        pr = self.prisoners
+        if self.rounds.rules and any(figs for row in pr.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
-        if type(self.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
+        if type(pr.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
-        if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
+        if pr.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
             return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
-        if self.pending is not None or not actions or type(actions[0]) is not Place:
+        if pr.pending is not None or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard
         if not any(self.decks):
             return self._last_classes(actions)  # the last tile, after which the game is scored
@@ -59,7 +60,7 @@ class Classes:
         # completions are read from the board and no decision of the same player follows the turn's scoring
         # (a tile drawn next whose siege symbols move figures would add what it does to both)
         # (nor a ransom decision after the turn's scoring: the player has no prisoner to buy back)
-        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in self.held))
+        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
         near = {}
         done = {}
         memo = {}  # what `_captures_nothing` read of this state
@@ -357,7 +358,7 @@ class Classes:
         nothing, no `score ... put` waits, no outpost row was filled, the next tile drawn plays
         nothing); every other move is its own key."""
         finishing = self._finishing()
-        quiet_pass = not finishing and not self.filled and not (self._put_after and self.R.SCORE_PUT) \
+        quiet_pass = not finishing and not self.filled and not (self.prisoners.put_after and self.R.SCORE_PUT) \
             and self._next_draw_quiet()
         out = []
         for a in actions:
@@ -373,7 +374,8 @@ class Classes:
     def _finishing(self):
         """The roots of the features the pending placement will complete when its turn is scored
         (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
-        cell, touched = self.pending.cell, self.pending.touched
+        pend = self.prisoners.pending
+        cell, touched = pend.cell, pend.touched
         x, y = cell
         cands = set(self.find(r) for r in touched)
         board = self.board

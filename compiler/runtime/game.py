@@ -22,7 +22,8 @@ from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
 from .outposts import Outposts
-from .prisoners import Prisoners
+from . import prisoners as _prisoners
+from .prisoners import Prisoners, capture_pending, ransom_options
 from .records import Records
 from .rounds import Rounds, turn_taken
 from .scoring import Scoring
@@ -35,8 +36,13 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead, Moments):
+class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
+
+    # the public functions of the components' modules (docs/engine.md), as methods
+    held_count, prisoners_by_name = _prisoners.held_count, _prisoners.prisoners_by_name
+    capture_options, capture_refusal, ransom_options = (_prisoners.capture_options, _prisoners.capture_refusal,
+                                                        _prisoners.ransom_options)
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
@@ -55,7 +61,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         # explicitly.  False (play): a decision with nothing to choose is skipped.
         self.open_decisions = False
         self._init_figures(players)
-        self._init_prisoners(players)
+        self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
         self._init_outposts(players)
         self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
@@ -254,11 +260,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                 put = (gi, seg)
                 if R.OUTPOST_PUTS and self._outpost_pending(p, gi, seg, cell, touched, put):
                     return  # the same player may now put one more figure on an outpost, or pass
-                if self._capture_pending(p, gi, seg, cell, touched):
-                    self._put_after = put
+                if capture_pending(self, p, gi, seg, cell, touched):
+                    self.prisoners.put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
-        self._put_after = put
+        pr = self.prisoners
+        pr.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
+        pr.put_after = put
         self._end_turn()
 
     def _state_events(self, state_sets):
@@ -273,23 +280,24 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def _end_turn(self):
         """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
         R = self.R
-        pend = self.pending  # a TurnEnd, or the CaptureOpen just decided
+        pr = self.prisoners
+        pend = pr.pending  # a TurnEnd, or the CaptureOpen just decided
         cell, touched = pend.cell, pend.touched
-        put, self._put_after = self._put_after, None
-        self.pending = None
+        put, pr.put_after = pr.put_after, None
+        pr.pending = None
         if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
             self._counterattacks()
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if R.RANSOM is not None and not self.ended and (self.open_decisions or self.ransom_options()):
-            self.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
+        if R.RANSOM is not None and not self.ended and (self.open_decisions or ransom_options(self)):
+            pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
             return
         self._next_turn()
 
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
-        self.closing = False
+        self.prisoners.closing = False
         if self.rounds.rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
             turn_taken(self)
         self.turn += 1
@@ -313,12 +321,12 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         d["frontier"] = self.frontier.copy()
         d["recallable"] = self.recallable.copy()
         d["corner_at"] = self.corner_at.copy()
-        d["held"] = [[o[:] for o in h] for h in self.held]
         d["joins"] = []
         d["_ready"] = (None, {})
         d["_contexts"] = {}
         d["decks"] = [x[:] for x in self.decks]
         d["rounds"] = self.rounds.clone()
+        d["prisoners"] = self.prisoners.clone()
         if self._siege:
             d["trow"] = [x[:] for x in self.trow]
             d["tpool"] = [x[:] for x in self.tpool]

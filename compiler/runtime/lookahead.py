@@ -50,7 +50,7 @@ class Lookahead(Classes):
         rn = R.RANSOM
         if rn is not None:
             kinds, price = rn[0], rn[1]
-            for h, row in enumerate(self.held):
+            for h, row in enumerate(self.prisoners.held):
                 for o, figs in enumerate(row):
                     n = sum(1 for gi in figs if gi in kinds)
                     if n:
@@ -69,7 +69,7 @@ class Lookahead(Classes):
         this very state, keeps its answers by cell and by (cell, rotation) for the next actions there)."""
         if type(action) is tuple:  # written as plain tuples
             action = as_move(action)
-        if self.pending is not None or type(action) is not Place or not any(self.decks):
+        if self.prisoners.pending is not None or type(action) is not Place or not any(self.decks):
             return True  # a capture, pass, ransom or discard; or the last tile, after which the game is scored
         cell, rot, fig = action
         R = self.R

@@ -101,7 +101,7 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
 
     What the other layers need of the type, declared once here (see the module docstring):
     `when`, the moments (MOMENTS) at which it is offered; `apply`, the Game method (or a function
-    here) that applies it, `options`, the one that lists it -- each one name for all its moments
+    here, or "module.function": a function of the game in that runtime module) that applies it, `options`, the one that lists it -- each one name for all its moments
     or a dict {moment: name}; `checks` True when `apply` refuses an illegal move itself, taking
     (game, move, checked: whether legal_actions listed it for this very state), else the generic
     path refuses a move `options` do not list now, citing the rules constant `clause` names, and
@@ -123,16 +123,16 @@ Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only
                   "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
 # declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
 Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
-               {OUTPOST: "_siege_apply", CAPTURE: "_no_capture", CLOSING: "_pass_on"}, _pass_options,
+               {OUTPOST: "_siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
                rules=("CAPTURES", "TRACKS", "RANSOM"), domains=(), when=(OUTPOST, CAPTURE, CLOSING), checks=True)
 _PASS = Pass()
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
                   "Capture `owner`'s `figure` on `segment` right after a figure a `capture` rule names; `back`: "
                   "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES",
-                  "_apply_capture", "capture_options", rules=("CAPTURES",), when=(CAPTURE,), checks=True)
+                  "prisoners.apply_capture", "prisoners.capture_options", rules=("CAPTURES",), when=(CAPTURE,), checks=True)
 Ransom = _tagged("ransom", ("holder", "figure"),
                  "At any moment of one's own turn: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
-                 "RANSOM", "_apply_ransom", "ransom_options", rules=("RANSOM",), domains=("seat", "figure"),
+                 "RANSOM", "prisoners.apply_ransom", "prisoners.ransom_options", rules=("RANSOM",), domains=("seat", "figure"),
                  when=(TURN, CAPTURE, CLOSING), checks=True, early=True)
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",

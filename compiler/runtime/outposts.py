@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .errors import IllegalAction
 from .decisions import CatapultOpen, OutpostOpen, RemoveOpen, TurnEnd
+from .prisoners import capture_pending
 from .moves import CATAPULT, OUTPOST, REMOVE, Catapult, Outpost, Pass, Remove
 
 
@@ -345,11 +346,12 @@ class Outposts:
         self.sdec = None
         p, gi, seg, cell, touched, put = self._cont
         self._cont = None
-        if self._capture_pending(p, gi, seg, cell, touched):
-            self._put_after = put
+        if capture_pending(self, p, gi, seg, cell, touched):
+            self.prisoners.put_after = put
             return
-        self.pending = TurnEnd(p, cell, touched)
-        self._put_after = put
+        pr = self.prisoners
+        pr.pending = TurnEnd(p, cell, touched)
+        pr.put_after = put
         self._end_turn()
 
     # ------------------------------------------------------------ scoring step and the end
