@@ -334,7 +334,7 @@ class ActionCodec:
             return self.catapult_base + action.track
         if kind == "remove":  # the remover's k-th figure of that kind (by cell) that the attack may take
             t, gi = action.track, action.figure
-            d = g.sdec
+            d = g.outposts.decision
             mine = [a for a in g.removal_options(d.player, t, d.figures) if a.figure == gi]
             return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(action)
         raise ValueError(f"no number for a {kind!r} move in these rules")

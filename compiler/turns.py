@@ -351,10 +351,10 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
                             f"the {c} outpost (only a \"?\" lets the player choose)", draw_clause)
     picks = [c for s, c in zip(syms, chosen or [None] * len(syms)) if s == "any"]
     removals = list(t.get("remove") or [])
-    g.last_attack = None
+    g.outposts.last_attack = None
     g.deciding()  # plays the symbols up to the first decision
-    while g.sdec is not None and g.sdec.moment in ("catapult", "remove"):
-        d = g.sdec
+    while g.outposts.decision is not None and g.outposts.decision.moment in ("catapult", "remove"):
+        d = g.outposts.decision
         if d.moment == "catapult":
             pick = picks.pop(0) if picks else None
             if pick is None:
@@ -371,7 +371,7 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     if removals:
         item = removals[0]
         who = item.get("player") if isinstance(item, dict) else None
-        last = getattr(g, "last_attack", None)
+        last = g.outposts.last_attack
         if last is not None and who in g.names and last[1][g.names.index(who)] > 0:
             _illegal(g, f"{who} had a follower on the {R.TRACKS[last[0]][0]} outpost, so {who} removes nothing",
                      last[2])
@@ -405,7 +405,7 @@ def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
 
 def _outpost(g, R, post, i: int) -> None:
     """The record's `outpost` ({"name", "slot"}) after the turn's figure, or a pass."""
-    open_ = g.sdec is not None and g.sdec.moment == "outpost"
+    open_ = g.outposts.decision is not None and g.outposts.decision.moment == "outpost"
     if post is None:
         if open_:
             yield _moves(g).Pass()

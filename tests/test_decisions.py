@@ -56,7 +56,7 @@ def test_an_outpost_decision_is_a_typed_value_and_moment_reads_it():
         while not g.is_terminal():
             m = g.moment()
             if m in ("catapult", "remove", "outpost"):
-                d = g.sdec
+                d = g.outposts.decision
                 assert d.moment == m == type(d).MOMENT and d.player == g.deciding()
                 assert type(d).__name__ == {"catapult": "CatapultOpen", "remove": "RemoveOpen",
                                             "outpost": "OutpostOpen"}[m]

@@ -284,7 +284,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
                 return True  # the budget is spent: this game stops here (stats["cut"])
             if watch is not None:
                 watch.applied(g)
-            if g.prisoners.pending is not None or getattr(g, "sdec", None) is not None:
+            if g.prisoners.pending is not None or g.outposts.decision is not None:
                 return False  # mid-turn: a capture, an outpost or an attack's choice still to come
             if watch is not None:
                 watch.quiet(g)

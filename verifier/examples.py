@@ -78,6 +78,13 @@ TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
 
 
+def _runtime(g, module: str):
+    """Module `module` of game g's own runtime package (a compiled engine carries a copy of the
+    runtime): the functions of a component of the game (runtime/outposts.py, runtime/prisoners.py)."""
+    return import_module(type(g).__module__.rpartition(".")[0] + "." + module)
+
+
+
 @dataclass
 class ExampleResult:
     example: A.ExampleDecl
@@ -347,14 +354,15 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
         return f"the engine has no outpost `{name}` or no follower"
     for p, who in enumerate(names):
         g.supply[p][fig] += followers.get(who, 0)
-        g.tpool[t].extend([(p, fig)] * followers.get(who, 0))
+        g.outposts.pools[t].extend([(p, fig)] * followers.get(who, 0))
     before = list(g.scores)
+    outposts = _runtime(g, "outposts")
     if when == "overflow":
-        g.tcat[t] = g.R.TRACKS[t][4]
-        g.sq = [("sym", t, "")]
-        g._srun()
+        g.outposts.catapults[t] = g.R.TRACKS[t][4]
+        g.outposts.queue = [("sym", t, "")]
+        outposts.srun(g)
     else:
-        g._run_rules(when, t)
+        outposts.run_rules(g, when, t)
     return {who: g.scores[p] - before[p] for p, who in enumerate(names)}
 
 
@@ -555,8 +563,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         for _ in range(height):
             g._put_figure(0, agi, seg)
         g.open_decisions = True  # the decision stays open even with nothing in range
-        # the engine's own runtime package (a compiled engine carries a copy): its prisoners' function
-        import_module(type(g).__module__.rpartition(".")[0] + ".prisoners").capture_pending(g, 0, agi, seg, (ox, oy), [])
+        _runtime(g, "prisoners").capture_pending(g, 0, agi, seg, (ox, oy), [])
         return g, None
 
     # the board reaches one tile beyond the capture's own range (the rule's range function, read by the

@@ -449,12 +449,12 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 found = mon.tie_of(g, a)
             g.apply_action(a)
             if found is not None and mon.kind == "tie":
-                if g.prisoners.pending is not None or getattr(g, "sdec", None) is not None:
+                if g.prisoners.pending is not None or g.outposts.decision is not None:
                     continue
                 break
             if a.KIND != "ransom" and pending_ransom:
                 pending_ransom = False
-            if g.prisoners.pending is not None or getattr(g, "sdec", None) is not None:
+            if g.prisoners.pending is not None or g.outposts.decision is not None:
                 continue  # a decision of this turn is still to come
             if found is None:
                 found = mon.check(g)
@@ -611,7 +611,7 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
                     spent += 1
                     if tie is not None:
                         return _beam_witness(rs, check, eng, players, seed, moves + [a], tie, spent, before)
-                    if c.prisoners.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
+                    if c.prisoners.pending is None and c.outposts.decision is None and a.KIND != "ransom":
                         found = m2.check(c)
                         if found is not None and m2.outcome_ok(c.events[mark:]):
                             return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
@@ -642,7 +642,7 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
     for a in moves:
         rec(g, a)
         g.apply_action(a)
-    while not g.ended and (g.prisoners.pending is not None or getattr(g, "sdec", None) is not None):
+    while not g.ended and (g.prisoners.pending is not None or g.outposts.decision is not None):
         acts = g.legal_actions()  # the turn's decisions still open: the first of each, so the record ends a turn
         if not acts:
             break

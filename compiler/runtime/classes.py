@@ -39,7 +39,7 @@ class Classes:
         pr = self.prisoners
         if self.rounds.rules and any(figs for row in pr.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
-        if type(pr.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
+        if type(pr.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.outposts.decision):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
         if pr.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
             return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
@@ -178,7 +178,7 @@ class Classes:
     def _next_draw_quiet(self):
         """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, no siege symbol
         on that tile, or none whose catapult comes under an `on draw of KINDS` rule: SIEGE-ADVANCE-1)."""
-        if not self._siege or not getattr(self, "_draw_rules", None):
+        if not self._siege or not self.outposts.draw_rules:
             return True
         for d in self.decks:
             if d:
@@ -358,7 +358,7 @@ class Classes:
         nothing, no `score ... put` waits, no outpost row was filled, the next tile drawn plays
         nothing); every other move is its own key."""
         finishing = self._finishing()
-        quiet_pass = not finishing and not self.filled and not (self.prisoners.put_after and self.R.SCORE_PUT) \
+        quiet_pass = not finishing and not self.outposts.filled and not (self.prisoners.put_after and self.R.SCORE_PUT) \
             and self._next_draw_quiet()
         out = []
         for a in actions:

@@ -2,7 +2,7 @@
 
 A turn pauses for a player's decision (runtime/moves.py's MOMENTS): an outpost's ("catapult":
 a drawn "?", "remove": an attack's removals, "outpost": one more figure after the turn's; stored
-in `Game.sdec`, runtime/outposts.py), a capture right after a floor (`CaptureOpen`, in
+in `g.outposts.decision`, runtime/outposts.py), a capture right after a floor (`CaptureOpen`, in
 `g.prisoners.pending`, runtime/prisoners.py), the closing after the turn's scoring while a ransom may
 still come (`g.prisoners.closing`, TOWER-RANSOM-1).  Each is a named tuple read by field, never by index.
 
@@ -49,7 +49,7 @@ class CaptureOpen(NamedTuple):
 
 
 def _outpost_decision(name, moment, fields, doc):
-    """A named tuple whose first item is its moment (the word `sdec[0]` was) and whose constructor takes `fields`."""
+    """A named tuple whose first item is its moment (the word `g.outposts.decision[0]` was) and whose constructor takes `fields`."""
     base = NamedTuple(f"_{name}", [("moment", str)] + [(f, object) for f in fields])
     n = len(fields)
 
@@ -96,8 +96,8 @@ def _closing(g, settle):
 def _outposts(g, settle):
     if g._siege:  # the drawn tile's catapults first, then any decision they open
         if settle:
-            g._siege_ready()
-        d = g.sdec
+            g.siege_ready()
+        d = g.outposts.decision
         if d is not None:
             return d.moment
     return None

@@ -21,7 +21,8 @@ from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
-from .outposts import Outposts
+from . import outposts as _outposts
+from .outposts import Outposts, counterattacks, deciding, outpost_pending
 from . import prisoners as _prisoners
 from .prisoners import Prisoners, capture_pending, ransom_options
 from .records import Records
@@ -36,13 +37,17 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, Lookahead, Moments):
+class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
     held_count, prisoners_by_name = _prisoners.held_count, _prisoners.prisoners_by_name
     capture_options, capture_refusal, ransom_options = (_prisoners.capture_options, _prisoners.capture_refusal,
                                                         _prisoners.ransom_options)
+    own, track_index, outposts_by_name, on_outposts = (_outposts.own, _outposts.track_index,
+                                                       _outposts.outposts_by_name, _outposts.on_outposts)
+    deciding, draw_symbols, removal_options = _outposts.deciding, _outposts.draw_symbols, _outposts.removal_options
+    siege_ready, siege_refusal = _outposts.siege_ready, _outposts.siege_refusal  # for runtime/decisions.py
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
@@ -62,7 +67,9 @@ class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, 
         self.open_decisions = False
         self._init_figures(players)
         self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
-        self._init_outposts(players)
+        self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
+        self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
+        self._advanced = True  # the drawn tile's siege symbols were played (set False by each draw)
         self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
@@ -109,7 +116,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, 
         if self.ended:
             return -4
         if self._siege:  # an attack's removal may be another player's decision (SIEGE-ATTACK-1)
-            d = self.deciding()
+            d = deciding(self)
             if d is not None:
                 return d
         return self.current
@@ -258,7 +265,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, 
                     self.corner_at[(p, gi, seg)] = (cell, fig.corner)
                     self.on_corners += 1
                 put = (gi, seg)
-                if R.OUTPOST_PUTS and self._outpost_pending(p, gi, seg, cell, touched, put):
+                if R.OUTPOST_PUTS and outpost_pending(self, p, gi, seg, cell, touched, put):
                     return  # the same player may now put one more figure on an outpost, or pass
                 if capture_pending(self, p, gi, seg, cell, touched):
                     self.prisoners.put_after = put
@@ -285,8 +292,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, 
         cell, touched = pend.cell, pend.touched
         put, pr.put_after = pr.put_after, None
         pr.pending = None
-        if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
-            self._counterattacks()
+        if self._siege and self.outposts.filled:  # a row filled this turn counterattacks before features score
+            counterattacks(self)  # (SIEGE-COUNTER-1)
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
@@ -327,12 +334,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Outposts, Scoring, Records, 
         d["decks"] = [x[:] for x in self.decks]
         d["rounds"] = self.rounds.clone()
         d["prisoners"] = self.prisoners.clone()
-        if self._siege:
-            d["trow"] = [x[:] for x in self.trow]
-            d["tpool"] = [x[:] for x in self.tpool]
-            d["tcat"] = self.tcat[:]
-            d["sq"] = self.sq[:]
-            d["filled"] = self.filled[:]
+        d["outposts"] = self.outposts.clone()
         return g
 
 

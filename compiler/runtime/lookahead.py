@@ -41,7 +41,7 @@ class Lookahead(Classes):
                 if event != "end":
                     continue
                 for t in tracks:
-                    if not (self.trow[t] or self.tpool[t]):
+                    if not (self.outposts.rows[t] or self.outposts.pools[t]):
                         continue
                     for act in acts:
                         if act[0] == "score":

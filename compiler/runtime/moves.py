@@ -40,7 +40,7 @@ from .tagged import tagged
 
 
 # The moments of a turn (Game.moment says which is now; an outpost decision's name is
-# runtime/decisions.py's typed decision, `sdec.moment`): the drawn tile's placement; the decisions of the drawn tile's
+# runtime/decisions.py's typed decision, `g.outposts.decision.moment`): the drawn tile's placement; the decisions of the drawn tile's
 # siege symbols (before its placement) and of the figure just put on an outpost (after it); the
 # capture a floor just built allows; after the turn's scoring, before the turn passes on.  "over":
 # the game ended.
@@ -123,7 +123,7 @@ Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only
                   "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
 # declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
 Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
-               {OUTPOST: "_siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
+               {OUTPOST: "outposts.siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
                rules=("CAPTURES", "TRACKS", "RANSOM"), domains=(), when=(OUTPOST, CAPTURE, CLOSING), checks=True)
 _PASS = Pass()
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
@@ -136,15 +136,15 @@ Ransom = _tagged("ransom", ("holder", "figure"),
                  when=(TURN, CAPTURE, CLOSING), checks=True, early=True)
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
-                   "_siege_apply", "catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
+                   "outposts.siege_apply", "outposts.catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
                    checks=True)
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
-                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "_siege_apply", "remove_options", rules=("TRACKS",),
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "outposts.siege_apply", "outposts.remove_options", rules=("TRACKS",),
                  when=(REMOVE,), checks=True)
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
-                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "outpost_options",
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "outposts.siege_apply", "outposts.outpost_options",
                   rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
 # ------------------------------------------------------------------ chance's move: the tile drawn

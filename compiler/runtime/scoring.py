@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .geometry import AROUND
+from .outposts import final_outposts
 from .rounds import last_round
 
 
@@ -127,7 +128,7 @@ class Scoring:
         self.ended = True
         last_round(self)  # the game's end closes a round not every player had a turn in (runtime/rounds.py)
         if R.TRACKS:  # every outpost counterattacks before final scoring (SIEGE-END-1)
-            self._final_outposts()
+            final_outposts(self)
         roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
         roots.sort(key=self._canon)
         for r in roots:
