@@ -363,7 +363,7 @@ class ActionCodec:
         if fk == "corner":  # a figure `at corner` (the barn): its slot is the corner's place
             return n + 1 + fig.figure * len(PLACES) + PLACES.index(fig.corner)
         # figure (number gi) on feature fi of the drawn tile: the slot of the place the turn names
-        key = (g.drawn, rot, fig.feature)
+        key = (g.bag.drawn, rot, fig.feature)
         place = self._place_slot.get(key)
         if place is None:
             place = self._place_slot[key] = PLACES.index(self.turn(g, action)["place"]["on"])

@@ -156,12 +156,12 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
     ids = R.TILE_IDS.get(name, ())
     if not ids:
         _illegal(g, f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
-    back = g.drawn
-    home = g._deck_of(back) if back is not None else None
-    di = next((i for i, d in enumerate(g.decks) if d or d is home), None)
+    back = g.bag.drawn
+    home = g.deck_of(back) if back is not None else None
+    di = next((i for i, d in enumerate(g.bag.decks) if d or d is home), None)
     if di is None:
         return ids[0]
-    deck = g.decks[di]
+    deck = g.bag.decks[di]
     cands = [t for t in ids if t in deck or (t == back and home is deck)]
     if not cands:
         return ids[0]
@@ -174,7 +174,7 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
         return pick
     for t in ids:  # a variant of the tile has the place the figure goes on (a garden)
         if t != pick and any(on in ps for ps in R.ORIENT[t][rot // 90 % 4].places) and \
-                (t == back or t in g._deck_of(t)):
+                (t == back or t in g.deck_of(t)):
             return t
     return pick
 
@@ -326,7 +326,7 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     """Play the drawn tile's siege symbols: a named symbol's catapult goes where it says (a record's
     `catapult` may repeat it, but never name another outpost); a "?" takes the record's choice;
     an attack's removals come from the record's `remove`, in turn (docs/records.md)."""
-    printed = list(getattr(R.TILES[g.drawn], "symbols", ()))
+    printed = list(getattr(R.TILES[g.bag.drawn], "symbols", ()))
     # the symbols whose catapults come: all printed ones, or none where an `on draw of KINDS` rule
     # asks for a feature the tile does not show
     syms = [s for s, _ in g.draw_symbols()]

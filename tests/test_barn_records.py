@@ -173,7 +173,7 @@ def _expected_barn_options(rs, g, gi):
         return set()
     board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
     barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.corner_at.items() if fg == gi]
-    tid = g.drawn
+    tid = g.bag.drawn
     out = set()
     for cell, rot, fig in g.legal_actions():
         if fig is not None:

@@ -184,7 +184,7 @@ def _catapults_by_tile(rules, seeds, players=2):
         city = next(i for i, k in enumerate(g.R.KINDS) if k.name == "city")
         rng = random.Random(seed)
         while not g.is_terminal():
-            n0, tid = len(g.events), g.drawn  # the drawn tile's catapults come when it is first asked about
+            n0, tid = len(g.events), g.bag.drawn  # the drawn tile's catapults come when it is first asked about
             g.apply_action(rng.choice(g.legal_actions()))
             for e in g.events[n0:]:
                 if e["kind"] in ("catapult", "attack"):

@@ -786,9 +786,9 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     rec = Recorder(turns)
 
     def candidates(shape: str):
-        deck = next((d for d in g.decks if d), [])
+        deck = next((d for d in g.bag.decks if d), [])
         seen, out = set(), []
-        for tid in sorted(set(deck) | ({g.drawn} if g.drawn is not None else set())):
+        for tid in sorted(set(deck) | ({g.bag.drawn} if g.bag.drawn is not None else set())):
             name = R.TILES[tid].name
             s = sides.get(name, set())
             ok = (shape == "any" and s) or (shape == "lake" and _shape(s) == "end") or _shape(s) == shape
@@ -1111,12 +1111,12 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     tried = [0]
 
     def drawable(g) -> list:
-        deck = next((d for d in g.decks if d), None)
+        deck = next((d for d in g.bag.decks if d), None)
         if not deck:
             return []
-        di = g.decks.index(deck)
+        di = g.bag.decks.index(deck)
         last = R.DECK_LAST[di]
-        ids = set(deck) | ({g.drawn} if g.drawn is not None else set())
+        ids = set(deck) | ({g.bag.drawn} if g.bag.drawn is not None else set())
         body = sorted(t for t in ids if t in river_ids and t not in last)
         seen, out = set(), []
         for t in body or sorted(t for t in ids if t in river_ids):

@@ -12,7 +12,7 @@ One job per module (docs/engine.md lists the public names):
     tables     the named records the generated rule tables are made of
     board      placed tiles, the frontier, union-find over features, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
-    bag        decks, draws, chance's move that deals a named tile (Draw), the box
+    bag        a component (Game.bag): decks, draws, chance's move that deals a named tile (Draw), the box
     figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
     corners    figures on corners (the barn), put and join scorings
     prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)

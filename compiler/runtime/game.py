@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 
-from .bag import Bag
+from . import bag as _bag
+from .bag import draw_next, init_bag
 from .board import Board
 from .corners import Corners
 from .decisions import TurnEnd, watching
@@ -37,7 +38,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead, Moments):
+class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
@@ -48,6 +49,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
                                                        _outposts.outposts_by_name, _outposts.on_outposts)
     deciding, draw_symbols, removal_options = _outposts.deciding, _outposts.draw_symbols, _outposts.removal_options
     siege_ready, siege_refusal = _outposts.siege_ready, _outposts.siege_refusal  # for runtime/decisions.py
+    tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
+                                                                 _bag.draw_refusal, _bag.deck_of)
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
@@ -69,7 +72,6 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
         self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
         self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
         self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
-        self._advanced = True  # the drawn tile's siege symbols were played (set False by each draw)
         self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
@@ -83,19 +85,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
         self._init_board(len(rules.KINDS))
         self._init_corners()
         self.ended = False
-        self.drawn = None
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
         self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
         # moment -> what lists the moves these rules offer then (runtime/moves.py's OFFERED, in its order)
         self._offers = _offers(rules)
-        st = self._init_bag(start)
+        st = init_bag(self, start)  # the bag, a component: runtime/bag.py
         if st is not None:
             tid, x, y, rot = st
             self._place(rules.ORIENT[tid][rot // 90], (x, y))
             if start is None:  # the rules' own start landscape (a record's `start` is one tile)
                 self._lay_landscape()
-        self._draw()
+        draw_next(self)
 
     def _lay_landscape(self):
         """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
@@ -152,7 +153,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
-        if self.drawn is None:
+        drawn = self.bag.drawn
+        if drawn is None:
             return []
         acts = tile_moves(self)
         more = self._offers[TURN]  # after the placements (and the discard): a ransom, every other move of the turn
@@ -160,18 +162,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
             acts.end_with([_DISCARD] + [a for options in more for a in options(self)] if more else [_DISCARD])
         elif more:
             acts.end_with([a for options in more for a in options(self)])
-        self._listed = (self.turn, self.drawn, acts)  # apply_action need not check these again
+        self._listed = (self.turn, drawn, acts)  # apply_action need not check these again
         return acts
 
     def orientation(self, rot, tid=None):
         """Tile type `tid` (default: the drawn tile) turned by `rot` degrees."""
-        return self.R.ORIENT[self.drawn if tid is None else tid][rot // 90 % 4]
+        return self.R.ORIENT[self.bag.drawn if tid is None else tid][rot // 90 % 4]
 
     # ------------------------------------------------------------ applying
     def _was_listed(self, action):
         """Whether `action` is one that legal_actions listed for this very state (same turn, same tile)."""
         listed = self._listed
-        return (listed is not None and listed[0] == self.turn and listed[1] == self.drawn
+        return (listed is not None and listed[0] == self.turn and listed[1] == self.bag.drawn
                 and (action is getattr(listed[2], "last", None) or action in listed[2]))
 
     def apply_action(self, action):
@@ -186,7 +188,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-            if t is Draw and action.tile == self.drawn and not self.ended:
+            if t is Draw and action.tile == self.bag.drawn and not self.ended:
                 return  # chance deals the tile already drawn: nothing changes, whatever decision is open
         if any(_watched(self)):  # the game's end, or a declared decision that may be open
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
@@ -204,15 +206,16 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
 
     def _discard(self, action, checked):
         R = self.R
-        if not checked and self.placements(self.drawn):
-            raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
-        self.history.append((R.TILES[self.drawn].index, _DISCARD))  # only moves that were made
-        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn].name,
+        drawn = self.bag.drawn
+        if not checked and self.placements(drawn):
+            raise IllegalAction(f"tile {R.TILES[drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
+        self.history.append((R.TILES[drawn].index, _DISCARD))  # only moves that were made
+        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[drawn].name,
                             "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
         self.discards += 1
         self.turn += 1
-        self._draw()
-        if self.drawn is None:
+        draw_next(self)
+        if self.bag.drawn is None:
             self._final()
 
     def _apply_place(self, action, checked):
@@ -220,7 +223,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
         cell, rot, fig = action
         if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
             raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
-        o = R.ORIENT[self.drawn][rot // 90]
+        drawn = self.bag.drawn
+        o = R.ORIENT[drawn][rot // 90]
         why = None if checked else self.why_not_placed(o, cell)
         if why is not None:
             raise IllegalAction(*why)
@@ -241,7 +245,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
                 why = self.figure_refusal(o, cell, *fig)
                 if why is not None:
                     raise IllegalAction(*why)
-        self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
+        self.history.append((R.TILES[drawn].index, action))  # only moves that were made
         p = self.current
         state_sets = R.on_place(self, o, cell)
         touched = self._place(o, cell)
@@ -309,8 +313,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
             turn_taken(self)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
-        self._draw()
-        if self.drawn is None:
+        draw_next(self)
+        if self.bag.drawn is None:
             self._final()
 
     # ------------------------------------------------------------ views
@@ -331,7 +335,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Scoring, Records, Lookahead,
         d["joins"] = []
         d["_ready"] = (None, {})
         d["_contexts"] = {}
-        d["decks"] = [x[:] for x in self.decks]
+        d["bag"] = self.bag.clone()
         d["rounds"] = self.rounds.clone()
         d["prisoners"] = self.prisoners.clone()
         d["outposts"] = self.outposts.clone()

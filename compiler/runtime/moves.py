@@ -156,7 +156,7 @@ Outpost = _tagged("outpost", ("track", "slot"),
 Draw = _tagged("draw", ("tile",),
                "Chance's move: the drawn tile is tile type `tile`, from the deck being drawn (the tile drawn "
                "before goes back to its deck); refused where the bag cannot give it now.", "CLAUSE_BAG",
-               "_apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
+               "bag.apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
 CHANCE = (Draw,)
 
 # Every move type that may be played, in the action codec's fixed order: its blocks of numbers

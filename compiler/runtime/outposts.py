@@ -108,9 +108,10 @@ def deciding(g):
 def siege_ready(g):
     """Play the drawn tile's siege symbols once, before it is placed (SIEGE-ADVANCE-1)."""
     op = g.outposts
-    if g._advanced or g.ended or g.drawn is None:
+    b = g.bag
+    if b.advanced or g.ended or b.drawn is None:
         return
-    g._advanced = True
+    b.advanced = True
     if not op.draw_rules:
         return
     for s, clause in draw_symbols(g):
@@ -122,7 +123,7 @@ def draw_symbols(g, tid=None):
     """(symbol, clause) for each printed symbol of tile `tid` (default: the drawn tile) whose
     catapult comes when it is drawn: every `put catapult on symbols` of an `on draw` rule, and
     of an `on draw of KINDS` rule only when the tile shows a feature of one of those kinds."""
-    tile = g.R.TILES[g.drawn if tid is None else tid]
+    tile = g.R.TILES[g.bag.drawn if tid is None else tid]
     if not tile.symbols:
         return []
     out = []
