@@ -107,6 +107,22 @@ def test_a_clone_keeps_a_bag_of_its_own():
     assert c.bag.drawn == other
     assert [list(d) for d in g.bag.decks] == before and (g.bag.drawn, g.bag.advanced) == (drawn, advanced)
 
+def test_a_clone_keeps_a_supply_of_its_own():
+    """Game.supply is a component (runtime/figures.py) with its own clone: figures a clone puts from
+    supply, and an abbot it may recall (ABBOT-RECALL-1: `recallable`), leave the original's supply as it was."""
+    eng = engine_for(["base", "abbot"], [])
+    g = eng.new_game(2, 4)
+    before = [list(s) for s in g.supply.left]
+    c = g.clone()
+    assert c.supply is not g.supply and c.supply.left[0] is not g.supply.left[0]
+    abbot = g.figure_index("abbot")
+    while not c.supply.recallable:
+        acts = c.legal_actions()
+        puts = [a for a in acts if type(a[2]).__name__ in ("Put", "PutAt") and a[2][0] == abbot]
+        c.apply_action(puts[0] if puts else acts[0])
+    assert c.supply.left != before and sum(map(sum, c.supply.left)) < sum(map(sum, before))
+    assert g.supply.left == before and g.supply.recallable == {}
+
 def test_agent_names():
     assert parse_agents(None, 3) == ["random"] * 3
     assert parse_agents("greedy", 2) == ["greedy", "greedy"]

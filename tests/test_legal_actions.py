@@ -73,7 +73,7 @@ def _slow_listing(g, figures=True):
     """Every legal (cell, rotation, figure) outcome by the clauses above, from nothing but the board."""
     R = g.R
     tid = g.bag.drawn
-    sup = g.supply[g.current]
+    sup = g.supply.left[g.current]
     cells = {(x + dx, y + dy) for (x, y) in g.board for dx, dy in zip(DX, DY)} - set(g.board)
     out = set()
     for cell in cells:

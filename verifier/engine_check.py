@@ -399,7 +399,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
             fname, count = fig.name, fig.count_for(g.nplayers)
             held = g.held_count(p, gi)  # prisoners held by other players (the Tower)
             outposts = g.on_outposts(p, gi)  # on the outposts (Siege and Defense)
-            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0) + held + outposts
+            have = g.supply.left[p][gi] + on_board.get((g.names[p], fname), 0) + held + outposts
             if have != count:
                 problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board + outposts + held as prisoners), "
                                 f"the rules give {count}")

@@ -353,7 +353,7 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
     if t is None or fig is None:
         return f"the engine has no outpost `{name}` or no follower"
     for p, who in enumerate(names):
-        g.supply[p][fig] += followers.get(who, 0)
+        g.supply.left[p][fig] += followers.get(who, 0)
         g.outposts.pools[t].extend([(p, fig)] * followers.get(who, 0))
     before = list(g.scores)
     outposts = _runtime(g, "outposts")
@@ -551,17 +551,17 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
             if (dx, dy) in gaps:
                 continue
             g._place(target_tile[0], (ox + dx, oy + dy))
-        g.supply[0][agi] = g.supply[1][vgi] = 10 ** 6
+        g.supply.left[0][agi] = g.supply.left[1][vgi] = 10 ** 6
         if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
             fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
             if fi is None:
                 return None, f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on"
-            g._put_figure(1, vgi, g.board[(ox, oy)][1] + fi)
+            _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox, oy)][1] + fi)
         for dx, dy in sorted(figures_at):
             if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
-                g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
+                _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
         for _ in range(height):
-            g._put_figure(0, agi, seg)
+            _runtime(g, "figures").put_figure(g, 0, agi, seg)
         g.open_decisions = True  # the decision stays open even with nothing in range
         _runtime(g, "prisoners").capture_pending(g, 0, agi, seg, (ox, oy), [])
         return g, None

@@ -696,7 +696,7 @@ def _replays(path: Path, g) -> bool:
     # others does not show what the search saw (a garden copy completed without a figure: the record names
     # the tile only, and the replay lays a plain copy; docs/records.md "Garden variants"; FINDINGS2.md F4)
     return (res.error is None and list(r.scores) == list(g.scores)
-            and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+            and [list(s) for s in r.supply.left] == [list(s) for s in g.supply.left]
             and list(getattr(r, "st", [])) == list(getattr(g, "st", []))
             and list(getattr(r, "completed_count", [])) == list(getattr(g, "completed_count", [])))
 

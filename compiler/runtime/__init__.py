@@ -13,7 +13,7 @@ One job per module (docs/engine.md lists the public names):
     board      placed tiles, the frontier, union-find over features, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
     bag        a component (Game.bag): decks, draws, chance's move that deals a named tile (Draw), the box
-    figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
+    figures    a component (Game.supply): supply, the one figure-legality predicate, figures anywhere, recalls, refusals
     corners    figures on corners (the barn), put and join scorings
     prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)
     outposts   a component (Game.outposts): the Siege's outposts, rows, pools, catapults at the draw, attacks, removals

@@ -16,7 +16,8 @@ from .board import Board
 from .corners import Corners
 from .decisions import TurnEnd, watching
 from .errors import IllegalAction
-from .figures import Figures
+from . import figures as _figures
+from .figures import Supply, put_figure
 from .listing import tile_moves
 from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
@@ -38,7 +39,7 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Moments):
+class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
@@ -49,6 +50,10 @@ class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Mome
                                                        _outposts.outposts_by_name, _outposts.on_outposts)
     deciding, draw_symbols, removal_options = _outposts.deciding, _outposts.draw_symbols, _outposts.removal_options
     siege_ready, siege_refusal = _outposts.siege_ready, _outposts.siege_refusal  # for runtime/decisions.py
+    figure_name, figure_index, figure_options, figure_refusal = (_figures.figure_name, _figures.figure_index,
+                                                                 _figures.figure_options, _figures.figure_refusal)
+    anywhere_options, anywhere_refusal, recall_options, supply_by_name = (
+        _figures.anywhere_options, _figures.anywhere_refusal, _figures.recall_options, _figures.supply_by_name)
     tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
                                                                  _bag.draw_refusal, _bag.deck_of)
 
@@ -68,7 +73,7 @@ class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Mome
         # plays records so (compiler/replay.py): a decision a record does not mention is passed
         # explicitly.  False (play): a decision with nothing to choose is skipped.
         self.open_decisions = False
-        self._init_figures(players)
+        self.supply = Supply(rules, players)  # a component: runtime/figures.py
         self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
         self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
         self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
@@ -264,7 +269,7 @@ class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Mome
                     gi, seg = fig.figure, fig.segment
                 else:
                     gi, seg = fig.figure, self.board[cell][1] + fig.feature
-                self._put_figure(p, gi, seg)
+                put_figure(self, p, gi, seg)
                 if ft is PutCorner:
                     self.corner_at[(p, gi, seg)] = (cell, fig.corner)
                     self.on_corners += 1
@@ -327,10 +332,9 @@ class Game(Board, Placement, Figures, Corners, Scoring, Records, Lookahead, Mome
         d.update(self.__dict__)
         for k in _CLONE_LISTS:
             d[k] = d[k][:]
-        d["supply"] = [s[:] for s in self.supply]
+        d["supply"] = self.supply.clone()
         d["board"] = self.board.copy()
         d["frontier"] = self.frontier.copy()
-        d["recallable"] = self.recallable.copy()
         d["corner_at"] = self.corner_at.copy()
         d["joins"] = []
         d["_ready"] = (None, {})

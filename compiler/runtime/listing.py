@@ -139,7 +139,7 @@ def tile_moves(g):
     drawn = g.bag.drawn
     fits = R.FITS[drawn]
     check = R.PLACE_CHECKS[drawn]
-    sup = g.supply[g.current]
+    sup = g.supply.left[g.current]
     any_fig = 0  # figures in supply, one bit each
     for gi, n in enumerate(sup):
         if n > 0:

@@ -27,6 +27,7 @@ need (`Game` binds the public ones, docs/engine.md, as its methods).
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .figures import remove_fig
 from .decisions import CatapultOpen, OutpostOpen, RemoveOpen, TurnEnd
 from .prisoners import capture_pending
 from .moves import CATAPULT, OUTPOST, REMOVE, Catapult, Outpost, Pass, Remove
@@ -208,7 +209,7 @@ def _act(g, ri, t, act):
             keep = []
             for p, gi in lst:
                 if gi in figs:
-                    g.supply[p][gi] += 1
+                    g.supply.left[p][gi] += 1
                 else:
                     keep.append((p, gi))
             lst[:] = keep
@@ -244,7 +245,7 @@ def _outpost_options(g, p, gi, seg):
     kind = g.seg_kind[seg]
     out = []
     for figs, kinds, extra, slot, clause in R.OUTPOST_PUTS:
-        if gi not in figs or (kinds is not None and kind not in kinds) or g.supply[p][extra] <= 0:
+        if gi not in figs or (kinds is not None and kind not in kinds) or g.supply.left[p][extra] <= 0:
             continue
         for t, tr in enumerate(R.TRACKS):
             if slot == "row":
@@ -289,7 +290,7 @@ def outpost_refusal(g, action):
                 f"{'an' if R.KINDS[kind].name[:1] in 'aeiou' else 'a'} {R.KINDS[kind].name} lets no figure go "
                 f"to an outpost's {slot}", clause)
     clause = same[0][4]
-    if g.supply[p][same[0][2]] <= 0:
+    if g.supply.left[p][same[0][2]] <= 0:
         return (f"no {g.figure_name(same[0][2])} left in supply", clause)
     if slot == "pool" and not tr[3]:
         return (f"the {tr[0]} outpost has no pool", tr[5][1])
@@ -310,7 +311,7 @@ def _put_outpost(g, action):
     kind = g.seg_kind[seg]
     rule = next(r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1]) and r[3] == slot)
     extra = rule[2]
-    g.supply[p][extra] -= 1
+    g.supply.left[p][extra] -= 1
     (op.rows if slot == "row" else op.pools)[t].append((p, extra))
     if slot == "row" and len(op.rows[t]) >= op.sizes[t]:
         op.filled.append(t)
@@ -383,9 +384,9 @@ def siege_apply(g, action, checked=False):
         p, t, clause = d.player, d.track, d.clause
         gi, seg = action.figure, action.segment
         r = g.find(seg)
-        g.figs[r] = g._remove_fig(r, p, gi, seg)
-        g.recallable.pop(seg, None)
-        g.supply[p][gi] += 1
+        g.figs[r] = remove_fig(g, r, p, gi, seg)
+        g.supply.recallable.pop(seg, None)
+        g.supply.left[p][gi] += 1
         x, y = g.seg_cell[seg]
         g.events.append({"turn": g.turn, "kind": "remove", "player": g.names[p],
                          "figure": g.figure_name(gi), "at": [x, y], "on": g._seg_place(seg),

@@ -16,6 +16,7 @@ that read the components they need (`Game` binds the public ones, docs/engine.md
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .figures import remove_fig
 from .decisions import CaptureOpen
 from .moves import Capture, Ransom
 
@@ -147,19 +148,19 @@ def capture(g, action):
     p = g.prisoners.pending.player
     q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
     r = g.find(seg)
-    g.figs[r] = g._remove_fig(r, q, fgi, seg)
-    g.recallable.pop(seg, None)
+    g.figs[r] = remove_fig(g, r, q, fgi, seg)
+    g.supply.recallable.pop(seg, None)
     x, y = g.seg_cell[seg]
     ev = {"turn": g.turn, "kind": "capture", "player": g.names[p], "victim": g.names[q],
           "figure": g.figure_name(fgi), "at": [x, y], "on": g._seg_place(seg), "clause": g.prisoners.pending.clauses[0]}
     if q == p:
-        g.supply[p][fgi] += 1
+        g.supply.left[p][fgi] += 1
         ev["to"] = "supply"
         g.events.append(ev)
     elif back is not None:
-        g.supply[q][fgi] += 1
+        g.supply.left[q][fgi] += 1
         g.prisoners.held[q][p].remove(back)
-        g.supply[p][back] += 1
+        g.supply.left[p][back] += 1
         ev["to"] = "exchange"
         g.events.append(ev)
         g.events.append({"turn": g.turn, "kind": "exchange", "player": g.names[p], "victim": g.names[q],
@@ -211,7 +212,7 @@ def ransom(g, action):
                             f"(you have {g.scores[p]} points)", clause)
     n = price(g)
     g.prisoners.held[h][p].remove(gi)
-    g.supply[p][gi] += 1
+    g.supply.left[p][gi] += 1
     g.scores[p] -= n
     g.scores[h] += n
     g.events.append({"turn": g.turn, "kind": "ransom", "player": g.names[p], "holder": g.names[h],
@@ -230,7 +231,7 @@ def release(g, kinds, clause):
             kept = []
             for gi in figs:
                 if gi in kinds:
-                    g.supply[o][gi] += 1
+                    g.supply.left[o][gi] += 1
                     g.events.append({"turn": g.turn, "kind": "release", "player": g.names[o],
                                      "holder": g.names[h], "figure": g.figure_name(gi),
                                      "clause": clause})
