@@ -17,6 +17,7 @@ One job per module (docs/engine.md lists the public names):
     corners    figures on corners (the barn), put and join scorings
     prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)
     outposts   a component (Game.outposts): the Siege's outposts, rows, pools, catapults at the draw, attacks, removals
+    outpost_moves  the outposts' decisions as moves: the extra figure, a "?"'s catapult, an attack's removals
     rounds     a component (Game.rounds, its own slots and clone): the rounds' count, and what a round's end does
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)

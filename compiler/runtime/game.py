@@ -24,7 +24,9 @@ from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
 from . import outposts as _outposts
-from .outposts import Outposts, counterattacks, deciding, outpost_pending
+from . import outpost_moves as _outpost_moves
+from .outpost_moves import outpost_pending
+from .outposts import Outposts, counterattacks, deciding
 from . import prisoners as _prisoners
 from .prisoners import Prisoners, capture_pending, ransom_options
 from .records import Records
@@ -49,7 +51,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     own, track_index, outposts_by_name, on_outposts = (_outposts.own, _outposts.track_index,
                                                        _outposts.outposts_by_name, _outposts.on_outposts)
     deciding, draw_symbols, removal_options = _outposts.deciding, _outposts.draw_symbols, _outposts.removal_options
-    siege_ready, siege_refusal = _outposts.siege_ready, _outposts.siege_refusal  # for runtime/decisions.py
+    siege_ready, siege_refusal = _outposts.siege_ready, _outpost_moves.siege_refusal  # for runtime/decisions.py
     figure_name, figure_index, figure_options, figure_refusal = (_figures.figure_name, _figures.figure_index,
                                                                  _figures.figure_options, _figures.figure_refusal)
     anywhere_options, anywhere_refusal, recall_options, supply_by_name = (

@@ -123,7 +123,7 @@ Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only
                   "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
 # declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
 Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
-               {OUTPOST: "outposts.siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
+               {OUTPOST: "outpost_moves.siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
                rules=("CAPTURES", "TRACKS", "RANSOM"), domains=(), when=(OUTPOST, CAPTURE, CLOSING), checks=True)
 _PASS = Pass()
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
@@ -136,15 +136,15 @@ Ransom = _tagged("ransom", ("holder", "figure"),
                  when=(TURN, CAPTURE, CLOSING), checks=True, early=True)
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
-                   "outposts.siege_apply", "outposts.catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
+                   "outpost_moves.siege_apply", "outpost_moves.catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
                    checks=True)
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
-                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "outposts.siege_apply", "outposts.remove_options", rules=("TRACKS",),
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "outpost_moves.siege_apply", "outpost_moves.remove_options", rules=("TRACKS",),
                  when=(REMOVE,), checks=True)
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
-                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "outposts.siege_apply", "outposts.outpost_options",
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "outpost_moves.siege_apply", "outpost_moves.outpost_options",
                   rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
 # ------------------------------------------------------------------ chance's move: the tile drawn
