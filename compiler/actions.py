@@ -302,7 +302,7 @@ class ActionCodec:
 
     def _capture_id(self, g, action) -> int:
         q, gi, seg, back = action.owner, action.figure, action.segment, action.back
-        tx, ty = g.pending.tower
+        tx, ty = g.prisoners.pending.tower
         x, y = g.seg_cell[seg]
         dx, dy = x - tx, y - ty
         d = abs(dx) + abs(dy)
@@ -334,7 +334,7 @@ class ActionCodec:
             return self.catapult_base + action.track
         if kind == "remove":  # the remover's k-th figure of that kind (by cell) that the attack may take
             t, gi = action.track, action.figure
-            d = g.sdec
+            d = g.outposts.decision
             mine = [a for a in g.removal_options(d.player, t, d.figures) if a.figure == gi]
             return self.remove_base + (t * len(self.figures) + gi) * self.most + mine.index(action)
         raise ValueError(f"no number for a {kind!r} move in these rules")
@@ -363,7 +363,7 @@ class ActionCodec:
         if fk == "corner":  # a figure `at corner` (the barn): its slot is the corner's place
             return n + 1 + fig.figure * len(PLACES) + PLACES.index(fig.corner)
         # figure (number gi) on feature fi of the drawn tile: the slot of the place the turn names
-        key = (g.drawn, rot, fig.feature)
+        key = (g.bag.drawn, rot, fig.feature)
         place = self._place_slot.get(key)
         if place is None:
             place = self._place_slot[key] = PLACES.index(self.turn(g, action)["place"]["on"])

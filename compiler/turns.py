@@ -86,9 +86,9 @@ RANSOM_MOMENTS = (BEFORE_TILE, BEFORE_CAPTURE, AFTER_SCORING)
 
 def ransom_moment(g) -> str:
     """The decision a ransom would be paid at now."""
-    if getattr(g, "closing", False):
+    if g.prisoners.closing:
         return AFTER_SCORING
-    if g.pending is not None:
+    if g.prisoners.pending is not None:
         return BEFORE_CAPTURE
     return BEFORE_TILE
 
@@ -165,12 +165,12 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
     ids = R.TILE_IDS.get(name, ())
     if not ids:
         _illegal(g, f"tile {name}: no such tile in these rules", R.CLAUSE_BAG)
-    back = g.drawn
-    home = g._deck_of(back) if back is not None else None
-    di = next((i for i, d in enumerate(g.decks) if d or d is home), None)
+    back = g.bag.drawn
+    home = g.deck_of(back) if back is not None else None
+    di = next((i for i, d in enumerate(g.bag.decks) if d or d is home), None)
     if di is None:
         return ids[0]
-    deck = g.decks[di]
+    deck = g.bag.decks[di]
     cands = [t for t in ids if t in deck or (t == back and home is deck)]
     if not cands:
         return ids[0]
@@ -183,7 +183,7 @@ def tile_id(g, R, name: str, on=None, rot: int = 0) -> int:
         return pick
     for t in ids:  # a variant of the tile has the place the figure goes on (a garden)
         if t != pick and any(on in ps for ps in R.ORIENT[t][rot // 90 % 4].places) and \
-                (t == back or t in g._deck_of(t)):
+                (t == back or t in g.deck_of(t)):
             return t
     return pick
 
@@ -320,17 +320,17 @@ def turn_moves(g, R, t: dict, i: int):
     if R.TRACKS:
         yield from _outpost(g, R, post, i)
     if ransoms[BEFORE_CAPTURE]:
-        if g.pending is None:
+        if g.prisoners.pending is None:
             _illegal(g, "a ransom `before capture`: this turn put no figure that allows a capture",
                      R.RANSOM[3] if R.RANSOM else R.CLAUSE_FOLLOW)
         yield from _ransoms(g, R, ransoms[BEFORE_CAPTURE], i)
-    if g.pending is not None:  # the floor just built allows a capture: the record's, or none
+    if g.prisoners.pending is not None:  # the floor just built allows a capture: the record's, or none
         yield _capture_action(g, R, cap, i) if cap is not None else M.Pass()
     elif cap is not None:
         clause = next(iter(R.CAPTURES.values()), ((), None, (R.CLAUSE_FOLLOW,)))[2][0]
         _illegal(g, "nothing may be captured: this turn put no figure that allows a capture, or nothing is in range",
                  clause)
-    if getattr(g, "closing", False):  # the turn is scored: the ransoms paid after it, then the turn passes on
+    if g.prisoners.closing:  # the turn is scored: the ransoms paid after it, then the turn passes on
         yield from _ransoms(g, R, ransoms[AFTER_SCORING], i)
         yield M.Pass()
     elif ransoms[AFTER_SCORING]:
@@ -342,7 +342,7 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     """Play the drawn tile's siege symbols: a named symbol's catapult goes where it says (a record's
     `catapult` may repeat it, but never name another outpost); a "?" takes the record's choice;
     an attack's removals come from the record's `remove`, in turn (docs/records.md)."""
-    printed = list(getattr(R.TILES[g.drawn], "symbols", ()))
+    printed = list(getattr(R.TILES[g.bag.drawn], "symbols", ()))
     # the symbols whose catapults come: all printed ones, or none where an `on draw of KINDS` rule
     # asks for a feature the tile does not show
     syms = [s for s, _ in g.draw_symbols()]
@@ -367,10 +367,10 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
                             f"the {c} outpost (only a \"?\" lets the player choose)", draw_clause)
     picks = [c for s, c in zip(syms, chosen or [None] * len(syms)) if s == "any"]
     removals = list(t.get("remove") or [])
-    g.last_attack = None
+    g.outposts.last_attack = None
     g.deciding()  # plays the symbols up to the first decision
-    while g.sdec is not None and g.sdec.moment in ("catapult", "remove"):
-        d = g.sdec
+    while g.outposts.decision is not None and g.outposts.decision.moment in ("catapult", "remove"):
+        d = g.outposts.decision
         if d.moment == "catapult":
             pick = picks.pop(0) if picks else None
             if pick is None:
@@ -387,7 +387,7 @@ def _siege_draw(g, R, t: dict, i: int) -> None:
     if removals:
         item = removals[0]
         who = item.get("player") if isinstance(item, dict) else None
-        last = getattr(g, "last_attack", None)
+        last = g.outposts.last_attack
         if last is not None and who in g.names and last[1][g.names.index(who)] > 0:
             _illegal(g, f"{who} had a follower on the {R.TRACKS[last[0]][0]} outpost, so {who} removes nothing",
                      last[2])
@@ -421,7 +421,7 @@ def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
 
 def _outpost(g, R, post, i: int) -> None:
     """The record's `outpost` ({"name", "slot"}) after the turn's figure, or a pass."""
-    open_ = g.sdec is not None and g.sdec.moment == "outpost"
+    open_ = g.outposts.decision is not None and g.outposts.decision.moment == "outpost"
     if post is None:
         if open_:
             yield _moves(g).Pass()
@@ -481,7 +481,7 @@ def _capture_action(g, R, cap, i: int):
                           "\"on\": PLACE}") from None
     if victim not in g.names:
         raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
-    clause = g.pending.clauses[0]
+    clause = g.prisoners.pending.clauses[0]
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
@@ -499,7 +499,8 @@ def _capture_action(g, R, cap, i: int):
             _illegal(g, f"these rules have no figure `{back}`", R.EXCHANGE_CLAUSE or clause)
     else:  # one kind held: the exchange needs no choice
         q = g.names.index(victim)
-        kinds = sorted(set(g.held[q][g.pending.player])) if R.EXCHANGE and q != g.pending.player else []
+        capturer = g.prisoners.pending.player
+        kinds = sorted(set(g.prisoners.held[q][capturer])) if R.EXCHANGE and q != capturer else []
         if len(kinds) == 1:
             bgi = kinds[0]
     return _moves(g).Capture(g.names.index(victim), gi, tile[1] + fi, bgi)

@@ -78,17 +78,50 @@ def test_shuffle_bag_keeps_the_tiles_and_the_last_tile_last():
     (RIVER-SETUP-1), the drawn tile and the original game untouched."""
     eng = engine_for(["base", "river"], [])
     g = eng.new_game(2, 4)
-    before = [list(d) for d in g.decks]
-    drawn = g.drawn
+    before = [list(d) for d in g.bag.decks]
+    drawn = g.bag.drawn
     h = g.clone()
     h.shuffle_bag(random.Random(1))
-    assert [list(d) for d in g.decks] == before and h.drawn == drawn
-    assert [Counter(d) for d in h.decks] == [Counter(d) for d in before]
-    assert h.decks != before  # a different order
+    assert [list(d) for d in g.bag.decks] == before and h.bag.drawn == drawn
+    assert [Counter(d) for d in h.bag.decks] == [Counter(d) for d in before]
+    assert h.bag.decks != before  # a different order
     lake = eng.rules.TILE_IDS["river.lake"]
-    river = next(d for d in h.decks if any(t in lake for t in d))
+    river = next(d for d in h.bag.decks if any(t in lake for t in d))
     assert river[0] in lake  # drawn from the end: the lake comes out last
 
+
+def test_a_clone_keeps_a_bag_of_its_own():
+    """Game.bag is a component (runtime/bag.py) with its own clone: the tiles a clone draws, and a tile
+    chance deals it by name (runtime/moves.py's Draw; the one drawn before goes back to its deck,
+    BASE-SETUP-1's bag), leave the original's decks and drawn tile as they were."""
+    eng = engine_for(["base"], [])
+    g = eng.new_game(2, 4)
+    before, drawn, advanced = [list(d) for d in g.bag.decks], g.bag.drawn, g.bag.advanced
+    c = g.clone()
+    assert c.bag is not g.bag and c.bag.decks[0] is not g.bag.decks[0]
+    for _ in range(3):
+        c.apply_action(c.legal_actions()[0])
+    assert c.tiles_left() == g.tiles_left() - 3
+    other = next(t for t in c.bag.decks[0] if t != c.bag.drawn)
+    c.apply_action(("draw", other))
+    assert c.bag.drawn == other
+    assert [list(d) for d in g.bag.decks] == before and (g.bag.drawn, g.bag.advanced) == (drawn, advanced)
+
+def test_a_clone_keeps_a_supply_of_its_own():
+    """Game.supply is a component (runtime/figures.py) with its own clone: figures a clone puts from
+    supply, and an abbot it may recall (ABBOT-RECALL-1: `recallable`), leave the original's supply as it was."""
+    eng = engine_for(["base", "abbot"], [])
+    g = eng.new_game(2, 4)
+    before = [list(s) for s in g.supply.left]
+    c = g.clone()
+    assert c.supply is not g.supply and c.supply.left[0] is not g.supply.left[0]
+    abbot = g.figure_index("abbot")
+    while not c.supply.recallable:
+        acts = c.legal_actions()
+        puts = [a for a in acts if type(a[2]).__name__ in ("Put", "PutAt") and a[2][0] == abbot]
+        c.apply_action(puts[0] if puts else acts[0])
+    assert c.supply.left != before and sum(map(sum, c.supply.left)) < sum(map(sum, before))
+    assert g.supply.left == before and g.supply.recallable == {}
 
 def test_agent_names():
     assert parse_agents(None, 3) == ["random"] * 3

@@ -169,11 +169,11 @@ def _expected_barn_options(rs, g, gi):
     from tessera.dsl.places import CORNER_HALVES, CORNER_MEETS, corner_feature, unrotate
     from tessera.verifier.engine_check import BoardGraph
 
-    if g.supply[g.current][gi] <= 0:
+    if g.supply.left[g.current][gi] <= 0:
         return set()
     board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
     barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.corner_at.items() if fg == gi]
-    tid = g.drawn
+    tid = g.bag.drawn
     out = set()
     for cell, rot, fig in g.legal_actions():
         if fig is not None:

@@ -108,7 +108,7 @@ def test_a_record_start_tile_comes_from_the_bag(tmp_path):
     assert res.error is not None and "already used" in res.error["message"]
     g = replay({**rec, "turns": []}).game
     R = g.R
-    left = [R.TILES[t][1] for d in g.decks for t in d] + ([R.TILES[g.drawn][1]] if g.drawn is not None else [])
+    left = [R.TILES[t][1] for d in g.bag.decks for t in d] + ([R.TILES[g.bag.drawn][1]] if g.bag.drawn is not None else [])
     assert left.count("D") == 4 and left.count("C") == 0 and len(left) == 71
 
 

@@ -40,13 +40,13 @@ def _to_capture(e, seed_max=40):
 def test_a_pending_capture_is_a_typed_value_read_by_field():
     e = engine("base", "tower")
     g = _to_capture(e)
-    pend = g.pending
+    pend = g.prisoners.pending
     assert type(pend).__name__ == "CaptureOpen" and pend.MOMENT == "capture"
     assert pend.player == g.current and pend.clauses[0].startswith("TOWER-CAPTURE")
     assert isinstance(pend.reach, int) and pend.tower in g.board
     # a pass decides it: the turn is scored (a TurnEnd is never left behind)
     g.apply_action(("pass",))
-    assert g.pending is None and g.moment() in ("turn", "closing", "over")
+    assert g.prisoners.pending is None and g.moment() in ("turn", "closing", "over")
 
 
 def test_an_outpost_decision_is_a_typed_value_and_moment_reads_it():
@@ -56,7 +56,7 @@ def test_an_outpost_decision_is_a_typed_value_and_moment_reads_it():
         while not g.is_terminal():
             m = g.moment()
             if m in ("catapult", "remove", "outpost"):
-                d = g.sdec
+                d = g.outposts.decision
                 assert d.moment == m == type(d).MOMENT and d.player == g.deciding()
                 assert type(d).__name__ == {"catapult": "CatapultOpen", "remove": "RemoveOpen",
                                             "outpost": "OutpostOpen"}[m]

@@ -54,7 +54,7 @@ def test_a_feature_the_engine_failed_to_merge_is_caught():
 
 def test_a_lost_follower_is_caught():
     rs, g = _midgame(["base"])
-    g.supply[0][0] -= 1
+    g.supply.left[0][0] -= 1
     problems = compare(rs, g, compile_complete_rules(rs))
     assert any("supply + board" in p for p in problems), problems
 

@@ -29,6 +29,7 @@ import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
 from tessera.compiler.replay import RecordError, engine_for, load_record, replay
+from tessera.compiler.runtime.bag import draw_next
 from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
 from tessera.play.simulate import play_one, simulate
 
@@ -234,9 +235,9 @@ def test_RIVER_SETUP_1_land_bag_holds_71_tiles_with_3_D():
     # drawn in order: every river tile before any land tile, the lake last of the river
     g = eng.new_game(2, 5)
     drawn = []
-    while g.drawn is not None:
-        drawn.append(eng.rules.TILES[g.drawn][1])
-        g._draw()
+    while g.bag.drawn is not None:
+        drawn.append(eng.rules.TILES[g.bag.drawn][1])
+        draw_next(g)  # the bag's next tile (runtime/bag.py)
     assert drawn[:11][-1] == "river.lake"
     assert all(n.startswith("river.") for n in drawn[:11])
     assert not any(n.startswith("river.") for n in drawn[11:])

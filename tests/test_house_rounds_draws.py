@@ -120,7 +120,7 @@ def test_HOUSE_FREED_1_no_prisoner_survives_a_round_end_in_simulated_games(playe
             if g.current != c0 or g.ended:
                 turns_seen += 1
             if g.rounds.ended != r0:
-                assert all(not figs for row in g.held for figs in row), (seed, g.turn, g.held)
+                assert all(not figs for row in g.prisoners.held for figs in row), (seed, g.turn, g.prisoners.held)
                 assert c0 == players - 1 or g.ended, (seed, c0)
         released += sum(1 for e in g.events if e["kind"] == "release")
         assert g.rounds.ended == -(-turns_seen // players), (seed, g.rounds.ended, turns_seen)
@@ -184,7 +184,7 @@ def _catapults_by_tile(rules, seeds, players=2):
         city = next(i for i, k in enumerate(g.R.KINDS) if k.name == "city")
         rng = random.Random(seed)
         while not g.is_terminal():
-            n0, tid = len(g.events), g.drawn  # the drawn tile's catapults come when it is first asked about
+            n0, tid = len(g.events), g.bag.drawn  # the drawn tile's catapults come when it is first asked about
             g.apply_action(rng.choice(g.legal_actions()))
             for e in g.events[n0:]:
                 if e["kind"] in ("catapult", "attack"):

@@ -72,8 +72,8 @@ def _holds(g, o, cell, fi, test, barn):
 def _slow_listing(g, figures=True):
     """Every legal (cell, rotation, figure) outcome by the clauses above, from nothing but the board."""
     R = g.R
-    tid = g.drawn
-    sup = g.supply[g.current]
+    tid = g.bag.drawn
+    sup = g.supply.left[g.current]
     cells = {(x + dx, y + dy) for (x, y) in g.board for dx, dy in zip(DX, DY)} - set(g.board)
     out = set()
     for cell in cells:
@@ -135,7 +135,7 @@ def test_every_distinct_placement_listed_once(modules, figures):
         turns = 0
         while not g.is_terminal() and turns < (72 if "barn" in modules else 45):
             # a placement decision (not a capture, nor the ransoms after a turn's scoring: TOWER-RANSOM-1)
-            if g.pending is None and not g.closing and g.drawn is not None:
+            if g.prisoners.pending is None and not g.prisoners.closing and g.bag.drawn is not None:
                 fast = _fast_listing(g, figures)
                 assert len(fast) == len(set(fast)), "a placement is listed twice"
                 assert set(fast) == _slow_listing(g, figures)

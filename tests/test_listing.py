@@ -78,7 +78,7 @@ def test_figures_kept_per_key_are_those_the_conditions_give(rules):
             for cell, orients, figs in getattr(acts, "blocks", ()):
                 if figs is None:
                     continue
-                sup = g.supply[g.current]
+                sup = g.supply.left[g.current]
                 for o, got in zip(orients, figs):
                     if got:
                         assert list(got) == options_for(g, o, cell, g._figure_context(cell), sup)

@@ -73,7 +73,7 @@ def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
         cache: dict = {}
         for a in acts:
             may = g.scores_may_change(a, cache)
-            if isinstance(a[0], tuple) and a[2] is None and any(g.decks) and g.pending is None:
+            if isinstance(a[0], tuple) and a[2] is None and any(g.bag.decks) and g.prisoners.pending is None:
                 h = g.clone()
                 done = sum(h.completed_count)
                 h.apply_action(a)
@@ -139,7 +139,7 @@ def test_completion_read_from_the_board_is_what_placing_the_tile_finds(names):
     quick = None
     for g, acts in _positions(names, games=2):
         quick = g.R.QUICK_COMPLETE is not None
-        if not quick or not isinstance(acts[0][0], tuple) or g.pending is not None:
+        if not quick or not isinstance(acts[0][0], tuple) or g.prisoners.pending is not None:
             continue
         for cell, rot in {(a[0], a[1]) for a in acts if len(a) == 3 and isinstance(a[0], tuple)}:
             any_, local = g._completion(cell, rot)
@@ -299,7 +299,7 @@ def test_greedy_does_not_look_at_the_next_players_hidden_tile():
             me = g.current_player()
             h = g.clone()
             h.apply_action(acts[0])
-            assert h.R.TILES[h.drawn].name == "siege.V" and h.R.TILES[h.drawn].symbols
+            assert h.R.TILES[h.bag.drawn].name == "siege.V" and h.R.TILES[h.bag.drawn].symbols
             assert not h.decides(me) and _value(h) == _value(g)  # the next tile's symbols are still unplayed
             checked.append(g.turn)
 

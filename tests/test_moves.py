@@ -97,6 +97,7 @@ def test_legal_actions_are_typed_and_every_clause_table_exists(rules):
 # ------------------------------------------------------------------ what each type declares
 def test_every_move_type_names_the_game_methods_that_apply_and_list_it():
     from tessera.compiler.runtime.game import Game
+    from tessera.compiler.runtime.moments import _method
     assert set(M.ORDER) | set(M.CHANCE) == M.MOVES and M.ORDER[0] is M.Place and M.ORDER[-1] is M.Discard
     # chance's move (the tile drawn) is no player's: never listed (no OPTIONS), never numbered (not in ORDER)
     assert M.CHANCE == (M.Draw,) and M.Draw.OPTIONS is None and not set(M.CHANCE) & set(M.ORDER)
@@ -107,13 +108,16 @@ def test_every_move_type_names_the_game_methods_that_apply_and_list_it():
                 name = getattr(T, attr)
                 name = name[m] if isinstance(name, dict) else name
                 if name is not None:  # Place and Discard: listed by listing.py and legal_actions themselves
-                    assert callable(name) or callable(getattr(Game, name, None)), (T.KIND, m, attr, name)
+                    assert callable(name) or callable(getattr(Game, name, None)) or callable(_method(Game, name)), \
+                        (T.KIND, m, attr, name)  # a Game method, or "module.function" of a component's module
             assert T.APPLY is not None and (not isinstance(T.APPLY, dict) or m in T.APPLY), (T.KIND, m)
         assert T.DOMAINS is None or all(d in ("seat", "figure", "track") or (isinstance(d, tuple) and d)
                                         for d in T.DOMAINS), T.KIND
         assert T.DOMAINS is None or len(T.DOMAINS) == len(T._fields) - 1, T.KIND  # one domain per field
-    assert M.Place.APPLY == "_apply_place" and M.Ransom.OPTIONS == "ransom_options"
-    assert M.Pass.APPLY[M.CLOSING] == "_pass_on" and M.Pass.APPLY[M.CAPTURE] == "_no_capture"
+    assert M.Place.APPLY == "_apply_place" and M.Ransom.OPTIONS == "prisoners.ransom_options"
+    assert M.Pass.APPLY[M.CLOSING] == "_pass_on" and M.Pass.APPLY[M.CAPTURE] == "prisoners.no_capture"
+    from tessera.compiler.runtime import prisoners
+    assert _method(Game, M.Capture.APPLY) is prisoners.apply_capture
 
 
 def test_each_moment_offers_its_types_in_a_fixed_order():

@@ -116,7 +116,7 @@ def direct_siege_game(seed: int):
     moves = []
     while not g.is_terminal() and (acts := legal_actions(g)):
         a = rng.choice(acts)
-        moves.append((g.drawn, codec.encode(g, a), g.current_player(), g.current))
+        moves.append((g.bag.drawn, codec.encode(g, a), g.current_player(), g.current))
         g.apply_action(a)
     return g, moves
 

@@ -48,8 +48,8 @@ class Checked:
                     assert figure == "follower"
                     on_board[owner] += 1
             for p, name in enumerate(g.names):
-                assert g.supply[p][0] >= 0, (seed, name, "negative supply")
-                assert g.supply[p][0] + on_board[name] == FOLLOWERS, (seed, g.turn, name, g.supply[p][0], on_board[name])
+                assert g.supply.left[p][0] >= 0, (seed, name, "negative supply")
+                assert g.supply.left[p][0] + on_board[name] == FOLLOWERS, (seed, g.turn, name, g.supply.left[p][0], on_board[name])
                 assert g.scores[p] >= last[p], (seed, g.turn, name, last[p], g.scores[p])
             last[:] = g.scores
 

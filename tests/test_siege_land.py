@@ -29,7 +29,7 @@ def _play(rules, turns, end="final"):
 
 def _bag(g):
     """Every tile still to come, by name (the drawn one and the decks)."""
-    return [g.tile_name(t) for d in g.decks for t in d] + [g.tile_name()]
+    return [g.tile_name(t) for d in g.bag.decks for t in d] + [g.tile_name()]
 
 
 def _errors(tmp_path, text):

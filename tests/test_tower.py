@@ -197,7 +197,7 @@ def test_floor_on_another_tile_survives_the_state_round_trip():
                {"tile": "B", "at": [0, 2], "rotation": 0, "place": {"figure": "floor", "on": "C", "at": [0, 1]}}])
     g2 = type(r.game).from_json(r.game.R, r.game.to_json())
     assert _tower_at(g2, (0, 1)) == [("blue", "floor")]
-    assert g2.supply == r.game.supply
+    assert g2.supply.left == r.game.supply.left
 
 
 def test_engine_check_rebuilds_towers_and_a_cloister_beside_a_foundation():
@@ -355,7 +355,7 @@ def test_capture_without_a_floor_is_refused():
 def test_prisoners_survive_the_state_round_trip():
     r = _play(ROAD_SETUP)
     g2 = type(r.game).from_json(r.game.R, r.game.to_json())
-    assert g2.held == r.game.held and g2.scores == r.game.scores and g2.supply == r.game.supply
+    assert g2.prisoners.held == r.game.prisoners.held and g2.scores == r.game.scores and g2.supply.left == r.game.supply.left
 
 
 def test_capture_list_may_name_a_bundled_modules_figure_but_not_a_misspelling(tmp_path):
@@ -637,8 +637,8 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
                 elif a[0] == "ransom":
                     assert d == f"ransom own {g.figure_name(a[2])} from seat {a[1]}"
                     item = {"figure": g.figure_name(a[2]), "from": g.names[a[1]]}
-                    if g.closing or g.pending is not None:  # paid after the turn's scoring, or before its capture
-                        item["when"] = "after scoring" if g.closing else "before capture"
+                    if g.prisoners.closing or g.prisoners.pending is not None:  # paid after the turn's scoring, or before its capture
+                        item["when"] = "after scoring" if g.prisoners.closing else "before capture"
                     assert codec.turn(g, a) == {"ransom": [item]}
                 elif a[0] == "pass":
                     assert d == "pass (capture nothing, or pay no ransom and end the turn)" and codec.turn(g, a) == {}
@@ -835,7 +835,7 @@ def _independent_tower(rules, seed, players):
     tower, problems, decisions, captures, swaps = None, [], 0, 0, 0
     while not g.ended:
         acts = g.legal_actions()
-        if g.pending is not None:
+        if g.prisoners.pending is not None:
             h = height[tower]
             want = Counter((p, fig, cell) for f in g.features() for p, fig, cell, _ in f["figure_places"]
                            if g.figure_index(fig) in capturable
@@ -870,9 +870,9 @@ def _independent_tower(rules, seed, players):
             moved = [g.scores[i] - before[i] for i in range(players)]
             if moved != [-3 if i == me else 3 if i == a[1] else 0 for i in range(players)] or g.scores[me] < 0:
                 problems.append(("ransom", g.turn, moved))
-        if [[sorted(x) for x in row] for row in held] != [[sorted(x) for x in row] for row in g.held]:
-            problems.append(("held", g.turn, held, g.held))
-            held = [[list(x) for x in row] for row in g.held]
+        if [[sorted(x) for x in row] for row in held] != [[sorted(x) for x in row] for row in g.prisoners.held]:
+            problems.append(("held", g.turn, held, g.prisoners.held))
+            held = [[list(x) for x in row] for row in g.prisoners.held]
     return problems, decisions, captures, swaps
 
 
@@ -905,16 +905,41 @@ def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn
     assert [a for a in g.legal_actions() if a.KIND == "ransom"] == []  # red has 0 points before the tile
     (place,) = [a for a in g.legal_actions() if a.KIND == "place" and a == ((0, 3), 180, None)]
     g.apply_action(place)
-    assert g.closing and g.current == 0 and g.scores == [3, 0]
+    assert g.prisoners.closing and g.current == 0 and g.scores == [3, 0]
     acts = g.legal_actions()
     assert [a.KIND for a in acts] == ["ransom", "pass"]
     assert (acts[0].holder, g.figure_name(acts[0].figure)) == (1, "follower")
     g.apply_action(acts[0])
-    assert g.scores == [0, 3] and g.closing  # still red's turn: another ransom, or the pass
+    assert g.scores == [0, 3] and g.prisoners.closing  # still red's turn: another ransom, or the pass
     assert [a.KIND for a in g.legal_actions()] == ["pass"]
     g.apply_action(g.legal_actions()[0])
-    assert not g.closing and g.current == 1 and g.turn == 5
+    assert not g.prisoners.closing and g.current == 1 and g.turn == 5
 
+
+def test_a_clone_keeps_prisoners_of_its_own():
+    """Game.prisoners is a component (runtime/prisoners.py) with its own clone: a ransom paid and the
+    pass that ends the turn in a clone (TOWER-RANSOM-1, tests/records/tower/ransom_after_scoring.json's
+    turn 4) leave the original's prisoners, its closing moment and its scores as they were."""
+    import json
+
+    from tessera.compiler.turns import play_turn
+
+    rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
+    eng = engine_for(["base", "tower"], [])
+    g = eng.new_game(2, 0, ["red", "blue"])
+    for i, t in enumerate(rec["turns"][:4]):
+        play_turn(g, eng.rules, t, i)
+    draw(g, "A")
+    g.apply_action(((0, 3), 180, None))
+    held = [[list(x) for x in row] for row in g.prisoners.held]
+    assert g.prisoners.closing and sum(map(len, held[1])) == 1  # blue holds red's follower
+    c = g.clone()
+    assert c.prisoners is not g.prisoners and c.prisoners.held[1] is not g.prisoners.held[1]
+    c.apply_action(c.legal_actions()[0])  # the ransom
+    c.apply_action(c.legal_actions()[0])  # the pass: the turn ends
+    assert c.prisoners.held == [[[], []], [[], []]] and not c.prisoners.closing and c.scores == [0, 3]
+    assert g.prisoners.held == held and g.prisoners.closing and g.scores == [3, 0]
+    assert [a.KIND for a in g.legal_actions()] == ["ransom", "pass"]
 
 def test_TOWER_RANSOM_1_a_ransom_before_the_floors_capture_and_records_saying_when():
     """While a floor's capture is pending the payer may ransom first; the record says

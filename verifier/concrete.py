@@ -47,7 +47,7 @@ def snapshot(rs: RuleSet, g) -> Snap:
     for p in range(g.nplayers):
         v[f"score[{p}]"] = g.scores[p]
         for gi, f in enumerate(names):
-            v[f"supply[{p}].{f}"] = g.supply[p][gi]
+            v[f"supply[{p}].{f}"] = g.supply.left[p][gi]
             v[f"board[{p}].{f}"] = on_board.get((p, gi), 0)
             if rs.captures:
                 v[f"held[{p}].{f}"] = g.held_count(p, gi)

@@ -284,7 +284,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
                 return True  # the budget is spent: this game stops here (stats["cut"])
             if watch is not None:
                 watch.applied(g)
-            if g.pending is not None or getattr(g, "sdec", None) is not None:
+            if g.prisoners.pending is not None or g.outposts.decision is not None:
                 return False  # mid-turn: a capture, an outpost or an attack's choice still to come
             if watch is not None:
                 watch.quiet(g)
@@ -414,7 +414,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
             fname, count = fig.name, fig.count_for(g.nplayers)
             held = g.held_count(p, gi)  # prisoners held by other players (the Tower)
             outposts = g.on_outposts(p, gi)  # on the outposts (Siege and Defense)
-            have = g.supply[p][gi] + on_board.get((g.names[p], fname), 0) + held + outposts
+            have = g.supply.left[p][gi] + on_board.get((g.names[p], fname), 0) + held + outposts
             if have != count:
                 problems.append(f"player {g.names[p]} has {have} {fname}s (supply + board + outposts + held as prisoners), "
                                 f"the rules give {count}")

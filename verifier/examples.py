@@ -56,6 +56,7 @@ failure), skipped, invalid (the example is malformed: an error), inconclusive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 
 import z3
 
@@ -75,6 +76,13 @@ RESERVED = {"feature", "when", "figure", "followers", "points", "unknown", "conf
             "turns", "legal", "skip", "ref", "source", "capture", "height", "target", "gaps", "outpost"}
 TURNS = {"left": -1, "straight": 0, "right": 1}
 FAILING = {"inconsistent", "conflict-missing", "invalid", "inconclusive"}
+
+
+def _runtime(g, module: str):
+    """Module `module` of game g's own runtime package (a compiled engine carries a copy of the
+    runtime): the functions of a component of the game (runtime/outposts.py, runtime/prisoners.py)."""
+    return import_module(type(g).__module__.rpartition(".")[0] + "." + module)
+
 
 
 @dataclass
@@ -345,15 +353,16 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
     if t is None or fig is None:
         return f"the engine has no outpost `{name}` or no follower"
     for p, who in enumerate(names):
-        g.supply[p][fig] += followers.get(who, 0)
-        g.tpool[t].extend([(p, fig)] * followers.get(who, 0))
+        g.supply.left[p][fig] += followers.get(who, 0)
+        g.outposts.pools[t].extend([(p, fig)] * followers.get(who, 0))
     before = list(g.scores)
+    outposts = _runtime(g, "outposts")
     if when == "overflow":
-        g.tcat[t] = g.R.TRACKS[t][4]
-        g.sq = [("sym", t, "")]
-        g._srun()
+        g.outposts.catapults[t] = g.R.TRACKS[t][4]
+        g.outposts.queue = [("sym", t, "")]
+        outposts.srun(g)
     else:
-        g._run_rules(when, t)
+        outposts.run_rules(g, when, t)
     return {who: g.scores[p] - before[p] for p, who in enumerate(names)}
 
 
@@ -542,19 +551,19 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
             if (dx, dy) in gaps:
                 continue
             g._place(target_tile[0], (ox + dx, oy + dy))
-        g.supply[0][agi] = g.supply[1][vgi] = 10 ** 6
+        g.supply.left[0][agi] = g.supply.left[1][vgi] = 10 ** 6
         if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
             fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
             if fi is None:
                 return None, f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on"
-            g._put_figure(1, vgi, g.board[(ox, oy)][1] + fi)
+            _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox, oy)][1] + fi)
         for dx, dy in sorted(figures_at):
             if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
-                g._put_figure(1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
+                _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
         for _ in range(height):
-            g._put_figure(0, agi, seg)
+            _runtime(g, "figures").put_figure(g, 0, agi, seg)
         g.open_decisions = True  # the decision stays open even with nothing in range
-        g._capture_pending(0, agi, seg, (ox, oy), [])
+        _runtime(g, "prisoners").capture_pending(g, 0, agi, seg, (ox, oy), [])
         return g, None
 
     # the board reaches one tile beyond the capture's own range (the rule's range function, read by the
@@ -565,7 +574,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g, why = build(reach)
         if g is None:
             return ExampleResult(ex, "invalid", why)
-        rng = g.pending.reach if g.pending is not None else 0
+        rng = g.prisoners.pending.reach if g.prisoners.pending is not None else 0
         if not isinstance(rng, int) or rng < reach:
             break
         if rng + 1 > MAX_REACH:

@@ -322,7 +322,7 @@ class Policy:
 
     def _capture_fits(self, g, a) -> bool:
         fig, to, back = self.capture
-        p = g.pending.player if g.pending else g.current_player()
+        p = g.prisoners.pending.player if g.prisoners.pending else g.current_player()
         if to == "exchange" and g.R.FIGURES[a.figure].name == back and a.owner != p and a.back is None:
             return True  # an exchange for a `back` needs a `back` held as a prisoner first (TOWER-SWAP-1)
         if g.R.FIGURES[a.figure].name != fig:
@@ -449,12 +449,12 @@ def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None
                 found = mon.tie_of(g, a)
             g.apply_action(a)
             if found is not None and mon.kind == "tie":
-                if g.pending is not None or getattr(g, "sdec", None) is not None:
+                if g.prisoners.pending is not None or g.outposts.decision is not None:
                     continue
                 break
             if a.KIND != "ransom" and pending_ransom:
                 pending_ransom = False
-            if g.pending is not None or getattr(g, "sdec", None) is not None:
+            if g.prisoners.pending is not None or g.outposts.decision is not None:
                 continue  # a decision of this turn is still to come
             if found is None:
                 found = mon.check(g)
@@ -611,7 +611,7 @@ def beam_search(rs: RuleSet, check, eng, players: int, focus, before: int = 0) -
                     spent += 1
                     if tie is not None:
                         return _beam_witness(rs, check, eng, players, seed, moves + [a], tie, spent, before)
-                    if c.pending is None and getattr(c, "sdec", None) is None and a.KIND != "ransom":
+                    if c.prisoners.pending is None and c.outposts.decision is None and a.KIND != "ransom":
                         found = m2.check(c)
                         if found is not None and m2.outcome_ok(c.events[mark:]):
                             return _beam_witness(rs, check, eng, players, seed, moves + [a], found, spent, before)
@@ -642,7 +642,7 @@ def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) ->
     for a in moves:
         rec(g, a)
         g.apply_action(a)
-    while not g.ended and (g.pending is not None or getattr(g, "sdec", None) is not None):
+    while not g.ended and (g.prisoners.pending is not None or g.outposts.decision is not None):
         acts = g.legal_actions()  # the turn's decisions still open: the first of each, so the record ends a turn
         if not acts:
             break
@@ -696,7 +696,7 @@ def _replays(path: Path, g) -> bool:
     # others does not show what the search saw (a garden copy completed without a figure: the record names
     # the tile only, and the replay lays a plain copy; docs/records.md "Garden variants"; FINDINGS2.md F4)
     return (res.error is None and list(r.scores) == list(g.scores)
-            and [list(s) for s in r.supply] == [list(s) for s in g.supply]
+            and [list(s) for s in r.supply.left] == [list(s) for s in g.supply.left]
             and list(getattr(r, "st", [])) == list(getattr(g, "st", []))
             and list(getattr(r, "completed_count", [])) == list(getattr(g, "completed_count", [])))
 
@@ -786,9 +786,9 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     rec = Recorder(turns)
 
     def candidates(shape: str):
-        deck = next((d for d in g.decks if d), [])
+        deck = next((d for d in g.bag.decks if d), [])
         seen, out = set(), []
-        for tid in sorted(set(deck) | ({g.drawn} if g.drawn is not None else set())):
+        for tid in sorted(set(deck) | ({g.bag.drawn} if g.bag.drawn is not None else set())):
             name = R.TILES[tid].name
             s = sides.get(name, set())
             ok = (shape == "any" and s) or (shape == "lake" and _shape(s) == "end") or _shape(s) == shape
@@ -1111,12 +1111,12 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     tried = [0]
 
     def drawable(g) -> list:
-        deck = next((d for d in g.decks if d), None)
+        deck = next((d for d in g.bag.decks if d), None)
         if not deck:
             return []
-        di = g.decks.index(deck)
+        di = g.bag.decks.index(deck)
         last = R.DECK_LAST[di]
-        ids = set(deck) | ({g.drawn} if g.drawn is not None else set())
+        ids = set(deck) | ({g.bag.drawn} if g.bag.drawn is not None else set())
         body = sorted(t for t in ids if t in river_ids and t not in last)
         seen, out = set(), []
         for t in body or sorted(t for t in ids if t in river_ids):

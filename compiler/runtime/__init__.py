@@ -12,11 +12,12 @@ One job per module (docs/engine.md lists the public names):
     tables     the named records the generated rule tables are made of
     board      placed tiles, the frontier, union-find over features, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
-    bag        decks, draws, chance's move that deals a named tile (Draw), the box
-    figures    supply, the one figure-legality predicate, figures on any placed tile, recalls, refusals
+    bag        a component (Game.bag): decks, draws, chance's move that deals a named tile (Draw), the box
+    figures    a component (Game.supply): supply, the one figure-legality predicate, figures anywhere, recalls, refusals
     corners    figures on corners (the barn), put and join scorings
-    prisoners  captures after a figure is put, the exchange, the ransom (the Tower)
-    outposts   the Siege's outposts: rows, pools, catapults at the draw, attacks and removals
+    prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)
+    outposts   a component (Game.outposts): the Siege's outposts, rows, pools, catapults at the draw, attacks, removals
+    outpost_moves  the outposts' decisions as moves: the extra figure, a "?"'s catapult, an attack's removals
     rounds     a component (Game.rounds, its own slots and clone): the rounds' count, and what a round's end does
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)

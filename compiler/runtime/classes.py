@@ -36,15 +36,16 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
-        if self.rounds.rules and any(figs for row in self.held for figs in row):
+        pr = self.prisoners
+        if self.rounds.rules and any(figs for row in pr.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
-        if type(self.pending) is CaptureOpen and any(self.decks) and not (self._siege and self.sdec):
+        if type(pr.pending) is CaptureOpen and any(self.bag.decks) and not (self._siege and self.outposts.decision):
             return self._capture_classes(actions)  # a capture to choose, before the turn's scoring
-        if self.closing and any(self.decks) and self._next_draw_quiet():  # after the turn's scoring
+        if pr.closing and any(self.bag.decks) and self._next_draw_quiet():  # after the turn's scoring
             return [None if type(a) is Pass else a for a in actions]  # the pass scores nothing: the next draws
-        if self.pending is not None or not actions or type(actions[0]) is not Place:
+        if pr.pending is not None or not actions or type(actions[0]) is not Place:
             return list(actions)  # captures, passes, decisions, the discard
-        if not any(self.decks):
+        if not any(self.bag.decks):
             return self._last_classes(actions)  # the last tile, after which the game is scored
         R = self.R
         twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
@@ -59,7 +60,7 @@ class Classes:
         # completions are read from the board and no decision of the same player follows the turn's scoring
         # (a tile drawn next whose siege symbols move figures would add what it does to both)
         # (nor a ransom decision after the turn's scoring: the player has no prisoner to buy back)
-        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in self.held))
+        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
         near = {}
         done = {}
         memo = {}  # what `_captures_nothing` read of this state
@@ -107,7 +108,7 @@ class Classes:
                     append(a)  # a figure that scores as it is put
                     continue
                 if starts is None:  # it captures nothing unless the tile changes the range (`_captures_nothing`)
-                    starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo)
+                    starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo)
                 if unc:  # on a feature no `complete` rule completes (a tower)
                     if n is None:
                         n = near[cell] = self._figures_near(cell)
@@ -131,7 +132,7 @@ class Classes:
                 elif twins and not starts and unc:
                     append((cell, rot))
                 elif sums and starts and unc and fig.figure in only_captors and not cell in beside \
-                        and self._state_kept(cell, rot, R.ORIENT[self.drawn][rot // 90 % 4], memo) \
+                        and self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo) \
                         and self._capture_apart(fig, cell, memo):
                     # the tile scores what it completes, as alone, and no figure in the range stands on
                     # a feature it scores: the change is the tile's plus that of the capture decision
@@ -159,14 +160,14 @@ class Classes:
                 elif gi in captors:
                     append(("capture", fig))
                 else:  # the outpost decision that follows: by figure and kind
-                    append(("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]))
+                    append(("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature]))
             elif twins and not starts and ft is Put and fig.feature not in c[1]:
                 append((cell, rot))
             elif sums and ft is Put and gi in only_outposts and fig.feature not in c[1]:
                 # the tile scores what it completes, as alone; the figure stands on a feature not scored
                 # this turn, and the outpost decision that follows is the one a placement that completes
                 # nothing opens (by figure and kind): the change is the sum of those two changes
-                okey = ("outpost", gi, R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature])
+                okey = ("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature])
                 if n is None:
                     n = near[cell] = self._figures_near(cell)
                 append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
@@ -177,9 +178,9 @@ class Classes:
     def _next_draw_quiet(self):
         """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, no siege symbol
         on that tile, or none whose catapult comes under an `on draw of KINDS` rule: SIEGE-ADVANCE-1)."""
-        if not self._siege or not getattr(self, "_draw_rules", None):
+        if not self._siege or not self.outposts.draw_rules:
             return True
-        for d in self.decks:
+        for d in self.bag.decks:
             if d:
                 return not self.draw_symbols(d[-1])  # the symbols whose catapults come (`on draw of KINDS`)
         return True
@@ -209,7 +210,7 @@ class Classes:
                 continue
             ft = type(fig)
             if ft is Put:
-                kind = R.ORIENT[self.drawn][rot // 90 % 4].kinds[fig.feature]
+                kind = R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature]
             elif ft is PutAt:
                 kind = self.seg_kind[self.find(fig.segment)]
             else:
@@ -229,7 +230,7 @@ class Classes:
         no sides, the same neighbours), so the same range and the same captures follow, and nothing
         is scored this turn: one key for them all.  Else the action's own key."""
         cell, rot, fig = a
-        o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+        o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
         if fig.feature not in o.centre:
             return a
         c = done.get((cell, rot))
@@ -269,7 +270,7 @@ class Classes:
             tx, ty = cell
             if ty not in ys and tx not in xs:
                 return True
-            o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+            o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
             if fig.feature not in o.centre or not self._state_kept(cell, rot, o, memo):
                 return False
             key = ("new range", cell, gi, fig.feature)  # one tile, no sides: the same in every rotation
@@ -289,7 +290,7 @@ class Classes:
         x, y = cell
         if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
             return False  # the tile may join the feature or stand among its neighbours
-        if not self._state_kept(cell, rot, self.R.ORIENT[self.drawn][rot // 90 % 4], memo):
+        if not self._state_kept(cell, rot, self.R.ORIENT[self.bag.drawn][rot // 90 % 4], memo):
             return False
         return self._range_free(gi, seg, r, range_fn, at, tx, ty, memo)
 
@@ -357,7 +358,7 @@ class Classes:
         nothing, no `score ... put` waits, no outpost row was filled, the next tile drawn plays
         nothing); every other move is its own key."""
         finishing = self._finishing()
-        quiet_pass = not finishing and not self.filled and not (self._put_after and self.R.SCORE_PUT) \
+        quiet_pass = not finishing and not self.outposts.filled and not (self.prisoners.put_after and self.R.SCORE_PUT) \
             and self._next_draw_quiet()
         out = []
         for a in actions:
@@ -373,7 +374,8 @@ class Classes:
     def _finishing(self):
         """The roots of the features the pending placement will complete when its turn is scored
         (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
-        cell, touched = self.pending.cell, self.pending.touched
+        pend = self.prisoners.pending
+        cell, touched = pend.cell, pend.touched
         x, y = cell
         cands = set(self.find(r) for r in touched)
         board = self.board

@@ -2,9 +2,9 @@
 
 A turn pauses for a player's decision (runtime/moves.py's MOMENTS): an outpost's ("catapult":
 a drawn "?", "remove": an attack's removals, "outpost": one more figure after the turn's; stored
-in `Game.sdec`, runtime/outposts.py), a capture right after a floor (`CaptureOpen`, in
-`Game.pending`, runtime/prisoners.py), the closing after the turn's scoring while a ransom may
-still come (`Game.closing`, TOWER-RANSOM-1).  Each is a named tuple read by field, never by index.
+in `g.outposts.decision`, runtime/outposts.py), a capture right after a floor (`CaptureOpen`, in
+`g.prisoners.pending`, runtime/prisoners.py), the closing after the turn's scoring while a ransom may
+still come (`g.prisoners.closing`, TOWER-RANSOM-1).  Each is a named tuple read by field, never by index.
 
 `DECISIONS` declares, in the order `Game.moment()` asks them, each kind of decision: the moments
 it opens, how a game shows it open (a function of the game reading its stored value; `settle`:
@@ -49,7 +49,7 @@ class CaptureOpen(NamedTuple):
 
 
 def _outpost_decision(name, moment, fields, doc):
-    """A named tuple whose first item is its moment (the word `sdec[0]` was) and whose constructor takes `fields`."""
+    """A named tuple whose first item is its moment (the word `g.outposts.decision[0]` was) and whose constructor takes `fields`."""
     base = NamedTuple(f"_{name}", [("moment", str)] + [(f, object) for f in fields])
     n = len(fields)
 
@@ -77,8 +77,8 @@ OutpostOpen = _outpost_decision("OutpostOpen", OUTPOST, ("player", "options"),
 
 
 class Decision:
-    """One kind of open decision: the moments it opens; `watch`, the Game attribute that is true
-    whenever it may be open (its stored value, or the flag of the rule set that can open it: the
+    """One kind of open decision: the moments it opens; `watch`, the Game attribute (or a component's,
+    "prisoners.pending") that is true whenever it may be open (its stored value, or the flag of the rule set that can open it: the
     tile turn's fast path asks `moment()` only then); `opened(game, settle)`, its moment now or
     None; and `refuse` {moment: (game, move) -> (message, clause)} for a move it does not offer."""
 
@@ -90,21 +90,21 @@ class Decision:
 
 
 def _closing(g, settle):
-    return CLOSING if g.closing else None
+    return CLOSING if g.prisoners.closing else None
 
 
 def _outposts(g, settle):
     if g._siege:  # the drawn tile's catapults first, then any decision they open
         if settle:
-            g._siege_ready()
-        d = g.sdec
+            g.siege_ready()
+        d = g.outposts.decision
         if d is not None:
             return d.moment
     return None
 
 
 def _capture(g, settle):
-    return CAPTURE if g.pending is not None else None
+    return CAPTURE if g.prisoners.pending is not None else None
 
 
 def _no_decision(g, action):
@@ -117,7 +117,7 @@ def _no_decision(g, action):
 def _refuse_at_capture(g, action):
     if g._siege and type(action) in SIEGE:
         return _no_decision(g, action)
-    return "a capture (or a pass) comes first: a figure was just put that allows one", g.pending.clauses[0]
+    return "a capture (or a pass) comes first: a figure was just put that allows one", g.prisoners.pending.clauses[0]
 
 
 def _decision_first(g, action):
@@ -126,12 +126,12 @@ def _decision_first(g, action):
 
 # In the order moment() asks them: the closing, an outpost's decision, a capture.
 DECISIONS = [
-    Decision("closing", (CLOSING,), "closing", _closing,
+    Decision("closing", (CLOSING,), "prisoners.closing", _closing,
              {CLOSING: lambda g, a: ("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
                                      g.R.RANSOM[3])}),
     Decision("outpost", (CATAPULT, REMOVE, OUTPOST), "_siege", _outposts,
              {CATAPULT: _decision_first, REMOVE: _decision_first, OUTPOST: _decision_first}),
-    Decision("capture", (CAPTURE,), "pending", _capture, {CAPTURE: _refuse_at_capture}),
+    Decision("capture", (CAPTURE,), "prisoners.pending", _capture, {CAPTURE: _refuse_at_capture}),
 ]
 
 

@@ -10,19 +10,25 @@ from __future__ import annotations
 
 import random
 
-from .bag import Bag
+from . import bag as _bag
+from .bag import draw_next, init_bag
 from .board import Board
 from .corners import Corners
 from .decisions import TurnEnd, watching
 from .errors import IllegalAction
-from .figures import Figures
+from . import figures as _figures
+from .figures import Supply, put_figure
 from .listing import tile_moves
 from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from .placement import Placement
-from .outposts import Outposts
-from .prisoners import Prisoners
+from . import outposts as _outposts
+from . import outpost_moves as _outpost_moves
+from .outpost_moves import outpost_pending
+from .outposts import Outposts, counterattacks, deciding
+from . import prisoners as _prisoners
+from .prisoners import Prisoners, capture_pending, ransom_options
 from .records import Records
 from .rounds import Rounds, turn_taken
 from .scoring import Scoring
@@ -35,8 +41,23 @@ _CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "op
                 "events", "history", "cells", "figs", "borders", "anywhere_segs")
 
 
-class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring, Records, Lookahead, Moments):
+class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
+
+    # the public functions of the components' modules (docs/engine.md), as methods
+    held_count, prisoners_by_name = _prisoners.held_count, _prisoners.prisoners_by_name
+    capture_options, capture_refusal, ransom_options = (_prisoners.capture_options, _prisoners.capture_refusal,
+                                                        _prisoners.ransom_options)
+    own, track_index, outposts_by_name, on_outposts = (_outposts.own, _outposts.track_index,
+                                                       _outposts.outposts_by_name, _outposts.on_outposts)
+    deciding, draw_symbols, removal_options = _outposts.deciding, _outposts.draw_symbols, _outposts.removal_options
+    siege_ready, siege_refusal = _outposts.siege_ready, _outpost_moves.siege_refusal  # for runtime/decisions.py
+    figure_name, figure_index, figure_options, figure_refusal = (_figures.figure_name, _figures.figure_index,
+                                                                 _figures.figure_options, _figures.figure_refusal)
+    anywhere_options, anywhere_refusal, recall_options, supply_by_name = (
+        _figures.anywhere_options, _figures.anywhere_refusal, _figures.recall_options, _figures.supply_by_name)
+    tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
+                                                                 _bag.draw_refusal, _bag.deck_of)
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
@@ -54,9 +75,10 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         # plays records so (compiler/replay.py): a decision a record does not mention is passed
         # explicitly.  False (play): a decision with nothing to choose is skipped.
         self.open_decisions = False
-        self._init_figures(players)
-        self._init_prisoners(players)
-        self._init_outposts(players)
+        self.supply = Supply(rules, players)  # a component: runtime/figures.py
+        self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
+        self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
+        self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
         self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
@@ -70,19 +92,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         self._init_board(len(rules.KINDS))
         self._init_corners()
         self.ended = False
-        self.drawn = None
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
         self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
         # moment -> what lists the moves these rules offer then (runtime/moves.py's OFFERED, in its order)
         self._offers = _offers(rules)
-        st = self._init_bag(start)
+        st = init_bag(self, start)  # the bag, a component: runtime/bag.py
         if st is not None:
             tid, x, y, rot = st
             self._place(rules.ORIENT[tid][rot // 90], (x, y))
             if start is None:  # the rules' own start landscape (a record's `start` is one tile)
                 self._lay_landscape()
-        self._draw()
+        draw_next(self)
 
     def _lay_landscape(self):
         """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
@@ -103,7 +124,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         if self.ended:
             return -4
         if self._siege:  # an attack's removal may be another player's decision (SIEGE-ATTACK-1)
-            d = self.deciding()
+            d = deciding(self)
             if d is not None:
                 return d
         return self.current
@@ -139,7 +160,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             m = self.moment()
             if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
                 return [a for options in self._offers[m] for a in options(self)]
-        if self.drawn is None:
+        drawn = self.bag.drawn
+        if drawn is None:
             return []
         acts = tile_moves(self)
         more = self._offers[TURN]  # after the placements (and the discard): a ransom, every other move of the turn
@@ -147,18 +169,18 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             acts.end_with([_DISCARD] + [a for options in more for a in options(self)] if more else [_DISCARD])
         elif more:
             acts.end_with([a for options in more for a in options(self)])
-        self._listed = (self.turn, self.drawn, acts)  # apply_action need not check these again
+        self._listed = (self.turn, drawn, acts)  # apply_action need not check these again
         return acts
 
     def orientation(self, rot, tid=None):
         """Tile type `tid` (default: the drawn tile) turned by `rot` degrees."""
-        return self.R.ORIENT[self.drawn if tid is None else tid][rot // 90 % 4]
+        return self.R.ORIENT[self.bag.drawn if tid is None else tid][rot // 90 % 4]
 
     # ------------------------------------------------------------ applying
     def _was_listed(self, action):
         """Whether `action` is one that legal_actions listed for this very state (same turn, same tile)."""
         listed = self._listed
-        return (listed is not None and listed[0] == self.turn and listed[1] == self.drawn
+        return (listed is not None and listed[0] == self.turn and listed[1] == self.bag.drawn
                 and (action is getattr(listed[2], "last", None) or action in listed[2]))
 
     def apply_action(self, action):
@@ -173,7 +195,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
             except NotAMove as exc:
                 raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
             t = type(action)
-            if t is Draw and action.tile == self.drawn and not self.ended:
+            if t is Draw and action.tile == self.bag.drawn and not self.ended:
                 return  # chance deals the tile already drawn: nothing changes, whatever decision is open
         if any(_watched(self)):  # the game's end, or a declared decision that may be open
             m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
@@ -191,15 +213,16 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
 
     def _discard(self, action, checked):
         R = self.R
-        if not checked and self.placements(self.drawn):
-            raise IllegalAction(f"tile {R.TILES[self.drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
-        self.history.append((R.TILES[self.drawn].index, _DISCARD))  # only moves that were made
-        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[self.drawn].name,
+        drawn = self.bag.drawn
+        if not checked and self.placements(drawn):
+            raise IllegalAction(f"tile {R.TILES[drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
+        self.history.append((R.TILES[drawn].index, _DISCARD))  # only moves that were made
+        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[drawn].name,
                             "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
         self.discards += 1
         self.turn += 1
-        self._draw()
-        if self.drawn is None:
+        draw_next(self)
+        if self.bag.drawn is None:
             self._final()
 
     def _apply_place(self, action, checked):
@@ -207,7 +230,8 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         cell, rot, fig = action
         if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
             raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
-        o = R.ORIENT[self.drawn][rot // 90]
+        drawn = self.bag.drawn
+        o = R.ORIENT[drawn][rot // 90]
         why = None if checked else self.why_not_placed(o, cell)
         if why is not None:
             raise IllegalAction(*why)
@@ -228,7 +252,7 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                 why = self.figure_refusal(o, cell, *fig)
                 if why is not None:
                     raise IllegalAction(*why)
-        self.history.append((R.TILES[self.drawn].index, action))  # only moves that were made
+        self.history.append((R.TILES[drawn].index, action))  # only moves that were made
         p = self.current
         state_sets = R.on_place(self, o, cell)
         touched = self._place(o, cell)
@@ -247,18 +271,19 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
                     gi, seg = fig.figure, fig.segment
                 else:
                     gi, seg = fig.figure, self.board[cell][1] + fig.feature
-                self._put_figure(p, gi, seg)
+                put_figure(self, p, gi, seg)
                 if ft is PutCorner:
                     self.corner_at[(p, gi, seg)] = (cell, fig.corner)
                     self.on_corners += 1
                 put = (gi, seg)
-                if R.OUTPOST_PUTS and self._outpost_pending(p, gi, seg, cell, touched, put):
+                if R.OUTPOST_PUTS and outpost_pending(self, p, gi, seg, cell, touched, put):
                     return  # the same player may now put one more figure on an outpost, or pass
-                if self._capture_pending(p, gi, seg, cell, touched):
-                    self._put_after = put
+                if capture_pending(self, p, gi, seg, cell, touched):
+                    self.prisoners.put_after = put
                     return  # the same player now chooses a capture, or none
-        self.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
-        self._put_after = put
+        pr = self.prisoners
+        pr.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
+        pr.put_after = put
         self._end_turn()
 
     def _state_events(self, state_sets):
@@ -273,29 +298,30 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
     def _end_turn(self):
         """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
         R = self.R
-        pend = self.pending  # a TurnEnd, or the CaptureOpen just decided
+        pr = self.prisoners
+        pend = pr.pending  # a TurnEnd, or the CaptureOpen just decided
         cell, touched = pend.cell, pend.touched
-        put, self._put_after = self._put_after, None
-        self.pending = None
-        if self.filled:  # a row filled this turn counterattacks before features score (SIEGE-COUNTER-1)
-            self._counterattacks()
+        put, pr.put_after = pr.put_after, None
+        pr.pending = None
+        if self._siege and self.outposts.filled:  # a row filled this turn counterattacks before features score
+            counterattacks(self)  # (SIEGE-COUNTER-1)
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
             self._score_put(*put)
-        if R.RANSOM is not None and not self.ended and (self.open_decisions or self.ransom_options()):
-            self.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
+        if R.RANSOM is not None and not self.ended and (self.open_decisions or ransom_options(self)):
+            pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
             return
         self._next_turn()
 
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
-        self.closing = False
+        self.prisoners.closing = False
         if self.rounds.rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
             turn_taken(self)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
-        self._draw()
-        if self.drawn is None:
+        draw_next(self)
+        if self.bag.drawn is None:
             self._final()
 
     # ------------------------------------------------------------ views
@@ -308,23 +334,17 @@ class Game(Board, Placement, Bag, Figures, Corners, Prisoners, Outposts, Scoring
         d.update(self.__dict__)
         for k in _CLONE_LISTS:
             d[k] = d[k][:]
-        d["supply"] = [s[:] for s in self.supply]
+        d["supply"] = self.supply.clone()
         d["board"] = self.board.copy()
         d["frontier"] = self.frontier.copy()
-        d["recallable"] = self.recallable.copy()
         d["corner_at"] = self.corner_at.copy()
-        d["held"] = [[o[:] for o in h] for h in self.held]
         d["joins"] = []
         d["_ready"] = (None, {})
         d["_contexts"] = {}
-        d["decks"] = [x[:] for x in self.decks]
+        d["bag"] = self.bag.clone()
         d["rounds"] = self.rounds.clone()
-        if self._siege:
-            d["trow"] = [x[:] for x in self.trow]
-            d["tpool"] = [x[:] for x in self.tpool]
-            d["tcat"] = self.tcat[:]
-            d["sq"] = self.sq[:]
-            d["filled"] = self.filled[:]
+        d["prisoners"] = self.prisoners.clone()
+        d["outposts"] = self.outposts.clone()
         return g
 
 

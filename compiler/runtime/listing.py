@@ -136,9 +136,10 @@ class Moves(Sequence):
 def tile_moves(g):
     """The drawn tile's placements, with what may go with each, as `Moves` (no tail yet)."""
     R = g.R
-    fits = R.FITS[g.drawn]
-    check = R.PLACE_CHECKS[g.drawn]
-    sup = g.supply[g.current]
+    drawn = g.bag.drawn
+    fits = R.FITS[drawn]
+    check = R.PLACE_CHECKS[drawn]
+    sup = g.supply.left[g.current]
     any_fig = 0  # figures in supply, one bit each
     for gi, n in enumerate(sup):
         if n > 0:

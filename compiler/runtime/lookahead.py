@@ -41,7 +41,7 @@ class Lookahead(Classes):
                 if event != "end":
                     continue
                 for t in tracks:
-                    if not (self.trow[t] or self.tpool[t]):
+                    if not (self.outposts.rows[t] or self.outposts.pools[t]):
                         continue
                     for act in acts:
                         if act[0] == "score":
@@ -50,7 +50,7 @@ class Lookahead(Classes):
         rn = R.RANSOM
         if rn is not None:
             kinds, price = rn[0], rn[1]
-            for h, row in enumerate(self.held):
+            for h, row in enumerate(self.prisoners.held):
                 for o, figs in enumerate(row):
                     n = sum(1 for gi in figs if gi in kinds)
                     if n:
@@ -69,7 +69,7 @@ class Lookahead(Classes):
         this very state, keeps its answers by cell and by (cell, rotation) for the next actions there)."""
         if type(action) is tuple:  # written as plain tuples
             action = as_move(action)
-        if self.pending is not None or type(action) is not Place or not any(self.decks):
+        if self.prisoners.pending is not None or type(action) is not Place or not any(self.bag.decks):
             return True  # a capture, pass, ransom or discard; or the last tile, after which the game is scored
         cell, rot, fig = action
         R = self.R
@@ -121,7 +121,7 @@ class Lookahead(Classes):
         if quick is None:
             return self.completes(cell, rot), None
         closed, surround = quick
-        o = self.R.ORIENT[self.drawn][rot // 90 % 4]
+        o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
         board = self.board
         parent = self.parent
@@ -254,7 +254,7 @@ class Lookahead(Classes):
         place` state changes; `touched`, the roots it touches; `joins`, the joins noted before it);
         then everything placing it changed is put back, the order of the board's cells too."""
         R = self.R
-        o = R.ORIENT[self.drawn][rot // 90 % 4]
+        o = R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
         board = self.board
         parent = self.parent

@@ -13,6 +13,8 @@ clause that tests and records check (each decision declares its moments' entries
 """
 from __future__ import annotations
 
+from importlib import import_module
+
 from .decisions import DECISIONS, _no_decision
 from .errors import IllegalAction
 from .moves import CHANCE, OVER, SIEGE, TURN, Capture, Pass, in_rules
@@ -58,9 +60,16 @@ class Moments:
 
 
 def _method(cls, name):
-    """The method of class `cls` (the Game), or for a move that needs no runtime module of its own the
-    function in runtime/moves.py, that a move type names by its APPLY or OPTIONS."""
-    return name if callable(name) else getattr(cls, name)
+    """What a move type names by its APPLY or OPTIONS: a method of class `cls` (the Game); a
+    function of the game in a runtime module, "module.function" (the module of a component,
+    e.g. "prisoners.apply_capture"); or, for a move that needs no runtime module of its own,
+    the function in runtime/moves.py."""
+    if callable(name):
+        return name
+    if "." in name:
+        module, function = name.split(".")
+        return getattr(import_module(f".{module}", __package__), function)
+    return getattr(cls, name)
 
 
 def _at(declared, m):

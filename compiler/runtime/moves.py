@@ -40,7 +40,7 @@ from .tagged import tagged
 
 
 # The moments of a turn (Game.moment says which is now; an outpost decision's name is
-# runtime/decisions.py's typed decision, `sdec.moment`): the drawn tile's placement; the decisions of the drawn tile's
+# runtime/decisions.py's typed decision, `g.outposts.decision.moment`): the drawn tile's placement; the decisions of the drawn tile's
 # siege symbols (before its placement) and of the figure just put on an outpost (after it); the
 # capture a floor just built allows; after the turn's scoring, before the turn passes on.  "over":
 # the game ended.
@@ -101,7 +101,7 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
 
     What the other layers need of the type, declared once here (see the module docstring):
     `when`, the moments (MOMENTS) at which it is offered; `apply`, the Game method (or a function
-    here) that applies it, `options`, the one that lists it -- each one name for all its moments
+    here, or "module.function": a function of the game in that runtime module) that applies it, `options`, the one that lists it -- each one name for all its moments
     or a dict {moment: name}; `checks` True when `apply` refuses an illegal move itself, taking
     (game, move, checked: whether legal_actions listed it for this very state), else the generic
     path refuses a move `options` do not list now, citing the rules constant `clause` names, and
@@ -123,28 +123,28 @@ Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only
                   "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
 # declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
 Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
-               {OUTPOST: "_siege_apply", CAPTURE: "_no_capture", CLOSING: "_pass_on"}, _pass_options,
+               {OUTPOST: "outpost_moves.siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
                rules=("CAPTURES", "TRACKS", "RANSOM"), domains=(), when=(OUTPOST, CAPTURE, CLOSING), checks=True)
 _PASS = Pass()
 Capture = _tagged("capture", ("owner", "figure", "segment", "back"),
                   "Capture `owner`'s `figure` on `segment` right after a figure a `capture` rule names; `back`: "
                   "the capturer's figure that comes back in an exchange, else None (TOWER-CAPTURE-1).", "CAPTURES",
-                  "_apply_capture", "capture_options", rules=("CAPTURES",), when=(CAPTURE,), checks=True)
+                  "prisoners.apply_capture", "prisoners.capture_options", rules=("CAPTURES",), when=(CAPTURE,), checks=True)
 Ransom = _tagged("ransom", ("holder", "figure"),
                  "At any moment of one's own turn: buy back an own prisoner `figure` from `holder` (TOWER-RANSOM-1).",
-                 "RANSOM", "_apply_ransom", "ransom_options", rules=("RANSOM",), domains=("seat", "figure"),
+                 "RANSOM", "prisoners.apply_ransom", "prisoners.ransom_options", rules=("RANSOM",), domains=("seat", "figure"),
                  when=(TURN, CAPTURE, CLOSING), checks=True, early=True)
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
-                   "_siege_apply", "catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
+                   "outpost_moves.siege_apply", "outpost_moves.catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
                    checks=True)
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
-                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "_siege_apply", "remove_options", rules=("TRACKS",),
+                 "(SIEGE-ATTACK-1).", "TRACK_RULES", "outpost_moves.siege_apply", "outpost_moves.remove_options", rules=("TRACKS",),
                  when=(REMOVE,), checks=True)
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
-                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "_siege_apply", "outpost_options",
+                  "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "outpost_moves.siege_apply", "outpost_moves.outpost_options",
                   rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
 
 # ------------------------------------------------------------------ chance's move: the tile drawn
@@ -156,7 +156,7 @@ Outpost = _tagged("outpost", ("track", "slot"),
 Draw = _tagged("draw", ("tile",),
                "Chance's move: the drawn tile is tile type `tile`, from the deck being drawn (the tile drawn "
                "before goes back to its deck); refused where the bag cannot give it now.", "CLAUSE_BAG",
-               "_apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
+               "bag.apply_draw", rules=(), domains=None, when=(TURN,), checks=True, early=True)
 CHANCE = (Draw,)
 
 # Every move type that may be played, in the action codec's fixed order: its blocks of numbers

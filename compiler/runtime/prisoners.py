@@ -7,206 +7,235 @@ particular: which figures may be captured and how far (CAPTURES), whether a
 capture from a player who holds one of yours swaps them (EXCHANGE), and which
 prisoners may be bought back at what price and when (RANSOM).
 
-held[h][o] lists the figure indices of player o's figures that player h holds.
+The prisoners are a component of the game (`g.prisoners`, a `Prisoners`: its own slots and
+`clone`): held[h][o] lists the figure indices of player o's figures that player h holds; `pending`
+the decision or turn end a placement left open; `closing` the moment after the turn's scoring;
+`put_after` the figure a pending capture follows.  The rest of the module is functions of the game
+that read the components they need (`Game` binds the public ones, docs/engine.md, as its methods).
 """
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .figures import remove_fig
 from .decisions import CaptureOpen
 from .moves import Capture, Ransom
 
 
 class Prisoners:
-    """Mixin of Game.  Owns: held, pending."""
+    """Component of Game (`g.prisoners`): who holds whose figures, and the decision a placement left open."""
 
-    def _init_prisoners(self, players):
+    __slots__ = ("held", "pending", "closing", "put_after")
+
+    def __init__(self, players):
         self.held = [[[] for _ in range(players)] for _ in range(players)]
         self.pending = None  # CaptureOpen while a capture is to be chosen; TurnEnd while the turn is scored (runtime/decisions.py)
-        self._put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
+        self.put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
         # After the turn's scoring, while the player may still pay a ransom (with the points just
         # scored) before passing the turn on (with `open_decisions`, even when none may be paid).
         self.closing = False
 
-    def held_count(self, owner, gi):
-        """How many of `owner`'s figures gi other players hold."""
-        return sum(h[owner].count(gi) for h in self.held)
+    def clone(self):
+        c = _blank(Prisoners)
+        c.held = [[o[:] for o in h] for h in self.held]
+        c.pending, c.closing, c.put_after = self.pending, self.closing, self.put_after  # named tuples, never changed
+        return c
 
-    def prisoners_by_name(self):
-        """{holder: {owner: {figure: n}}} for every prisoner held."""
-        out = {}
-        for h, row in enumerate(self.held):
-            for o, figs in enumerate(row):
-                for gi in figs:
-                    d = out.setdefault(self.names[h], {}).setdefault(self.names[o], {})
-                    d[self.figure_name(gi)] = d.get(self.figure_name(gi), 0) + 1
-        return out
 
-    # ------------------------------------------------------------ capture
-    def _capture_pending(self, p, gi, seg, cell, touched):
-        """After player p put figure gi on segment seg: wait for a capture choice if one exists."""
-        cap = self.R.CAPTURES.get(gi)
-        if cap is None:
-            return False
-        kinds, range_fn, clause = cap
-        r = self.find(seg)
-        pend = CaptureOpen(p, cell, touched, self.seg_cell[seg], range_fn(self, r), clause, kinds)
-        self.pending = pend
-        if not self.open_decisions and not self.capture_options():  # nothing in range: no decision, unless asked
-            self.pending = None
-            return False
-        return True
+_blank = object.__new__
 
-    def capture_options(self):
-        """Capture(owner, figure, segment, back) for every figure in range, back being the
-        figure of the capturer's that comes back in an exchange (None: no exchange)."""
-        if self.pending is None:
-            return []
-        pend = self.pending
-        p, (tx, ty), h, kinds = pend.player, pend.tower, pend.reach, pend.kinds
-        out = []
-        seg_cell = self.seg_cell
-        exchange = self.R.EXCHANGE
-        for figs in filter(None, self.figs):  # the features with figures on them
-            for q, fgi, seg in figs:
-                if fgi not in kinds:
-                    continue
-                x, y = seg_cell[seg]
-                if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
-                    continue
-                backs = sorted(set(self.held[q][p])) if exchange and q != p else []
-                if backs:
-                    out.extend(Capture(q, fgi, seg, b) for b in backs)
+
+def held_count(g, owner, gi):
+    """How many of `owner`'s figures gi other players hold."""
+    return sum(h[owner].count(gi) for h in g.prisoners.held)
+
+
+def prisoners_by_name(g):
+    """{holder: {owner: {figure: n}}} for every prisoner held."""
+    out = {}
+    for h, row in enumerate(g.prisoners.held):
+        for o, figs in enumerate(row):
+            for gi in figs:
+                d = out.setdefault(g.names[h], {}).setdefault(g.names[o], {})
+                d[g.figure_name(gi)] = d.get(g.figure_name(gi), 0) + 1
+    return out
+
+
+# ------------------------------------------------------------ capture
+def capture_pending(g, p, gi, seg, cell, touched):
+    """After player p put figure gi on segment seg: wait for a capture choice if one exists."""
+    cap = g.R.CAPTURES.get(gi)
+    if cap is None:
+        return False
+    kinds, range_fn, clause = cap
+    r = g.find(seg)
+    pend = CaptureOpen(p, cell, touched, g.seg_cell[seg], range_fn(g, r), clause, kinds)
+    g.prisoners.pending = pend
+    if not g.open_decisions and not capture_options(g):  # nothing in range: no decision, unless asked
+        g.prisoners.pending = None
+        return False
+    return True
+
+
+def capture_options(g):
+    """Capture(owner, figure, segment, back) for every figure in range, back being the
+    figure of the capturer's that comes back in an exchange (None: no exchange)."""
+    if g.prisoners.pending is None:
+        return []
+    pend = g.prisoners.pending
+    p, (tx, ty), h, kinds = pend.player, pend.tower, pend.reach, pend.kinds
+    out = []
+    seg_cell = g.seg_cell
+    exchange = g.R.EXCHANGE
+    for figs in filter(None, g.figs):  # the features with figures on them
+        for q, fgi, seg in figs:
+            if fgi not in kinds:
+                continue
+            x, y = seg_cell[seg]
+            if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
+                continue
+            backs = sorted(set(g.prisoners.held[q][p])) if exchange and q != p else []
+            if backs:
+                out.extend(Capture(q, fgi, seg, b) for b in backs)
+            else:
+                out.append(Capture(q, fgi, seg, None))
+    out.sort(key=lambda a: (g.seg_cell[a.segment], a.segment, a.owner, a.figure, -1 if a.back is None else a.back))
+    return out
+
+
+def capture_refusal(g, action):
+    """None if `action` is a capture the pending player may make, else (message, clause)."""
+    if g.prisoners.pending is None:
+        return ("nothing may be captured now: no figure was just put that allows a capture",
+                next(iter(g.R.CAPTURES.values()), ((), None, ("",)))[2][0])
+    if action in capture_options(g):
+        return None
+    p, _, _, (tx, ty), h, clause, kinds = g.prisoners.pending
+    q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
+    fname = g.figure_name(fgi) if isinstance(fgi, int) and 0 <= fgi < len(g.R.FIGURES) else str(fgi)
+    cap_clause, kinds_clause, range_clause = clause
+    if fgi not in kinds:
+        return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", kinds_clause)
+    if not (isinstance(seg, int) and 0 <= seg < len(g.parent)) or \
+            (q, fgi, seg) not in (g.figs[g.find(seg)] or []):
+        return (f"no {fname} of that player stands there", cap_clause)
+    x, y = g.seg_cell[seg]
+    if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
+        return (f"[{x},{y}] is out of range of the tower at [{tx},{ty}] (height {h}: its own tile and "
+                f"up to {h} tiles in a straight line)", range_clause)
+    ex = g.R.EXCHANGE_CLAUSE
+    if back is None:
+        return ("the victim holds a figure of yours: the capture is an exchange; say which comes back", ex)
+    return (f"the victim holds no {g.figure_name(back) if isinstance(back, int) else back} of yours to exchange", ex)
+
+
+def apply_capture(g, action, checked=False):
+    """The capture moment's choice: the capture, then the turn's scoring."""
+    why = capture_refusal(g, action)
+    if why is not None:
+        raise IllegalAction(*why)
+    g.history.append((None, action))
+    capture(g, action)
+    g._end_turn()
+
+
+def no_capture(g, action, checked=False):
+    """The capture moment's pass: nothing is captured; the turn's scoring."""
+    g.history.append((None, action))
+    g._end_turn()
+
+
+def capture(g, action):
+    p = g.prisoners.pending.player
+    q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
+    r = g.find(seg)
+    g.figs[r] = remove_fig(g, r, q, fgi, seg)
+    g.supply.recallable.pop(seg, None)
+    x, y = g.seg_cell[seg]
+    ev = {"turn": g.turn, "kind": "capture", "player": g.names[p], "victim": g.names[q],
+          "figure": g.figure_name(fgi), "at": [x, y], "on": g._seg_place(seg), "clause": g.prisoners.pending.clauses[0]}
+    if q == p:
+        g.supply.left[p][fgi] += 1
+        ev["to"] = "supply"
+        g.events.append(ev)
+    elif back is not None:
+        g.supply.left[q][fgi] += 1
+        g.prisoners.held[q][p].remove(back)
+        g.supply.left[p][back] += 1
+        ev["to"] = "exchange"
+        g.events.append(ev)
+        g.events.append({"turn": g.turn, "kind": "exchange", "player": g.names[p], "victim": g.names[q],
+                         "figure": g.figure_name(fgi), "back": g.figure_name(back),
+                         "clause": g.R.EXCHANGE_CLAUSE})
+    else:
+        g.prisoners.held[p][q].append(fgi)
+        ev["to"] = "prisoner"
+        g.events.append(ev)
+
+
+# ------------------------------------------------------------ ransom
+def ransom_options(g):
+    """Ransom(holder, figure) for every own prisoner the current player may buy back now: at each of
+    their decisions -- before the tile, before a floor's capture, after the turn's scoring."""
+    rn = g.R.RANSOM
+    if rn is None or g.ended:
+        return []
+    kinds, price, allowed, _, _ = rn
+    p = g.current
+    out = []
+    for h, row in enumerate(g.prisoners.held):
+        for gi in sorted(set(row[p])):
+            if gi in kinds and (allowed is None or allowed(g)):
+                out.append(Ransom(h, gi))
+    return out
+
+
+def apply_ransom(g, action, checked=False):
+    """A ransom, at any moment of the own turn that offers one (refused with its clause unless it may)."""
+    ransom(g, action)
+    g.history.append((None, action))
+
+
+def ransom(g, action):
+    R = g.R
+    kinds, price, allowed, clause, cond = R.RANSOM if R.RANSOM else ((), None, None, "", "")
+    if R.RANSOM is None:
+        raise IllegalAction("these rules have no ransom", "")
+    h, gi = action.holder, action.figure
+    p = g.current
+    if not (isinstance(h, int) and 0 <= h < g.nplayers and h != p and isinstance(gi, int) and gi in g.prisoners.held[h][p]):
+        raise IllegalAction("that player holds no such figure of yours", clause)
+    if gi not in kinds:
+        raise IllegalAction(f"{'an' if g.figure_name(gi)[:1] in 'aeiou' else 'a'} {g.figure_name(gi)} "
+                            "may not be ransomed", clause)
+    if allowed is not None and not allowed(g):
+        raise IllegalAction(f"the ransom is refused: `{cond}` does not hold "
+                            f"(you have {g.scores[p]} points)", clause)
+    n = price(g)
+    g.prisoners.held[h][p].remove(gi)
+    g.supply.left[p][gi] += 1
+    g.scores[p] -= n
+    g.scores[h] += n
+    g.events.append({"turn": g.turn, "kind": "ransom", "player": g.names[p], "holder": g.names[h],
+                     "figure": g.figure_name(gi), "points": {g.names[p]: -n, g.names[h]: n},
+                     "clause": clause})
+
+
+# ------------------------------------------------------------ release (`on round end`)
+def release(g, kinds, clause):
+    """Every prisoner of the figures `kinds` goes back to its owner's supply, whoever holds it
+    (a `release` at the end of a round: runtime/rounds.py); one event per figure."""
+    for h, row in enumerate(g.prisoners.held):
+        for o, figs in enumerate(row):
+            if not figs:
+                continue
+            kept = []
+            for gi in figs:
+                if gi in kinds:
+                    g.supply.left[o][gi] += 1
+                    g.events.append({"turn": g.turn, "kind": "release", "player": g.names[o],
+                                     "holder": g.names[h], "figure": g.figure_name(gi),
+                                     "clause": clause})
                 else:
-                    out.append(Capture(q, fgi, seg, None))
-        out.sort(key=lambda a: (self.seg_cell[a.segment], a.segment, a.owner, a.figure, -1 if a.back is None else a.back))
-        return out
+                    kept.append(gi)
+            row[o] = kept
 
-    def capture_refusal(self, action):
-        """None if `action` is a capture the pending player may make, else (message, clause)."""
-        if self.pending is None:
-            return ("nothing may be captured now: no figure was just put that allows a capture",
-                    next(iter(self.R.CAPTURES.values()), ((), None, ("",)))[2][0])
-        if action in self.capture_options():
-            return None
-        p, _, _, (tx, ty), h, clause, kinds = self.pending
-        q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
-        fname = self.figure_name(fgi) if isinstance(fgi, int) and 0 <= fgi < len(self.R.FIGURES) else str(fgi)
-        cap_clause, kinds_clause, range_clause = clause
-        if fgi not in kinds:
-            return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", kinds_clause)
-        if not (isinstance(seg, int) and 0 <= seg < len(self.parent)) or \
-                (q, fgi, seg) not in (self.figs[self.find(seg)] or []):
-            return (f"no {fname} of that player stands there", cap_clause)
-        x, y = self.seg_cell[seg]
-        if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
-            return (f"[{x},{y}] is out of range of the tower at [{tx},{ty}] (height {h}: its own tile and "
-                    f"up to {h} tiles in a straight line)", range_clause)
-        ex = self.R.EXCHANGE_CLAUSE
-        if back is None:
-            return ("the victim holds a figure of yours: the capture is an exchange; say which comes back", ex)
-        return (f"the victim holds no {self.figure_name(back) if isinstance(back, int) else back} of yours to exchange", ex)
-
-    def _apply_capture(self, action, checked=False):
-        """The capture moment's choice: the capture, then the turn's scoring."""
-        why = self.capture_refusal(action)
-        if why is not None:
-            raise IllegalAction(*why)
-        self.history.append((None, action))
-        self._capture(action)
-        self._end_turn()
-
-    def _no_capture(self, action, checked=False):
-        """The capture moment's pass: nothing is captured; the turn's scoring."""
-        self.history.append((None, action))
-        self._end_turn()
-
-    def _capture(self, action):
-        p = self.pending.player
-        q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
-        r = self.find(seg)
-        self.figs[r] = self._remove_fig(r, q, fgi, seg)
-        self.recallable.pop(seg, None)
-        x, y = self.seg_cell[seg]
-        ev = {"turn": self.turn, "kind": "capture", "player": self.names[p], "victim": self.names[q],
-              "figure": self.figure_name(fgi), "at": [x, y], "on": self._seg_place(seg), "clause": self.pending.clauses[0]}
-        if q == p:
-            self.supply[p][fgi] += 1
-            ev["to"] = "supply"
-            self.events.append(ev)
-        elif back is not None:
-            self.supply[q][fgi] += 1
-            self.held[q][p].remove(back)
-            self.supply[p][back] += 1
-            ev["to"] = "exchange"
-            self.events.append(ev)
-            self.events.append({"turn": self.turn, "kind": "exchange", "player": self.names[p], "victim": self.names[q],
-                                "figure": self.figure_name(fgi), "back": self.figure_name(back),
-                                "clause": self.R.EXCHANGE_CLAUSE})
-        else:
-            self.held[p][q].append(fgi)
-            ev["to"] = "prisoner"
-            self.events.append(ev)
-
-    # ------------------------------------------------------------ ransom
-    def ransom_options(self):
-        """Ransom(holder, figure) for every own prisoner the current player may buy back now: at each of
-        their decisions -- before the tile, before a floor's capture, after the turn's scoring."""
-        rn = self.R.RANSOM
-        if rn is None or self.ended:
-            return []
-        kinds, price, allowed, _, _ = rn
-        p = self.current
-        out = []
-        for h, row in enumerate(self.held):
-            for gi in sorted(set(row[p])):
-                if gi in kinds and (allowed is None or allowed(self)):
-                    out.append(Ransom(h, gi))
-        return out
-
-    def _apply_ransom(self, action, checked=False):
-        """A ransom, at any moment of the own turn that offers one (refused with its clause unless it may)."""
-        self._ransom(action)
-        self.history.append((None, action))
-
-    def _ransom(self, action):
-        R = self.R
-        kinds, price, allowed, clause, cond = R.RANSOM if R.RANSOM else ((), None, None, "", "")
-        if R.RANSOM is None:
-            raise IllegalAction("these rules have no ransom", "")
-        h, gi = action.holder, action.figure
-        p = self.current
-        if not (isinstance(h, int) and 0 <= h < self.nplayers and h != p and isinstance(gi, int) and gi in self.held[h][p]):
-            raise IllegalAction("that player holds no such figure of yours", clause)
-        if gi not in kinds:
-            raise IllegalAction(f"{'an' if self.figure_name(gi)[:1] in 'aeiou' else 'a'} {self.figure_name(gi)} "
-                                "may not be ransomed", clause)
-        if allowed is not None and not allowed(self):
-            raise IllegalAction(f"the ransom is refused: `{cond}` does not hold "
-                                f"(you have {self.scores[p]} points)", clause)
-        n = price(self)
-        self.held[h][p].remove(gi)
-        self.supply[p][gi] += 1
-        self.scores[p] -= n
-        self.scores[h] += n
-        self.events.append({"turn": self.turn, "kind": "ransom", "player": self.names[p], "holder": self.names[h],
-                            "figure": self.figure_name(gi), "points": {self.names[p]: -n, self.names[h]: n},
-                            "clause": clause})
-
-    # ------------------------------------------------------------ release (`on round end`)
-    def _release(self, kinds, clause):
-        """Every prisoner of the figures `kinds` goes back to its owner's supply, whoever holds it
-        (a `release` at the end of a round: runtime/rounds.py); one event per figure."""
-        for h, row in enumerate(self.held):
-            for o, figs in enumerate(row):
-                if not figs:
-                    continue
-                kept = []
-                for gi in figs:
-                    if gi in kinds:
-                        self.supply[o][gi] += 1
-                        self.events.append({"turn": self.turn, "kind": "release", "player": self.names[o],
-                                            "holder": self.names[h], "figure": self.figure_name(gi),
-                                            "clause": clause})
-                    else:
-                        kept.append(gi)
-                row[o] = kept

@@ -22,7 +22,7 @@ class Records:
                 if type(a) in SIEGE and type(a).KIND != "outpost":
                     # decided for the drawn tile before it is placed (its siege symbols): name it, so a
                     # game whose tiles were dealt (chance's Draw: a replay, OpenSpiel's chance nodes) replays too
-                    drawn = next((t for t, _ in self.history[i + 1:] if t is not None), self.drawn)
+                    drawn = next((t for t, _ in self.history[i + 1:] if t is not None), self.bag.drawn)
                     if drawn is not None:
                         h["id"] = drawn
                 hist.append(h)

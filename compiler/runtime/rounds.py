@@ -8,9 +8,11 @@ rules and final scoring; a round that had just ended when the game ended is not 
 
 Each rule of ROUND_RULES is (condition or None, figures, clause): when its condition holds (read
 in the game context, `current` being the seat whose turn was the round's last), every prisoner of those
-figures goes back to its owner's supply, whoever holds it (runtime/prisoners.py, `_release`).
+figures goes back to its owner's supply, whoever holds it (runtime/prisoners.py, `release`).
 """
 from __future__ import annotations
+
+from .prisoners import release
 
 
 class Rounds:
@@ -54,7 +56,7 @@ def round_end(g):
     try:
         for cond, figs, clause in r.rules:
             if cond is None or cond(g):
-                g._release(figs, clause)
+                release(g, figs, clause)
     finally:
         g.current = saved
 

@@ -1,7 +1,9 @@
 """Scoring: completion, owners, points for owners, returned figures, recalls, final scoring, awards."""
 from __future__ import annotations
 
+from .figures import remove_fig
 from .geometry import AROUND
+from .outposts import final_outposts
 from .rounds import last_round
 
 
@@ -99,10 +101,11 @@ class Scoring:
         R = self.R
         if self.figs[r]:
             keep = []
+            s = self.supply
             for e in self.figs[r]:
                 if e[1] in R.RETURNS:
-                    self.supply[e[0]][e[1]] += 1
-                    self.recallable.pop(e[2], None)
+                    s.left[e[0]][e[1]] += 1
+                    s.recallable.pop(e[2], None)
                     if self.corner_at.pop(e, None) is not None:
                         self.on_corners -= 1
                 else:
@@ -115,9 +118,9 @@ class Scoring:
         r = self.find(seg)
         fn, clause = R.RECALLS[gi]
         pts = fn(self, r)
-        self.figs[r] = self._remove_fig(r, p, gi, seg)
-        self.recallable.pop(seg, None)
-        self.supply[p][gi] += 1
+        self.figs[r] = remove_fig(self, r, p, gi, seg)
+        self.supply.recallable.pop(seg, None)
+        self.supply.left[p][gi] += 1
         self.scores[p] += pts
         self.events.append({"turn": self.turn, "kind": "score", "feature": R.KINDS[self.seg_kind[seg]].name, "when": "recall",
                             "tiles": len(self.cells[r]), "points": {self.names[p]: pts}, "clause": clause})
@@ -127,7 +130,7 @@ class Scoring:
         self.ended = True
         last_round(self)  # the game's end closes a round not every player had a turn in (runtime/rounds.py)
         if R.TRACKS:  # every outpost counterattacks before final scoring (SIEGE-END-1)
-            self._final_outposts()
+            final_outposts(self)
         roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
         roots.sort(key=self._canon)
         for r in roots:

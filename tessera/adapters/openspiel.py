@@ -112,14 +112,14 @@ class _Engine:
         return copy
 
     def __reduce__(self):
-        drawn = self.g.drawn if not self.g.is_terminal() else None
+        drawn = self.g.bag.drawn if not self.g.is_terminal() else None
         return (_restore, (self.spec, self.g.to_json(), drawn))
 
 
 def _restore(spec: str, text: str, drawn):
     engine = engine_for(rules_of(spec), [])
     g = engine.Game.from_json(engine.rules, text)
-    if drawn is not None and not g.is_terminal() and g.drawn != drawn:  # a deal the state's history does not hold
+    if drawn is not None and not g.is_terminal() and g.bag.drawn != drawn:  # a deal the state's history does not hold
         deal(g, drawn)
     return _Engine(g, spec, len(g.names))
 
@@ -128,10 +128,10 @@ def draw_odds(g) -> list[tuple[int, float]]:
     """The tiles the next draw can give and their odds: the drawn tile back in its deck,
     then the first deck with tiles left, its `last` tiles only when nothing else is left."""
     R = g.R
-    decks = [list(d) for d in g.decks]
-    if g.drawn is not None:
-        home = g._deck_of(g.drawn)
-        decks[next(i for i, d in enumerate(g.decks) if d is home)].append(g.drawn)
+    decks = [list(d) for d in g.bag.decks]
+    if g.bag.drawn is not None:
+        home = g.deck_of(g.bag.drawn)
+        decks[next(i for i, d in enumerate(g.bag.decks) if d is home)].append(g.bag.drawn)
     for di, deck in enumerate(decks):
         if deck:
             body = [t for t in deck if t not in R.DECK_LAST[di]] or deck
@@ -226,7 +226,7 @@ class TesseraState(pyspiel.State):
     def __str__(self):
         g = self._e.g
         head = "chance" if self._chance and not g.is_terminal() else (
-            "over" if self.is_terminal() else f"tile {g.tile_name()} (#{g.drawn})")
+            "over" if self.is_terminal() else f"tile {g.tile_name()} (#{g.bag.drawn})")
         return f"{head}\n{g.to_json()}"
 
 

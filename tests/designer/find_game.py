@@ -150,7 +150,7 @@ def play(eng, players, seed, want, pred, lean=False, p_want=0.8, max_turns=None)
             a = acts[rng.randrange(len(acts))]
         rec(g, a)
         g.apply_action(a)
-        if g.pending is not None or getattr(g, "sdec", None) is not None:
+        if g.prisoners.pending is not None or g.outposts.decision is not None:
             continue
         found = pred(g, since, state)
         since = len(g.events)
