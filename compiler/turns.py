@@ -52,7 +52,7 @@ def tile_turn(g, a) -> dict:
     """The record turn of a placement or a discard of the drawn tile, with the drawn copy's
     `variant` where a replay would otherwise deal another copy (docs/records.md, "Garden variants")."""
     t = _tile_keys(g, a)
-    tid = g.drawn
+    tid = g.bag.drawn
     if g.R.TILES[tid].variant is not None and _dealt(g, g.R, t, t["tile"]) != tid:
         t["variant"] = g.R.TILES[tid].variant
     return t

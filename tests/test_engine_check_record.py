@@ -24,8 +24,8 @@ def test_an_engine_features_failure_is_a_record_that_replays_to_it(tmp_path, mon
 
     def apply_action(self, a):  # an engine with a defect: the second figure put is lost from the supply
         real(self, a)
-        if getattr(a, "KIND", None) == "place" and a.figure is not None and sum(map(sum, self.supply)) == 12:
-            self.supply[self.current_player()][0] -= 1
+        if getattr(a, "KIND", None) == "place" and a.figure is not None and sum(map(sum, self.supply.left)) == 12:
+            self.supply.left[self.current_player()][0] -= 1
 
     monkeypatch.setattr(G, "apply_action", apply_action)
     monkeypatch.setattr(build, "load_engine", lambda rs, *a, **k: eng)

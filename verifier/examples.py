@@ -69,6 +69,7 @@ from ..dsl.parser import ParseFailure, parse
 from .checks import register
 from .encode import EncodeError, Env, encode
 from .domain import Domain
+from .engines import engine_of
 from .solver import find, nearest, prove
 from .source import where
 
@@ -335,19 +336,13 @@ def _outpost_engine(rs: RuleSet, ex: A.ExampleDecl) -> dict[str, int] | str:
     seat per player the example names, their followers in the outpost's pool, then the rules of
     `when` on that outpost (for `overflow`: a catapult comes to its full slot).  The points each
     seat scored, by the example's names."""
-    from ..compiler.build import load_engine
-
     name, when = str(ex.get("outpost")), str(ex.get("when", ""))
     followers = _mapping(ex.get("followers", ())) or {}
     names = list(_mapping(ex.get("points")) or {})
     lo, hi = rs.player_range()
     if not lo <= len(names) <= hi:
         return f"the engine plays {lo} to {hi} players, and the example names {len(names)}"
-    eng = _ENGINES.get(id(rs))
-    if eng is None or eng[0] is not rs:
-        _ENGINES.clear()  # one rule set at a time: examples are checked set by set
-        _ENGINES[id(rs)] = eng = (rs, load_engine(rs))
-    g = eng[1].new_game(players=len(names), seed=0, names=names)
+    g = engine_of(rs).new_game(players=len(names), seed=0, names=names)
     t = g.track_index(name)
     fig = g.figure_index("follower")
     if t is None or fig is None:
@@ -486,15 +481,12 @@ def _offsets(v: object) -> list[tuple[int, int]] | None:
     return out
 
 
-_ENGINES: dict = {}
 MAX_REACH = 40  # the widest test board a capture example builds, in tiles each way from the tower
 
 
 def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
     """A capture's range, asked of the compiled engine (runtime/prisoners.py) on a board built
     for the example: the rules' own range function and in-line test, no formula of ours."""
-    from ..compiler.build import load_engine
-
     after = str(ex.get("capture"))
     cap = rs.captures.get(after)
     if cap is None:
@@ -506,11 +498,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
             (target is not None and len(target) != 1):
         return ExampleResult(ex, "invalid", "a capture example needs `height` (1..20), `expect`, and `target` "
                                             "and `gaps` as \"dx dy\" offsets")
-    eng = _ENGINES.get(id(rs))
-    if eng is None or eng[0] is not rs:
-        _ENGINES.clear()  # one rule set at a time: examples are checked set by set
-        _ENGINES[id(rs)] = eng = (rs, load_engine(rs))
-    eng = eng[1]
+    eng = engine_of(rs)
     R = eng.rules
     g = eng.new_game(players=2, seed=0)
     agi = g.figure_index(after)

@@ -62,6 +62,7 @@ from ..dsl.diagnostics import Diagnostic
 from ..dsl.model import BUNDLED_RULES, RuleSet
 
 from .checks import register
+from .engines import engine_of
 
 RECORDS = BUNDLED_RULES / "records"
 EXPECTED = "expected.json"
@@ -249,18 +250,6 @@ _AS_CHANGE = {
 }
 
 
-def _engine(rs: RuleSet):
-    from ..compiler.build import load_engine
-
-    from .examples import _ENGINES  # the engine the examples check compiled for this rule set, if it did
-
-    hit = _ENGINES.get(id(rs))
-    if hit is None or hit[0] is not rs:
-        _ENGINES.clear()
-        _ENGINES[id(rs)] = hit = (rs, load_engine(rs))
-    return hit[1]
-
-
 def _rel(path: Path) -> str:
     try:
         return str(path.relative_to(BUNDLED_RULES.parent))
@@ -287,7 +276,7 @@ def _replay(rs: RuleSet, path: Path, record: dict | str, failures: bool = False)
     if isinstance(record, str):
         return [record]
     try:
-        res = replay(record, path.parent, engine=_engine(rs))
+        res = replay(record, path.parent, engine=engine_of(rs))
     except RecordError as exc:
         return [f"the record is malformed: {exc}"]
     except RuleFailure as exc:

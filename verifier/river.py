@@ -564,9 +564,9 @@ def witnesses(rs: RuleSet, rep: RiverReport, record_dir=None) -> None:
 
     todo = [p for p, r in rep.results.items() if r.refuted]
     try:
-        from .records import _engine
+        from .engines import engine_of
 
-        eng = _engine(rs)  # the one the examples and records checks compiled for this rule set, if they did
+        eng = engine_of(rs)  # the one the examples and records checks compiled for this rule set, if they did
     except Exception as exc:  # rules the engine cannot be built from: no game to show
         for p in todo:
             rep.witnesses[p] = Search(None, 0, 0, note=f"the engine could not be built ({type(exc).__name__}: {exc})")
