@@ -888,10 +888,8 @@ def test_captures_exchanges_and_ransoms_match_an_independent_reading_over_random
 
 
 # -- TOWER-RANSOM-1 «в любой момент своего хода»: the ransom at each of the player's decisions --------
-def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn():
-    """tests/records/tower/ransom_after_scoring.json, move by move: red's turn 4 closes red's road (3
-    points); before the tile red could not pay (0 points), after the scoring the engine offers the
-    ransom and the pass that ends the turn, and nothing else."""
+def _red_draws_turn_4s_tile():
+    """tests/records/tower/ransom_after_scoring.json's first 4 turns played, and red's A drawn."""
     import json
 
     from tessera.compiler.turns import play_turn
@@ -902,6 +900,14 @@ def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn
     for i, t in enumerate(rec["turns"][:4]):
         play_turn(g, eng.rules, t, i)
     draw(g, "A")
+    return g
+
+
+def test_TOWER_RANSOM_1_offered_after_the_turns_scoring_and_a_pass_ends_the_turn():
+    """tests/records/tower/ransom_after_scoring.json, move by move: red's turn 4 closes red's road (3
+    points); before the tile red could not pay (0 points), after the scoring the engine offers the
+    ransom and the pass that ends the turn, and nothing else."""
+    g = _red_draws_turn_4s_tile()
     assert [a for a in g.legal_actions() if a.KIND == "ransom"] == []  # red has 0 points before the tile
     (place,) = [a for a in g.legal_actions() if a.KIND == "place" and a == ((0, 3), 180, None)]
     g.apply_action(place)
@@ -920,16 +926,7 @@ def test_a_clone_keeps_prisoners_of_its_own():
     """Game.prisoners is a component (runtime/prisoners.py) with its own clone: a ransom paid and the
     pass that ends the turn in a clone (TOWER-RANSOM-1, tests/records/tower/ransom_after_scoring.json's
     turn 4) leave the original's prisoners, its closing moment and its scores as they were."""
-    import json
-
-    from tessera.compiler.turns import play_turn
-
-    rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
-    eng = engine_for(["base", "tower"], [])
-    g = eng.new_game(2, 0, ["red", "blue"])
-    for i, t in enumerate(rec["turns"][:4]):
-        play_turn(g, eng.rules, t, i)
-    draw(g, "A")
+    g = _red_draws_turn_4s_tile()
     g.apply_action(((0, 3), 180, None))
     held = [[list(x) for x in row] for row in g.prisoners.held]
     assert g.prisoners.closing and sum(map(len, held[1])) == 1  # blue holds red's follower
