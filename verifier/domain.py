@@ -202,20 +202,14 @@ class Domain:
         return False, (f"no `capture` names {fig}s (only {', '.join(named) or 'nothing'}): "
                        f"a {fig} is never held as a prisoner")
 
-    def full_row(self, tracks, held: z3.ArithRef, env) -> list[Fact]:
+    def full_row(self, tracks, held: z3.ArithRef, row_size) -> list[Fact]:
         """`on full of TRACKS`: the outpost's row has just filled, so the figures on that outpost
-        (`held`, all seats) are at least as many as its row has slots (SIEGE-COUNTER-1)."""
+        (`held`, all seats) are at least as many as its row has slots (SIEGE-COUNTER-1).  `row_size(track)`:
+        the z3 term of a track's row size (the encoder's: a row may be an expression of a parameter)."""
         rs = self.rs
         if rs is None:
             return []
-        from .encode import encode
-
-        sizes = []
-        for t in tracks:
-            tr = rs.tracks.get(t)
-            if tr is None:
-                continue
-            sizes.append(encode(tr.row_expr, env) if tr.row_expr is not None else z3.IntVal(tr.row))
+        sizes = [row_size(rs.tracks[t]) for t in tracks if t in rs.tracks]
         if not sizes:
             return []
         first = rs.tracks[next(t for t in tracks if t in rs.tracks)]

@@ -942,7 +942,10 @@ def outpost_steps(g: SymGame) -> list[RuleStep]:
                                   "builtin", f"seat {p}'s {f}s on this outpost are among its {f}s on outposts"))
         own = [z3.Sum([x[(p, f)] for f in rs.figures]) if rs.figures else z3.IntVal(0) for p in seats]
         if on.event == "full":  # the row has just filled: the outpost holds the figures that filled it
-            facts.extend(g.domain.full_row(on.tracks, z3.Sum(own) if own else z3.IntVal(0), g.env("")))
+            env = g.env("")
+            facts.extend(g.domain.full_row(on.tracks, z3.Sum(own) if own else z3.IntVal(0),
+                                           lambda tr: encode(tr.row_expr, env) if tr.row_expr is not None
+                                           else z3.IntVal(tr.row)))
         for p in seats:
             facts.extend(g.domain.quantity("own", own[p], None, None))  # the domain's facts of `own`
         after = g.before.copy()
