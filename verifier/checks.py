@@ -37,6 +37,16 @@ Problem = Union[Diagnostic, str]
 Clauses = Union[Sequence[str], Callable[[RuleSet], Sequence[str]]]
 
 
+AFTER: list = []  # fn(rs, results), run after all of a rule set's checks (`after_checks`)
+
+
+def after_checks(fn):
+    """Register fn(rs, results) to run after every check of a rule set has run (its results may be
+    rewritten: the invariants' verdicts that a model error of the engine check voids, issue 35)."""
+    AFTER.append(fn)
+    return fn
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
@@ -166,11 +176,8 @@ def run_checks(rs: RuleSet, names: Sequence[str] | None = None) -> list[CheckRes
         else:  # checks named: one of the other family has nothing to check here (skipped)
             results = [run_check(checks[n], rs) if of_family(n, rs) or n.startswith("import-") else
                        CheckResult(n, True, 0.0, (), skipped=True, title=checks[n].title) for n in names]
-        # the engine check's model errors void the proofs that used the erring steps (issue 35)
-        if "invariants" in REGISTRY and any(r.name == "engine-features" for r in results):
-            from .invariants import after_engine
-
-            after_engine(rs, results)
+        for fn in AFTER:  # e.g. the engine check's model errors void the proofs that used the erring steps
+            fn(rs, results)
         return results
     finally:
         budget.finish()

@@ -35,7 +35,7 @@ from ..dsl.model import RuleSet
 
 from ..dsl.diagnostics import Diagnostic
 
-from .checks import register
+from .checks import after_checks, register
 from .domain import Domain
 from .encode import Env, EncodeError, encode, encode_on, describe_on, seat_key
 from .solver import Fact, Result, Verdict, _symbols, prove, prove_all
@@ -1610,9 +1610,12 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
 
 
+@after_checks
 def after_engine(rs: RuleSet, results: list) -> None:
     """After every check of the rule set: the engine check's model errors void the invariants' verdicts
     that used the erring steps (run_checks calls it; the invariants' result is rewritten)."""
+    if not any(r.name == "engine-features" for r in results):
+        return
     from . import engine_check
 
     errors = engine_check.MODEL_ERRORS.pop(id(rs), None)
