@@ -467,6 +467,10 @@ class CodeGenerator:
             w(f"({cond.name if cond else None}, {_names(figs)}, {clause!r}),", span)
         self.outdent()
         w(")")
+        if s.round_limit is not None:  # absent: the game ends at the bag's end only (runtime/rounds.py)
+            n, clause, span = s.round_limit
+            self.comment("`end after N rounds`: (N, clause), the game ends as its N-th round ends")
+            w(f"ROUND_LIMIT = ({n!r}, {clause!r})", span)
 
 
 @dataclass

@@ -243,6 +243,7 @@ class EngineSpec:
     track_rules: list[tuple] = field(default_factory=list)
     # `on round end [where C] { release FIGS }`: (condition Func | None, figures released, clause, span)
     round_rules: list[tuple] = field(default_factory=list)
+    round_limit: tuple[int, str, A.Span] | None = None  # `end after N rounds`: (N, clause, span)
     players_clause: str = ""  # the clause of `players LO..HI`: a record for another count is refused with it
 
 
@@ -254,7 +255,7 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
              "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "FIG_MASKS",
              "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
-             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "ROUND_RULES", "PUTS", "Put", "PutCorner"}
+             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "ROUND_RULES", "ROUND_LIMIT", "PUTS", "Put", "PutCorner"}
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -893,14 +894,15 @@ class Lowering:
             rules.append((on.event, tuple(order.index(t) for t in on.tracks if t in order), tuple(acts),
                           _first(on.cites), on.span))
         rounds = []
-        for j, on in enumerate(rs.round_ons):
+        for j, on in enumerate(rs.all(A.OnRoundDecl)):
             cond = None
             if on.where is not None:
                 cond = self.func(f"round_end_{j}", "g", on, f"on round end where {_src(on.where)}", on.where,
                                  self.game_scope())
             released = tuple(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
             rounds.append((cond, figs(released), _first(on.cites), on.span))
-        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules, round_rules=rounds)
+        limit = next(((e.rounds, _first(e.cites), e.span) for e in rs.all(A.EndAfterDecl)), None)
+        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules, round_rules=rounds, round_limit=limit)
 
     def _ons(self) -> dict:
         places, completes = [], []

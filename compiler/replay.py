@@ -152,7 +152,8 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
             on_turn(i + 1, g)
         if g.ended:
             if i != len(turns) - 1:
-                error = {"turn": i + 1, "message": f"turn {i + 1}: the bag is empty: the game ended after turn {i}", "clause": g.R.CLAUSE_END}
+                why, clause = g.end_reason()  # the bag's end, or the last round (`end after N rounds`)
+                error = {"turn": i + 1, "message": f"turn {i + 1}: {why}: the game ended after turn {i}", "clause": clause}
             break
     end = record.get("end", "final")
     if end not in ("final", "none"):

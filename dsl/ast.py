@@ -131,6 +131,78 @@ Expr = Union[IntLit, BoolLit, Var, Call, BinOp, Not, Neg, Cond, StateOf]
 
 
 # ---------------------------------------------------------------- statements
+class Declared:
+    """A statement (or a line of a statement's block) declared in one place: its class says how the
+    parser builds it, how `tessera fmt` lays it out, what an `override` of it replaces, what the
+    names in it name (dsl/names.py) and whether the loader keeps it (`RuleSet.all(cls)`), so the
+    front end needs no code of its own for it.  What its keywords mean to the editor's hover is its
+    section of docs/language.md.  A new statement is then its rule in dsl/grammar.lark and its class
+    here (docs/architecture.md, "The path a new construct takes").
+
+    - `rule`: the rule of dsl/grammar.lark whose tree builds it;
+    - `parts`: the fields the rule's children fill, in order (its citations, a `cites` child, go to
+      `cites`): `"name"` one child (a name token read as text, `"name:int"` as a number), `"*name"`
+      every child left, as a tuple (an absent optional one left out);
+    - `layout`: its line as `tessera fmt` writes it (its citations after it): `{field}` the field's
+      value (an expression formatted, a tuple of names joined with `, `), `[...]` a part written only
+      when every field in it has a value;
+    - `block`: the field holding the lines of its `{ ... }` block (each line `Declared` too, or an
+      action `tessera fmt` already knows), None for a one-line statement;
+    - `collect`: the loader keeps it, in order, in `RuleSet.all(cls)` (an `override` of it replaces
+      those with the same `override_key`);
+    - `repeats`: several with one key may stand (an `on` rule), else a second is a `duplicate`;
+    - `roles`: what each name child names (dsl/names.py's `_ROLES`; `*role` declares one).
+    """
+
+    __slots__ = ()
+    rule: ClassVar[str] = ""
+    parts: ClassVar[tuple[str, ...]] = ()
+    layout: ClassVar[str] = ""
+    block: ClassVar[str | None] = None
+    collect: ClassVar[bool] = False
+    repeats: ClassVar[bool] = True
+    roles: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.rule:
+            if cls.rule in DECLARED:
+                raise TypeError(f"grammar rule {cls.rule!r} is declared twice: {DECLARED[cls.rule]} and {cls}")
+            DECLARED[cls.rule] = cls
+
+    @classmethod
+    def build(cls, children: list, span: Span) -> "Declared":
+        """The node of one parse of `rule`, from its children (dsl/transform.py calls it)."""
+        cites: tuple = ()
+        rest = []
+        for c in children:
+            if isinstance(c, tuple) and c and all(isinstance(x, Cite) for x in c):
+                cites = c
+            else:
+                rest.append(c)
+        values: dict = {}
+        left = iter(rest)
+        for part in cls.parts:
+            name, _, kind = part.partition(":")
+            if name.startswith("*"):
+                values[name[1:]] = tuple(x for x in left if x is not None)
+                continue
+            value = next(left, None)
+            if value is not None and type(value).__name__ == "Token":  # a name or a number of the rule
+                value = int(value) if kind == "int" else str(value)
+            values[name] = value
+        if "cites" in cls.__dataclass_fields__:  # type: ignore[attr-defined]
+            values["cites"] = cites
+        return cls(**values, span=span)  # type: ignore[call-arg]
+
+    def override_key(self) -> tuple:
+        """What an `override` of it replaces: the statements of equal key (dsl/model.py)."""
+        return (self.rule, tuple(c.clause for c in getattr(self, "cites", ())))
+
+
+DECLARED: dict[str, type[Declared]] = {}  # grammar rule -> the class it builds
+
+
 @dataclass(frozen=True)
 class Requires:
     modules: tuple[str, ...]
@@ -389,9 +461,14 @@ class SetAction:
 
 
 @dataclass(frozen=True)
-class Release:
+class Release(Declared):
     """`release FIGS` (in `on round end`): every prisoner of those kinds goes back to its owner's
     supply, whoever holds it."""
+
+    rule: ClassVar[str] = "release"
+    parts: ClassVar[tuple[str, ...]] = ("figures",)
+    layout: ClassVar[str] = "release {figures}"
+    roles: ClassVar[tuple[str, ...]] = ("figure",)
 
     figures: tuple[str, ...]
     span: Span = _span()
@@ -411,12 +488,40 @@ class OnDecl:
 
 
 @dataclass(frozen=True)
-class OnRoundDecl:
+class OnRoundDecl(Declared):
     """`on round end [where C] { release FIGS }`: when every player has taken one turn (the game's
     end closes a last round that is not whole; docs/language.md 2.28)."""
 
+    rule: ClassVar[str] = "on_round_decl"
+    parts: ClassVar[tuple[str, ...]] = ("where", "*actions")
+    layout: ClassVar[str] = "on round end[ where {where}]"
+    block: ClassVar[str | None] = "actions"
+    collect: ClassVar[bool] = True
+
+    def override_key(self) -> tuple:
+        return ("on", "round end", tuple(c.clause for c in self.cites))
+
     where: Expr | None
     actions: tuple[Action, ...]
+    cites: tuple[Cite, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EndAfterDecl(Declared):
+    """`end after N rounds`: the game ends as its N-th round ends (every player has had N turns),
+    with tiles left in the bag or not; final scoring follows as at the bag's end (docs/language.md 2.30)."""
+
+    rule: ClassVar[str] = "end_after_decl"
+    parts: ClassVar[tuple[str, ...]] = ("rounds:int",)
+    layout: ClassVar[str] = "end after {rounds} rounds"
+    collect: ClassVar[bool] = True
+    repeats: ClassVar[bool] = False
+
+    def override_key(self) -> tuple:
+        return ("end after N rounds",)
+
+    rounds: int
     cites: tuple[Cite, ...] = ()
     span: Span = _span()
 

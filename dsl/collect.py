@@ -163,12 +163,19 @@ class Builder:
                              "override-missing")
                 else:
                     self.rs.overrides[key] = item.span
-            elif key in self._seen and key[0] not in ("deck", "on"):  # several `on` rules for one event are normal
+            elif key in self._seen and not (item.repeats if isinstance(item, A.Declared) else key[0] in ("deck", "on")):
+                # several `on` rules for one event are normal
                 prev = self._seen[key]
                 self.err(item.span, f"{describe_key(key)} is already defined at {prev}; write `override` to replace it", "duplicate")
                 return
             self._seen[key] = item.span
         rs = self.rs
+        if isinstance(item, A.Declared) and item.collect:  # declared in one place (dsl/ast.py): kept by class
+            kept = rs.declared.setdefault(type(item), [])
+            if override:
+                kept[:] = [o for o in kept if override_key(o) != key]
+            kept.append(item)
+            return
         family = Family.of_statement(item)
         if family.collect is not None:  # a family's own statements (the card game's: dsl/cards.py collects them)
             family.collect(self, item, override)
@@ -266,10 +273,6 @@ class Builder:
                 if override:
                     rs.track_ons = [o for o in rs.track_ons if override_key(o) != key]
                 rs.track_ons.append(item)
-            case A.OnRoundDecl():
-                if override:
-                    rs.round_ons = [o for o in rs.round_ons if override_key(o) != key]
-                rs.round_ons.append(item)
             case A.InvariantDecl():
                 prev = next((i for i in rs.invariants if i.name == item.name), None)
                 if prev is not None:  # verify reports invariants by name: two of one name would be one verdict

@@ -123,8 +123,11 @@ class _Printer:
                     self.line_unit(depth, next(kids), "symbols " + " ".join(symbols))
                 for v in variants:
                     self.variant(depth, next(kids), v)
-            case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions) | A.OnRoundDecl(actions=actions):
+            case A.OnDecl(actions=actions) | A.OnTrackDecl(actions=actions):
                 for a in actions:
+                    self.line_unit(depth, next(kids), _action(a))
+            case A.Declared(block=str(block)):  # a declared statement's block: a line each (dsl/ast.py)
+                for a in getattr(node, block):
                     self.line_unit(depth, next(kids), _action(a))
             case A.OnPutDecl(figure=f, slot=slot):
                 self.line_unit(depth, next(kids), f"may put {f} on {slot}")

@@ -145,9 +145,12 @@ def _statement_unit(s: A.Statement, src: _Source | None, fields) -> _Unit:
             vu.block = True
             vu.children = [_unit(src, f.span) for f in v.features]
             u.children.append(vu)
-    elif isinstance(d, (A.OnDecl, A.OnTrackDecl, A.OnRoundDecl)):
+    elif isinstance(d, (A.OnDecl, A.OnTrackDecl)):
         u.block = True
         u.children = [_unit(src, a.span) for a in d.actions]
+    elif isinstance(d, A.Declared) and d.block is not None:  # a declared statement's block (dsl/ast.py)
+        u.block = True
+        u.children = [_unit(src, a.span) for a in getattr(d, d.block)]
     elif isinstance(d, A.OnPutDecl):
         u.block = True
         u.children = [_unit(src, d.action_span)]

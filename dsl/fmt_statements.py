@@ -52,7 +52,34 @@ def _feature(f: A.TileFeature) -> str:
     )
 
 
+_OPTIONAL = re.compile(r"\[([^\]]*)\]")
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def _layout(node: A.Declared) -> str:
+    """A declared statement's line (without citations), from its class's `layout`."""
+
+    def value(name: str) -> str | None:
+        v = getattr(node, name)
+        if v is None or v == ():
+            return None
+        if isinstance(v, tuple):
+            return ", ".join(v)
+        if isinstance(v, (int, str)):
+            return str(v)
+        return format_expr(v)
+
+    def optional(m: re.Match) -> str:
+        if any(value(f) is None for f in _FIELD.findall(m.group(1))):
+            return ""
+        return m.group(1)
+
+    return _FIELD.sub(lambda m: value(m.group(1)) or "", _OPTIONAL.sub(optional, node.layout))
+
+
 def _action(a: A.Action) -> str:
+    if isinstance(a, A.Declared):
+        return _layout(a)
     match a:
         case A.Require(test=t, message=msg):
             return _join("require " + format_expr(t), format_string(msg) if msg is not None else None)
@@ -69,8 +96,6 @@ def _action(a: A.Action) -> str:
             return _join(f"remove {n} of {', '.join(figs)}", f"where {format_expr(w)}" if w is not None else None)
         case A.PutCatapult():
             return "put catapult on symbols"
-        case A.Release(figures=figs):
-            return f"release {', '.join(figs)}"
     raise TypeError(f"not an action: {a!r}")
 
 
@@ -149,6 +174,9 @@ def _composition(s: A.CompositionDecl, c: str) -> _Line | list[str]:
 def _statement(s: A.Statement) -> _Line | _Block | list[str]:
     """A statement's layout: one line, a block, or (wrapped) several lines."""
     c = _cites(getattr(s, "cites", ()))
+    if isinstance(s, A.Declared):
+        line = _Line(_layout(s), c)
+        return line if s.block is None else _Block(line, s)
     match s:
         case A.Override(decl=d):
             inner = _statement(d)
@@ -235,8 +263,6 @@ def _statement(s: A.Statement) -> _Line | _Block | list[str]:
         case A.OnTrackDecl(event=ev, tracks=tracks, shows=shows):
             of = tracks or shows
             return _Block(_Line(_join(f"on {ev}", f"of {', '.join(of)}" if of else None), c), s)
-        case A.OnRoundDecl(where=where):
-            return _Block(_Line(_join("on round end", f"where {format_expr(where)}" if where is not None else None), c), s)
         case A.TrackDecl(name=n, kinds=kinds, row=row, row_expr=rx, pool=pool, catapult=cap):
             rc, sc = _cites(s.row_cites), _cites(s.slot_cites)
             if not (rc or sc):
@@ -325,4 +351,5 @@ def _aligns(r: object) -> bool:
     """Does this statement join the citation column of its neighbours?  One-line
     statements and the heads of `on` blocks do; tiles, examples and wrapped lines
     end the run."""
-    return isinstance(r, _Line) or (isinstance(r, _Block) and isinstance(r.node, (A.OnDecl, A.OnPutDecl, A.OnTrackDecl, A.OnRoundDecl)))
+    return isinstance(r, _Line) or (isinstance(r, _Block) and (isinstance(r.node, (A.OnDecl, A.OnPutDecl, A.OnTrackDecl))
+                                                               or isinstance(r.node, A.Declared) and r.node.block is not None))

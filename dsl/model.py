@@ -86,7 +86,8 @@ class RuleSet:
     tracks: dict[str, A.TrackDecl] = field(default_factory=dict)
     outpost_puts: list[A.OnPutDecl] = field(default_factory=list)
     track_ons: list[A.OnTrackDecl] = field(default_factory=list)
-    round_ons: list[A.OnRoundDecl] = field(default_factory=list)  # `on round end { release ... }`
+    # the statements declared in one place (dsl/ast.py `Declared`, `collect`), by class, in load order
+    declared: dict[type, list] = field(default_factory=dict)
     awards: dict[str, A.AwardDecl] = field(default_factory=dict)
     recalls: dict[str, A.RecallDecl] = field(default_factory=dict)
     players: A.Players | None = None
@@ -102,6 +103,11 @@ class RuleSet:
     # the card game family (rulebook 001): its statements, collected by dsl/cards.py; None for a tile game
     cards: "object | None" = None
     params: dict[str, A.ParamDecl] = field(default_factory=dict)  # `param`s, with the value in force (dsl/params.py)
+
+    def all(self, cls: type) -> list:
+        """The statements of a declared class (dsl/ast.py `Declared`) the rule set holds, in load order
+        (an `override` of one in the place of those it replaced)."""
+        return self.declared.get(cls, [])
 
     @property
     def family(self) -> "Family":
@@ -190,6 +196,8 @@ class RuleSet:
 # ----------------------------------------------------------------- keys
 def override_key(decl: object) -> tuple | None:
     """What an `override` replaces: statements with the same key."""
+    if isinstance(decl, A.Declared):
+        return decl.override_key() if decl.collect else None
     match decl:
         case A.FigureDecl(name=n):
             return ("figure", n)
@@ -217,8 +225,6 @@ def override_key(decl: object) -> tuple | None:
             return ("on", "put", f, k, tuple(x.clause for x in c))
         case A.OnTrackDecl(event=e, tracks=t, cites=c):
             return ("on", e, t, tuple(x.clause for x in c))
-        case A.OnRoundDecl(cites=c):
-            return ("on", "round end", tuple(x.clause for x in c))
         case A.RecallDecl(figure=f):
             return ("recall", f)
         case A.StateDecl(name=n):

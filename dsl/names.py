@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
+from . import ast as A
 from .builtins import FUNCTIONS, QUANTITIES
 from .cards import KIND_FUNCTIONS as CARD_FUNCTIONS
 
@@ -75,7 +76,6 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "may_put": ("figure",),
     "on_track_decl": ("track",),
     "on_draw_decl": ("kind",),
-    "release": ("figure",),
     "return_from": ("figure",),
     "remove_figures": ("figure",),
     "invariant_decl": ("*invariant",),
@@ -100,6 +100,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "card_score_decl": ("*scoring",),
     "card_end_score_decl": ("*scoring",),
 }
+_ROLES.update({rule: cls.roles for rule, cls in A.DECLARED.items() if cls.roles})  # declared in dsl/ast.py
 _NAME_TOKENS = {"NAME", "TILE_NAME", "CLAUSE"}
 
 

@@ -26,6 +26,14 @@ class _Build(Transformer):
             return A.Span(self.file)
         return A.Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
+    def __default__(self, data, children, meta):
+        """A rule with no method here: a statement declared in one place (dsl/ast.py `Declared`)
+        builds itself; any other rule stays a tree for its parent's method."""
+        cls = A.DECLARED.get(data)
+        if cls is not None:
+            return cls.build(children, self._span(meta))
+        return super().__default__(data, children, meta)
+
     # -- helpers --------------------------------------------------------
     @staticmethod
     def _split(children):
@@ -413,16 +421,6 @@ class _Build(Transformer):
         shows = children[0] or ()
         cites = children[1] if isinstance(children[1], tuple) else ()
         return A.OnTrackDecl("draw", (), (children[-1],), cites, self._span(meta), tuple(shows))
-
-    @v_args(meta=True)
-    def release(self, meta, children):
-        return A.Release(children[0], self._span(meta))
-
-    @v_args(meta=True)
-    def on_round_decl(self, meta, children):
-        where, *rest = children
-        cites = rest.pop(0) if rest and (rest[0] is None or isinstance(rest[0], tuple)) else ()
-        return A.OnRoundDecl(where, tuple(a for a in rest if a is not None), cites or (), self._span(meta))
 
     @v_args(meta=True)
     def score_each(self, meta, children):

@@ -146,7 +146,7 @@ def catalogue(rs) -> Catalogue:
             add(on, f"on overflow{tracks} (an attack)", "attack", "")
         else:
             add(on, f"on {on.event}{tracks} (a counterattack)", "counterattack", on.event)
-    for on in rs.round_ons:
+    for on in rs.all(A.OnRoundDecl):
         figs = ", ".join(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
         add(on, f"on round end: release {figs} (a prisoner home)", "release", "")
     for on in rs.ons:  # `on place` / `on complete` rules that set a state: a `state` event each time

@@ -722,7 +722,7 @@ def round_steps(g: SymGame) -> list[RuleStep]:
     changes, which no invariant can break.  No point moves."""
     rs = g.rs
     out: list[RuleStep] = []
-    for on in rs.round_ons:
+    for on in rs.all(A.OnRoundDecl):
         text, at = line_text(on.span), where(on.span)
         facts = list(g.facts)
         env = g.env("")

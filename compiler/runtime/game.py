@@ -30,6 +30,7 @@ from .outposts import Outposts, counterattacks, deciding
 from . import prisoners as _prisoners
 from .prisoners import Prisoners, capture_pending, ransom_options
 from .records import Records
+from . import rounds as _rounds
 from .rounds import Rounds, turn_taken
 from .scoring import Scoring
 
@@ -56,6 +57,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
                                                                  _figures.figure_options, _figures.figure_refusal)
     anywhere_options, anywhere_refusal, recall_options, supply_by_name = (
         _figures.anywhere_options, _figures.anywhere_refusal, _figures.recall_options, _figures.supply_by_name)
+    end_reason = _rounds.end_reason
     tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
                                                                  _bag.draw_refusal, _bag.deck_of)
 
@@ -79,7 +81,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
         self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
         self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
         self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
-        self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()))  # a component: runtime/rounds.py
+        self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()), getattr(rules, "ROUND_LIMIT", None))  # runtime/rounds.py
         self.current = 0
         self.turn = 0  # index of the record entry being played
         self.events = []
@@ -316,11 +318,15 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
         self.prisoners.closing = False
-        if self.rounds.rules:  # the last seat's turn ends a round (`on round end`, runtime/rounds.py)
+        r = self.rounds
+        if r.counted:  # the last seat's turn ends a round (`on round end`, `end after`: runtime/rounds.py)
             turn_taken(self)
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
-        draw_next(self)
+        if r.ended == r.limit:  # `end after N rounds`: the last round has ended, tiles left or not
+            self.bag.drawn = None
+        else:
+            draw_next(self)
         if self.bag.drawn is None:
             self._final()
 

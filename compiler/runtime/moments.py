@@ -18,6 +18,7 @@ from importlib import import_module
 from .decisions import DECISIONS, _no_decision
 from .errors import IllegalAction
 from .moves import CHANCE, OVER, SIEGE, TURN, Capture, Pass, in_rules
+from .rounds import end_reason
 
 
 def moment_of(decisions):
@@ -134,4 +135,4 @@ def refuse_in_turn(g, action):
 REFUSE = {TURN: refuse_in_turn}
 for _d in DECISIONS:
     REFUSE.update(_d.refuse)
-REFUSE[OVER] = lambda g, a: ("the game is over", g.R.CLAUSE_END)
+REFUSE[OVER] = lambda g, a: ("the game is over", end_reason(g)[1])

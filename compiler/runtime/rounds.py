@@ -6,6 +6,10 @@ A discarded tile is no turn (the same player draws again).  The game's end close
 in which at least one turn was taken but not every player had one, before the outposts' `on end`
 rules and final scoring; a round that had just ended when the game ended is not ended twice.
 
+ROUND_LIMIT (`end after N rounds`: N and its clause; absent, None) ends the game as its N-th round
+ends, tiles left in the bag or not: the turn passes on, no tile is drawn, and final scoring follows
+as at the bag's end (Game._next_turn).  A move after that is refused with the limit's clause.
+
 Each rule of ROUND_RULES is (condition or None, figures, clause): when its condition holds (read
 in the game context, `current` being the seat whose turn was the round's last), every prisoner of those
 figures goes back to its owner's supply, whoever holds it (runtime/prisoners.py, `release`).
@@ -19,10 +23,13 @@ class Rounds:
     """Component of Game (`g.rounds`): how far the rounds have come.  Owns its state; what a round's
     end does to the game is the functions below, of the game whose rounds these are."""
 
-    __slots__ = ("rules", "ended", "open", "last")
+    __slots__ = ("rules", "ended", "open", "last", "limit", "clause", "counted")
 
-    def __init__(self, rules):
+    def __init__(self, rules, limit=None):
         self.rules = rules  # ROUND_RULES: (condition or None, figures, clause); empty: rounds change nothing
+        # ROUND_LIMIT: the game ends as round `limit` ends (None: at the bag's end only), under `clause`
+        self.limit, self.clause = limit or (None, "")
+        self.counted = bool(rules) or self.limit is not None  # does the game count its rounds at all
         self.ended = 0  # rounds ended so far
         self.open = False  # a turn was taken since the last round ended
         self.last = 0  # the seat whose turn ended last
@@ -30,15 +37,25 @@ class Rounds:
     def clone(self):
         c = _blank(Rounds)
         c.rules, c.ended, c.open, c.last = self.rules, self.ended, self.open, self.last
+        c.limit, c.clause, c.counted = self.limit, self.clause, self.counted
         return c
 
 
 _blank = object.__new__
 
 
+def end_reason(g):
+    """Why game g has ended, and the clause that says so: its last round (`end after N rounds`) or
+    the bag's end (docs/engine.md)."""
+    r = g.rounds
+    if r.ended == r.limit:
+        return f"round {r.limit}, the last, has ended", r.clause or g.R.CLAUSE_END
+    return "the bag is empty", g.R.CLAUSE_END
+
+
 def turn_taken(g):
     """A turn of game g has ended and passes on (Game._next_turn, before the next seat; only where the
-    rules have `on round end`): the last seat's turn ends the round."""
+    rules count rounds): the last seat's turn ends the round."""
     r = g.rounds
     r.open = True
     r.last = g.current

@@ -45,7 +45,7 @@ def rounds(b) -> None:
     `release` is its one action, and frees only figures some `capture` takes."""
     rs = b.rs
     capturable = {f for cap in rs.captures.values() for f in cap.figures}
-    for on in rs.round_ons:
+    for on in rs.all(A.OnRoundDecl):
         if on.where is not None:
             b.expr(on.where, {"game"}, "bool")
         if not on.actions:

@@ -130,7 +130,8 @@ STATEMENTS_RULES = {"requires", "extends", "total", "composition_decl", "edge_de
                     "example_decl", "clause_decl", "assume_decl", "override", "with_decl",
                     "colour_decl", "card_decl", "cards_total", "layout_decl", "deal_decl", "facedown_decl",
                     "dealer_decl", "feudal_decl", "take_decl", "misplaced_decl", "table_decl", "card_score_decl",
-                    "card_end_score_decl", "end_decl", "tie_decl"}
+                    "card_end_score_decl", "end_decl", "tie_decl"} | {
+                       rule for rule, cls in A.DECLARED.items() if cls.collect}  # declared in one place (dsl/ast.py)
 
 
 def _is_kw(v) -> bool:
