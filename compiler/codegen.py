@@ -11,6 +11,7 @@ character), names of constants are checked identifiers (lower.py).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..dsl import ast as A
@@ -467,10 +468,24 @@ class CodeGenerator:
             w(f"({cond.name if cond else None}, {_names(figs)}, {clause!r}),", span)
         self.outdent()
         w(")")
-        if s.round_limit is not None:  # absent: the game ends at the bag's end only (runtime/rounds.py)
-            n, clause, span = s.round_limit
-            self.comment("`end after N rounds`: (N, clause), the game ends as its N-th round ends")
-            w(f"ROUND_LIMIT = ({n!r}, {clause!r})", span)
+        for name, value, span in s.declared:  # a declared statement's table (dsl/ast.py `Declared.tables`)
+            w(f"{_constant(name)} = {_literal(value)}", span)
+
+
+def _constant(name: str) -> str:
+    """A declared table's name, as the module's constant (a capitalised identifier, nothing else)."""
+    if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+        raise ValueError(f"a declared statement's table is named {name!r}: not a constant's name")
+    return name
+
+
+def _literal(value: object) -> str:
+    """A declared table's value, written as the Python literal of plain data (never code)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_literal(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    raise TypeError(f"a declared statement's table holds {type(value).__name__}: only numbers, strings, None and tuples")
 
 
 @dataclass

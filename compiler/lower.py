@@ -243,7 +243,9 @@ class EngineSpec:
     track_rules: list[tuple] = field(default_factory=list)
     # `on round end [where C] { release FIGS }`: (condition Func | None, figures released, clause, span)
     round_rules: list[tuple] = field(default_factory=list)
-    round_limit: tuple[int, str, A.Span] | None = None  # `end after N rounds`: (N, clause, span)
+    # the tables of the statements declared in one place (dsl/ast.py `Declared.tables`): (name, value, span),
+    # each value plain data (numbers, strings, None, tuples of them)
+    declared: list[tuple[str, object, A.Span]] = field(default_factory=list)
     players_clause: str = ""  # the clause of `players LO..HI`: a record for another count is refused with it
 
 
@@ -255,7 +257,8 @@ _RESERVED = {"MODULES", "PLAYERS", "KINDS", "EDGE_CODES", "EDGE_TITLES", "TILES"
              "SOURCE_MAP", "FIG_KINDS", "FIG_CORNER", "SCORE_PUT", "SCORE_JOIN",
              "FIG_ANYWHERE", "ANYWHERE_KINDS", "ANYWHERE_AT", "ANYWHERE_KIND_CLAUSE", "FIG_ALLOWS", "FIG_MASKS",
              "FIG_MASK_COUNTS", "CAPTURES", "EXCHANGE", "EXCHANGE_CLAUSE", "RANSOM", "MARKS",
-             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "ROUND_RULES", "ROUND_LIMIT", "PUTS", "Put", "PutCorner"}
+             "TRACKS", "OUTPOST_PUTS", "TRACK_RULES", "ROUND_RULES", "PUTS", "Put", "PutCorner"}
+_RESERVED |= {name for cls in A.DECLARED.values() for name in cls.tables}  # the declared statements' tables
 _CONST = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 
@@ -421,6 +424,8 @@ class Lowering:
             **self._prisoners(),
             **self._outposts(),
             marks=list(self.mark.values()),
+            declared=[(name, value, item.span) for items in rs.declared.values() for item in items
+                      for name, value in zip(type(item).tables, item.table_values())],
         )
 
     def _parts(self, i: int) -> list:
@@ -901,8 +906,7 @@ class Lowering:
                                  self.game_scope())
             released = tuple(f for a in on.actions if isinstance(a, A.Release) for f in a.figures)
             rounds.append((cond, figs(released), _first(on.cites), on.span))
-        limit = next(((e.rounds, _first(e.cites), e.span) for e in rs.all(A.EndAfterDecl)), None)
-        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules, round_rules=rounds, round_limit=limit)
+        return dict(tracks=tracks, outpost_puts=puts, track_rules=rules, round_rules=rounds)
 
     def _ons(self) -> dict:
         places, completes = [], []

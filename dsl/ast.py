@@ -151,7 +151,12 @@ class Declared:
     - `collect`: the loader keeps it, in order, in `RuleSet.all(cls)` (an `override` of it replaces
       those with the same `override_key`);
     - `repeats`: several with one key may stand (an `on` rule), else a second is a `duplicate`;
-    - `roles`: what each name child names (dsl/names.py's `_ROLES`; `*role` declares one).
+    - `roles`: what each name child names (dsl/names.py's `_ROLES`; `*role` declares one);
+    - `check(b)`: what the loader reports of a collected one (`b.err(span, message, code)`, as the
+      checks of dsl/checks/ do), after the rule set is whole;
+    - `tables` and `table_values()`: the constants the compiled engine gets from a collected one,
+      plain data (numbers, strings, None, tuples), which its runtime reads (compiler/codegen.py
+      writes them; no other compiler code names the statement).
     """
 
     __slots__ = ()
@@ -162,6 +167,7 @@ class Declared:
     collect: ClassVar[bool] = False
     repeats: ClassVar[bool] = True
     roles: ClassVar[tuple[str, ...]] = ()
+    tables: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -198,6 +204,13 @@ class Declared:
     def override_key(self) -> tuple:
         """What an `override` of it replaces: the statements of equal key (dsl/model.py)."""
         return (self.rule, tuple(c.clause for c in getattr(self, "cites", ())))
+
+    def check(self, b) -> None:
+        """Report what is wrong with it in the rule set `b.rs` (the loader's Builder `b`)."""
+
+    def table_values(self) -> tuple:
+        """The values of its `tables`, in order."""
+        return ()
 
 
 DECLARED: dict[str, type[Declared]] = {}  # grammar rule -> the class it builds
@@ -517,9 +530,18 @@ class EndAfterDecl(Declared):
     layout: ClassVar[str] = "end after {rounds} rounds"
     collect: ClassVar[bool] = True
     repeats: ClassVar[bool] = False
+    tables: ClassVar[tuple[str, ...]] = ("ROUND_LIMIT",)  # (N, clause): compiler/runtime/rounds.py
 
     def override_key(self) -> tuple:
         return ("end after N rounds",)
+
+    def check(self, b) -> None:
+        if self.rounds < 1:  # the game would end before its first tile
+            b.err(self.span, f"`end after {self.rounds} rounds`: a game has at least one round "
+                             f"(write `end after 1 rounds` or more)", "range")
+
+    def table_values(self) -> tuple:
+        return ((self.rounds, self.cites[0].clause if self.cites else ""),)
 
     rounds: int
     cites: tuple[Cite, ...] = ()

@@ -3,9 +3,9 @@
 ends the game as its 8th round ends, tiles left in the bag or not, with final scoring as at the
 bag's end (BASE-END-2).
 
-The records (tests/records/house/short_game/) are the first turns of a seeded two-player base game
-(`tessera simulate --rules base --players 2 --seed 3 --record`): 16 turns are 8 rounds; a 17th
-turn comes after the game's end.
+The record tests/records/house/short_game/eight_rounds_and_a_turn_more.json is the first 17 turns of a
+seeded two-player base game (`tessera simulate --rules base --players 2 --seed 3 --record`): 16
+turns are 8 rounds; the 17th comes after the game's end.
 """
 from __future__ import annotations
 
@@ -25,8 +25,19 @@ def _final_scores(ans):
     return [e for e in ans["events"] if e["kind"] == "score" and e["when"] == "end"]
 
 
+RECORD = RECORDS / "house/short_game/eight_rounds_and_a_turn_more.json"
+
+
+def _eight_rounds(rules=None):
+    data = load_record(RECORD)
+    data["turns"] = data["turns"][:16]
+    if rules is not None:
+        data["rules"] = rules
+    return data
+
+
 def test_HOUSE_SHORT_1_the_game_ends_as_round_8_ends():
-    res = replay_record("house/short_game/ends_after_round_8.json")
+    res = replay(_eight_rounds(), RECORD.parent)
     assert res.error is None, res.error
     g = res.game
     assert g.ended and g.rounds.ended == 8
@@ -35,14 +46,12 @@ def test_HOUSE_SHORT_1_the_game_ends_as_round_8_ends():
     assert ends and {e["turn"] for e in ends} == {16}  # BASE-END-2's scoring, after the 16th turn
     assert res.answer["scores"] == {"p0": 8, "p1": 7}
     # the same turns under the base game alone: the game goes on, nothing is scored at an end
-    data = load_record(RECORDS / "house/short_game/ends_after_round_8.json")
-    data["rules"] = ["base"]
-    base = replay(data, RECORDS / "house/short_game")
+    base = replay(_eight_rounds(["base"]), RECORD.parent)
     assert base.error is None and not base.game.ended and not _final_scores(base.answer)
 
 
 def test_HOUSE_SHORT_1_a_turn_after_the_last_round_is_refused_with_its_clause():
-    res = replay_record("house/short_game/turn_after_the_last_round.json")
+    res = replay_record("house/short_game/eight_rounds_and_a_turn_more.json")
     assert res.error == {"turn": 16, "message": "turn 16: round 8, the last, has ended: the game ended after turn 15",
                          "clause": "HOUSE-SHORT-1"}
 
@@ -86,9 +95,7 @@ def test_override_end_after(tmp_path):
     (tmp_path / "shorter.tess").write_text("module shorter\nextends short_game\noverride end after 3 rounds [HOUSE-SHORT-1]\n",
                                            encoding="utf-8")
     assert _errors(tmp_path, "module house\nextends shorter\n", str(tmp_path / "shorter.tess")) == []
-    data = load_record(RECORDS / "house/short_game/ends_after_round_8.json")
-    data["rules"] = ["shorter.tess"]
-    res = replay(data, tmp_path)
+    res = replay(_eight_rounds(["shorter.tess"]), tmp_path)
     assert res.error == {"turn": 6, "message": "turn 6: round 3, the last, has ended: the game ended after turn 5",
                          "clause": "HOUSE-SHORT-1"}
 
@@ -96,3 +103,15 @@ def test_override_end_after(tmp_path):
 def test_fmt_lays_out_end_after():
     text = "module m\nextends base\nclause HOUSE-X-1 \"short\"\nend   after 4\n  rounds[HOUSE-X-1]\n"
     assert format_text(text).splitlines()[-1] == "end after 4 rounds [HOUSE-X-1]"
+
+
+def test_a_declared_statements_table_is_written_as_plain_data_only():
+    # compiler/codegen.py writes what `Declared.table_values()` gives as a literal, or refuses it
+    from tessera.compiler.codegen import _constant, _literal
+
+    assert _literal((8, "HOUSE-SHORT-1")) == "(8, 'HOUSE-SHORT-1')"
+    assert _literal(("x'); import os; ('",)) == """("x'); import os; ('",)"""  # a string stays a string
+    with pytest.raises(TypeError):
+        _literal({"a": 1})
+    with pytest.raises(ValueError):
+        _constant("X = 1; import os; Y")

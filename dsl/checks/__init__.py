@@ -83,3 +83,6 @@ def run(b) -> None:
     for check in load_checks():
         if check.family == family:
             check.fn(b)
+    for items in b.rs.declared.values():  # the statements declared in one place check themselves (dsl/ast.py)
+        for item in items:
+            item.check(b)
