@@ -318,15 +318,16 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     def _next_turn(self):
         """Pass the turn on: the next player draws (or the game ends)."""
         self.prisoners.closing = False
-        r = self.rounds
-        if r.counted:  # the last seat's turn ends a round (`on round end`, `end after`: runtime/rounds.py)
-            turn_taken(self)
+        # the last seat's turn ends a round (`on round end`, `end after`: runtime/rounds.py); True: the last
+        if self.rounds.counted and turn_taken(self):  # round of `end after N rounds`: no tile is drawn
+            self.turn += 1
+            self.current = (self.current + 1) % self.nplayers
+            self.bag.drawn = None
+            self._final()
+            return
         self.turn += 1
         self.current = (self.current + 1) % self.nplayers
-        if r.ended == r.limit:  # `end after N rounds`: the last round has ended, tiles left or not
-            self.bag.drawn = None
-        else:
-            draw_next(self)
+        draw_next(self)
         if self.bag.drawn is None:
             self._final()
 

@@ -55,12 +55,15 @@ def end_reason(g):
 
 def turn_taken(g):
     """A turn of game g has ended and passes on (Game._next_turn, before the next seat; only where the
-    rules count rounds): the last seat's turn ends the round."""
+    rules count rounds): the last seat's turn ends the round.  True when that was the game's last
+    round (`end after N rounds`)."""
     r = g.rounds
     r.open = True
     r.last = g.current
     if g.current == g.nplayers - 1:
         round_end(g)
+        return r.ended == r.limit
+    return False
 
 
 def round_end(g):
