@@ -345,3 +345,14 @@ def test_the_game_ends_after_the_round_in_which_a_player_reaches_the_end_of_the_
     assert ended["locations"]["hands"] == {"red": 0, "blue": 0}
     going = _house_record(tmp_path, "people_three_worth_five", "end when best >= 16")
     assert going["rounds"] == 2  # the second round was dealt; the record's "end": "final" scored it
+
+
+def test_a_tile_game_statement_in_the_card_game_is_reported_not_left_out():
+    # a card house rule with the tile game's `owners`, `state`, `end after` and an `invariant`: the card
+    # game has none of them, and its verifier proves no invariant, so each is an error where it stands
+    text = ('module m\nrequires card\nclause HOUSE-Z-1 "z"\nowners all\nstate s = 0\nend after 2 rounds\n'
+            'invariant never_low: players >= 2 [HOUSE-Z-1]\nwith card { state t = 1 }\n')
+    diags, _ = check_text(text, "m.tess")
+    errs = [(d.span.line, d.code, d.message.split(" is ")[0].split(" in ")[0]) for d in diags if d.severity == "error"]
+    assert errs == [(4, "family", "`owners all`"), (5, "family", "`state s`"), (6, "family", "`end after`"),
+                    (7, "family", "`invariant never_low`"), (8, "family", "`state t`")], errs
