@@ -51,6 +51,11 @@ class Part:
         return value
 
 
+# the statements every family reads: its modules, clauses, assumptions, parameters, seats and examples
+SHARED_STATEMENTS = (A.Requires, A.Extends, A.ClauseDecl, A.AssumeDecl, A.ParamDecl, A.Players, A.ExampleDecl,
+                     A.WithDecl, A.Override)
+
+
 class Family:
     """A game family: subclass it and name its parts; the subclass registers itself by `name`."""
 
@@ -85,6 +90,10 @@ class Family:
     # play: does a rule of the game break ties (simulate reports its `winners`)?  Does it draw tiles (a tile sheet)?
     breaks_ties: ClassVar[bool] = False
     has_tiles: ClassVar[bool] = True
+    # the first words of this family's own statements (not SHARED_STATEMENTS'), which the editor offers
+    # and reads a file's family by while it does not parse (`of_text`; a word of two families, `score`
+    # and `end`, tells neither)
+    heads: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -108,6 +117,15 @@ class Family:
         """The family of a generated rules module's source (`engine_from_source`)."""
         m = _FAMILY_LINE.search(source)
         return cls.REGISTRY[m.group(1)] if m and m.group(1) in cls.REGISTRY else cls.REGISTRY[cls.DEFAULT]
+
+    @classmethod
+    def of_text(cls, text: str) -> "Family | None":
+        """The family of a rule file's text that may not parse (the editor's, as it is typed): the one
+        whose own statements' first words (`heads`) start its lines, if exactly one family's do."""
+        found = {w for w in re.findall(r"^[ \t]*(?:override[ \t]+)?([a-z]+)\b", text, re.M)}
+        fams = [f for f in cls.REGISTRY.values() if any(w in f.heads and not any(w in o.heads for o in cls.REGISTRY.values()
+                                                                              if o is not f) for w in found)]
+        return fams[0] if len(fams) == 1 else None
 
     @classmethod
     def of_statement(cls, item) -> "Family":
@@ -156,6 +174,9 @@ class Tiles(Family):
     runtime = ("runtime",)
     schema = Part("tessera.compiler.records:SCHEMA")
     invariants = ("invariants",)
+    heads = frozenset({"total", "composition", "edge", "feature", "figure", "tile", "start", "deck", "box",
+                       "placement", "complete", "owners", "return", "state", "on", "award", "recall", "capture",
+                       "exchange", "ransom", "track", "allow", "forbid", "invariant", "score", "end"})
 
 
 class Cards(Family):
@@ -180,6 +201,8 @@ class Cards(Family):
     table_drawing = Part("tessera.pictures.cards:table_drawing")
     breaks_ties = True
     has_tiles = False
+    heads = frozenset({"colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take",
+                       "misplaced", "table", "score", "end", "tie"})
 
 
 TILES = Family.named("tiles")

@@ -44,3 +44,13 @@ def test_no_tile_statements_in_the_card_game(tmp_path):
 def test_a_new_file_is_offered_both_families(tmp_path):
     labels = _labels(tmp_path / "new.tess", 'module fresh "New"\nextends \n', T.Position(1, 8))
     assert "base" in labels and "card" in labels and "fresh" not in labels
+
+
+def test_a_file_that_does_not_parse_is_known_by_its_familys_own_words(tmp_path):
+    # no `extends`, and a half-written line: the card game's `feudal` (dsl/family.py `heads`) says which
+    text = 'module mine "Mine"\nfeudal big_feudal 1 per player\ntake city to\n\n'
+    labels = _labels(tmp_path / "mine.tess", text, T.Position(3, 0))
+    assert not {"tile", "feature", "state", "owners", "invariant"} & set(labels)
+    text = 'module mine "Mine"\nstate s = 0\nowners\n\n'  # and the tile game's `state`
+    labels = _labels(tmp_path / "mine.tess", text, T.Position(3, 0))
+    assert not {"card", "deal", "feudal"} & set(labels)

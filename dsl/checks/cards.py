@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from .. import ast as A
 from .. import cards
+from ..family import SHARED_STATEMENTS
 from ..fmt import format_statement
 from . import register
 
-# statements either family reads: the modules, clauses, assumptions, parameters, seats and examples
-_SHARED = (A.Requires, A.Extends, A.ClauseDecl, A.AssumeDecl, A.ParamDecl, A.Players, A.ExampleDecl)
 # the tile game's pieces that `cards.check` reports once, as a rule set mixing the two games
 _PIECES = (A.TileDecl, A.FeatureDecl, A.FigureDecl, A.StartDecl)
 
@@ -34,7 +33,7 @@ def tile_statements(b) -> None:
     for mod in b.rs.modules:
         for item in statements(mod.items):
             inner = item.decl if isinstance(item, A.Override) else item
-            if isinstance(inner, A.CARD_STATEMENTS + _SHARED + _PIECES):
+            if isinstance(inner, A.CARD_STATEMENTS + SHARED_STATEMENTS + _PIECES):
                 continue
             words = format_statement(inner).split()[:3]  # the statement's first words, as written
             word = " ".join(words[:next((i for i, w in enumerate(words) if not w.isalpha()), 3)])

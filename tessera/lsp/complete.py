@@ -11,6 +11,7 @@ from lsprotocol import types as T
 from ..dsl import ast as A
 from ..dsl.builtins import FUNCTIONS, QUANTITIES
 from ..dsl.clauses import CLAUSES
+from ..dsl.family import CARDS, TILES, Family
 from ..dsl.parser import _parser, keywords
 
 from . import langdoc
@@ -23,11 +24,8 @@ STATEMENTS = {"module", "requires", "extends", "total", "composition", "players"
               # the card game (language.md 7.2)
               "colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take", "misplaced", "table",
               "tie"}
-# the statements of one family only (language.md: tile games, and the card game of 7.2)
-CARD_ONLY = {"colour", "card", "cards", "layout", "deal", "facedown", "dealer", "feudal", "take", "misplaced", "table", "tie"}
-TILE_ONLY = {"edge", "feature", "figure", "tile", "start", "deck", "box", "placement", "complete", "owners", "return",
-             "recall", "capture", "exchange", "ransom", "track", "allow", "forbid"}
-_CARD_HEAD = re.compile(r"^(colour|card|cards|deal|layout|facedown|dealer|feudal)\b", re.M)
+# the statements of one family only (dsl/family.py: each family's `heads`)
+CARD_ONLY, TILE_ONLY = CARDS.heads, TILES.heads
 _FAMILY_CACHE: dict[tuple, str] = {}
 
 
@@ -47,8 +45,8 @@ def family(a: Analysis) -> str | None:
         for name in re.findall(r"^(?:extends|requires)\s+([A-Za-z_]\w*)", a.text, re.M):
             fam = _module_family(a, name)
             card, tile = card or fam == "card", tile or fam == "tile"
-        card = card or bool(_CARD_HEAD.search(a.text))
-        tile = tile or bool(re.search(r"^(tile|feature|edge)\b", a.text, re.M))
+        fam = Family.of_text(a.text)
+        card, tile = card or fam is CARDS, tile or fam is TILES
     return "card" if card and not tile else "tile" if tile and not card else None
 
 
@@ -77,7 +75,7 @@ def _module_family(a: Analysis, name: str) -> str | None:
                 st = cand.stat()
                 key = (str(cand), st.st_mtime_ns, st.st_size)
                 if key not in _FAMILY_CACHE:
-                    _FAMILY_CACHE[key] = "card" if _CARD_HEAD.search(read_text(cand, 1 << 20)) else "tile"
+                    _FAMILY_CACHE[key] = "card" if Family.of_text(read_text(cand, 1 << 20)) is CARDS else "tile"
                 return _FAMILY_CACHE[key]
             except (FileReadError, OSError):
                 continue
