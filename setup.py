@@ -9,7 +9,7 @@ from pathlib import Path
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-CODE = ("tessera", "dsl", "compiler", "verifier", "pictures", "play")  # folders of Python packages
+CODE = ("tessera", "dsl", "compiler", "verifier", "pictures", "play", "replay")  # folders of Python packages
 DATA = ("rules",)  # folders of data, every subfolder a (data-only) package so that setuptools takes it as is
 
 

@@ -43,8 +43,8 @@ def main() -> None:
         window[0] += c.masked > before[0]
         window[1] += c.ended_by_window > before[1]
     if args.via in ("engine", "codec"):
-        from tessera.compiler.actions import ActionCodec
-        from tessera.compiler.replay import engine_for
+        from tessera.replay.actions import ActionCodec
+        from tessera.replay.tiles import engine_for
 
         eng = engine_for(rules, [])
         codec = ActionCodec(eng, args.radius or None)
@@ -79,7 +79,7 @@ def main() -> None:
         import numpy as np
 
         from tessera.adapters import openspiel as O
-        from tessera.compiler.actions import WindowExceeded
+        from tessera.replay.actions import WindowExceeded
 
         game, rng = O.load(args.rules, radius=args.radius, view=args.view), np.random.RandomState(0)
         codec = game.codec

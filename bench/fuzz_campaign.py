@@ -90,7 +90,7 @@ def main() -> int:
 
 def _record_shape(text: str) -> str:
     """deep (nested past any record), long (more than 1,000 turns) or plain."""
-    from tessera.compiler.records import _shape
+    from tessera.replay.records import _shape
 
     if _shape(text)[1] > 8:
         return "deep"

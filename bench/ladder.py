@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from tessera.play import stats  # noqa: E402
 from tessera.play.agents import LADDER, parse_agents  # noqa: E402
-from tessera.compiler.replay import engine_for  # noqa: E402
+from tessera.replay.tiles import engine_for  # noqa: E402
 from tessera.play.simulate import simulate  # noqa: E402
 
 

@@ -76,7 +76,7 @@ class Family:
     runtime: ClassVar[tuple[str, ...]] = ()
     shared: ClassVar[tuple[str, ...]] = ()
     # records: the JSON schema, a refined message for a key the schema refuses (doc, error) -> (where, msg) | None,
-    # and the replay of a record (record, base, engine) -> ReplayResult (None: compiler/replay.py's own)
+    # and the replay of a record (record, base, engine) -> ReplayResult (None: replay/tiles.py's own)
     schema: Any = None
     key_refused: Any = None
     replay: Any = None
@@ -172,7 +172,7 @@ class Tiles(Family):
     generate = Part("tessera.compiler.codegen:generate_tiles")
     init = Part("tessera.compiler.build:INIT")
     runtime = ("runtime",)
-    schema = Part("tessera.compiler.records:SCHEMA")
+    schema = Part("tessera.replay.records:SCHEMA")
     invariants = ("invariants",)
     heads = frozenset({"total", "composition", "edge", "feature", "figure", "tile", "start", "deck", "box",
                        "placement", "complete", "owners", "return", "state", "on", "award", "recall", "capture",
@@ -191,9 +191,9 @@ class Cards(Family):
     init = Part("tessera.compiler.build:CARD_INIT")
     runtime = ("cardrt", "runtime")
     shared = ("ops.py", "errors.py", "tagged.py")  # the tile runtime's modules a card engine's runtime shares
-    schema = Part("tessera.compiler.cardrecords:CARD_SCHEMA")
-    key_refused = Part("tessera.compiler.cardrecords:key_refused")
-    replay = Part("tessera.compiler.cardrecords:replay_cards")
+    schema = Part("tessera.replay.cards:CARD_SCHEMA")
+    key_refused = Part("tessera.replay.cards:key_refused")
+    replay = Part("tessera.replay.cards:replay_cards")
     check_prefix = "card-"
     invariants = ("card-deal", "card-conservation", "card-scores")
     timeline = Part("tessera.pictures.cards:card_timeline")

@@ -101,7 +101,7 @@ class Timeline:
 
 
 def _rule_set(record: dict, base: Path | None) -> RuleSet:
-    from ..compiler.replay import RuleLoadError, _resolve_rules
+    from ..replay.tiles import RuleLoadError, _resolve_rules
     from ..dsl.loader import load_rule_set
 
     rules, search, confine = _resolve_rules(record, base)
@@ -114,7 +114,7 @@ def _rule_set(record: dict, base: Path | None) -> RuleSet:
 def timeline(record: dict, base: Path | None = None) -> Timeline:
     """Every step of the record: the game as each prefix of its turns leaves it, read during one
     replay (raises RecordError / RuleLoadError as `replay` does)."""
-    from ..compiler.replay import answer_of, replay
+    from ..replay.tiles import answer_of, replay
 
     from .steps import moves_of
 

@@ -1,6 +1,6 @@
 """Pictures of the card game (rulebook 001): the table at any move of a `tessera-cards/1` record.
 
-`card_timeline` replays a record move by move (compiler/cardrecords.py); `table_drawing` draws
+`card_timeline` replays a record move by move (replay/cards.py); `table_drawing` draws
 one step as SVG: the four colour rows with their cards and feudals (a face-down card as a card
 back, shown face up only to the player who laid it), a legend of the feudals' discs and the
 card marks, every player's score, pile and chest (the chest's size: its cards lie face down)
@@ -54,9 +54,9 @@ class CardTimeline:
 def card_timeline(record: dict, base: Path | None = None, seat: str | None = None) -> CardTimeline:
     """Every step of a card record, as the player `seat` sees it ("all": everything, every hand;
     None: what lies open, no hand)."""
-    from ..compiler.cardrecords import g_illegal, move_of, start_game
-    from ..compiler.records import RecordError
-    from ..compiler.replay import _resolve_rules, engine_for
+    from ..replay.cards import g_illegal, move_of, start_game
+    from ..replay.records import RecordError
+    from ..replay.tiles import _resolve_rules, engine_for
     from ..dsl.family import CARDS, Family
 
     players = record["players"]

@@ -31,7 +31,7 @@ from ..dsl.family import CARDS, TILES, Family
 from . import stats
 from .agents import make_agent, stronger
 from ..compiler.runtime import events as E
-from ..compiler.turns import Recorder
+from ..replay.turns import Recorder
 from .usage import count_events
 
 AGENT_TAG = 0x6167656E  # "agen": keeps players' streams apart from bag seeds
@@ -119,7 +119,7 @@ def play_chunk(task: dict, indices: list[int], eng=None) -> list[dict]:
             specs = seating(task["agents"], i, task.get("rotate", False))
             g, rec = play_one(eng, players, gseed, specs, record_dir is not None)
         except Exception as exc:  # a rule that crashes is reported at its rule-file line
-            from ..compiler.replay import raise_rule_failure
+            from ..replay.tiles import raise_rule_failure
             raise_rule_failure(exc, f"in game {i} (seed {gseed})")
         family = Family.of_rules(eng.rules).name
         points = E.points_by_feature(g.events, family)
@@ -227,7 +227,7 @@ def lead(g, winners: list[int] | None = None) -> dict:
 def write_record(record_dir: Path, i: int, rules: list[str], names: list[str], gseed: int, turns: list[dict]) -> None:
     """Game i of the run as `game-00000i.json` (its bag seed is in the record)."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    from ..compiler.records import game_record, write_record as write_whole
+    from ..replay.records import game_record, write_record as write_whole
 
     write_whole(record_dir / f"game-{i:06d}.json", game_record(rules, names, gseed, turns))  # temp file + rename: Ctrl-C never leaves half a record
 
@@ -236,8 +236,8 @@ def write_card_record(record_dir: Path, i: int, rules: list[str], g, turns: list
     """Card game i of the run as `game-00000i.json` (tessera-cards/1, docs/records.md): the deck
     as it was dealt, then every move."""
     record_dir.mkdir(parents=True, exist_ok=True)
-    from ..compiler.cardrecords import card_record
-    from ..compiler.records import write_record as write_whole
+    from ..replay.cards import card_record
+    from ..replay.records import write_record as write_whole
 
     write_whole(record_dir / f"game-{i:06d}.json", card_record(rules, g, turns))
 
@@ -436,7 +436,7 @@ def simulate(eng, games: int, players: int, seed: int, rules: list[str], record_
     if record_dir is not None and record_rules is None:
         from ..dsl.loader import BUNDLED_RULES, _inside, is_module_name
 
-        from ..compiler.records import rule_paths_for
+        from ..replay.records import rule_paths_for
 
         from ..compiler.outdir import claim_record_folder
 

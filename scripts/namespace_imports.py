@@ -13,14 +13,15 @@ environments, node_modules, build output and caches:
   `import verifier.witness as W`, `import dsl, compiler` (at a line's start, after `>>>`, or
   inside a string or inline code: `"from dsl import parser"`, `"import compiler.build as b"`);
 - dotted names: `compiler.build.load_engine` in code (after `import compiler.build`), in
-  docstrings and docs, in strings such as `mock.patch("compiler.replay.replay")`,
+  docstrings and docs, in strings such as `mock.patch("replay.tiles.replay")`,
   `python -m dsl.parser` or `f"verifier.{name}"`.  A dotted name is rewritten only when what
   follows the package's name is one of its modules or subpackages as they lie in ROOT now (so
   `verifier.md`, `pictures.md`, `self.compiler.x` and `dsl/parser.py` are left alone);
 - a package's bare name in quotes where a module name is meant: on a line (or the line before
-  one) that says `import_module`, `sys.modules`, `find_spec`, `__import__` or `"-m"`
-  (`importlib.import_module("verifier")`); a folder named in quotes (`REPO / "dsl"`) is a path
-  and stays.
+  one) that says `import_module`, `sys.modules`, `find_spec` or `__import__`
+  (`importlib.import_module("verifier")`), and the one name right after `"-m",` (`"-m", "tessera",
+  "replay"` names the module `tessera`; `replay` is its command); a folder named in quotes (`REPO /
+  "dsl"`) is a path and stays.
 
 Then, inside the packages themselves (every .py file of a folder that pyproject.toml's package-dir
 maps under `tessera.`), an import of another module of the namespace is written relative to the
@@ -52,7 +53,7 @@ import re
 import sys
 from pathlib import Path
 
-PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play")
+PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play", "replay")
 PREFIX = "tessera"
 SUFFIXES = {".py", ".md", ".json", ".txt", ".toml", ".cfg", ".ini", ".sh", ".yml", ".yaml"}
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", ".pytest_cache",
@@ -63,7 +64,10 @@ RUNTIMES = ("compiler/runtime", "compiler/cardrt")  # copied into every engine: 
 PKG = "|".join(PACKAGES)
 NOT_AFTER = r"(?<![\w.\-/\\])"  # not part of a longer dotted name, a path or an option
 SPLIT = re.compile(r"\.split\(")  # m.split('.')[0] in ('dsl', ...): a first component, left as it is
-MODULE_CONTEXT = re.compile(r"import_module|sys\.modules|find_spec|__import__|[\"']-m[\"']")
+MODULE_CONTEXT = re.compile(r"import_module|sys\.modules|find_spec|__import__")
+# `"-m", "verifier"`: the one quoted name right after `-m` is a module (`"-m", "tessera", "replay"`: the
+# command word `replay` after it is not)
+AFTER_M = re.compile(r"([\"']-m[\"']\s*,\s*)([\"'])(" + PKG + r")\2")
 
 
 def submodules(root: Path, package: str) -> set[str]:
@@ -114,7 +118,8 @@ def rewriter(root: Path):
             for i, line in enumerate(lines):
                 window = line + (lines[i + 1] if i + 1 < len(lines) else "")
                 if bare_quoted.search(line) and MODULE_CONTEXT.search(window) and not SPLIT.search(line):
-                    lines[i] = bare_quoted.sub(lambda m: f"{m.group(1)}{PREFIX}.{m.group(2)}{m.group(1)}", line)
+                    lines[i] = line = bare_quoted.sub(lambda m: f"{m.group(1)}{PREFIX}.{m.group(2)}{m.group(1)}", line)
+                lines[i] = AFTER_M.sub(lambda m: f"{m.group(1)}{m.group(2)}{PREFIX}.{m.group(3)}{m.group(2)}", line)
             text = "\n".join(lines)
         return text
 
@@ -261,7 +266,7 @@ def main(argv: list[str]) -> int:
         print(name)
     print(f"{len(changed)} file(s) {'to rewrite' if check else 'rewritten'}", file=sys.stderr)
     for line in lost:  # not rewritten: which module was meant is the author's to say
-        print(f"{line} (a module moved? write it from the tree: `from ..compiler.turns import ...`)", file=sys.stderr)
+        print(f"{line} (a module moved? write it from the tree: `from ..replay.turns import ...`)", file=sys.stderr)
     return 1 if (check and changed) or lost else 0
 
 

@@ -101,7 +101,7 @@ def replay(
                                                                             "value: tessera verify --param)"),
 ) -> None:
     """Replay a game record: every turn checked, every scoring event, final scores and winners."""
-    from .compiler.replay import RecordError, RuleLoadError, load_record, replay as run
+    from .replay.tiles import RecordError, RuleLoadError, load_record, replay as run
     from .compiler.runtime import events as E
     from .compiler.runtime.errors import RuleFailure
 
@@ -210,7 +210,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     kept = None
     if record is not None:  # rule files copied beside the records, so they replay from any folder
-        from .compiler.records import rule_paths_for
+        from .replay.records import rule_paths_for
 
         from .compiler.outdir import RecordFolderError, claim_record_folder
 
@@ -220,7 +220,7 @@ def _simulation_task(specs: list[str], players: int, seed: int, agents: list[str
             err.print(printable(f"tessera simulate: --record: {exc}"), markup=False)
             raise typer.Exit(2)
         from .dsl.loader import BUNDLED_RULES, _inside
-        from .compiler.records import RecordError
+        from .replay.records import RecordError
 
         # a bundled rule file named by its path (rules/variants/big_cities.tess) is named by its module
         bundled = {m.file: m.name for m in rs.modules if _inside(Path(m.file), BUNDLED_RULES)}

@@ -15,7 +15,7 @@ from .app import app, err, out, report
 def _card_record(record_path: Path, command: str, seat: Optional[str]):
     """The timeline of a record whose family has a viewer of its own (the card game's, `tessera-cards/1`),
     or None for a record that pictures/viewer.py shows."""
-    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .replay.tiles import RecordError, RuleLoadError, load_record
     from .dsl.family import CARDS, Family
 
     try:
@@ -44,7 +44,7 @@ def _card_record(record_path: Path, command: str, seat: Optional[str]):
 
 
 def _timeline(record_path: Path, command: str):
-    from .compiler.replay import RecordError, RuleLoadError, load_record
+    from .replay.tiles import RecordError, RuleLoadError, load_record
     from .pictures.board import timeline
     from .pictures.cards import CannotStart
 

@@ -130,7 +130,7 @@ def check_record(exp: Expect, res, name: str, final_turn: str = "index") -> None
 
 def replay_record(rel: str):
     """Replay the record `rel` (tests/records/ or the shared rules/records/), its rule files found beside it."""
-    from tessera.compiler.replay import load_record, replay
+    from tessera.replay.tiles import load_record, replay
 
     path = record_file(rel)
     return replay(load_record(path), path.parent)
@@ -145,8 +145,8 @@ def rule_set(*modules: str):
 
 
 def engine(*modules: str):
-    """The compiled engine of these modules, built once per session (tessera.compiler.replay caches it)."""
-    from tessera.compiler.replay import engine_for
+    """The compiled engine of these modules, built once per session (tessera.replay.tiles caches it)."""
+    from tessera.replay.tiles import engine_for
 
     return engine_for(list(modules), [])
 

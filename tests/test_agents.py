@@ -14,7 +14,7 @@ import pytest
 
 from tessera.play.agents import (LADDER, AgentSpecError, GreedyAgent, RandomAgent, make_agent, parse_agents, strength,
                                      stronger)
-from tessera.compiler.replay import engine_for, replay
+from tessera.replay.tiles import engine_for, replay
 from tessera.play.simulate import compare, play_one, seating, simulate
 
 BIG_CITIES = str(Path(__file__).resolve().parent.parent / "rules" / "variants" / "big_cities.tess")

@@ -176,7 +176,7 @@ figure scarecrow 1 per player at corner on meadow [BARN-PLACE-1]
 def test_two_fields_at_one_corner_are_no_barn_corner():
     """King & Robber's GD has fields Es and Se, separate (tiles.md), meeting at its SE corner:
     the four tiles would not meet in one field there, so the engine never offers that corner."""
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
 
     eng = engine_for(["base", "king_robber", "barn"], [])
     gd = eng.rules.TILE_IDS["GD"][0]

@@ -33,7 +33,7 @@ import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
 
-from tessera.compiler.replay import engine_for, load_record, replay
+from tessera.replay.tiles import engine_for, load_record, replay
 
 def _run(rel: str):
     return replay_record(f"barn/{rel}")
@@ -201,7 +201,7 @@ def test_legal_actions_list_every_legal_barn_corner_and_no_other(seed):
     each, no barn on that field yet)."""
     import random
 
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
     from tessera.dsl.loader import require_rule_set
 
     rs = require_rule_set(["base", "barn"])
@@ -227,7 +227,7 @@ def test_a_barn_game_round_trips_as_engine_state():
     """`tessera-state/1` (docs/records.md) keeps a barn's corner: [figure, feature, corner]."""
     import json
 
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
 
     res = _run("join_farmed_field.json")
     text = res.game.to_json()
@@ -263,7 +263,7 @@ def test_simulated_barn_games_replay_and_match_the_rebuild(rules, tmp_path):
     """Random games: `simulate --record` writes barn corners that `replay` accepts with the same
     scores, and the engine's features (barns included) match the networkx rebuild after every move
     (`verify --engine`; 200 games per combination are measured in the report, 3 here)."""
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
     from tessera.play.simulate import play_one, simulate
     from tessera.dsl.loader import require_rule_set
     from tessera.verifier.engine_check import check_engine
@@ -305,7 +305,7 @@ def test_a_house_rule_changes_the_barn_in_text(tmp_path):
 @pytest.mark.parametrize("place", [{"figure": "barn", "corner": "N"}, {"figure": "barn", "corner": ["NE"]},
                                    {"figure": "barn", "corner": "NE", "on": "Nw"}])
 def test_a_malformed_corner_is_a_record_error(place):
-    from tessera.compiler.replay import RecordError
+    from tessera.replay.tiles import RecordError
 
     rec = {"format": "tessera-game/1", "rules": ["base", "barn"], "players": ["red", "blue"],
            "turns": [{"tile": "B", "at": [0, 1], "rotation": 0, "place": place}], "end": "none"}

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from tessera.compiler.replay import replay
+from tessera.replay.tiles import replay
 from conftest import SHARED, Expect, check_record, own_records, shared_records
 from tessera.play.simulate import play_one
 
@@ -278,7 +278,7 @@ def test_BASE_SCORE_2_farmers_stay_after_final_scoring_examples():
 
 
 def _full_game(seed: int = 11, players: int = 3):
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
 
     eng = engine_for(["base"], [])
     g, turns = play_one(eng, players, seed)

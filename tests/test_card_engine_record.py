@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from tessera.compiler import build, replay as replay_mod
+from tessera.compiler import build
+from tessera.replay import tiles as replay_mod
 from tessera.dsl.loader import require_rule_set
 from tessera.verifier import cards as vc
 from tessera.verifier import witness as W

@@ -9,7 +9,7 @@ import pytest
 
 from tessera.compiler.build import load_engine
 from tessera.play.simulate import play_one, write_card_record
-from tessera.compiler.records import load_record
+from tessera.replay.records import load_record
 from tessera.dsl.loader import require_rule_set
 from tessera.pictures.cards import TableSvg, _parts, card_timeline, table_drawing
 

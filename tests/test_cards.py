@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tessera.compiler.build import load_engine
-from tessera.compiler.records import load_record
-from tessera.compiler.replay import replay
+from tessera.replay.records import load_record
+from tessera.replay.tiles import replay
 from tessera.dsl.loader import check_text, load_rule_set, require_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,7 +97,7 @@ def test_a_deck_naming_too_many_copies_is_refused():
 
 
 def test_record_schema_refuses_unknown_keys():
-    from tessera.compiler.records import RecordError, validate
+    from tessera.replay.records import RecordError, validate
 
     with pytest.raises(RecordError):
         validate({"format": "tessera-cards/1", "players": ["a"], "turns": [{"play": "dragon"}]})
@@ -268,10 +268,10 @@ def test_the_rulebook_s_examples_are_all_in_the_rule_file():
 
 
 def test_docs_publish_the_card_record_schema():
-    from tessera.compiler.cardrecords import CARD_SCHEMA
+    from tessera.replay.cards import CARD_SCHEMA
 
     doc = (REPO / "docs" / "records.md").read_text(encoding="utf-8")
-    part = doc.split("The schema (`tessera.compiler.cardrecords.CARD_SCHEMA`):", 1)[1]
+    part = doc.split("The schema (`tessera.replay.cards.CARD_SCHEMA`):", 1)[1]
     block = part.split("```json", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads(json.dumps(CARD_SCHEMA))
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tessera.compiler.build import load_engine
-from tessera.compiler.records import RecordError, validate
-from tessera.compiler.replay import replay
+from tessera.replay.records import RecordError, validate
+from tessera.replay.tiles import replay
 from tessera.dsl.loader import require_rule_set
 
 REPO = Path(__file__).resolve().parent.parent

@@ -99,7 +99,7 @@ def test_same_seed_same_game():
 
 def test_a_record_start_tile_comes_from_the_bag(tmp_path):
     """BASE-COMP-1: a record that starts with C has no other C, and the rules' start D is back in the bag."""
-    from tessera.compiler.replay import replay
+    from tessera.replay.tiles import replay
 
     rec = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
            "start": {"tile": "C", "at": [0, 0], "rotation": 0},

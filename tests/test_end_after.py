@@ -14,7 +14,7 @@ import random
 import pytest
 
 from conftest import RECORDS, engine, replay_record
-from tessera.compiler.replay import load_record, replay
+from tessera.replay.tiles import load_record, replay
 from tessera.dsl.fmt import format_text
 from tessera.dsl.loader import load_rule_set
 

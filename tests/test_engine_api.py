@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.actions import PLACES, ActionCodec
-from tessera.compiler.replay import engine_for, replay
+from tessera.replay.actions import PLACES, ActionCodec
+from tessera.replay.tiles import engine_for, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "greedy_vs_random.py"

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from tessera.compiler import build, replay as replay_mod
+from tessera.compiler import build
+from tessera.replay import tiles as replay_mod
 from tessera.dsl.loader import require_rule_set
 from tessera.verifier import engine_check as ec
 from tessera.verifier import witness as W
@@ -41,7 +42,7 @@ def test_an_engine_features_failure_is_a_record_that_replays_to_it(tmp_path, mon
     move = int(out[0].split(", turn ")[1].split(":")[0])
     assert doc["format"] == "tessera-game/1" and doc["seed"] == 0 and len(doc["turns"]) == move  # one move a turn in base
     assert sum("place" in t for t in doc["turns"]) >= 2  # the move that lost the figure is in it
-    from tessera.compiler.records import load_record
+    from tessera.replay.records import load_record
 
     replayed = replay_mod.replay(load_record(path), path.parent).game  # the record's game shows the mismatch
     assert any("supply + board" in p for p in ec.compare(rs, replayed, ec.compile_complete_rules(rs)))

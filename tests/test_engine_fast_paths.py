@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tessera.compiler.replay import engine_for
+from tessera.replay.tiles import engine_for
 
 
 def _midgame(eng, seed, moves):

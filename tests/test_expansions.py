@@ -28,9 +28,9 @@ from collections import Counter
 import pytest
 from conftest import Expect, check_record, own_records, record_file, replay_record, shared_records
 
-from tessera.compiler.replay import RecordError, engine_for, load_record, replay
+from tessera.replay.tiles import RecordError, engine_for, load_record, replay
 from tessera.compiler.runtime.bag import draw_next
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.play.simulate import play_one, simulate
 
 _run = replay_record

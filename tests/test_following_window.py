@@ -14,8 +14,8 @@ import pytest
 
 from tessera.adapters import openspiel as O
 from tessera.adapters.pettingzoo import env
-from tessera.compiler.actions import ActionCodec, WindowExceeded, default_radius, window_centre
-from tessera.compiler.replay import engine_for
+from tessera.replay.actions import ActionCodec, WindowExceeded, default_radius, window_centre
+from tessera.replay.tiles import engine_for
 
 EVERY = ["base", "river", "abbot", "king_robber", "barn", "tower", "siege", "refcard"]
 # every bundled tile rule set: the base game, each expansion with it, the README's example, all at once

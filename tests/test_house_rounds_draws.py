@@ -19,8 +19,8 @@ import random
 import pytest
 
 from conftest import RECORDS, engine, replay_record, rule_set
-from tessera.compiler.replay import load_record, replay
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.tiles import load_record, replay
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 
 PF = "rules/variants/prisoners_freed_each_round.tess"
 CT = "rules/variants/city_tiles_bring_catapults.tess"

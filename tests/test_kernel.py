@@ -23,7 +23,7 @@ import pytest
 from tessera.compiler.build import compile_to_dir, load_engine
 from tessera.compiler.codegen import generate
 from tessera.compiler.runtime.errors import RuleFailure
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +93,7 @@ def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
                           "print(eng.play_random(2, 1).returns())"], cwd=out, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     # a record that names the file, replayed from another folder
-    from tessera.compiler.replay import replay
+    from tessera.replay.tiles import replay
 
     monkeypatch.chdir(tmp_path)
     res = replay({"format": "tessera-game/1", "rules": [name], "players": ["a", "b"],
@@ -126,7 +126,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
 
 
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch):
-    import tessera.compiler.replay as replay_mod
+    import tessera.replay.tiles as replay_mod
 
     eng = _engine_whose_rule_crashes()
     monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search, confine=None: eng)

@@ -25,7 +25,7 @@ import random
 
 import pytest
 
-from tessera.compiler.replay import engine_for
+from tessera.replay.tiles import engine_for
 
 DX = (0, 1, 0, -1)
 DY = (-1, 0, 1, 0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.replay import engine_for
+from tessera.replay.tiles import engine_for
 
 ALL = ["base", "river", "abbot", "king_robber", "barn", "tower", "siege"]
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tessera.play import usage
 from tessera.compiler.build import load_engine
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.play.simulate import lead, play_one, simulate
 from tessera.dsl.loader import load_rule_set
 from tessera import engine_cmds  # noqa: F401  (registers the engine commands)

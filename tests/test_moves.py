@@ -142,7 +142,7 @@ def test_a_rule_set_has_a_move_where_a_table_its_type_names_is_there():
 
 
 def test_the_codec_blocks_follow_the_types_order_and_only_where_the_rules_have_the_move():
-    from tessera.compiler.actions import ActionCodec
+    from tessera.replay.actions import ActionCodec
     for mods in (("base",), ("base", "tower"), ("base", "siege")):
         e = engine(*mods)
         c = ActionCodec(e)
@@ -181,8 +181,8 @@ def test_a_move_declared_in_the_turn_is_offered_applied_numbered_and_refused_gen
     would declare it, put into the compiled engine's copy of the tables that moves.py builds from
     ORDER, is listed after the placements, applied by its APPLY, numbered by the codec from its
     DOMAINS and refused where the rules lack it -- with no change to game.py or actions.py."""
-    from tessera.compiler.actions import ActionCodec
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.actions import ActionCodec
+    from tessera.replay.tiles import engine_for
 
     e = engine_for(["base"], [])
     EM, EG = _runtime(e)
@@ -237,8 +237,8 @@ def test_a_move_declared_at_another_moment_is_offered_applied_numbered_and_refus
     applied there (the capture declined, one point to its player, the turn scored), refused at the
     tile turn with its own clause and at the closing moment as that moment refuses any other move,
     numbered by the codec from its DOMAINS, and read back from tessera-state/1."""
-    from tessera.compiler.actions import ActionCodec
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.actions import ActionCodec
+    from tessera.replay.tiles import engine_for
 
     e = engine_for(["base", "tower"], [])
     EM, EG = _runtime(e)

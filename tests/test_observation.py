@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tessera.compiler.actions import ActionCodec
-from tessera.compiler.replay import engine_for, replay
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.actions import ActionCodec
+from tessera.replay.tiles import engine_for, replay
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.adapters.observation import Observer
 
 OLD = ["board", "tile", "supply", "scores", "turn", "bag"]  # the views before the Tower and Siege had their own

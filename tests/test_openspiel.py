@@ -10,8 +10,8 @@ import numpy as np
 import pyspiel
 import pytest
 
-from tessera.compiler.actions import ActionCodec, legal_actions
-from tessera.compiler.replay import engine_for
+from tessera.replay.actions import ActionCodec, legal_actions
+from tessera.replay.tiles import engine_for
 from tessera.adapters import openspiel as O
 
 ALL = "base+river+abbot+king_robber+barn+tower+siege+refcard"

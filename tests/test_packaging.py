@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play")
+PACKAGES = ("dsl", "compiler", "verifier", "pictures", "play", "replay")
 OTHER_NUMPY = "2.2.6"  # constraints.txt has 2.4.6; pyproject allows numpy>=1.26 (the stack below has 1.26)
 DIST = "tessera-rules"  # the distribution's name on the package index (`tessera` there is another project)
 # a researcher's stack, older than constraints.txt: installing tessera-rules beside it changes none of it
@@ -86,7 +86,8 @@ def test_the_rewrite_script_rewrites_the_old_spellings_and_only_those(tmp_path):
         "importlib.import_module(f'-verifier.{name}')\n"
         "code = \"import -compiler.build as b\\nfrom -dsl import parser\\n\"\n"
         "path = REPO / '-dsl' / 'grammar.lark'\n"
-        "doc = 'see -dsl/parser.py, -verifier.md and self.-compiler.build'\n").replace("-", ""),
+        "doc = 'see -dsl/parser.py, -verifier.md and self.-compiler.build'\n").replace("-", "")
+        + "run([python, '-m', '#verifier'])\nrun([python, '-m', 'tessera', 'replay', '--json'])\n".replace("#", ""),
         encoding="utf-8")
     (tmp_path / "notes.md").write_text("`python -m -dsl.parser`, [verifier](verifier.md), pictures.md\n".replace("-dsl", "dsl"),
                                        encoding="utf-8")
@@ -105,7 +106,8 @@ def test_the_rewrite_script_rewrites_the_old_spellings_and_only_those(tmp_path):
         "importlib.import_module(f'tessera.verifier.{name}')\n"
         "code = \"import tessera.compiler.build as b\\nfrom tessera.dsl import parser\\n\"\n"
         "path = REPO / 'dsl' / 'grammar.lark'\n"
-        "doc = 'see dsl/parser.py, verifier.md and self.compiler.build'\n")
+        "doc = 'see dsl/parser.py, verifier.md and self.compiler.build'\n"
+        "run([python, '-m', 'tessera.verifier'])\nrun([python, '-m', 'tessera', 'replay', '--json'])\n")
     assert (tmp_path / "notes.md").read_text(encoding="utf-8") == (
         "`python -m tessera.dsl.parser`, [verifier](verifier.md), pictures.md\n")
     res = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=60)  # idempotent

@@ -14,7 +14,7 @@ import pytest
 
 from pettingzoo.test import api_test, seed_test
 
-from tessera.compiler.actions import legal_actions
+from tessera.replay.actions import legal_actions
 from tessera.adapters.pettingzoo import env
 
 RULE_SETS = [["base"], ["base", "river", "abbot"], ["base", "tower"], ["base", "siege"]]

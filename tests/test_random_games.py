@@ -4,13 +4,13 @@ After every move of every game: each player's followers are all accounted for
 (supply + followers on the board == 7: BASE-COMP-2, BASE-FOLLOW-3, BASE-SCORE-2)
 and no score ever goes down (BASE-SCORE-1, BASE-END-2, BASE-FIELD-3).  Each
 game's record (tessera.play.simulate.record_turn output) replays through
-tessera.compiler.replay.replay to the same answer, and the same seed plays the same game.
+tessera.replay.tiles.replay to the same answer, and the same seed plays the same game.
 """
 from __future__ import annotations
 
 import pytest
 
-from tessera.compiler.replay import answer_of, engine_for, replay
+from tessera.replay.tiles import answer_of, engine_for, replay
 from tessera.play.simulate import play_one
 
 FOLLOWERS = 7  # BASE-COMP-2: 8 per colour, one marks the score

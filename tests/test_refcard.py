@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tessera.compiler.replay import replay
+from tessera.replay.tiles import replay
 from tessera.dsl.loader import load_rule_set, require_rule_set
 
 

@@ -245,7 +245,7 @@ def test_the_tie_rule_is_seen_in_one_features_scoring():
     p0's abbot and p1's follower, tied: p0 scores 8, p1 4.  The tie-rule monitor watches each feature's
     scoring (the engine's `_award`) and sees it at that move, and at no move before."""
     from tessera.compiler.build import load_engine
-    from tessera.compiler.turns import play_turn
+    from tessera.replay.turns import play_turn
     from tessera.dsl.loader import require_rule_set
 
     here = ROOT / "tests" / "records" / "witness"
@@ -280,7 +280,7 @@ def test_the_beam_search_measures_a_game_by_z3s_feature():
     of z3's feature (z3's seat 0 as the game's p0, or swapped) with 1 open edge; at the start no road
     holds a figure.  `tie_in` watches the scoring on the game itself and leaves no hook on it."""
     from tessera.compiler.build import load_engine
-    from tessera.compiler.turns import play_turn
+    from tessera.replay.turns import play_turn
     from tessera.dsl.loader import require_rule_set
 
     here = ROOT / "tests" / "records" / "witness"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hypothesis import example
 
-from tessera.compiler.replay import RecordError, RuleLoadError, replay
+from tessera.replay.tiles import RecordError, RuleLoadError, replay
 
 JUNK = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4),

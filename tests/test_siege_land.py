@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.replay import engine_for, replay
+from tessera.replay.tiles import engine_for, replay
 from tessera.dsl.loader import load_rule_set, require_rule_set
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +143,7 @@ def test_SIEGE_TILE_1b_the_road_over_the_bridge_does_not_split_the_city():
 # -- the fortress on the board ------------------------------------------------------------
 def test_a_record_cannot_replace_the_landscape():
     """The landscape is the rule set's (SIEGE-SETUP-1): a record's `start` is refused, not half-laid."""
-    from tessera.compiler.records import RecordError
+    from tessera.replay.records import RecordError
 
     with pytest.raises(RecordError, match="start landscape"):
         replay({"format": "tessera-game/1", "rules": ["base", "siege"], "players": ["red", "blue"],
@@ -330,7 +330,7 @@ def test_every_move_around_the_landscape_has_a_number():
     a whole random base+siege game encodes and decodes every move."""
     import random
 
-    from tessera.compiler.actions import ActionCodec
+    from tessera.replay.actions import ActionCodec
 
     eng = engine_for(["base", "siege"], [])
     codec = ActionCodec(eng)

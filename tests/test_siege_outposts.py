@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from conftest import SHARED, shared_records
 
-from tessera.compiler.records import load_record
-from tessera.compiler.replay import engine_for, replay
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.records import load_record
+from tessera.replay.tiles import engine_for, replay
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.loader import load_rule_set
 
 REPO = Path(__file__).resolve().parent.parent
@@ -366,7 +366,7 @@ def test_the_action_codec_numbers_every_outpost_decision():
     attack's removals: every legal move of random games has one number, and it decodes to the move."""
     import random
 
-    from tessera.compiler.actions import ActionCodec
+    from tessera.replay.actions import ActionCodec
 
     eng = engine_for(["base", "abbot", TILES], [])
     codec = ActionCodec(eng)

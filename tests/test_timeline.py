@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera.compiler.replay import replay
+from tessera.replay.tiles import replay
 from tessera.play.simulate import simulate
 from tessera.compiler.runtime import events as E
 from tessera.pictures.board import stacked_figures, timeline
@@ -93,7 +93,7 @@ def test_each_step_of_a_rulebook_record_is_what_its_prefix_replays_to(path):
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", [["base"], ["base", "tower"], ["base", "siege"], ["base", "barn", "abbot"]])
 def test_each_step_of_a_simulated_game_is_what_its_prefix_replays_to(tmp_path, rules):
-    from tessera.compiler.replay import engine_for
+    from tessera.replay.tiles import engine_for
 
     eng = engine_for(rules, [])
     simulate(eng, 1, 2, 5, rules, record_dir=tmp_path, agents=["random", "greedy"])

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import own_records, record_file, shared_records
 
-from tessera.compiler.replay import engine_for, replay
-from tessera.compiler.turns import draw  # chance's move: deal the tile a test names
+from tessera.replay.tiles import engine_for, replay
+from tessera.replay.turns import draw  # chance's move: deal the tile a test names
 from tessera.dsl.evaluate import evaluate
 from tessera.dsl.loader import load_rule_set
 
@@ -521,7 +521,7 @@ def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
     follower 7 (its monk came back), floor 10 - 2."""
     import json
 
-    from tessera.compiler.replay import load_record
+    from tessera.replay.tiles import load_record
 
     r = replay(load_record(REPO / "tests" / "records" / "tower" / "exchange_choice.json"))
     assert r.error is None, r.error
@@ -541,7 +541,7 @@ def test_TOWER_SWAP_1_the_capturer_chooses_which_prisoner_comes_back():
 
 def test_TOWER_CAPTURE_1_the_capture_comes_before_the_turns_scoring():
     """rules/records/tower/capture_before_scoring.json: the road the tile closes scores nobody."""
-    from tessera.compiler.replay import load_record
+    from tessera.replay.tiles import load_record
 
     r = replay(load_record(record_file("tower/capture_before_scoring.json")))
     assert r.error is None, r.error
@@ -558,7 +558,7 @@ TOWER_COMBOS = [["base", "tower"], ["base", "river", "abbot", "king_robber", "to
 def test_simulated_tower_records_replay_to_the_same_game(rules, tmp_path):
     """`simulate --record` writes floors on other tiles, captures and ransoms so that `replay` gives
     the same scores, prisoners and events (scoring, captures, exchanges, ransoms)."""
-    from tessera.compiler.replay import load_record
+    from tessera.replay.tiles import load_record
     from tessera.play.simulate import play_one, simulate
 
     eng = engine_for(rules, [])
@@ -611,8 +611,8 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
     and the record written from the decoded moves replays to the same scores and prisoners."""
     import random
 
-    from tessera.compiler.actions import ActionCodec
-    from tessera.compiler.turns import Recorder
+    from tessera.replay.actions import ActionCodec
+    from tessera.replay.turns import Recorder
 
     eng = engine_for(["base", "tower"], [])
     codec = ActionCodec(eng)
@@ -668,7 +668,7 @@ def test_the_integer_action_numbering_covers_every_tower_move_and_replays(player
 
 
 def test_the_integer_action_numbering_of_other_rule_sets_is_unchanged():
-    from tessera.compiler.actions import ActionCodec
+    from tessera.replay.actions import ActionCodec
 
     base, tower = ActionCodec(engine_for(["base"], [])), ActionCodec(engine_for(["base", "tower"], []))
     assert base.pass_id is None and base.discard == len(base.cells) * 4 * base.slots  # as before the Tower
@@ -892,7 +892,7 @@ def _red_draws_turn_4s_tile():
     """tests/records/tower/ransom_after_scoring.json's first 4 turns played, and red's A drawn."""
     import json
 
-    from tessera.compiler.turns import play_turn
+    from tessera.replay.turns import play_turn
 
     rec = json.loads((REPO / "tests" / "records" / "tower" / "ransom_after_scoring.json").read_text())
     eng = engine_for(["base", "tower"], [])
@@ -954,7 +954,7 @@ def test_TOWER_RANSOM_1_a_ransom_before_the_floors_capture_and_records_saying_wh
     assert bad.error is not None and bad.error["clause"] == "TOWER-RANSOM-1"
     assert "before capture" in bad.error["message"]
     # an unknown moment is a malformed record: refused by the schema (docs/records.md), never coerced
-    from tessera.compiler.records import RecordError
+    from tessera.replay.records import RecordError
 
     with pytest.raises(RecordError, match='is not one of "before tile", "before capture", "after scoring"'):
         _play(setup + [_t("B", 2, 2, ransom=[{"figure": "follower", "from": "blue", "when": "later"}])])

@@ -373,7 +373,7 @@ def test_ctrl_c_in_simulate_prints_the_finished_games_and_leaves_whole_records(t
 
 # ---------------------------------------------------------------- the schema is what the docs publish
 def test_the_published_schema_is_the_one_used() -> None:
-    from tessera.compiler.records import SCHEMA
+    from tessera.replay.records import SCHEMA
 
     doc = (REPO / "docs" / "records.md").read_text(encoding="utf-8")
     block = doc.split("<!-- record-schema -->", 2)[1].split("```json", 1)[1].split("```", 1)[0]
@@ -381,7 +381,7 @@ def test_the_published_schema_is_the_one_used() -> None:
 
 
 def test_every_bundled_record_satisfies_the_schema() -> None:
-    from tessera.compiler.records import load_record
+    from tessera.replay.records import load_record
 
     for rec in (REPO / "tests" / "records").rglob("*.json"):
         load_record(rec)
@@ -410,12 +410,12 @@ def test_a_rule_file_whose_name_is_not_utf8_goes_through_every_command(tmp_path:
 
 
 def test_replay_json_answers_json_even_for_an_internal_error(monkeypatch) -> None:
-    import tessera.compiler.replay
+    import tessera.replay.tiles
 
     def broken(record, base=None):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(tessera.compiler.replay, "replay", broken)
+    monkeypatch.setattr(tessera.replay.tiles, "replay", broken)
     got, text, out = run("replay", "--json", "records/house_game.json")
     assert got == 2
     assert json.loads(out) == {"error": {"turn": None, "message": "internal error: ZeroDivisionError: a bug",

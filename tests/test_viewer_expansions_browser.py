@@ -4,7 +4,7 @@ Two recorded games (`tessera simulate --record`, three players, players renamed 
 tests/records/tower/games/three_players.json (captures, exchanges, ransoms) and
 tests/records/siege/games/three_players.json (catapults, attacks, two removals in one turn, outposts).
 Every expectation is computed from the engine's own state after that many turns (the record's
-prefix replayed, `compiler/replay.py`): its prisoners, its outposts, the floors on each tower, its
+prefix replayed, `replay/tiles.py`): its prisoners, its outposts, the floors on each tower, its
 events -- never copied from a screenshot.
 
 Set TESSERA_SCREENSHOTS=docs to refresh docs/viewer-tower.png and docs/viewer-siege.png.
@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from browser import chromium_page
-from tessera.compiler.replay import replay
+from tessera.replay.tiles import replay
 from tessera import engine_cmds, picture_cmds  # noqa: F401  (registers the commands)
 from tessera.cli import app
 

@@ -9,8 +9,8 @@ import numpy as np
 import pyspiel
 import pytest
 
-from tessera.compiler.actions import ActionCodec, OutsideWindow
-from tessera.compiler.replay import engine_for
+from tessera.replay.actions import ActionCodec, OutsideWindow
+from tessera.replay.tiles import engine_for
 from tessera.adapters import openspiel as O  # registers "tessera"
 from tessera.adapters.factored import Factored, candidate_features, candidates
 

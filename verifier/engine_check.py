@@ -243,7 +243,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
 
         model = model_for(rs, players)
     model_errors: list = []
-    from ..compiler.replay import raise_rule_failure
+    from ..replay.tiles import raise_rule_failure
     from ..compiler.runtime.play import random_moves
 
     from .budget import current
@@ -615,10 +615,10 @@ def mismatch_witness(rs: RuleSet, m: Mismatch, players: int) -> list[str]:
     disagreed, replayed at once to the same scores; so a failure is a game a person can step through,
     not a seed of the check's loop (issue 35: refuted means a game, everywhere)."""
     from ..compiler.build import load_engine
-    from ..compiler.records import game_record, load_record, write_record
-    from ..compiler.replay import replay
+    from ..replay.records import game_record, load_record, write_record
+    from ..replay.tiles import replay
     from ..compiler.runtime.play import random_moves
-    from ..compiler.turns import Recorder
+    from ..replay.turns import Recorder
 
     from .witness import _record_folder, _slug, record_rules
 

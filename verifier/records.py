@@ -269,8 +269,8 @@ def check_records(rs: RuleSet, root: Path = RECORDS) -> list[tuple[Path, dict, l
 def _replay(rs: RuleSet, path: Path, record: dict | str, failures: bool = False):
     """(answer, error) of a record replayed with `rs`'s engine, or [why it cannot be]; a rule that
     fails while it is replayed is one of those reasons when `failures` (under a house rule)."""
-    from ..compiler.records import RecordError
-    from ..compiler.replay import replay
+    from ..replay.records import RecordError
+    from ..replay.tiles import replay
     from ..compiler.runtime.errors import RuleFailure
 
     if isinstance(record, str):

@@ -16,7 +16,7 @@ engine for a game that does break the invariant:
   outposts and prisoners (`supply-nonnegative`, `conserved-F`, `stays-F`), the `state`s
   (`award-seat-S`, declared invariants, compiled by the compiler's own expression backend);
 - a game that breaks it is cut after that move and written as a `tessera-game/1` record, which
-  is replayed at once (compiler/replay.py) to make sure it replays to the same state.
+  is replayed at once (replay/tiles.py) to make sure it replays to the same state.
 
 Within the budget (WITNESS_GAMES games per refuted rule) no such game: the verdict is *not
 proved* -- z3's state breaks the induction step, but no game tried reaches it.
@@ -382,9 +382,9 @@ class Policy:
 # ------------------------------------------------------------------ the search
 def record_rules(rs: RuleSet, record_dir: Path) -> list[str]:
     """The rules of `rs` as a record names them: bundled modules by name, every other rule file read
-    copied beside the record and named by its file name (tessera.compiler.records.rule_paths_for: a replay
+    copied beside the record and named by its file name (tessera.replay.records.rule_paths_for: a replay
     takes rule files from the record's own folder only)."""
-    from ..compiler.records import rule_paths_for
+    from ..replay.records import rule_paths_for
     from ..dsl.loader import BUNDLED_RULES, _inside
 
     specs, files = [], []
@@ -405,7 +405,7 @@ def _slug(s: str) -> str:
 def search(rs: RuleSet, check, games: int | None = None, record_dir: Path | None = None, eng=None) -> Search:
     """Look for a game of the compiled engine that breaks `check` (a refuted invariants.Check)."""
     from ..compiler.build import load_engine
-    from ..compiler.turns import Recorder
+    from ..replay.turns import Recorder
 
     games = WITNESS_GAMES if games is None else games
     model = check.result.model
@@ -634,7 +634,7 @@ def _budget_note() -> str:
 
 
 def _beam_witness(rs, check, eng, players, seed, moves, found, spent, before) -> Search | None:
-    from ..compiler.turns import Recorder
+    from ..replay.turns import Recorder
 
     g = eng.new_game(players, seed)
     turns: list = []
@@ -669,7 +669,7 @@ def _record_folder(record_dir: Path | None) -> Path:
 
 
 def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool, record_dir: Path | None) -> Path:
-    from ..compiler.records import game_record, write_record
+    from ..replay.records import game_record, write_record
 
     d = _record_folder(record_dir)
     # one file per refutation: the invariant and the step it breaks (the slug may cut a long rule; the
@@ -684,8 +684,8 @@ def _write(rs: RuleSet, check, players: int, seed: int, turns: list, ended: bool
 
 def _replays(path: Path, g) -> bool:
     """The record replays without an illegal turn to the state the search saw (scores, supplies)."""
-    from ..compiler.records import load_record
-    from ..compiler.replay import replay
+    from ..replay.records import load_record
+    from ..replay.tiles import replay
 
     try:
         res = replay(load_record(path), path.parent)
@@ -772,7 +772,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
     game ends after the last tile laid (a river that flows back: the record shows it).  The record
     is replayed at once; a game the engine does not follow is no witness (Search.note says why)."""
     from ..compiler.build import load_engine
-    from ..compiler.turns import Recorder, deal
+    from ..replay.turns import Recorder, deal
     from ..dsl.places import rotate
 
     lo, hi = rs.player_range()
@@ -870,7 +870,7 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
         what = f"river tile {len(turns)} ({last.tile}) at {list(last.cell)} leaves by {last.heading}: the river {prop}"
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--{_slug(prop)}.json"
-    from ..compiler.records import game_record, write_record
+    from ..replay.records import game_record, write_record
 
     write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(n)], 0, turns, "none"))
     if not _replays(path, g) or (final is not None and not _discards(path)):
@@ -881,8 +881,8 @@ def river_search(rs: RuleSet, prop: str, placed: list, final: str | None, player
 
 def _discards(path: Path) -> bool:
     """The record's replay shows its last turn's tile discarded."""
-    from ..compiler.records import load_record
-    from ..compiler.replay import replay
+    from ..replay.records import load_record
+    from ..replay.tiles import replay
 
     res = replay(load_record(path), path.parent)
     return any(e.get("kind") == "discard" for e in res.game.events)
@@ -945,8 +945,8 @@ def _card_games(rs: RuleSet, eng, players: int | None, games: int, salt: int):
 
 def _write_card(rs: RuleSet, record_dir: Path | None, what: str, g, turns: list) -> Path:
     """A card witness as a tessera-cards/1 record, named by the rule set and what it breaks."""
-    from ..compiler.cardrecords import card_record
-    from ..compiler.records import write_record
+    from ..replay.cards import card_record
+    from ..replay.records import write_record
 
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--{what}.json"
@@ -1054,8 +1054,8 @@ def card_conservation_search(rs: RuleSet, move: str, players: int | None, games:
 
 
 def _card_replayed(path: Path):
-    from ..compiler.records import load_record
-    from ..compiler.replay import replay
+    from ..replay.records import load_record
+    from ..replay.tiles import replay
 
     return replay(load_record(path), path.parent).game
 
@@ -1079,8 +1079,8 @@ def _card_negative(g, feature: str, when: str, seen: int):
 
 
 def _card_replays(path: Path, g) -> bool:
-    from ..compiler.records import load_record
-    from ..compiler.replay import replay
+    from ..replay.records import load_record
+    from ..replay.tiles import replay
 
     try:
         res = replay(load_record(path), path.parent)
@@ -1102,7 +1102,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     the cause: a turn the rule refuses, or the tile's other edges against what it borders (a fortress,
     an earlier tile).  Found: a record of that game ending in the discard.  Deterministic."""
     from ..compiler.build import load_engine
-    from ..compiler.turns import deal
+    from ..replay.turns import deal
 
     eng = eng or load_engine(rs)
     R = eng.rules
@@ -1194,7 +1194,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     if not found:
         return Search(None, tried[0], lo)
     # the game again, from the start, with its record
-    from ..compiler.turns import Recorder
+    from ..replay.turns import Recorder
 
     g = eng.new_game(lo, 0)
     turns: list = []
@@ -1209,7 +1209,7 @@ def river_blocked(rs: RuleSet, eng=None, record_dir: Path | None = None) -> Sear
     name = next(t["tile"] for t in reversed(turns) if t.get("discard"))
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--river--engine-blocked.json"
-    from ..compiler.records import game_record, write_record
+    from ..replay.records import game_record, write_record
 
     write_record(path, game_record(record_rules(rs, d), [f"p{i}" for i in range(lo)], 0, turns, "none"))
     if not _replays(path, g) or not _discards(path):
@@ -1229,8 +1229,8 @@ def discard_game(rs: RuleSet, tile: str, record_dir: Path | None = None, eng=Non
     that discard, written as a record that replays to it.  Deterministic; the moves are charged to
     the verify budget."""
     from ..compiler.build import load_engine
-    from ..compiler.records import game_record, write_record
-    from ..compiler.turns import Recorder
+    from ..replay.records import game_record, write_record
+    from ..replay.turns import Recorder
 
     eng = eng or load_engine(rs)
     lo, _ = rs.player_range()
@@ -1313,8 +1313,8 @@ def card_deal_search(rs: RuleSet, players: int, record_dir: Path | None = None, 
                                                  f"and empties the deck")
     d = _record_folder(record_dir)
     path = d / f"{_slug('+'.join(rs.names))}--card-deal--{players}-players.json"
-    from ..compiler.cardrecords import card_record
-    from ..compiler.records import write_record
+    from ..replay.cards import card_record
+    from ..replay.records import write_record
 
     write_record(path, card_record(record_rules(rs, d), g, turns))
     if not _card_replays(path, g):

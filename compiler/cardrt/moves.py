@@ -3,7 +3,7 @@
 Each is a named tuple equal to its written form, a word first: `Play("red.city", "red") ==
 ("play", "red.city", "red")`, so moves hash, compare and serialize as plain tuples do.  Every
 type says its kind as `KIND`; `as_move` is the one place that turns a written tuple or list
-(from JSON, or by hand) into its type.  The record <-> move owner is compiler/cardrecords.py.
+(from JSON, or by hand) into its type.  The record <-> move owner is replay/cards.py.
 Each type is built by `tagged` (compiler/runtime/tagged.py), the builder of the tile game's moves.
 """
 from __future__ import annotations

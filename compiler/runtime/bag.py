@@ -132,7 +132,7 @@ def draw_refusal(g, tid):
         return (f"tile {name}: every copy the rules provide is already used",
                 R.BOX_CLAUSES.get(name) or R.TILE_CLAUSES.get(name) or R.CLAUSE_BAG)
     # A tile set aside to be drawn last (`last`, RIVER-SETUP-1) is dealt even while others remain:
-    # a record naming it early is refused by the record layer (compiler/turns.py's tile_id), and the
+    # a record naming it early is refused by the record layer (replay/turns.py's tile_id), and the
     # witness searches deal z3's sequences as they come (verifier/witness.py's river_search).
     return None
 

@@ -74,7 +74,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
         # True: every decision a rule opens (a capture after a floor, one more figure for an outpost, the
         # closing after a scored turn) is put to the caller even when there is nothing to choose; the
         # caller then passes it, or a move it names is refused with the clause that says why.  A replay
-        # plays records so (compiler/replay.py): a decision a record does not mention is passed
+        # plays records so (replay/tiles.py): a decision a record does not mention is passed
         # explicitly.  False (play): a decision with nothing to choose is skipped.
         self.open_decisions = False
         self.supply = Supply(rules, players)  # a component: runtime/figures.py

@@ -29,7 +29,7 @@ fields' domains, from which the action codec numbers it.  `listed` gives the ord
 in at a moment (`OFFERED`: per moment, the types offered there); `ORDER` is the codec's order of
 blocks.  game.py builds its listing and its dispatch from these, per moment (runtime/moments.py).  A new kind of move,
 at any moment: a type here, added to `ORDER` just before `Discard`, and its record turn in
-`compiler/turns.py` plus the record schema (docs/architecture.md, "The path of a new kind of
+`replay/turns.py` plus the record schema (docs/architecture.md, "The path of a new kind of
 move", has worked examples).
 """
 from __future__ import annotations
@@ -150,7 +150,7 @@ Outpost = _tagged("outpost", ("track", "slot"),
 # ------------------------------------------------------------------ chance's move: the tile drawn
 # As OpenSpiel deals cards: the drawn tile is an action of the game's history.  The engine's own bag
 # (seeded) deals every turn's tile by itself; a Draw names the tile instead -- a replay for each
-# record turn (compiler/turns.py), a state's reload (runtime/records.py's from_json), OpenSpiel's
+# record turn (replay/turns.py), a state's reload (runtime/records.py's from_json), OpenSpiel's
 # chance node, a witness search.  It is no player's move: legal_actions never lists it and the
 # action codec does not number it (its place is no player's choice), so it is not in ORDER.
 Draw = _tagged("draw", ("tile",),

@@ -1,7 +1,7 @@
 """A greedy player against a random one on the base game (docs/engine.md)."""
 import random
 
-from tessera.compiler.actions import ActionCodec
+from tessera.replay.actions import ActionCodec
 from tessera.compiler.build import load_engine
 from tessera.dsl.loader import require_rule_set
 

@@ -24,8 +24,8 @@ import numpy as np
 # the installed package (pip install tessera-rules, or -e . in a checkout): no path of the checkout
 # goes on sys.path, which would shadow it
 from tessera.adapters.factored import candidate_features, candidates
-from tessera.compiler.actions import ActionCodec
-from tessera.compiler.replay import engine_for
+from tessera.replay.actions import ActionCodec
+from tessera.replay.tiles import engine_for
 
 
 def lead(g, p: int) -> float:

@@ -13,8 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..compiler.actions import WindowExceeded
-from ..compiler.replay import engine_for
+from ..replay.actions import WindowExceeded
+from ..replay.tiles import engine_for
 
 
 class ScoreEnv(AECEnv):

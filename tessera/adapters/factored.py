@@ -1,4 +1,4 @@
-"""Action encodings for learning programs over `tessera.compiler.actions.ActionCodec` (docs/engine.md,
+"""Action encodings for learning programs over `tessera.replay.actions.ActionCodec` (docs/engine.md,
 "Factored actions and candidates").
 
 - `Factored(codec)`: a spatial policy head.  Every placement number
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiler.actions import PLACES
+from ..replay.actions import PLACES
 
 KINDS = ("place", "pass", "capture", "ransom", "outpost", "catapult", "remove", "discard")
 

@@ -10,7 +10,7 @@
   the catapults a Siege tile brings follow from the tile, not from chance, and
   during an attack the current player is whoever must remove a figure, clockwise
   from the active player (the engine's `current_player()`);
-- actions are the stable numbers of `tessera.compiler.actions.ActionCodec`; legal-action
+- actions are the stable numbers of `tessera.replay.actions.ActionCodec`; legal-action
   masks follow from them (`num_distinct_actions() == codec.size`);
 - the observation tensor is `tessera.adapters.observation.Observer`'s as planes (C, H, W);
   the observation string is the board as text (`board_text`);
@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from ..compiler.actions import ActionCodec, WindowExceeded
-from ..compiler.replay import engine_for
-from ..compiler.turns import deal
+from ..replay.actions import ActionCodec, WindowExceeded
+from ..replay.tiles import engine_for
+from ..replay.turns import deal
 from .observation import Observer, board_text
 from .spiel import rules_of, win_shares
 

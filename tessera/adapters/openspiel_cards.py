@@ -32,7 +32,7 @@ import random
 
 import pyspiel
 
-from ..compiler.replay import engine_for
+from ..replay.tiles import engine_for
 from ..dsl.family import CARDS, Family
 from .cardgame import CardCodec, CardObserver
 from .spiel import rules_of, win_shares

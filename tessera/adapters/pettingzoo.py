@@ -8,7 +8,7 @@
         action = None if terminated else e.action_space(agent).sample(info["action_mask"])
         e.step(action)
 
-Actions are the numbers of `tessera.compiler.actions.ActionCodec` with a window that follows the
+Actions are the numbers of `tessera.replay.actions.ActionCodec` with a window that follows the
 board (`follow=True`: cells relative to the centre of the placed tiles' bounding box; `radius`
 defaults to one that fits the rule set, docs/engine.md section 6).  A board that outgrows the
 window ends the episode as truncated (every agent), with the reason in `infos[agent]["truncated"]`:
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from ..compiler.actions import ActionCodec
+from ..replay.actions import ActionCodec
 from .aec import ScoreEnv
 from .observation import Observer, board_text
 

@@ -127,7 +127,7 @@ def prefer_kinds(kinds):
 
 
 def play(eng, players, seed, want, pred, lean=False, p_want=0.8, max_turns=None):
-    from tessera.compiler.turns import Recorder
+    from tessera.replay.turns import Recorder
 
     g = eng.new_game(players, seed)
     rng = random.Random(seed * 31 + 7)
@@ -161,7 +161,7 @@ def play(eng, players, seed, want, pred, lean=False, p_want=0.8, max_turns=None)
 
 
 def write(rule_file: Path, rules, players, seed, turns, ended, out: Path, name: str) -> Path:
-    from tessera.compiler.records import write_record
+    from tessera.replay.records import write_record
     from tessera.dsl.loader import require_rule_set
     from tessera.verifier.witness import record_rules
 

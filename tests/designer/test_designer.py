@@ -154,8 +154,8 @@ def _replay(path: Path) -> tuple[Replayed, dict]:
 
 def _engine_state(path: Path):
     """The compiled engine's game as the record leaves it (its `state`s are what an invariant reads)."""
-    from tessera.compiler.records import load_record
-    from tessera.compiler.replay import replay
+    from tessera.replay.records import load_record
+    from tessera.replay.tiles import replay
 
     res = replay(load_record(path), path.parent)
     assert res.error is None, res.error

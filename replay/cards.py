@@ -14,7 +14,7 @@ from pathlib import Path
 from ..dsl.family import CARDS, Family
 
 from .records import MAX_NAME, MAX_TURNS, RecordError
-from .runtime import events as E
+from ..compiler.runtime import events as E
 
 CARD_FORMAT = CARDS.record_format
 
@@ -228,7 +228,7 @@ def start_game(eng, record: dict):
 def replay_cards(record: dict, base: Path | None = None, engine=None):
     """Replay a tessera-cards/1 record (validated by the caller): a ReplayResult.  `engine`: one
     already compiled from the record's rules (the verifier's `records` check)."""
-    from .replay import ReplayResult, _resolve_rules, engine_for, raise_rule_failure
+    from .tiles import ReplayResult, _resolve_rules, engine_for, raise_rule_failure
 
     players = record["players"]
     if len(set(players)) != len(players):

@@ -231,7 +231,7 @@ class ActionCodec:
     def turn(self, g, action) -> dict:
         """The action as a record turn: {"tile", "at", "rotation", "place"/"recall"} or {"tile", "discard"};
         a capture or a ransom as the key it adds to a turn ({"capture": ...}, {"ransom": [...]}:
-        docs/records.md says which turn holds it); a pass adds nothing ({}).  compiler/turns.py
+        docs/records.md says which turn holds it); a pass adds nothing ({}).  replay/turns.py
         writes it: this is `turns.move_record`."""
         return move_record(g, action)
 

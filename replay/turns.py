@@ -11,7 +11,7 @@ live here:
   the engine applies it; `play_turn(g, R, turn, i)` applies them (`tessera replay`, and so the
   viewer and every tool that replays a record).
 
-The action codec (compiler/actions.py) numbers moves and asks this module for the record's place
+The action codec (replay/actions.py) numbers moves and asks this module for the record's place
 names.  Moves are the engine's typed moves (runtime/moves.py); an engine compiled to a package
 has its own copy of the runtime, so moves are told apart by their `KIND` and built with the
 game's own move types (`_moves(g)`).

@@ -30,7 +30,7 @@ _ENGINES: dict[tuple, object] = {}
 
 
 def engine_for(rules: list[str], search: list[str], confine: str | None = None):
-    from .build import load_engine
+    from ..compiler.build import load_engine
 
     from ..dsl.params import current_settings
 
@@ -87,7 +87,7 @@ def _resolve_rules(record: dict, base: Path | None) -> tuple[list[str], list[str
 
 
 def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) -> ReplayResult:
-    """Replay a record (validated against tessera.compiler.records.SCHEMA first); rule files it
+    """Replay a record (validated against tessera.replay.records.SCHEMA first); rule files it
     names are found relative to `base`, the record's folder.  `engine`: an engine already
     compiled from the record's rules (the verifier's `records` check replays with the
     engine of the very rule set it verifies).  `on_turn(k, game)`, if given, is called with the
@@ -169,7 +169,7 @@ def replay(record: dict, base: Path | None = None, engine=None, on_turn=None) ->
 def raise_rule_failure(exc: Exception, context: str = ""):
     """Re-raise `exc` as a RuleFailure naming the rule-file line it came from, if it
     was raised inside a generated rule function; else as it is."""
-    from .runtime.errors import rule_failure
+    from ..compiler.runtime.errors import rule_failure
 
     failure = rule_failure(exc, context)
     if failure is None:
@@ -178,7 +178,7 @@ def raise_rule_failure(exc: Exception, context: str = ""):
 
 
 def answer_of(g) -> dict:
-    from .runtime.events import answer_events  # each event kind declares its form in the answer
+    from ..compiler.runtime.events import answer_events  # each event kind declares its form in the answer
 
     out = {
         "scores": {g.names[p]: g.scores[p] for p in range(g.nplayers)},
