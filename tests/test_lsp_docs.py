@@ -63,3 +63,12 @@ def test_every_builtin_and_statement_has_its_reference_text():
         assert "*language.md 2." in doc or "*language.md 1.2*" in doc or "*language.md 7.2*" in doc, word
     for word in ("if", "and", "or", "not", "true", "false"):
         assert "*language.md 3.1*" in langdoc.keyword(word), word
+
+
+def test_a_statement_of_both_games_is_explained_by_the_game_it_is_in():
+    # `end` starts the tile game's `end after N rounds` (2.30) and the card game's `end when` (7.2); a
+    # section titled with several words (`on round end`) is the section of its first one
+    assert "end after N rounds" in langdoc.keyword("after", "end")
+    assert "end after N rounds" in langdoc.keyword("end", "end", "tile")
+    assert "end when COND" in langdoc.keyword("end", "end", "card")
+    assert "on round end [where CONDITION]" in langdoc.keyword("round", "on")

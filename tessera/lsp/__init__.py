@@ -233,7 +233,7 @@ def _hover(ls: TesseraServer, params: T.HoverParams) -> T.Hover | None:
     if o is not None and o.role == "place" and word in langdoc.places():
         return _md(langdoc.places()[word])
     if o is None and word in keywords():
-        doc = langdoc.keyword(word, statement_head(a.text.split("\n"), pos.line))
+        doc = langdoc.keyword(word, statement_head(a.text.split("\n"), pos.line), complete.family(a))
         return _md(doc) if doc else None
     return None
 

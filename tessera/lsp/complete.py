@@ -336,7 +336,7 @@ def complete(a: Analysis, text: str, pos: T.Position) -> list[T.CompletionItem]:
             items.append(it)
     head = statement_head(lines, line)
     for w in kw_words:
-        doc = langdoc.keyword(w, head)
+        doc = langdoc.keyword(w, head, fam)
         items.append(T.CompletionItem(w, kind=T.CompletionItemKind.Keyword, sort_text=f"1{w}",
                                       documentation=T.MarkupContent(T.MarkupKind.Markdown, doc) if doc else None))
     seen = set()

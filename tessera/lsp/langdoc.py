@@ -56,7 +56,7 @@ def sections() -> tuple[Section, ...]:
         if not m or not (m.group(1).startswith("2.") or m.group(1) == "1.2"):
             continue
         number, title = m.groups()
-        heads = tuple(re.findall(r"`([a-z][a-z_]*)`", title.split(":")[0]))
+        heads = tuple(re.findall(r"`([a-z][a-z_]*)(?: [a-z_ ]*)?`", title.split(":")[0]))  # `on round end`: on
         code = re.search(r"^```[a-z]*\n(.*?)^```", body, flags=re.S | re.M)
         syntax = code.group(1).rstrip("\n") if code else ""
         after = body[code.end():] if code else body
@@ -148,13 +148,14 @@ def card_names() -> dict[str, str]:
     return out
 
 
-def keyword(word: str, head: str | None = None) -> str | None:
+def keyword(word: str, head: str | None = None, family: str | None = None) -> str | None:
     """Markdown for a keyword: the section of the statement it is used in (`head`, the
     statement's first word) when that section's syntax has it, else its own section, else
-    the first section whose syntax uses it; an expression word's row of 3.1."""
+    the first section whose syntax uses it; an expression word's row of 3.1.  In a card game
+    (`family`, dsl/family.py's noun) a statement of both games (`score`, `end`) is the card game's."""
     if word in operators():
         return operators()[word]
-    if head in card_statements() and head not in {h for s in sections() for h in s.heads}:
+    if head in card_statements() and (family == "card" or head not in {h for s in sections() for h in s.heads}):
         row = card_statements()[head]
         if word == head or re.search(rf"\b{re.escape(word)}\b", row):
             return row
