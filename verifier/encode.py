@@ -17,8 +17,10 @@ so that a proof can say which ones it used.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import z3
 
@@ -27,6 +29,83 @@ from ..dsl.builtins import FUNCTIONS, QUANTITIES
 
 from .domain import Domain
 from .solver import Fact
+
+
+# A parameter kept a name (`tessera verify --param NAME`, verifier/params.py): the ranges being proved,
+# set by `symbols` around a check; `Env.name` asks `param_symbol` for a name it does not know.
+_SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
+                                                                                      default={})
+
+
+@contextlib.contextmanager
+def symbols(ranges: dict[str, tuple[int, int]]) -> Iterator[None]:
+    tok = _SYMBOLS.set(dict(ranges))
+    try:
+        yield
+    finally:
+        _SYMBOLS.reset(tok)
+
+
+def param_symbol(name: str, env):
+    """The z3 integer of a parameter kept as a name (None when `name` is none), with its range as a fact.
+    No tag: one value for the whole game, the same before and after every step."""
+    rng = _SYMBOLS.get().get(name)
+    if rng is None:
+        return None
+    lo, hi = rng
+    v = z3.Int(name)
+    env.names[name] = env.created[name] = v
+    env._add([Fact(z3.And(v >= lo, v <= hi), "param", f"{name} in {lo}..{hi} (the range being proved)")], True, name)
+    return v
+
+
+@dataclass
+class Part:
+    """A verdict on a sub-range: `proved` (symbolically when `symbolic`), `refuted`, `not proved`,
+    `inconclusive`, or `error` (the rules do not load with that value)."""
+    low: int
+    high: int
+    verdict: str
+    symbolic: bool = False
+    details: list[str] = field(default_factory=list)  # the invariant check's errors, one per line group
+
+    @property
+    def span(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}..{self.high}"
+
+
+@dataclass
+class RangeResult:
+    rules: list[str]
+    name: str
+    low: int
+    high: int
+    value: int
+    where: str
+    parts: list[Part] = field(default_factory=list)
+    symbolic: bool = True  # the parameter could be kept a name (else: per-value verdicts only)
+    runs: int = 0  # invariant checks run
+
+    def proved(self) -> list[int]:
+        return [v for p in self.parts if p.verdict == "proved" for v in range(p.low, p.high + 1)]
+
+    def to_dict(self) -> dict:
+        return {"rules": self.rules, "param": self.name, "range": [self.low, self.high], "value": self.value,
+                "declared": self.where, "symbolic": self.symbolic, "invariant_checks": self.runs,
+                "proved": _runs(self.proved()),
+                "parts": [{"range": [p.low, p.high], "verdict": p.verdict, "symbolic": p.symbolic,
+                           "details": p.details} for p in self.parts]}
+
+
+def _runs(values: list[int]) -> list[list[int]]:
+    """[1, 2, 3, 5] -> [[1, 3], [5, 5]]."""
+    out: list[list[int]] = []
+    for v in sorted(values):
+        if out and out[-1][1] == v - 1:
+            out[-1][1] = v
+        else:
+            out.append([v, v])
+    return out
 
 
 class EncodeError(Exception):
@@ -99,9 +178,7 @@ class Env:
             else:
                 self._add(self.domain.quantity(n, v, self.kind, self.name), False)
             return v
-        from .params import param_symbol  # a parameter kept a name: proved over its range (verifier/params.py)
-
-        p = param_symbol(n, self)
+        p = param_symbol(n, self)  # a parameter kept a name: proved over its range (verifier/params.py)
         if p is not None:
             return p
         raise EncodeError(f"unknown name `{n}`")
