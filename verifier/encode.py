@@ -59,55 +59,6 @@ def param_symbol(name: str, env):
     return v
 
 
-@dataclass
-class Part:
-    """A verdict on a sub-range: `proved` (symbolically when `symbolic`), `refuted`, `not proved`,
-    `inconclusive`, or `error` (the rules do not load with that value)."""
-    low: int
-    high: int
-    verdict: str
-    symbolic: bool = False
-    details: list[str] = field(default_factory=list)  # the invariant check's errors, one per line group
-
-    @property
-    def span(self) -> str:
-        return str(self.low) if self.low == self.high else f"{self.low}..{self.high}"
-
-
-@dataclass
-class RangeResult:
-    rules: list[str]
-    name: str
-    low: int
-    high: int
-    value: int
-    where: str
-    parts: list[Part] = field(default_factory=list)
-    symbolic: bool = True  # the parameter could be kept a name (else: per-value verdicts only)
-    runs: int = 0  # invariant checks run
-
-    def proved(self) -> list[int]:
-        return [v for p in self.parts if p.verdict == "proved" for v in range(p.low, p.high + 1)]
-
-    def to_dict(self) -> dict:
-        return {"rules": self.rules, "param": self.name, "range": [self.low, self.high], "value": self.value,
-                "declared": self.where, "symbolic": self.symbolic, "invariant_checks": self.runs,
-                "proved": _runs(self.proved()),
-                "parts": [{"range": [p.low, p.high], "verdict": p.verdict, "symbolic": p.symbolic,
-                           "details": p.details} for p in self.parts]}
-
-
-def _runs(values: list[int]) -> list[list[int]]:
-    """[1, 2, 3, 5] -> [[1, 3], [5, 5]]."""
-    out: list[list[int]] = []
-    for v in sorted(values):
-        if out and out[-1][1] == v - 1:
-            out[-1][1] = v
-        else:
-            out.append([v, v])
-    return out
-
-
 class EncodeError(Exception):
     """The expression uses a name the environment does not provide."""
 
