@@ -2,9 +2,10 @@
 event it caused, each with the clause that caused it.
 
 `moves_of(g, history)` reads the moves a step made (`Game.history`, the types of
-compiler/runtime/moves.py, told apart by `KIND` since a compiled engine has its own copy of
-them) into plain dicts with names instead of indices: where a tile went, what figure went on
-which feature of which tile, which outpost a "?" catapult went to.  `step_label` and
+compiler/runtime/moves.py) into plain dicts with names instead of indices, each as its type's
+`STEP` declares (a compiled engine has its own copy of the types, so no type is named here):
+where a tile went, what figure went on which feature of which tile, which outpost a "?" catapult
+went to.  A move whose type declares no STEP is told by the events it makes.  `step_label` and
 `event_text` put a step and its events into words:
 
     Turn 5: red lays tower.C at [2,-1] (rotation 90), puts a floor on the tower at [0,1]
@@ -39,47 +40,69 @@ def _height(g, cell, place: str, stacked: set[str]) -> int:
     return 0
 
 
+def _tile(g, tid) -> str:
+    return g.R.TILES[tid].name if tid is not None else "?"
+
+
+def _laid(g, tid, a, stacked: set[str]) -> dict:
+    """A placement of the drawn tile (its STEP "laid"), with the figure that went with it."""
+    m = {"tile": _tile(g, tid), "at": list(a.cell), "rotation": a.rotation}
+    fig = a.figure
+    if fig is not None:
+        m["figure"] = g.figure_name(fig.figure)
+        if fig.KIND in ("put", "corner"):
+            o, base = g.board[tuple(a.cell)]
+            kind, cell, place = _feature_of(g, base + fig.feature)
+            m.update(feature=kind, on=fig.corner if fig.KIND == "corner" else place, figure_at=list(cell))
+            if fig.KIND == "corner":
+                m["corner"] = True
+        elif fig.KIND in ("at", "recall"):
+            kind, cell, place = _feature_of(g, fig.segment)
+            m.update(feature=kind, on=place, figure_at=list(cell))
+            if fig.KIND == "recall":
+                m["recall"] = True
+        if m["figure"] in stacked and not m.get("recall"):
+            m["height"] = _height(g, tuple(m["figure_at"]), m["on"], stacked)
+        elif stacked and not m.get("recall") and _height(g, tuple(m["figure_at"]), m["on"], stacked):
+            m["on_top"] = _height(g, tuple(m["figure_at"]), m["on"], stacked)
+    m["said"] = _placement(m)
+    return m
+
+
+def _discarded(g, tid, a, stacked: set[str]) -> dict:
+    """The drawn tile discarded (its STEP "discarded"): it fits nowhere."""
+    name = _tile(g, tid)
+    return {"tile": name, "said": f"draws {name}; it fits nowhere and is discarded"}
+
+
+def _catapult(g, tid, a, stacked: set[str]) -> dict:
+    """The outpost a drawn "?" sent its catapult to (STEP "catapult")."""
+    return {"chosen": g.R.TRACKS[a.track][0]}
+
+
+def _outpost(g, tid, a, stacked: set[str]) -> dict:
+    """The extra figure's outpost and slot (STEP "outpost"; its event says it in the step)."""
+    return {"outpost": g.R.TRACKS[a.track][0], "slot": a.slot}
+
+
+# what a step reads of a move, by the part its type declares (runtime/moves.py's STEP); a move whose type
+# declares none (a capture, a ransom, a removal, a pass, a draw) is told by the events it makes
+READ = {"laid": _laid, "discarded": _discarded, "catapult": _catapult, "outpost": _outpost}
+
+
 def moves_of(g, history: list, stacked: set[str]) -> list[dict]:
-    """The moves of one step as dicts (g: the game after the step; history: its typed moves).
+    """The moves of one step as dicts (g: the game after the step; history: its typed moves), each read
+    as its type's STEP declares: a tile move's `tile` and its words (`said`), a "?"'s `chosen` outpost.
     `stacked`: the figures drawn as floors (their height is given where one is put)."""
     out = []
     for tid, a in history:
-        k = a.KIND
-        if k == "discard":
-            out.append({"kind": "discard", "tile": g.R.TILES[tid].name if tid is not None else "?"})
-        elif k == "place":
-            m = {"kind": "place", "tile": g.R.TILES[tid].name if tid is not None else "?", "at": list(a.cell),
-                 "rotation": a.rotation}
-            fig = a.figure
-            if fig is not None:
-                m["figure"] = g.figure_name(fig.figure)
-                if fig.KIND in ("put", "corner"):
-                    o, base = g.board[tuple(a.cell)]
-                    kind, cell, place = _feature_of(g, base + fig.feature)
-                    m.update(feature=kind, on=fig.corner if fig.KIND == "corner" else place, figure_at=list(cell))
-                    if fig.KIND == "corner":
-                        m["corner"] = True
-                elif fig.KIND in ("at", "recall"):
-                    kind, cell, place = _feature_of(g, fig.segment)
-                    m.update(feature=kind, on=place, figure_at=list(cell))
-                    if fig.KIND == "recall":
-                        m["recall"] = True
-                if m["figure"] in stacked and not m.get("recall"):
-                    m["height"] = _height(g, tuple(m["figure_at"]), m["on"], stacked)
-                elif stacked and not m.get("recall") and _height(g, tuple(m["figure_at"]), m["on"], stacked):
-                    m["on_top"] = _height(g, tuple(m["figure_at"]), m["on"], stacked)
-            out.append(m)
-        elif k == "catapult":
-            out.append({"kind": "catapult", "outpost": g.R.TRACKS[a.track][0]})
-        elif k == "outpost":
-            out.append({"kind": "outpost", "outpost": g.R.TRACKS[a.track][0], "slot": a.slot})
-        # captures, ransoms and removals are told by their events (who did it, to whom, the clause)
+        read = READ.get(getattr(a, "STEP", None))
+        if read is not None:
+            out.append(read(g, tid, a, stacked))
     return out
 
 
 def _placement(m: dict) -> str:
-    if m["kind"] == "discard":
-        return f"draws {m['tile']}; it fits nowhere and is discarded"
     text = f"lays {m['tile']} at {_at(m['at'])} (rotation {m['rotation']})"
     fig = m.get("figure")
     if fig is None:
@@ -113,10 +136,10 @@ def step_label(index: int, player: str | None, moves: list[dict], events: list[d
     if index == 0:
         return "Start: the start landscape is laid."
     who = player or "?"
-    tile = next((m["tile"] for m in moves if m["kind"] in ("place", "discard")), None)
+    tile = next((m["tile"] for m in moves if "tile" in m), None)
     sentences = []
     # where the player sent a "?"'s catapult (a move, read from the step's moves)
-    ctx = {"who": who, "chosen": [m["outpost"] for m in moves if m["kind"] == "catapult"]}
+    ctx = {"who": who, "chosen": [m["chosen"] for m in moves if "chosen" in m]}
     phase = {}  # the events of each part of the sentence, in order (each kind declares its `step`)
     for ev in events:
         phase.setdefault(E.step_phase(ev), []).append(ev)
@@ -124,9 +147,7 @@ def step_label(index: int, player: str | None, moves: list[dict], events: list[d
     if drawn:
         sentences.append(f"{who} draws {tile or 'a tile'}: " + "; ".join(drawn))
     parts = [E.step_words(ev, ctx) for ev in phase.get("before", [])]
-    for m in moves:
-        if m["kind"] in ("place", "discard"):
-            parts.append(_placement(m))
+    parts += [m["said"] for m in moves if "said" in m]  # the drawn tile laid (and its figure) or discarded
     parts += [E.step_words(ev, ctx) for ev in phase.get("after", [])]
     if parts:
         sentences.append(f"{who} " + ", ".join(parts))

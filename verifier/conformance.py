@@ -67,6 +67,8 @@ class Model:
     """The z3 model of one rule set, its steps prepared to be chained (built once per process)."""
 
     def __init__(self, rs: RuleSet, players: int, build_steps=None):
+        # imported here, not at the top: load_checks imports this module before invariants.py, whose
+        # check would then be registered (and run) before the examples'
         from .invariants import SymGame, all_steps
 
         configure()

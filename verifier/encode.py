@@ -17,8 +17,10 @@ so that a proof can say which ones it used.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import z3
 
@@ -27,6 +29,34 @@ from ..dsl.builtins import FUNCTIONS, QUANTITIES
 
 from .domain import Domain
 from .solver import Fact
+
+
+# A parameter kept a name (`tessera verify --param NAME`, verifier/params.py): the ranges being proved,
+# set by `symbols` around a check; `Env.name` asks `param_symbol` for a name it does not know.
+_SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
+                                                                                      default={})
+
+
+@contextlib.contextmanager
+def symbols(ranges: dict[str, tuple[int, int]]) -> Iterator[None]:
+    tok = _SYMBOLS.set(dict(ranges))
+    try:
+        yield
+    finally:
+        _SYMBOLS.reset(tok)
+
+
+def param_symbol(name: str, env):
+    """The z3 integer of a parameter kept as a name (None when `name` is none), with its range as a fact.
+    No tag: one value for the whole game, the same before and after every step."""
+    rng = _SYMBOLS.get().get(name)
+    if rng is None:
+        return None
+    lo, hi = rng
+    v = z3.Int(name)
+    env.names[name] = env.created[name] = v
+    env._add([Fact(z3.And(v >= lo, v <= hi), "param", f"{name} in {lo}..{hi} (the range being proved)")], True, name)
+    return v
 
 
 class EncodeError(Exception):
@@ -99,9 +129,7 @@ class Env:
             else:
                 self._add(self.domain.quantity(n, v, self.kind, self.name), False)
             return v
-        from .params import param_symbol  # a parameter kept a name: proved over its range (verifier/params.py)
-
-        p = param_symbol(n, self)
+        p = param_symbol(n, self)  # a parameter kept a name: proved over its range (verifier/params.py)
         if p is not None:
             return p
         raise EncodeError(f"unknown name `{n}`")

@@ -514,10 +514,11 @@ def _describe(comp, kind) -> str:
 
 
 # -- registered as a `tessera verify` check, run with `--engine [--games N]` ----------
-from .checks import register  # noqa: E402
+from .checks import after_checks, register  # noqa: E402
+from .invariants import model_sample, void_result  # noqa: E402
 
 ENGINE_GAMES = 0  # set by `tessera verify --engine --games N`
-MODEL_ERRORS: dict = {}  # id(rule set) -> its model errors (Mismatch with rules), read by the invariants' verdicts
+MODEL_ERRORS: dict = {}  # id(rule set) -> its model errors (Mismatch with rules), read by `after_engine`
 ENGINE_PLAYERS = 2
 
 
@@ -607,6 +608,57 @@ def engine_features(rs: RuleSet):
         out.append(f"inconclusive, not a pass: {stats.get('games', 0)} of {ENGINE_GAMES} games played to their end "
                    f"before the {current().reason()}")
     return out
+
+
+@after_checks
+def after_engine(rs: RuleSet, results: list) -> None:
+    """After every check of the rule set: the engine check's model errors void the invariants' verdicts
+    that used the erring steps (run_checks calls it; the invariants' result is rewritten)."""
+    if not any(r.name == "engine-features" for r in results):
+        return
+    errors = MODEL_ERRORS.pop(id(rs), None)
+    void_result(rs, results, [(m.rules, str(m)) for m in errors or ()])
+
+
+SAMPLE_GAMES = 3  # conformance games of a house rule under --no-engine (the engine check plays more)
+
+
+def _house(rs: RuleSet) -> bool:
+    """Has the rule set a module outside the bundled top-level rule files (a house rule, or a variant)?"""
+    from pathlib import Path
+
+    from ..dsl.model import BUNDLED_RULES
+
+    for m in rs.modules:
+        f = Path(m.span.file or "")
+        try:
+            if f.resolve().parent != BUNDLED_RULES.resolve():
+                return True
+        except OSError:
+            return True
+    return False
+
+
+@model_sample
+def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tuple, str]]:
+    """Under --no-engine (no engine check to hold the model to the engine), a house rule's few games of
+    the compiled engine held against the model (the conformance check), within the rule set's budget: the
+    model errors found, as (rules that fired, text); asked by the invariants check (verifier/invariants.py)."""
+    from ..compiler.runtime.errors import RuleFailure
+
+    from ..compiler.lower import CompileError
+
+    if ENGINE_GAMES > 0 or not _house(rs) or not rs.tiles:
+        return []
+    try:
+        found, _ = check_engine(rs, games, 2, 0, every=1 << 30, conform=True)
+    except RuleFailure:
+        return []  # a rule that fails in a game: the examples, the records and the engine check report it
+    except CompileError:
+        # no engine: a parameter kept a z3 name (`verify --param`; verifier/params.py counts such a proof
+        # only where the range's two ends pass their own check, these games included)
+        return []
+    return [(m.rules, str(m)) for m in found if m.rules]
 
 
 def mismatch_witness(rs: RuleSet, m: Mismatch, players: int) -> list[str]:

@@ -35,7 +35,7 @@ from ..dsl.model import RuleSet
 
 from ..dsl.diagnostics import Diagnostic
 
-from .checks import after_checks, register
+from .checks import register
 from .domain import Domain
 from .encode import Env, EncodeError, encode, encode_on, describe_on, seat_key
 from .solver import Fact, Result, Verdict, _symbols, prove, prove_all
@@ -1543,45 +1543,17 @@ def _voided(c: InvariantCheck) -> bool:
     return c.result.verdict is Verdict.INCONCLUSIVE and c.result.reason.startswith(MODEL_DISAGREES)
 
 
-SAMPLE_GAMES = 3  # conformance games of a house rule under --no-engine (the engine check plays more)
+# Games of the rule set's engine held against the model while the invariants are checked: fn(rs) -> the
+# model errors found, as (rules that fired, text).  The engine check registers its few games of a house
+# rule under --no-engine (verifier/engine_check.py); nothing here plays a game.
+MODEL_SAMPLES: list = []
 
 
-def _house(rs: RuleSet) -> bool:
-    """Has the rule set a module outside the bundled top-level rule files (a house rule, or a variant)?"""
-    from pathlib import Path
-
-    from ..dsl.model import BUNDLED_RULES
-
-    for m in rs.modules:
-        f = Path(m.span.file or "")
-        try:
-            if f.resolve().parent != BUNDLED_RULES.resolve():
-                return True
-        except OSError:
-            return True
-    return False
-
-
-def sample_model_errors(rs: RuleSet, games: int = SAMPLE_GAMES) -> list[tuple[tuple, str]]:
-    """A few games of the compiled engine held against the model (the conformance check), within the
-    rule set's budget: the model errors found, as (rules that fired, text)."""
-    from ..compiler.runtime.errors import RuleFailure
-
-    from .engine_check import check_engine
-
-    from ..compiler.lower import CompileError
-
-    if not rs.tiles:
-        return []
-    try:
-        found, _ = check_engine(rs, games, 2, 0, every=1 << 30, conform=True)
-    except RuleFailure:
-        return []  # a rule that fails in a game: the examples, the records and the engine check report it
-    except CompileError:
-        # no engine: a parameter kept a z3 name (`verify --param`; verifier/params.py counts such a proof
-        # only where the range's two ends pass their own check, these games included)
-        return []
-    return [(m.rules, str(m)) for m in found if m.rules]
+def model_sample(fn):
+    """Register fn(rs) -> [(rules that fired, text)]: model errors of games held against the model, asked
+    by the invariants check before it words its verdicts (a model error voids those of its step)."""
+    MODEL_SAMPLES.append(fn)
+    return fn
 
 
 LEMMAS_USED: dict = {}  # id(rule set) -> the lemmas its proofs used (the summary prints them)
@@ -1593,7 +1565,6 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     """Invariants hold rule by rule (z3 induction): figures conserved, no negative supply or score, fair ties."""
     import time
 
-    from . import engine_check
     from .witness import search_all
 
     t0 = time.perf_counter()
@@ -1602,28 +1573,24 @@ def invariants(rs: RuleSet) -> list[Diagnostic]:
     LEMMAS_USED.clear()
     LEMMAS_USED[id(rs)] = (rs, lemmas)
     searches = search_all(rs, checks)  # refuted only with a game that breaks it (verifier/witness.py)
-    if engine_check.ENGINE_GAMES <= 0 and _house(rs):
-        # --no-engine: the engine check will not hold the model to the engine, so a few games do it here
-        void_by_model(checks, sample_model_errors(rs), searches)
+    for sample in MODEL_SAMPLES:  # --no-engine: a house rule's few games held against the model
+        errors = sample(rs)
+        if errors:
+            void_by_model(checks, errors, searches)
     LAST.clear()
     LAST[id(rs)] = (rs, checks, searches, time.perf_counter() - t0)
     return degenerate(rs) + diagnostics(rs, checks, time.perf_counter() - t0, searches)
 
 
-@after_checks
-def after_engine(rs: RuleSet, results: list) -> None:
-    """After every check of the rule set: the engine check's model errors void the invariants' verdicts
-    that used the erring steps (run_checks calls it; the invariants' result is rewritten)."""
-    if not any(r.name == "engine-features" for r in results):
-        return
-    from . import engine_check
-
-    errors = engine_check.MODEL_ERRORS.pop(id(rs), None)
+def void_result(rs: RuleSet, results: list, errors) -> None:
+    """After every check of the rule set (engine_check.py's `after_engine`): model errors of the engine
+    check, as (rules that fired, text), void the verdicts of the invariants check's last run on `rs` that
+    used the erring steps, and its result in `results` is rewritten."""
     hit = LAST.get(id(rs))
     if not errors or hit is None or hit[0] is not rs:
         return
     _, checks, searches, seconds = hit
-    if not void_by_model(checks, [(m.rules, str(m)) for m in errors], searches):
+    if not void_by_model(checks, errors, searches):
         return
     for r in results:
         if r.name == "invariants":

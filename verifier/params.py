@@ -5,9 +5,9 @@ A thin layer over the invariant check (verifier/invariants.py, run as the regist
 
 * **Symbolically.** The rule set is loaded with the parameter kept as a name
   (`tessera.dsl.params.settings(symbolic=...)`); the z3 encoder (`encode.Env.name`) asks
-  `param_symbol` for it, which gives one z3 integer for the whole game, constrained to the
-  range being proved (a domain fact, `NAME in LO..HI`).  When the invariant check passes, every
-  value of that range is proved by one proof.
+  its `param_symbol` (verifier/encode.py, within `symbols(ranges)`) for it, which gives one z3
+  integer for the whole game, constrained to the range being proved (a domain fact, `NAME in
+  LO..HI`).  When the invariant check passes, every value of that range is proved by one proof.
 * **Bisection.** When it does not, the range is split in two and each half tried the same way,
   down to single values; a single value is then verified as the rules with that value
   (`--set NAME=V`), whose failure comes with the invariant check's own verdict: *refuted* with
@@ -21,42 +21,12 @@ A thin layer over the invariant check (verifier/invariants.py, run as the regist
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
-
-import z3
 
 from ..dsl.family import CARDS
 
-_SYMBOLS: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("tessera_param_symbols",
-                                                                                      default={})
-
-
-@contextlib.contextmanager
-def symbols(ranges: dict[str, tuple[int, int]]) -> Iterator[None]:
-    tok = _SYMBOLS.set(dict(ranges))
-    try:
-        yield
-    finally:
-        _SYMBOLS.reset(tok)
-
-
-def param_symbol(name: str, env):
-    """The z3 integer of a parameter kept as a name (None when `name` is none), with its range as a fact.
-    No tag: one value for the whole game, the same before and after every step."""
-    rng = _SYMBOLS.get().get(name)
-    if rng is None:
-        return None
-    from .solver import Fact
-
-    lo, hi = rng
-    v = z3.Int(name)
-    env.names[name] = env.created[name] = v
-    env._add([Fact(z3.And(v >= lo, v <= hi), "param", f"{name} in {lo}..{hi} (the range being proved)")], True, name)
-    return v
+from .encode import param_symbol, symbols  # noqa: F401  (the encoder's, verifier/encode.py; named here too)
 
 
 @dataclass

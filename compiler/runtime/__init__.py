@@ -23,6 +23,7 @@ One job per module (docs/engine.md lists the public names):
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
     records    tessera-state/1 (to_json / from_json)
+    view       TurnView: what a record's translation (compiler/turns.py) may read of a game, read-only
     tagged     the builder of move types with a word first (both families' moves)
     listing    a turn's tile moves, kept as blocks and built only when read (legal_actions)
     moments    the moments of a turn (the tile, an outpost's decision, a capture, after the scoring): which

@@ -25,7 +25,10 @@ all its moments or one per moment (a pass ends the turn after its scoring, but o
 capture); `CHECKS`, whether its APPLY refuses an illegal move itself (else the generic path
 refuses what its OPTIONS do not list now); `EARLY`, a move that may come before the drawn tile's
 siege symbols are played (a ransom); `RULES`, the rules tables that give it; `DOMAINS`, its
-fields' domains, from which the action codec numbers it.  `listed` gives the order the types come
+fields' domains, from which the action codec numbers it; `STEP`, what a step of the viewer reads of
+it (pictures/steps.py: "laid" or "discarded", the drawn tile's placement or its discard; "catapult",
+the outpost a drawn "?" sent its catapult to; "outpost", the extra figure's outpost; None, a move
+the step tells by the events it makes: a capture, a ransom, a removal, a pass, a draw).  `listed` gives the order the types come
 in at a moment (`OFFERED`: per moment, the types offered there); `ORDER` is the codec's order of
 blocks.  game.py builds its listing and its dispatch from these, per moment (runtime/moments.py).  A new kind of move,
 at any moment: a type here, added to `ORDER` just before `Discard`, and its record turn in
@@ -92,11 +95,12 @@ class Place(NamedTuple):
     WHEN = (TURN,)  # the tile turn's own move
     CHECKS = True  # its APPLY refuses it (the edges, the tile's checks, the figure) with the clause that does
     EARLY = False
+    STEP = "laid"  # a viewer's step says where the tile went and the figure with it (pictures/steps.py)
 
 
 # ------------------------------------------------------------------ moves without a tile
 def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=None, when=(), checks=False,
-            early=False):
+            early=False, step=None):
     """A named tuple type whose first item is `tag` and whose constructor takes `fields`.
 
     What the other layers need of the type, declared once here (see the module docstring):
@@ -110,9 +114,10 @@ def _tagged(tag, fields, doc, clause, apply, options=None, rules=(), domains=Non
     domain per field ("seat", "figure", "track", or a tuple of the values) when the move's number
     is those fields in mixed radix (None: the codec numbers it by a method of its own); `early`
     True for a move that may come before the drawn tile is shown (a ransom, TOWER-RANSOM-1): applying
-    it does not first play the tile's siege symbols, since a replay names the tile after it."""
+    it does not first play the tile's siege symbols, since a replay names the tile after it; `step`, what
+    a step of the viewer reads of it (the module docstring's STEP; None: told by its events)."""
     return tagged(tag, fields, doc, __name__, CLAUSE=clause, APPLY=apply, OPTIONS=options, RULES=rules,
-                  DOMAINS=domains, WHEN=tuple(when), CHECKS=checks, EARLY=early)
+                  DOMAINS=domains, WHEN=tuple(when), CHECKS=checks, EARLY=early, STEP=step)
 
 
 def _pass_options(g):
@@ -120,7 +125,7 @@ def _pass_options(g):
 
 
 Discard = _tagged("discard", (), "Discard a tile that fits nowhere (offered only then).", "CLAUSE_DISCARD",
-                  "_discard", domains=(), when=(TURN,), checks=True)  # listed by game.py after the placements
+                  "_discard", domains=(), when=(TURN,), checks=True, step="discarded")  # listed by game.py after the placements
 # declines the open decision: puts no figure on an outpost, captures nothing, or ends the turn after its scoring
 Pass = _tagged("pass", (), "Capture nothing, or put no figure on an outpost, or end a scored turn.", "CAPTURES",
                {OUTPOST: "outpost_moves.siege_apply", CAPTURE: "prisoners.no_capture", CLOSING: "_pass_on"}, _pass_options,
@@ -137,7 +142,7 @@ Ransom = _tagged("ransom", ("holder", "figure"),
 Catapult = _tagged("catapult", ("track",),
                    "The drawn tile's \"?\" puts its catapult on outpost `track` (SIEGE-ADVANCE-1).", "TRACKS",
                    "outpost_moves.siege_apply", "outpost_moves.catapult_options", rules=("TRACKS",), domains=("track",), when=(CATAPULT,),
-                   checks=True)
+                   checks=True, step="catapult")
 Remove = _tagged("remove", ("track", "figure", "segment"),
                  "An attack on outpost `track`: the deciding player takes their `figure` off `segment` "
                  "(SIEGE-ATTACK-1).", "TRACK_RULES", "outpost_moves.siege_apply", "outpost_moves.remove_options", rules=("TRACKS",),
@@ -145,7 +150,7 @@ Remove = _tagged("remove", ("track", "figure", "segment"),
 Outpost = _tagged("outpost", ("track", "slot"),
                   "Right after the turn's figure, one more follower on outpost `track`'s `slot` (\"row\" or "
                   "\"pool\"; SIEGE-OUTPOST-2, -3).", "OUTPOST_PUTS", "outpost_moves.siege_apply", "outpost_moves.outpost_options",
-                  rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True)
+                  rules=("TRACKS",), domains=("track", ("row", "pool")), when=(OUTPOST,), checks=True, step="outpost")
 
 # ------------------------------------------------------------------ chance's move: the tile drawn
 # As OpenSpiel deals cards: the drawn tile is an action of the game's history.  The engine's own bag

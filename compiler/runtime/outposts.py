@@ -46,7 +46,7 @@ class Outposts:
         self.decision = None  # the open decision: CatapultOpen | RemoveOpen | OutpostOpen (runtime/decisions.py)
         self.queue = []  # work still to do for this draw: ("sym", t) | ("act", rule, t, k) | ("rm", t, figs, players, clause)
         self.cont = None  # the placement an outpost decision interrupts: (p, figure, segment, cell, touched, put)
-        self.last_attack = None  # (outpost, each player's figures there, clause) of the last attack
+        self.last_attack = None  # (outpost, each player's figures there, clause) of the drawn tile's attack, or None
         self.filled = []  # outposts whose row's last free slot was filled this turn (SIEGE-COUNTER-1)
         self.draw_rules = [r for r in R.TRACK_RULES if r[0] == "draw"]  # (never changed)
 
@@ -111,6 +111,7 @@ def siege_ready(g):
     if b.advanced or g.ended or b.drawn is None:
         return
     b.advanced = True
+    op.last_attack = None  # the attack this tile's symbols make, if any (a replay's refusal names it)
     if not op.draw_rules:
         return
     for s, clause in draw_symbols(g):
