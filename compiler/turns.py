@@ -34,8 +34,8 @@ def _moves(g):
 # ------------------------------------------------------------------ a move as record keys
 def capture_record(g, a) -> dict:
     """The record's `capture` key for capture a (docs/records.md)."""
-    x, y = g.seg_cell[a.segment]
-    out = {"figure": g.figure_name(a.figure), "of": g.names[a.owner], "at": [x, y], "on": g._seg_place(a.segment)}
+    x, y = g.board.seg_cell[a.segment]
+    out = {"figure": g.figure_name(a.figure), "of": g.names[a.owner], "at": [x, y], "on": g.board.seg_place(a.segment)}
     if a.back is not None:
         out["back"] = g.figure_name(a.back)
     return out
@@ -43,9 +43,9 @@ def capture_record(g, a) -> dict:
 
 def removal_record(g, a) -> dict:
     """One entry of a record's `remove` for removal a, by the player deciding now."""
-    x, y = g.seg_cell[a.segment]
+    x, y = g.board.seg_cell[a.segment]
     return {"player": g.names[g.current_player()], "figure": g.figure_name(a.figure), "at": [x, y],
-            "on": g._seg_place(a.segment)}
+            "on": g.board.seg_place(a.segment)}
 
 
 def tile_turn(g, a) -> dict:
@@ -69,7 +69,7 @@ def _tile_keys(g, a) -> dict:
         if k == "recall":
             t["recall"] = {"figure": g.figure_name(fig.figure), "at": [fig.cell[0], fig.cell[1]]}
         elif k == "at":  # on a feature of another placed tile (`anywhere`)
-            t["place"] = {"figure": g.figure_name(fig.figure), "on": g._seg_place(fig.segment),
+            t["place"] = {"figure": g.figure_name(fig.figure), "on": g.board.seg_place(fig.segment),
                           "at": [fig.cell[0], fig.cell[1]]}
         elif k == "corner":  # a figure on a corner (the barn)
             t["place"] = {"figure": g.figure_name(fig.figure), "corner": fig.corner}
@@ -412,7 +412,7 @@ def _removal(g, R, item, p: int, tr: int, clause: str, i: int):
             _illegal(g, f"{who} has a follower on the {oname} outpost, so {who} removes nothing", clause)
         _illegal(g, f"{g.names[p]} removes first (clockwise from the active player), not {who}", clause)
     gi = g.figure_index(fname)
-    tile = g.board.get((cx, cy))
+    tile = g.board.tiles.get((cx, cy))
     fi = tile[0].feature_at(where, R.FIG_KINDS[gi]) if gi is not None and tile is not None and isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"{who} has no {fname} on {where} at [{cx},{cy}] to remove", clause)
@@ -485,12 +485,12 @@ def _capture_action(g, R, cap, i: int):
     gi = g.figure_index(fname)
     if gi is None:
         _illegal(g, f"these rules have no figure `{fname}`", clause)
-    tile = g.board.get((cx, cy))
+    tile = g.board.tiles.get((cx, cy))
     fi = tile[0].feature_at(where, R.FIG_KINDS[gi]) if tile is not None and isinstance(where, str) else None
     if fi is None:
         _illegal(g, f"no {fname} can stand on {where} at [{cx},{cy}]", clause)
     q = g.names.index(victim)
-    fi = _where_allowed(g, tile[0], where, gi, fi, lambda j: (q, gi, tile[1] + j) in (g.figs[g.find(tile[1] + j)] or ()))
+    fi = _where_allowed(g, tile[0], where, gi, fi, lambda j: (q, gi, tile[1] + j) in (g.board.figs[g.board.find(tile[1] + j)] or ()))
     back = cap.get("back")
     bgi = None
     if back is not None:
@@ -522,7 +522,7 @@ def _where_allowed(g, o, where, gi, fi, allowed):
 def _anywhere(g, R, name, cell, gi, at, where):
     """The action for a figure put on the feature on `where` of the placed tile at `at`."""
     fname = R.FIGURES[gi].name
-    tile = g.board.get(at)
+    tile = g.board.tiles.get(at)
     if tile is None:
         _illegal(g, f"tile {name} at [{cell[0]},{cell[1]}]: no tile lies at [{at[0]},{at[1]}] to put {fname} on",
                  R.FIG_CLAUSES[gi][1])
@@ -532,7 +532,7 @@ def _anywhere(g, R, name, cell, gi, at, where):
         _illegal(g, f"the tile at [{at[0]},{at[1]}] has no feature on {where}", R.FIG_CLAUSES[gi][1])
     opts = set(g.anywhere_options())
     M = _moves(g)
-    fi = _where_allowed(g, o, where, gi, fi, lambda j: M.PutAt(gi, g.seg_cell[g.find(base + j)], g.find(base + j)) in opts)
+    fi = _where_allowed(g, o, where, gi, fi, lambda j: M.PutAt(gi, g.board.seg_cell[g.board.find(base + j)], g.board.find(base + j)) in opts)
     why = g.anywhere_refusal(gi, at, base + fi)
     if why is not None:
         _illegal(g, *why)
