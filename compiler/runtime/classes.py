@@ -335,17 +335,17 @@ class Classes:
     def _roots_near(self, cell):
         """The roots of the features a tile at `cell` would join, and of the centre features around it."""
         x, y = cell
-        board, find = self.board.tiles, self.board.find
+        tiles, find = self.board.tiles, self.board.find
         out = set()
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 o, base = nb
                 for p in o.parts[OPP[d]]:
                     if p >= 0:
                         out.add(find(base + p))
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 o, base = nb
                 for i in o.centre:
@@ -381,9 +381,9 @@ class Classes:
         cell, touched = pend.cell, pend.touched
         x, y = cell
         cands = set(b.find(r) for r in touched)
-        board = b.tiles
+        tiles = b.tiles
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 for i in nb[0].centre:
                     cands.add(b.find(nb[1] + i))

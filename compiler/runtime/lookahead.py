@@ -95,18 +95,18 @@ class Lookahead(Classes):
         """Whether a figure stands on a feature a tile at `cell` would join, or on a centre feature around it."""
         b = self.board
         x, y = cell
-        board = b.tiles
+        tiles = b.tiles
         figs = b.figs
         find = b.find
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 o, base = nb
                 for p in o.parts[OPP[d]]:
                     if p >= 0 and figs[find(base + p)]:
                         return True
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 o, base = nb
                 for i in o.centre:
@@ -125,7 +125,7 @@ class Lookahead(Classes):
         closed, surround = quick
         o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
-        board = b.tiles
+        tiles = b.tiles
         parent = b.parent
         find = b.find
         open_ = b.open
@@ -133,7 +133,7 @@ class Lookahead(Classes):
         local = set()
         spec = _closing(o, closed)
         if spec:
-            nbs = [board.get((x + DX[d], y + DY[d])) for d in range(4)]
+            nbs = [tiles.get((x + DX[d], y + DY[d])) for d in range(4)]
             groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
             for i, nopen, sides in spec:
                 roots = set()
@@ -165,13 +165,13 @@ class Lookahead(Classes):
             for i in o.centre:
                 need = surround.get(o.kinds[i])
                 if need is not None:
-                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in board)
+                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in tiles)
                     if n == need[0] if need[1] else n >= need[0]:
                         local.add(i)
             if not local:
                 seg_cell = b.seg_cell
                 for dx, dy in AROUND:
-                    nb = board.get((x + dx, y + dy))
+                    nb = tiles.get((x + dx, y + dy))
                     if nb is not None:
                         no, nbase = nb
                         for i in no.centre:
@@ -190,7 +190,7 @@ class Lookahead(Classes):
         through a placed feature, meets two placed features with figures."""
         b = self.board
         x, y = cell
-        board = b.tiles
+        tiles = b.tiles
         parent = b.parent
         find = b.find
         figs = b.figs
@@ -198,7 +198,7 @@ class Lookahead(Classes):
         for sides in o.sidefeat:
             roots = set()
             for d, k in sides:
-                nb = board.get((x + DX[d], y + DY[d]))
+                nb = tiles.get((x + DX[d], y + DY[d]))
                 if nb is not None:
                     no, nbase = nb
                     part = no.parts[OPP[d]][k]
@@ -225,10 +225,10 @@ class Lookahead(Classes):
         if len(b.joins) > joins:
             return True
         x, y = cell
-        board = b.tiles
+        tiles = b.tiles
         cands = set(touched)
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 no, nbase = nb
                 for i in no.centre:
@@ -262,13 +262,13 @@ class Lookahead(Classes):
         R = self.R
         o = R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
-        board = b.tiles
+        tiles = b.tiles
         parent = b.parent
         saved_parent = parent[:]  # unions and path compression change it anywhere
         n = len(parent)
         roots = set()
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 no, nbase = nb
                 for p in no.parts[OPP[d]]:
@@ -293,7 +293,7 @@ class Lookahead(Classes):
                 del lst[n:]
             for r, c, sh, op, f, bs, dn in saved_roots:
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
-            board.pop(cell, None)  # the last key: the order of the others is kept
+            tiles.pop(cell, None)  # the last key: the order of the others is kept
             b.frontier = saved_frontier
             self.st[:] = saved_st
             del b.anywhere_segs[saved_anywhere:]
