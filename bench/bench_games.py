@@ -76,7 +76,7 @@ def main() -> None:
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             print(f"peak memory of one complete game: {peak / 1024:.0f} KiB "
-                  f"({len(g.board)} tiles, {len(g.parent)} feature segments)")
+                  f"({len(g.board.tiles)} tiles, {len(g.board.parent)} feature segments)")
         t0 = time.perf_counter()
         c0 = time.process_time()
         actions, turns, games = run()

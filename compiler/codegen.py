@@ -330,7 +330,7 @@ class CodeGenerator:
         s = self.spec
         w = self.writeline
         w("")
-        w("# whether the figure conditions read masks of occupied parts (Board._occupied_parts) rather than")
+        w("# whether the figure conditions read masks of occupied parts (Board.occupied_parts) rather than")
         w("# the neighbours' roots: every figure's condition compares `figures` and `count(F)` with 0 only;")
         w("# the figures F whose count a condition reads (a mask each, after the mask of owning figures)")
         w(f"FIG_MASKS = {s.fig_masks!r}")

@@ -299,17 +299,17 @@ class Lowering:
         for s, i in self.state_index.items():
             scope.names[s] = f"g.st[{i}]"
         kind = self.kind
-        scope.calls["completed"] = lambda args, sc: f"g.completed_count[{kind[args[0].name].name}]"
+        scope.calls["completed"] = lambda args, sc: f"g.board.completed_count[{kind[args[0].name].name}]"
         return scope
 
     def _count(self, scope: Scope, roots: str) -> Scope:
         """`count(FIGURE)`: figures of that type on the feature (the roots it is made of)."""
         fig = self.fig
-        scope.calls["count"] = lambda args, sc: f"g.count_on({roots}, {fig[args[0].name].name})"
+        scope.calls["count"] = lambda args, sc: f"g.board.count_on({roots}, {fig[args[0].name].name})"
         mark = self.mark
         # `marks(NAME)`: on the would-be feature, the new tile's own part counts too
         own = "" if roots == "(r,)" else " + (o.feats[fi].marks[{m}] if o.feats[fi].marks else 0)"
-        scope.calls["marks"] = lambda args, sc: (f"(g.marks_on({roots}, {mark[args[0].name].name})"
+        scope.calls["marks"] = lambda args, sc: (f"(g.board.marks_on({roots}, {mark[args[0].name].name})"
                                                  + own.format(m=mark[args[0].name].name) + ")")
         return scope
 
@@ -332,15 +332,15 @@ class Lowering:
         """Names of an existing feature, root r.  `figures` counts only figures that make their
         owner an owner: a figure on a corner (the barn) does not."""
         sc = self._count(self._common(Scope(names={
-            "tiles": "len(g.cells[r])",
-            "shields": "g.shields[r]",
-            "open": "g.open[r]",
-            "neighbours": "g.neighbours(r)",
-            "figures": "g.owning(r)" if self.rs.corner_figures() else "len(g.figs[r])",
-            "completed_cities": "g.completed_borders(r)",
+            "tiles": "len(g.board.cells[r])",
+            "shields": "g.board.shields[r]",
+            "open": "g.board.open[r]",
+            "neighbours": "g.board.neighbours(r)",
+            "figures": "g.board.owning(r)" if self.rs.corner_figures() else "len(g.board.figs[r])",
+            "completed_cities": "g.board.completed_borders(r)",
         })), "(r,)")
         kind = self.kind
-        sc.calls["bordering"] = lambda args, _: f"g.bordering(r, {kind[args[0].name].name})"
+        sc.calls["bordering"] = lambda args, _: f"g.board.bordering(r, {kind[args[0].name].name})"
         return sc
 
     def place_scope(self) -> Scope:
@@ -356,8 +356,8 @@ class Lowering:
         """Names of the feature a figure would join: local feature fi of o at cell, joining `roots`."""
         return self._count(self._common(Scope(names={
             "figures": "figures",
-            "tiles": "len(set().union(*(g.cells[x] for x in roots)) | {cell})",
-            "shields": "(sum(g.shields[x] for x in roots) + o.feats[fi].shields)",
+            "tiles": "len(set().union(*(g.board.cells[x] for x in roots)) | {cell})",
+            "shields": "(sum(g.board.shields[x] for x in roots) + o.feats[fi].shields)",
         })), "roots")
 
     def expr(self, e: A.Expr, scope: Scope) -> str:

@@ -29,7 +29,7 @@ def _a(word: str) -> str:
 
 def _feature_of(g, seg: int) -> tuple[str, tuple[int, int], str]:
     """(feature kind, cell, place in the board frame) of a placed segment."""
-    return g.R.KINDS[g.seg_kind[seg]].name, tuple(g.seg_cell[seg]), g._seg_place(seg)
+    return g.R.KINDS[g.board.seg_kind[seg]].name, tuple(g.board.seg_cell[seg]), g.board.seg_place(seg)
 
 
 def _height(g, cell, place: str, stacked: set[str]) -> int:
@@ -51,7 +51,7 @@ def _laid(g, tid, a, stacked: set[str]) -> dict:
     if fig is not None:
         m["figure"] = g.figure_name(fig.figure)
         if fig.KIND in ("put", "corner"):
-            o, base = g.board[tuple(a.cell)]
+            o, base = g.board.tiles[tuple(a.cell)]
             kind, cell, place = _feature_of(g, base + fig.feature)
             m.update(feature=kind, on=fig.corner if fig.KIND == "corner" else place, figure_at=list(cell))
             if fig.KIND == "corner":

@@ -97,8 +97,8 @@ def default_radius(tiles: int) -> int:
 def window_centre(g) -> tuple[int, int]:
     """The centre of the placed tiles' bounding box (the start tile or landscape included),
     rounded down: the centre of a following window."""
-    xs = [c[0] for c in g.board]
-    ys = [c[1] for c in g.board]
+    xs = [c[0] for c in g.board.tiles]
+    ys = [c[1] for c in g.board.tiles]
     if not xs:
         return (0, 0)
     return ((min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2)
@@ -128,7 +128,7 @@ class ActionCodec:
         cells = [c for f in g.features() for c in f["cells"]]
         self.centre = min(cells) if cells else (0, 0)
         # a start landscape of several cells (SIEGE-SETUP-1) reaches that far before the first tile
-        reach = max((abs(x - self.centre[0]) + abs(y - self.centre[1]) for x, y in g.board), default=0)
+        reach = max((abs(x - self.centre[0]) + abs(y - self.centre[1]) for x, y in g.board.tiles), default=0)
         # a following window (docs/engine.md, section 6, "The window"): a square of side 2 * radius + 1
         # centred on the placed tiles' bounding box, recentred as the board grows; its cells are offsets
         # (dx, dy) from that centre, so a number names a move relative to the board, not the start tile
@@ -255,9 +255,9 @@ class ActionCodec:
         if not self.follow:
             return self.centre
         last, n, c = self._wc
-        if last is not g or n != len(g.board):
+        if last is not g or n != len(g.board.tiles):
             c = window_centre(g)
-            self._wc = (g, len(g.board), c)
+            self._wc = (g, len(g.board.tiles), c)
         return c
 
     def cell_number(self, g, cell) -> int:
@@ -281,20 +281,20 @@ class ActionCodec:
     def _any_tiles(self, g) -> dict:
         """{cell: k}: the placed tiles with a feature of an `anywhere` kind, in the order they were placed."""
         last_g, n, order = self._any_order
-        if last_g is g and n == len(g.board):
+        if last_g is g and n == len(g.board.tiles):
             return order
         kinds = g.R.ANYWHERE_KINDS
         order = {}
-        for cell, (o, _) in g.board.items():  # a dict keeps the order tiles were placed in
+        for cell, (o, _) in g.board.tiles.items():  # a dict keeps the order tiles were placed in
             if any(k in kinds for k in o.kinds):
                 order[cell] = len(order)
-        self._any_order = (g, len(g.board), order)
+        self._any_order = (g, len(g.board.tiles), order)
         return order
 
     def _anywhere_slot(self, g, gi, seg) -> int:
-        r = g.find(seg)
-        cell = g.seg_cell[r]
-        o, base = g.board[cell]
+        r = g.board.find(seg)
+        cell = g.board.seg_cell[r]
+        o, base = g.board.tiles[cell]
         kinds = g.R.ANYWHERE_KINDS
         j = [i for i, k in enumerate(o.kinds) if k in kinds].index(r - base)
         k = self._any_tiles(g)[cell]
@@ -303,11 +303,11 @@ class ActionCodec:
     def _capture_id(self, g, action) -> int:
         q, gi, seg, back = action.owner, action.figure, action.segment, action.back
         tx, ty = g.prisoners.pending.tower
-        x, y = g.seg_cell[seg]
+        x, y = g.board.seg_cell[seg]
         dx, dy = x - tx, y - ty
         d = abs(dx) + abs(dy)
         o = 0 if d == 0 else 1 + (d - 1) * 4 + ((0 if dy < 0 else 2) if dx == 0 else (1 if dx > 0 else 3))
-        fi = seg - g.board[(x, y)][1]
+        fi = seg - g.board.tiles[(x, y)][1]
         nf = len(self.figures)
         return self.capture_base + ((((o * self.feats + fi) * self.seats + q) * nf + gi) * (nf + 1)
                                     + (0 if back is None else 1 + back))

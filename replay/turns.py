@@ -37,8 +37,8 @@ def _moves(g):
 # ------------------------------------------------------------------ a move as record keys
 def capture_record(g, a) -> dict:
     """The record's `capture` key for capture a (docs/records.md)."""
-    x, y = g.seg_cell[a.segment]
-    out = {"figure": g.figure_name(a.figure), "of": g.names[a.owner], "at": [x, y], "on": g._seg_place(a.segment)}
+    x, y = g.board.seg_cell[a.segment]
+    out = {"figure": g.figure_name(a.figure), "of": g.names[a.owner], "at": [x, y], "on": g.board.seg_place(a.segment)}
     if a.back is not None:
         out["back"] = g.figure_name(a.back)
     return out
@@ -46,9 +46,9 @@ def capture_record(g, a) -> dict:
 
 def removal_record(g, a) -> dict:
     """One entry of a record's `remove` for removal a, by the player deciding now."""
-    x, y = g.seg_cell[a.segment]
+    x, y = g.board.seg_cell[a.segment]
     return {"player": g.names[g.current_player()], "figure": g.figure_name(a.figure), "at": [x, y],
-            "on": g._seg_place(a.segment)}
+            "on": g.board.seg_place(a.segment)}
 
 
 def tile_turn(g, a) -> dict:
@@ -72,7 +72,7 @@ def _tile_keys(g, a) -> dict:
         if k == "recall":
             t["recall"] = {"figure": g.figure_name(fig.figure), "at": [fig.cell[0], fig.cell[1]]}
         elif k == "at":  # on a feature of another placed tile (`anywhere`)
-            t["place"] = {"figure": g.figure_name(fig.figure), "on": g._seg_place(fig.segment),
+            t["place"] = {"figure": g.figure_name(fig.figure), "on": g.board.seg_place(fig.segment),
                           "at": [fig.cell[0], fig.cell[1]]}
         elif k == "corner":  # a figure on a corner (the barn)
             t["place"] = {"figure": g.figure_name(fig.figure), "corner": fig.corner}

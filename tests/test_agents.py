@@ -123,6 +123,48 @@ def test_a_clone_keeps_a_supply_of_its_own():
     assert c.supply.left != before and sum(map(sum, c.supply.left)) < sum(map(sum, before))
     assert g.supply.left == before and g.supply.recallable == {}
 
+_BOARD_LISTS = ("parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders", "done",
+                "completed_count", "anywhere_segs")
+
+
+def _board_of(g):
+    """Everything the board component holds that a move changes, as plain values."""
+    b = g.board
+    return (dict(b.tiles), dict(b.frontier), dict(b.corner_at), b.on_corners, [list(getattr(b, k)) for k in _BOARD_LISTS])
+
+
+def test_a_clone_keeps_a_board_of_its_own():
+    """Game.board is a component (runtime/board.py) with its own clone: the tiles a clone places
+    (BASE-PLACE-1), the features they merge and complete (BASE-SCORE-2: followers go home) and a barn
+    it puts where four tiles meet (BARN-PLACE-1: where the corner figures stand is the board's too,
+    runtime/corners.py) leave the original's board as it was; and a game and its clone, given the same
+    moves in turn to the end, stay equal (nothing mutable is shared between them)."""
+    eng = engine_for(["base", "barn"], [])
+    g = eng.new_game(2, 4)
+    for _ in range(20):
+        g.apply_action(g.legal_actions()[0])
+    before = _board_of(g)
+    c = g.clone()
+    assert c.board is not g.board
+    assert not any(getattr(c.board, k) is getattr(g.board, k) for k in ("tiles", "frontier", "corner_at", *_BOARD_LISTS))
+    done = sum(g.board.completed_count)
+    while not (c.board.corner_at and sum(c.board.completed_count) > done + 1):
+        acts = c.legal_actions()
+        barns = [a for a in acts if type(a[2]).__name__ == "PutCorner"]
+        c.apply_action(barns[0] if barns else acts[0])
+    assert c.board.on_corners == len(c.board.corner_at) >= 1 and len(c.board.tiles) > len(g.board.tiles)
+    assert _board_of(g) == before and not g.board.corner_at
+    h = c.clone()
+    rng = random.Random(4)
+    while not c.is_terminal():
+        acts = c.legal_actions()
+        i = rng.randrange(len(acts))
+        c.apply_action(acts[i])
+        h.apply_action(h.legal_actions()[i])
+    assert h.is_terminal() and _board_of(h) == _board_of(c) and h.returns() == c.returns()
+    assert _board_of(g) == before
+
+
 def test_agent_names():
     assert parse_agents(None, 3) == ["random"] * 3
     assert parse_agents("greedy", 2) == ["greedy", "greedy"]

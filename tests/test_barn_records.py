@@ -171,8 +171,8 @@ def _expected_barn_options(rs, g, gi):
 
     if g.supply.left[g.current][gi] <= 0:
         return set()
-    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.items()}
-    barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.corner_at.items() if fg == gi]
+    board = {cell: (o.tile.index, o.rot) for cell, (o, _) in g.board.tiles.items()}
+    barns = [(cell, CORNER_HALVES[corner][0]) for (_, fg, _), (cell, corner) in g.board.corner_at.items() if fg == gi]
     tid = g.bag.drawn
     out = set()
     for cell, rot, fig in g.legal_actions():
@@ -210,15 +210,15 @@ def test_legal_actions_list_every_legal_barn_corner_and_no_other(seed):
     g = eng.new_game(2, seed)
     rng = random.Random(seed)
     seen = 0
-    while not g.ended and len(g.board) < 45:
+    while not g.ended and len(g.board.tiles) < 45:
         acts = g.legal_actions()
         got = {(c, r, fig[2]) for c, r, fig in (a for a in acts if a[0] != "discard") if fig is not None and fig[0] == gi}
         want = _expected_barn_options(rs, g, gi)
-        assert got == want, (len(g.board), got ^ want)
+        assert got == want, (len(g.board.tiles), got ^ want)
         seen += len(got)
         # play a barn when one is offered late enough that both kinds of turn are covered
         barn_acts = [a for a in acts if a[0] != "discard" and a[2] is not None and a[2][0] == gi]
-        pick = barn_acts[0] if barn_acts and len(g.board) > 25 else acts[rng.randrange(len(acts))]
+        pick = barn_acts[0] if barn_acts and len(g.board.tiles) > 25 else acts[rng.randrange(len(acts))]
         g.apply_action(pick)
     assert seen > 0  # some barn corner was on offer
 
@@ -236,7 +236,7 @@ def test_a_barn_game_round_trips_as_engine_state():
     eng = engine_for(["base", "barn"], [])
     g2 = eng.Game.from_json(eng.rules, text)
     assert g2.scores == res.game.scores == [12, 9]
-    assert sorted(g2.corner_at.values()) == [((2, -1), "SW")]
+    assert sorted(g2.board.corner_at.values()) == [((2, -1), "SW")]
 
 
 def test_engine_check_catches_a_barn_on_the_wrong_field():
@@ -247,8 +247,8 @@ def test_engine_check_catches_a_barn_on_the_wrong_field():
     rs = require_rule_set(["base", "barn"])
     g = _run("put_tied_farmers.json").game
     assert compare(rs, g, compile_complete_rules(rs)) == []
-    (key,) = g.corner_at
-    g.corner_at[key] = ((2, -1), "NE")  # only [2,-1] is placed around that corner
+    (key,) = g.board.corner_at
+    g.board.corner_at[key] = ((2, -1), "NE")  # only [2,-1] is placed around that corner
     (problem,) = compare(rs, g, compile_complete_rules(rs))
     assert "NE corner of [2,-1]" in problem and "is empty" in problem
 

@@ -264,7 +264,7 @@ def test_base_rule_scenario(name):
         kind, arg = exp.extra
         g = res.game
         if kind == "tile_at":
-            assert tuple(arg) in g.board, (exp.clause, "the tile was not placed")
+            assert tuple(arg) in g.board.tiles, (exp.clause, "the tile was not placed")
         elif kind == "farmer_on_board":
             farmers = [f for f in g.features() if f["kind"] == "field" and (arg, "follower") in f["figures"]]
             assert farmers, (exp.clause, "the farmer left the field")
@@ -290,7 +290,7 @@ def test_BASE_END_1_emptying_the_bag_ends_the_game_with_final_scoring():
     g, rec = _full_game()
     assert g.ended
     placed = sum(1 for t in rec["turns"] if not t.get("discard"))
-    assert placed + 1 == len(g.board) and len(g.board) + g.discards == 72  # BASE-COMP-1: 72 with the start
+    assert placed + 1 == len(g.board.tiles) and len(g.board.tiles) + g.discards == 72  # BASE-COMP-1: 72 with the start
     final = replay({**rec, "end": "final"})
     none = replay({**rec, "end": "none"})
     assert final.error is None and none.error is None

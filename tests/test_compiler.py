@@ -66,10 +66,10 @@ def test_state_api_clone_and_json_round_trip():
     c = g.clone()
     acts = c.legal_actions()
     c.apply_action(acts[0])
-    assert len(c.board) == len(g.board) + 1  # the clone moved, the original did not
+    assert len(c.board.tiles) == len(g.board.tiles) + 1  # the clone moved, the original did not
     back = eng.Game.from_json(eng.rules, g.to_json())
     assert back.scores == g.scores
-    assert back.board.keys() == g.board.keys()
+    assert back.board.tiles.keys() == g.board.tiles.keys()
     assert back.legal_actions() == g.legal_actions()
     assert json.loads(g.to_json())["format"] == "tessera-state/1"
 
@@ -86,8 +86,8 @@ def test_variant_changes_the_engine_without_python():
     """A house rule that overrides one number changes the generated scoring function."""
     base = generate(_rules(["base"])).source
     big = generate(_rules([str(ROOT / "rules/variants/big_cities.tess")])).source
-    assert "2 * len(g.cells[r]) + 2 * g.shields[r]" in base
-    assert "3 * len(g.cells[r]) + 2 * g.shields[r]" in big
+    assert "2 * len(g.board.cells[r]) + 2 * g.board.shields[r]" in base
+    assert "3 * len(g.board.cells[r]) + 2 * g.board.shields[r]" in big
 
 
 def test_same_seed_same_game():

@@ -43,7 +43,7 @@ def test_a_pending_capture_is_a_typed_value_read_by_field():
     pend = g.prisoners.pending
     assert type(pend).__name__ == "CaptureOpen" and pend.MOMENT == "capture"
     assert pend.player == g.current and pend.clauses[0].startswith("TOWER-CAPTURE")
-    assert isinstance(pend.reach, int) and pend.tower in g.board
+    assert isinstance(pend.reach, int) and pend.tower in g.board.tiles
     # a pass decides it: the turn is scored (a TurnEnd is never left behind)
     g.apply_action(("pass",))
     assert g.prisoners.pending is None and g.moment() in ("turn", "closing", "over")

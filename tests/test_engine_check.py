@@ -39,12 +39,12 @@ def _midgame(names, moves=30, seed=5):
 def test_a_feature_the_engine_failed_to_merge_is_caught():
     rs, g = _midgame(["base"])
     # find a merged feature and split one of its segments off, as a union-find bug would
-    for s in range(len(g.parent)):
-        r = g.find(s)
-        if r != s and len(g.cells[r]) >= 2:
-            g.parent[s] = s
-            g.cells[s] = {g.seg_cell[s]}
-            g.figs[s] = []
+    for s in range(len(g.board.parent)):
+        r = g.board.find(s)
+        if r != s and len(g.board.cells[r]) >= 2:
+            g.board.parent[s] = s
+            g.board.cells[s] = {g.board.seg_cell[s]}
+            g.board.figs[s] = []
             break
     else:
         pytest.fail("no merged feature in this game")
@@ -62,7 +62,7 @@ def test_a_lost_follower_is_caught():
 def test_a_wrong_open_count_is_caught():
     rs, g = _midgame(["base"])
     roads = [f for f in g.features() if f["kind"] == "road"]
-    g.open[roads[0]["root"]] += 1
+    g.board.open[roads[0]["root"]] += 1
     problems = compare(rs, g, compile_complete_rules(rs))
     assert any("open edges" in p for p in problems), problems
 
@@ -74,12 +74,12 @@ def test_the_comparison_after_a_move_covers_the_features_on_its_tiles():
 
     rs, g = _midgame(["base"])
     road = next(f for f in g.features() if f["kind"] == "road")
-    g.open[road["root"]] += 1
-    bg = BoardGraph(rs, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
+    g.board.open[road["root"]] += 1
+    bg = BoardGraph(rs, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.tiles.items()})
     rules = compile_complete_rules(rs)
     near = compare(rs, g, rules, bg, cells={min(road["cells"])})
     assert any("open edges" in p for p in near), near
-    away = next(c for c in g.board if c not in road["cells"])
+    away = next(c for c in g.board.tiles if c not in road["cells"])
     assert not any("open edges" in p for p in compare(rs, g, rules, bg, cells={away}))
     assert any("open edges" in p for p in compare(rs, g, rules, bg))
 
@@ -94,7 +94,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     real = ec.compare
 
     def spy(rs_, g, rules, bg=None, cells=None):
-        scratch = ec.BoardGraph(rs_, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.items()})
+        scratch = ec.BoardGraph(rs_, {c: (o.tile.index, o.rot) for c, (o, _) in g.board.tiles.items()})
         assert sorted(bg.components(), key=sorted) == sorted(scratch.components(), key=sorted)
         # between the whole-board comparisons at the end: the tiles placed since the last comparison
         assert (cells is None) == g.ended and (g.ended or cells == placed_since(g))
@@ -104,7 +104,7 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
     last: dict = {}
 
     def placed_since(g):
-        now = set(g.board)
+        now = set(g.board.tiles)
         fresh = now - last.get(g.seed, set())
         last[g.seed] = now
         return fresh
@@ -120,10 +120,10 @@ def test_sampled_check_compares_at_every_completion_and_at_the_end(monkeypatch):
         mark = []
 
         def before(g, a):
-            mark[:] = [sum(g.completed_count), len(g.events)]
+            mark[:] = [sum(g.board.completed_count), len(g.events)]
 
         def after(g):
-            if sum(g.completed_count) != mark[0] or any(e["kind"] in ("score", "award") for e in g.events[mark[1]:]):
+            if sum(g.board.completed_count) != mark[0] or any(e["kind"] in ("score", "award") for e in g.events[mark[1]:]):
                 due.add(len(g.history))
             return False
 

@@ -27,7 +27,7 @@ def test_unlisted_actions_are_still_refused_after_a_listing():
     eng = engine_for(["base"], [])
     g = _midgame(eng, 2, 10)
     acts = g.legal_actions()
-    taken = next(iter(g.board))
+    taken = next(iter(g.board.tiles))
     bogus = (taken, 0, None)
     assert bogus not in acts
     mine = list(acts) + [bogus]  # a caller's list of its own; the engine's listing is read-only

@@ -216,8 +216,8 @@ def _deck_names(eng):
 def test_RIVER_SETUP_1_source_is_the_start_tile():
     eng = engine_for(["base", "river"], [])
     g = eng.new_game(2, 0)
-    assert set(g.board) == {(0, 0)}
-    o, _ = g.board[(0, 0)]
+    assert set(g.board.tiles) == {(0, 0)}
+    o, _ = g.board.tiles[(0, 0)]
     assert o.tile[1] == "river.source" and o.rot == 0
 
 
@@ -255,11 +255,11 @@ def test_RIVER_PLACE_2_message_on_the_command_line():
 # == Abbot ===================================================================================
 def test_ABBOT_FOLLOW_1_garden_copy_is_the_one_placed():
     res = _run("abbot/abbot_on_garden.json")
-    o, _ = res.game.board[(0, 1)]
+    o, _ = res.game.board.tiles[(0, 1)]
     assert o.tile[1] == "E" and o.tile[2] == "garden"
     res = _run("abbot/garden_copy_when_needed.json")
-    assert res.game.board[(0, -1)][0].tile[2] is None
-    assert res.game.board[(1, -1)][0].tile[2] == "garden"
+    assert res.game.board.tiles[(0, -1)][0].tile[2] is None
+    assert res.game.board.tiles[(1, -1)][0].tile[2] == "garden"
 
 
 def test_ABBOT_FOLLOW_1_follower_or_abbot_not_both():
@@ -286,7 +286,7 @@ def test_state_json_keeps_the_garden_copy_and_the_recall():
     eng = engine_for(["base", "abbot"], [])
     g2 = eng.Game.from_json(eng.rules, text)
     assert g2.scores == res.game.scores == [6, 0]
-    assert g2.board[(0, 1)][0].tile[2] == "garden"
+    assert g2.board.tiles[(0, 1)][0].tile[2] == "garden"
 
 
 # == King & Robber: the bag ==================================================================

@@ -113,9 +113,9 @@ def test_pettingzoo_refuses_actions_that_are_not_whole_numbers_in_range():
                          (-1, "out of range"), (e.codec.size, "out of range")):
         with pytest.raises(ValueError, match=message):
             e.step(bad)
-    assert len(e.game.board) == 1  # nothing was played
+    assert len(e.game.board.tiles) == 1  # nothing was played
     e.step(np.int64(first))  # a number of the action space, as Discrete.sample gives it
-    assert len(e.game.board) == 2
+    assert len(e.game.board.tiles) == 2
 
 
 @pytest.mark.parametrize("size", [0, -3, 5000, 2.5])
@@ -161,7 +161,7 @@ def test_make_observation_gives_the_named_views():
     assert (named.tensor == plain.tensor).all()  # the same numbers, named
     g = state.engine_game()
     assert named.dict["scores"].tolist() == [float(s) for s in g.scores]
-    assert named.dict["board"][0].sum() == len(g.board)  # plane 0: a tile lies there
+    assert named.dict["board"][0].sum() == len(g.board.tiles)  # plane 0: a tile lies there
     assert named.dict["supply"].shape == (2, len(game.codec.figures))
     assert list(plain.dict) == ["observation"] and game.observation_tensor_shape() == list(plain.dict["observation"].shape)
     with pytest.raises(ValueError, match="views='named'"):

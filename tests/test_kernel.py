@@ -110,7 +110,7 @@ def _engine_whose_rule_crashes():
     def broken(self, r):
         raise ZeroDivisionError("forced by the test")
 
-    eng.Game.neighbours = broken
+    eng.runtime.board.Board.neighbours = broken  # the generated rules read `g.board.neighbours(r)`
     return eng
 
 

@@ -26,6 +26,7 @@ import random
 import pytest
 
 from tessera.replay.tiles import engine_for
+from tessera.compiler.runtime.corners import corner_refusal
 
 DX = (0, 1, 0, -1)
 DY = (-1, 0, 1, 0)
@@ -47,14 +48,14 @@ def _joined_figures(g, o, cell, fi, only=None, but=()):
     x, y = cell
     roots = set()
     for d in range(4):
-        nb = g.board.get((x + DX[d], y + DY[d]))
+        nb = g.board.tiles.get((x + DX[d], y + DY[d]))
         if nb is None:
             continue
         no, nbase = nb
         for k, (a, b) in enumerate(zip(o.parts[d], no.parts[OPP[d]])):
             if a == fi and b >= 0:
-                roots.add(g.find(nbase + b))
-    return sum(1 for r in roots for e in g.figs[r] if (only is None or e[1] == only) and e[1] not in but)
+                roots.add(g.board.find(nbase + b))
+    return sum(1 for r in roots for e in g.board.figs[r] if (only is None or e[1] == only) and e[1] not in but)
 
 
 def _holds(g, o, cell, fi, test, barn):
@@ -74,14 +75,14 @@ def _slow_listing(g, figures=True):
     R = g.R
     tid = g.bag.drawn
     sup = g.supply.left[g.current]
-    cells = {(x + dx, y + dy) for (x, y) in g.board for dx, dy in zip(DX, DY)} - set(g.board)
+    cells = {(x + dx, y + dy) for (x, y) in g.board.tiles for dx, dy in zip(DX, DY)} - set(g.board.tiles)
     out = set()
     for cell in cells:
         for rot in range(4):
             o = R.ORIENT[tid][rot]
             fits = True
             for d in range(4):
-                nb = g.board.get((cell[0] + DX[d], cell[1] + DY[d]))
+                nb = g.board.tiles.get((cell[0] + DX[d], cell[1] + DY[d]))
                 if nb is not None and nb[0].edges[OPP[d]] != o.edges[d]:
                     fits = False
             check = R.PLACE_CHECKS[tid]
@@ -103,7 +104,7 @@ def _slow_listing(g, figures=True):
                         out.add(_outcome(g, cell, o, (gi, fi)))
             if barn is not None and sup[barn] > 0:  # BARN-PLACE-1
                 for corner in ("NW", "NE", "SE", "SW"):
-                    if g.corner_refusal(o, cell, corner, R.FIG_KINDS[barn], "barn") is None:
+                    if corner_refusal(g, o, cell, corner, R.FIG_KINDS[barn], "barn") is None:
                         fi = o.corners[corner]
                         if _joined_figures(g, o, cell, fi, only=barn) == 0:
                             out.add(_outcome(g, cell, o, (barn, fi, corner)))
@@ -154,7 +155,7 @@ def _game_drawing(eng, tile, seed_range=range(200)):
         for _ in range(30):
             if g.is_terminal():
                 break
-            if g.tile_name() == tile and len(g.board) > 3:
+            if g.tile_name() == tile and len(g.board.tiles) > 3:
                 return g
             acts = g.legal_actions()
             g.apply_action(acts[rng.randrange(len(acts))])

@@ -50,7 +50,7 @@ def test_a_move_not_listed_is_not_in_the_listing():
     eng = engine_for(["base"], [])
     g = eng.new_game(2, 3)
     acts = g.legal_actions()
-    taken = next(iter(g.board))
+    taken = next(iter(g.board.tiles))
     first = acts[0]
     assert (taken, first.rotation, None) not in acts
     assert (first.cell, first.rotation, (0, 99)) not in acts  # no feature 99 on any tile
@@ -66,6 +66,7 @@ def test_figures_kept_per_key_are_those_the_conditions_give(rules):
     eng = engine_for(rules, [])
     assert eng.rules.FIG_PURE is True
     options_for = eng.runtime.figures.options_for
+    figure_context = eng.runtime.figures.figure_context
     asked = 0
     for seed in (3, 4):
         g = eng.new_game(2, seed)
@@ -81,7 +82,7 @@ def test_figures_kept_per_key_are_those_the_conditions_give(rules):
                 sup = g.supply.left[g.current]
                 for o, got in zip(orients, figs):
                     if got:
-                        assert list(got) == options_for(g, o, cell, g._figure_context(cell), sup)
+                        assert list(got) == options_for(g, o, cell, figure_context(g, cell), sup)
                         asked += 1
             g.apply_action(acts[rng.randrange(len(acts))])
     assert asked > 50
@@ -112,7 +113,7 @@ def test_figure_options_are_kept_only_when_the_masks_decide_them(tmp_path, when,
         g.apply_action(acts[rng.randrange(len(acts))])
 
 
-def test_a_crashing_figure_condition_names_its_rule_line(tmp_path):
+def test_a_crashing_figure_condition_names_its_rule_line(tmp_path, monkeypatch):
     """A figure's condition (its `when`, its `allow`s and `forbid`s as one) is a small generated
     function whose line maps to the figure statement's (SOURCE_MAP): a condition that fails while
     the turn's moves are listed is reported there, as before the conditions became tables."""
@@ -124,8 +125,8 @@ def test_a_crashing_figure_condition_names_its_rule_line(tmp_path):
     def broken(self, roots, gi):
         raise ZeroDivisionError("forced by the test")
 
+    monkeypatch.setattr(eng.runtime.board.Board, "count_on", broken)  # what `count(follower)` reads
     g = eng.new_game(2, 1)
-    g.count_on = broken.__get__(g)
     rng = random.Random(1)
     with pytest.raises(ZeroDivisionError) as exc:
         while not g.is_terminal():  # until a road meets a road with a follower on it

@@ -45,7 +45,7 @@ def _state(g) -> dict:
         return x
 
     d = {k: v for k, v in g.__dict__.items() if k not in ("R", "rng", "parent")}
-    d["roots"] = [g.find(i) for i in range(len(g.parent))]
+    d["roots"] = [g.board.find(i) for i in range(len(g.board.parent))]
     return ordered(copy.deepcopy(d, memo))
 
 
@@ -75,9 +75,9 @@ def test_a_quiet_move_changes_no_score_and_asking_changes_nothing(names):
             may = g.scores_may_change(a, cache)
             if isinstance(a[0], tuple) and a[2] is None and any(g.bag.decks) and g.prisoners.pending is None:
                 h = g.clone()
-                done = sum(h.completed_count)
+                done = sum(h.board.completed_count)
                 h.apply_action(a)
-                if sum(h.completed_count) != done:
+                if sum(h.board.completed_count) != done:
                     assert g.completes(a[0], a[1]), (names, g.turn, a)
                 elif not g.R.SCORE_JOIN:
                     assert not g.completes(a[0], a[1]), (names, g.turn, a)
@@ -146,9 +146,9 @@ def test_completion_read_from_the_board_is_what_placing_the_tile_finds(names):
             assert any_ == g.completes(cell, rot), (names, g.turn, cell, rot)
             h = g.clone()
             h.apply_action((cell, rot, None))
-            base = h.board[cell][1]
+            base = h.board.tiles[cell][1]
             o = g.orientation(rot)
-            done = {i for i in range(len(o.kinds)) if h.done[h.find(base + i)]}
+            done = {i for i in range(len(o.kinds)) if h.board.done[h.board.find(base + i)]}
             assert local == done, (names, g.turn, cell, rot)
             checked += 1
             completed += any_

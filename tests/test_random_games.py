@@ -66,7 +66,7 @@ def test_random_games_followers_scores_and_replay(eng, players):
         seed = 1000 * players + i
         g, turns = play_one(checked, players, seed)
         assert g.ended, seed  # BASE-END-1: the bag ran out
-        assert len(g.board) + g.discards == 72, seed
+        assert len(g.board.tiles) + g.discards == 72, seed
         rec = {"format": "tessera-game/1", "rules": ["base"], "players": list(g.names), "turns": turns, "end": "final"}
         res = replay(rec)
         assert res.error is None, (seed, res.error)

@@ -65,9 +65,9 @@ def test_the_start_landscape_without_the_river():
     without the River, the lake at the other: a closed river; the landscape replaces D."""
     eng = engine_for(["base", "siege"], [])
     g = eng.new_game(2, 0)
-    assert set(g.board) == FORTRESS | {(-1, 1), (6, 1)}
-    assert g.tile_name(g.board[(-1, 1)][0].tile.index) == "river.source"
-    assert g.tile_name(g.board[(6, 1)][0].tile.index) == "river.lake"
+    assert set(g.board.tiles) == FORTRESS | {(-1, 1), (6, 1)}
+    assert g.tile_name(g.board.tiles[(-1, 1)][0].tile.index) == "river.source"
+    assert g.tile_name(g.board.tiles[(6, 1)][0].tile.index) == "river.lake"
     feats = g.features()
     (river,) = [f for f in feats if f["kind"] == "river"]
     assert river["open"] == 0
@@ -81,7 +81,7 @@ def test_the_start_landscape_with_the_river_leaves_one_end_open():
     Siege river tile joins the river deck, the river continues from the fortress's east end."""
     eng = engine_for(["base", "river", "siege"], [])
     g = eng.new_game(2, 0)
-    assert set(g.board) == FORTRESS | {(-1, 1)}
+    assert set(g.board.tiles) == FORTRESS | {(-1, 1)}
     (river,) = [f for f in g.features() if f["kind"] == "river"]
     assert river["open"] == 1
     assert {a[0] for a in g.legal_actions()} == {(6, 1)}  # a river tile must continue it
@@ -289,7 +289,7 @@ def test_bordering_counts_each_bordered_feature_once(tmp_path):
     R = eng.rules
     fortress = next(i for i, k in enumerate(R.KINDS) if k.name == "fortress")
     (field,) = [f for f in g.features() if f["kind"] == "field"]
-    assert g.bordering(field["root"], fortress) == 2
+    assert g.board.bordering(field["root"], fortress) == 2
 
 
 def test_check_lists_the_stated_assumptions():

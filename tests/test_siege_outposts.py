@@ -234,7 +234,7 @@ def test_SIEGE_ATTACK_1_removals_are_other_players_decisions_clockwise_from_the_
         p = g.current_player()
         acts = g.legal_actions()
         assert acts and all(a[0] == "remove" for a in acts)
-        assert all(g.seg_cell[a[3]] == {0: (0, Y), 2: (-1, Y)}[p] for a in acts)  # only their own monk
+        assert all(g.board.seg_cell[a[3]] == {0: (0, Y), 2: (-1, Y)}[p] for a in acts)  # only their own monk
         deciders.append(g.names[p])
         g.apply_action(acts[0])
     assert deciders == ["yellow", "you"]

@@ -263,7 +263,7 @@ def test_TOWER_CAPTURE_2_height_2_reaches_two_tiles_across_a_gap():
                _t("tower.A", 2, 1, 180, place=dict(FLOOR, at=[0, 1]),
                   capture={"figure": "follower", "of": "red", "at": [0, 3], "on": "C"})])
     assert r.error is None, r.error
-    assert (0, 2) not in r.game.board
+    assert (0, 2) not in r.game.board.tiles
     assert r.answer["prisoners"] == {"blue": {"red": {"follower": 1}}}
     assert sorted(_tower_at(r.game, (0, 1))) == [("blue", "floor"), ("red", "floor")]
 
@@ -841,7 +841,7 @@ def _independent_tower(rules, seed, players):
                            if g.figure_index(fig) in capturable
                            and ((cell[0] == tower[0] and abs(cell[1] - tower[1]) <= h)
                                 or (cell[1] == tower[1] and abs(cell[0] - tower[0]) <= h)))
-            got = Counter((g.names[q], g.figure_name(fg), g.seg_cell[seg])
+            got = Counter((g.names[q], g.figure_name(fg), g.board.seg_cell[seg])
                           for q, fg, seg in {a[1:4] for a in acts if a[0] == "capture"})
             if want != got:
                 problems.append(("range", g.turn, tower, h, dict(want), dict(got)))

@@ -36,7 +36,7 @@ def test_100_random_games_at_the_compact_window_finish_and_stay_inside_it():
             a = legal[rng.choice(list(legal))]
             g.apply_action(a)
         assert g.is_terminal()
-        assert all(_within(codec, cell) for cell in g.board)  # every tile placed lies in the window
+        assert all(_within(codec, cell) for cell in g.board.tiles)  # every tile placed lies in the window
     assert codec.masked > 0  # the window did bite: moves beyond it were offered by the rules and left out
 
 
@@ -60,7 +60,7 @@ def test_a_tile_that_fits_nowhere_in_the_window_ends_the_game_with_final_scoring
     while (legal := codec.legal(g)):
         g.apply_action(legal[rng.choice(list(legal))])
     assert g.is_terminal() and codec.ended_by_window == 1
-    assert len(g.board) <= 5 and g.tiles_left() > 0
+    assert len(g.board.tiles) <= 5 and g.tiles_left() > 0
 
 
 @pytest.mark.slow

@@ -30,8 +30,8 @@ class Snap:
 def board_counts(g) -> dict:
     """(player, figure index) -> how many such figures stand on the board (features and corners)."""
     out: dict = {}
-    figs = g.figs
-    parent = g.parent
+    figs = g.board.figs
+    parent = g.board.parent
     for r, fs in enumerate(figs):
         if fs and parent[r] == r:
             for p, gi, _ in fs:
@@ -54,7 +54,7 @@ def snapshot(rs: RuleSet, g) -> Snap:
             if rs.tracks:
                 v[f"outpost[{p}].{f}"] = g.on_outposts(p, gi)
     for i, k in enumerate(g.R.KINDS):  # completed(K): how many features of kind K have completed
-        v[f"completed({k[0]})"] = g.completed_count[i]
+        v[f"completed({k[0]})"] = g.board.completed_count[i]
     for i, (name, sd) in enumerate(rs.states.items()):
         val = g.st[i]
         if sd.each:
@@ -74,7 +74,7 @@ def state_evaluator(rs: RuleSet, expr):
     kinds = {k: i for i, k in enumerate(rs.features)}
 
     def completed(args, sc):
-        return f"g.completed_count[_kind({args[0].name!r})]"
+        return f"g.board.completed_count[_kind({args[0].name!r})]"
     scope.calls["completed"] = completed
     src = emit(expr, scope)
 

@@ -277,18 +277,18 @@ class Watcher:
     def start(self, g) -> None:
         self.snap = snapshot(self.m.rs, g).values
         self.ev0 = len(g.events)
-        self.c0 = list(g.completed_count)
+        self.c0 = list(g.board.completed_count)
         self.actions = []
 
     def before(self, g, a) -> None:
         if self.snap is None:
             self.start(g)
-        self.actions.append([a, len(g.events), list(g.completed_count), g.current_player(), None, None])
+        self.actions.append([a, len(g.events), list(g.board.completed_count), g.current_player(), None, None])
 
     def applied(self, g) -> None:
         """After each action (a decision pending or not): where its events end."""
         if self.actions and self.actions[-1][4] is None:
-            self.actions[-1][4], self.actions[-1][5] = len(g.events), list(g.completed_count)
+            self.actions[-1][4], self.actions[-1][5] = len(g.events), list(g.board.completed_count)
 
     def quiet(self, g) -> None:
         """A moment with no decision pending: check the transition since the last one."""
@@ -315,7 +315,7 @@ class Watcher:
             self._ask(g, [(self._label(ev), cands, False)], b, a, g.current)
         self.snap = after
         self.ev0 = len(g.events)
-        self.c0 = list(g.completed_count)
+        self.c0 = list(g.board.completed_count)
         self.actions = []
 
     # ---------------------------------------------------------------- which rules fired
@@ -332,11 +332,11 @@ class Watcher:
         e_prev, c_prev = self.ev0, self.c0
         for a, e0, c0, _, e1, c1 in self.actions:
             e1 = len(g.events) if e1 is None else e1
-            c1 = list(g.completed_count) if c1 is None else c1
+            c1 = list(g.board.completed_count) if c1 is None else c1
             marks.append((None, e_prev, e0, c_prev, c0))
             marks.append((a, e0, e1, c0, c1))
             e_prev, c_prev = e1, c1
-        marks.append((None, e_prev, len(g.events), c_prev, list(g.completed_count)))
+        marks.append((None, e_prev, len(g.events), c_prev, list(g.board.completed_count)))
         put_steps = {f: m.candidates(lambda r, f=f: r.startswith("score ") and r.endswith(f" put {f}"), ("put", f))
                      for f in figs}
         joins = m.candidates(lambda r: r.startswith("score ") and " join " in r, "join")

@@ -198,7 +198,7 @@ SAMPLE = 8  # between the moments that matter, one move in SAMPLE is checked
 
 def _sync(bg: BoardGraph, g) -> None:
     """Put on the rebuild graph the tiles the engine placed since the last call."""
-    for cell, (o, _) in g.board.items():
+    for cell, (o, _) in g.board.tiles.items():
         if cell not in bg.board:
             part = getattr(o.tile, "part", None)
             if part is not None:  # a cell of a tile covering several cells: the whole tile, from its anchor
@@ -215,7 +215,7 @@ def move_cost(g) -> int:
     """A move's charge to the budget (verifier/budget.py): listing a turn's moves grows with the board."""
     from .budget import MOVE_UNITS
 
-    return MOVE_UNITS * (1 + len(g.board) // 100)
+    return MOVE_UNITS * (1 + len(g.board.tiles) // 100)
 
 
 def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every: int = 1,
@@ -268,7 +268,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             watch = Watcher(model, gseed)
 
         def before(g, a) -> None:
-            mark[0], mark[1] = sum(g.completed_count), len(g.events)
+            mark[0], mark[1] = sum(g.board.completed_count), len(g.events)
             if watch is not None:
                 watch.before(g, a)
 
@@ -291,7 +291,7 @@ def check_engine(rs: RuleSet, games: int, players: int = 2, seed: int = 0, every
             if every > 1:
                 due = turn % every == 0
             else:
-                moved = sum(g.completed_count) != mark[0] or any(
+                moved = sum(g.board.completed_count) != mark[0] or any(
                     e["kind"] in ("score", "award") for e in g.events[mark[1]:])
                 due = moved or turn % sample == 0
             if due or g.ended:
@@ -387,7 +387,7 @@ def compare(rs: RuleSet, g, complete_rules, bg: BoardGraph | None = None, cells=
                      "count": Counter(name for _, name in f["figures"]),
                      "players": g.nplayers, "current": g.current,
                      # game-wide counts the rebuild cannot redo on its own: the engine's own values
-                     "completed": {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)},
+                     "completed": {k[0]: g.board.completed_count[i] for i, k in enumerate(g.R.KINDS)},
                      "state": {name: g.st[i] for i, name in enumerate(rs.states)}}
             want_done = bool(complete_rules[kind](names))
         if f["complete"] != want_done:
@@ -427,7 +427,7 @@ def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places, com
     rotated), those four pieces are one feature of the rebuild, and the engine's feature holding
     the figure is that one."""
     out = []
-    for (p, gi, seg), (cell, corner) in getattr(g, "corner_at", {}).items():
+    for (p, gi, seg), (cell, corner) in g.board.corner_at.items():
         fname = g.R.FIGURES[gi].name
         kinds = set(rs.may_stand(fname))
         where = f"{fname} of {g.names[p]} at the {corner} corner of [{cell[0]},{cell[1]}]"
@@ -461,7 +461,7 @@ def _corner_problems(rs: RuleSet, g, board: dict, comps, index, root_places, com
             if len(pieces) != 1 or None in pieces:
                 out.append(f"{where}: the four tiles' pieces at the corner are {len(pieces)} features in the rebuild")
                 continue
-            held = root_places.get(g.find(seg))
+            held = root_places.get(g.board.find(seg))
             if held != comps[pieces.pop()]:
                 out.append(f"{where}: the engine's feature holding it is not the field at that corner")
     return out

@@ -533,21 +533,21 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
         g = eng.new_game(players=2, seed=0)
         cells = [(dx, dy) for dx in range(-reach, reach + 1) for dy in range(-reach, reach + 1) if (dx, dy) != (0, 0)]
         figures_at = set(target) if target is not None else set(cells)
-        g._place(tower[0], (ox, oy))
-        seg = g.board[(ox, oy)][1] + tower[1]
+        g.board.place(tower[0], (ox, oy))
+        seg = g.board.tiles[(ox, oy)][1] + tower[1]
         for dx, dy in cells:
             if (dx, dy) in gaps:
                 continue
-            g._place(target_tile[0], (ox + dx, oy + dy))
+            g.board.place(target_tile[0], (ox + dx, oy + dy))
         g.supply.left[0][agi] = g.supply.left[1][vgi] = 10 ** 6
         if target is None or target[0] == (0, 0):  # the tower's own tile: a figure beside the tower
             fi = next((i for i, f in enumerate(tower[0].feats) if i != tower[1] and f.kind in R.FIG_KINDS[vgi]), None)
             if fi is None:
                 return None, f"the tower's tile has no feature a {R.FIGURES[vgi].name} stands on"
-            _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox, oy)][1] + fi)
+            _runtime(g, "figures").put_figure(g, 1, vgi, g.board.tiles[(ox, oy)][1] + fi)
         for dx, dy in sorted(figures_at):
-            if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board and (dx, dy) != (0, 0):
-                _runtime(g, "figures").put_figure(g, 1, vgi, g.board[(ox + dx, oy + dy)][1] + target_tile[1])
+            if (dx, dy) not in gaps and (ox + dx, oy + dy) in g.board.tiles and (dx, dy) != (0, 0):
+                _runtime(g, "figures").put_figure(g, 1, vgi, g.board.tiles[(ox + dx, oy + dy)][1] + target_tile[1])
         for _ in range(height):
             _runtime(g, "figures").put_figure(g, 0, agi, seg)
         g.open_decisions = True  # the decision stays open even with nothing in range
@@ -569,7 +569,7 @@ def _capture_example(rs: RuleSet, ex: A.ExampleDecl) -> ExampleResult:
             return ExampleResult(ex, "invalid", f"the capture's range is {rng} tiles at height {height}: a test board "
                                                 f"wider than {MAX_REACH} tiles each way is not built")
         reach = rng + 1
-    reached = {g.seg_cell[a.segment] for a in g.capture_options()}
+    reached = {g.board.seg_cell[a.segment] for a in g.capture_options()}
     if target is not None:
         got: int | bool = (ox + target[0][0], oy + target[0][1]) in reached
         what = f"a {R.FIGURES[vgi].name} at {target[0][0]:+d} {target[0][1]:+d} from the tower" + \

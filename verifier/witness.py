@@ -253,12 +253,12 @@ class Monitor:
         if self.kind == "returned":
             R = g.R
             corner = set(getattr(R, "FIG_CORNER", ()))
-            for r, fs in enumerate(g.figs):
-                if fs and g.parent[r] == r and g.done[r] and R.KINDS[g.seg_kind[r]].name == self.feature:
+            for r, fs in enumerate(g.board.figs):
+                if fs and g.board.parent[r] == r and g.board.done[r] and R.KINDS[g.board.seg_kind[r]].name == self.feature:
                     left = [(p, gi) for p, gi, _ in fs if gi not in corner]
                     if left:
                         p, gi = left[0]
-                        x, y = g.seg_cell[r]
+                        x, y = g.board.seg_cell[r]
                         return (f"{g.names[p]}'s {R.FIGURES[gi].name} stays on the completed {self.feature} at "
                                 f"[{x},{y}] after turn {g.turn}")
             return None
@@ -530,10 +530,10 @@ def feature_distance(model: dict, g, kinds: set) -> float | None:
     names = [f.name for f in R.FIGURES]
     of_kind = {i for i, k in enumerate(R.KINDS) if not kinds or k[0] in kinds}
     best = 2.0 * sum(want.values()) + 1.0  # no feature of the kind with a figure yet
-    parent, done, seg_kind, opens = g.parent, g.done, g.seg_kind, g.open
+    parent, done, seg_kind, opens = g.board.parent, g.board.done, g.board.seg_kind, g.board.open
     n = g.nplayers
     seatings = list(itertools.permutations(range(n))) if n <= 3 else [tuple(range(n))]
-    for r, fs in enumerate(g.figs):
+    for r, fs in enumerate(g.board.figs):
         if not fs or parent[r] != r or done[r] or seg_kind[r] not in of_kind:
             continue
         have: dict = {}
@@ -698,7 +698,7 @@ def _replays(path: Path, g) -> bool:
     return (res.error is None and list(r.scores) == list(g.scores)
             and [list(s) for s in r.supply.left] == [list(s) for s in g.supply.left]
             and list(getattr(r, "st", [])) == list(getattr(g, "st", []))
-            and list(getattr(r, "completed_count", [])) == list(getattr(g, "completed_count", [])))
+            and list(getattr(getattr(r, "board", None), "completed_count", [])) == list(getattr(getattr(g, "board", None), "completed_count", [])))
 
 
 def search_all(rs: RuleSet, checks: list) -> dict:

@@ -10,11 +10,11 @@ One job per module (docs/engine.md lists the public names):
     moves      the move vocabulary: one typed move per kind, the one decoder of a written move
     geometry   sides, rotations, a tile type at one rotation, edge-pattern fits
     tables     the named records the generated rule tables are made of
-    board      placed tiles, the frontier, union-find over features, quantities
+    board      a component (Game.board): placed tiles, the frontier, union-find over features as flat lists, quantities
     placement  where a tile may go (edge matching and the rules' placement checks)
     bag        a component (Game.bag): decks, draws, chance's move that deals a named tile (Draw), the box
     figures    a component (Game.supply): supply, the one figure-legality predicate, figures anywhere, recalls, refusals
-    corners    figures on corners (the barn), put and join scorings
+    corners    figures on corners (the barn; their state is the board's), put and join scorings
     prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)
     outposts   a component (Game.outposts): the Siege's outposts, rows, pools, catapults at the draw, attacks, removals
     outpost_moves  the outposts' decisions as moves: the extra figure, a "?"'s catapult, an attack's removals

@@ -3,6 +3,13 @@
 Every feature of a placed tile is a segment (an integer); segments that meet
 across an edge are merged.  Per root the board keeps the quantities rules
 read: its cells, shields, open edges, figures, bordered features, completion.
+
+The board is a component of the game (`g.board`, a `Board`: its own slots and `clone`), and the
+one object a compiled kernel would take over (issue 41): flat lists addressed by segment, a dict of
+placed tiles and one of frontier cells, and the few numbers of the rules it reads.  What needs only
+the board is a method of it (`find`, `union`, `place`, the quantities the generated rules read:
+`g.board.open[r]`, `g.board.neighbours(r)`); what reads the rules' names or the game's seats is a
+function of the game here (`features`, `canon`).
 """
 from __future__ import annotations
 
@@ -11,18 +18,28 @@ from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 
 _SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
+_blank = object.__new__
 
 
 class Board:
-    """Mixin of Game.  Owns: board, frontier, parent, seg_kind, seg_cell, cells,
-    shields, open, figs, borders, done, completed_count, anywhere_segs."""
+    """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation,
+    its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
+    union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
+    (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
+    `anywhere_segs`; the figures on corners (`corner_at`, `on_corners`) and the figures a tile's
+    unions joined this turn (`joins`, runtime/corners.py); two memos of the listing (`contexts`,
+    `ready`); and the numbers of the rules it reads (`edge_base`, `anywhere_kinds`, `track_joins`,
+    `fig_corner`, `mask_counts`)."""
 
-    def _init_board(self, nkinds):
-        self.board = {}  # (x, y) -> (Orientation, segbase)
+    __slots__ = ("tiles", "frontier", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
+                 "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
+                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts")
+
+    def __init__(self, R):
+        self.tiles = {}  # (x, y) -> (Orientation, segbase)
         # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
         # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
         self.frontier = {}
-        self.edge_base = edge_base(self.R.TILES)
         self.parent = []
         self.seg_kind = []
         self.seg_cell = []
@@ -32,8 +49,44 @@ class Board:
         self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
         self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
+        self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
-        self.completed_count = [0] * nkinds
+        self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
+        self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
+        self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
+        self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
+        self.ready = (None, {})  # (board size, {(cell, kinds): corners whose three other tiles qualify})
+        self.edge_base = edge_base(R.TILES)
+        self.anywhere_kinds = R.ANYWHERE_KINDS
+        self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
+        self.fig_corner = R.FIG_CORNER
+        self.mask_counts = R.FIG_MASK_COUNTS
+
+    def clone(self):
+        """An independent copy: the lists and dicts that change are copied; what is never changed
+        in place (cells, figures and borders of a feature, board entries) is shared."""
+        c = _blank(Board)
+        c.tiles = self.tiles.copy()
+        c.frontier = self.frontier.copy()
+        c.parent = self.parent[:]
+        c.seg_kind = self.seg_kind[:]
+        c.seg_cell = self.seg_cell[:]
+        c.cells = self.cells[:]
+        c.shields = self.shields[:]
+        c.open = self.open[:]
+        c.figs = self.figs[:]
+        c.borders = self.borders[:]
+        c.done = self.done[:]
+        c.completed_count = self.completed_count[:]
+        c.anywhere_segs = self.anywhere_segs[:]
+        c.corner_at = self.corner_at.copy()
+        c.on_corners = self.on_corners
+        c.joins = []
+        c.contexts = {}
+        c.ready = (None, {})
+        c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
+        c.fig_corner, c.mask_counts = self.fig_corner, self.mask_counts
+        return c
 
     # ------------------------------------------------------------ union-find
     def find(self, s):
@@ -43,7 +96,7 @@ class Board:
             s = parent[s]
         return s
 
-    def _union(self, a, b):
+    def union(self, a, b):
         parent = self.parent
         ra = parent[a]  # find(a), find(b): most segments point at their root, or one step short of it
         if parent[ra] != ra:
@@ -54,31 +107,35 @@ class Board:
         if ra == rb:
             self.open[ra] -= 2
             return ra
-        if len(self.cells[ra]) < len(self.cells[rb]):
+        cells = self.cells
+        if len(cells[ra]) < len(cells[rb]):
             ra, rb = rb, ra
         parent[rb] = ra
-        self.cells[ra] = self.cells[ra] | self.cells[rb]  # a new set: clones share the old ones
+        cells[ra] = cells[ra] | cells[rb]  # a new set: clones share the old ones
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
-        if self.figs[rb]:
-            if self.figs[ra] and self.track_joins:  # a `score ... join` rule may apply (runtime/corners.py)
-                self.joins.append((self.figs[ra], self.figs[rb], ra))
-            self.figs[ra] = self.figs[ra] + self.figs[rb]
-        if self.borders[rb]:
-            self.borders[ra] = self.borders[ra] + self.borders[rb]
-        self.done[ra] = self.done[ra] or self.done[rb]
-        self.cells[rb] = None
-        self.figs[rb] = None
+        figs = self.figs
+        if figs[rb]:
+            if figs[ra] and self.track_joins:  # a `score ... join` rule may apply (runtime/corners.py)
+                self.joins.append((figs[ra], figs[rb], ra))
+            figs[ra] = figs[ra] + figs[rb]
+        borders = self.borders
+        if borders[rb]:
+            borders[ra] = borders[ra] + borders[rb]
+        done = self.done
+        done[ra] = done[ra] or done[rb]
+        cells[rb] = None
+        figs[rb] = None
         return ra
 
     # ------------------------------------------------------------ placing
-    def _place(self, o, cell):
+    def place(self, o, cell):
         """Put orientation o on cell: new segments, merged with the neighbours'. Returns touched roots."""
         x, y = cell
         parent = self.parent
         base = len(parent)
-        board = self.board
-        board[cell] = (o, base)
+        tiles = self.tiles
+        tiles[cell] = (o, base)
         frontier = self.frontier
         frontier.pop(cell, None)
         n = len(o.kinds)
@@ -94,17 +151,17 @@ class Board:
         else:
             self.borders.extend([_NO_FIGS] * n)
         self.done.extend([False] * n)
-        anywhere = self.R.ANYWHERE_KINDS
+        anywhere = self.anywhere_kinds
         if anywhere:
             for i, k in enumerate(o.kinds):
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
-        union = self._union
+        union = self.union
         faces = o.faces
         own = o.parts
         for d, dx, dy, od, _ in _SIDES:
             nc = (x + dx, y + dy)
-            nb = board.get(nc)
+            nb = tiles.get(nc)
             if nb is None:
                 frontier[nc] = frontier.get(nc, 0) + faces[d]
                 continue
@@ -121,6 +178,13 @@ class Board:
             touched.add(r)
         return touched
 
+    def link(self, a, b):
+        """Join two pieces of one feature of a tile covering several cells (no edge closes
+        between them, so the open edges add up: `union` takes 2 off for a joined edge)."""
+        if self.find(a) != self.find(b):
+            self.open[self.find(a)] += 2
+            self.union(a, b)
+
     def edge_pattern(self, cell):
         """The edge code each side N, E, S, W of empty cell `cell` must show (-1: no neighbour there),
         or None when no placed tile touches it."""
@@ -131,24 +195,24 @@ class Board:
         """Roots of placed features that local feature fi would join if o were placed at cell."""
         x, y = cell
         roots = set()
-        board = self.board
+        tiles = self.tiles
         for d, k in o.sidefeat[fi]:
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 b = nb[0].parts[OPP[d]][k]
                 if b >= 0:
                     roots.add(self.find(nb[1] + b))
         return roots
 
-    def _neighbour_roots(self, cell):
+    def neighbour_roots(self, cell):
         """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
         x, y = cell
-        board = self.board
+        tiles = self.tiles
         parent = self.parent
         find = self.find
         out = []
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is None:
                 out.append(None)
                 continue
@@ -163,20 +227,20 @@ class Board:
             out.append(side)
         return out
 
-    def _occupied_parts(self, cell):
+    def occupied_parts(self, cell):
         """Masks of the parts around an empty cell (side d, part k: bit 3 * d + k) whose features
         hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
         (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
         parts with an F)."""
         x, y = cell
-        board = self.board
+        tiles = self.tiles
         parent = self.parent
         figs = self.figs
-        counts = self.R.FIG_MASK_COUNTS
+        counts = self.mask_counts
         if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
             occ = 0
             for d, dx, dy, od, shift in _SIDES:
-                nb = board.get((x + dx, y + dy))
+                nb = tiles.get((x + dx, y + dy))
                 if nb is not None:
                     no, nbase = nb
                     for p, bits in no.facing[od]:  # each feature on the neighbour's side once
@@ -186,11 +250,11 @@ class Board:
                         if figs[s]:
                             occ |= bits << shift
             return (occ,)
-        corner = self.R.FIG_CORNER if self.on_corners else ()
+        corner = self.fig_corner if self.on_corners else ()
         occ = 0
         per = [0] * len(counts)
         for d, dx, dy, od, shift in _SIDES:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is None:
                 continue
             no, nbase = nb
@@ -212,23 +276,11 @@ class Board:
                                 break
         return (occ, *per)
 
-    def _figure_context(self, cell):
-        """What figures.options_for reads about the features around an empty cell."""
-        return self._occupied_parts(cell) if self.R.FIG_MASKS else self._neighbour_roots(cell)
-
-    def _context_of(self, cell):
-        """_figure_context(cell), read once per cell while legal_actions lists (it resets the memo)."""
-        memo = self._contexts
-        got = memo.get(cell)
-        if got is None:
-            got = memo[cell] = self._figure_context(cell)
-        return got
-
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):
         x, y = self.seg_cell[r]
-        board = self.board
-        return sum(1 for dx, dy in AROUND if (x + dx, y + dy) in board)
+        tiles = self.tiles
+        return sum(1 for dx, dy in AROUND if (x + dx, y + dy) in tiles)
 
     def completed_borders(self, r):
         roots = {self.find(s) for s in self.borders[r]}
@@ -238,7 +290,7 @@ class Board:
         """Marks number m (an index into MARKS) printed on the features `roots` are made of.
         Read only when a rule asks (`marks(NAME)`), so merging features keeps no count."""
         find = self.find
-        board = self.board
+        tiles = self.tiles
         tops = {find(r) for r in roots}
         n = 0
         seen = set()
@@ -247,7 +299,7 @@ class Board:
                 if cell in seen:
                     continue
                 seen.add(cell)
-                o, base = board[cell]
+                o, base = tiles[cell]
                 for i, f in enumerate(o.feats):
                     if f.marks and f.marks[m] and find(base + i) in tops:
                         n += f.marks[m]
@@ -259,13 +311,6 @@ class Board:
         seg_kind = self.seg_kind
         return len({find(s) for s in self.borders[r] if seg_kind[s] == kind})
 
-    def _link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes
-        between them, so the open edges add up: `_union` takes 2 off for a joined edge)."""
-        if self.find(a) != self.find(b):
-            self.open[self.find(a)] += 2
-            self._union(a, b)
-
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs
@@ -274,51 +319,70 @@ class Board:
             n += len(figs[r])
         return n
 
-    # ------------------------------------------------------------ views
-    def features(self, cells=None):
-        """Every feature on the board: kind, cells, places (board frame), figures, completion, open edges.
-        With `cells`, only the features that have a piece on one of those cells."""
-        R = self.R
-        groups = {}
-        if cells is None:
-            for cell, (o, base) in self.board.items():
-                for i in range(len(o.feats)):
-                    r = self.find(base + i)
-                    groups.setdefault(r, []).append((cell, o.places[i]))
-        else:
-            board = self.board
-            roots = {self.find(base + i) for c in cells if c in board for o, base in (board[c],)
-                     for i in range(len(o.feats))}
-            for r in sorted(roots):
-                members = groups[r] = []
-                for cell in sorted(self.cells[r]):
-                    o, base = board[cell]
-                    for i in range(len(o.feats)):
-                        if self.find(base + i) == r:
-                            members.append((cell, o.places[i]))
-        out = []
-        for r, members in groups.items():
-            places = frozenset((c, p) for c, ps in members for p in ps)
-            out.append({
-                "kind": R.KINDS[self.seg_kind[r]].name,
-                "cells": frozenset(self.cells[r]),
-                "places": places,
-                "figures": sorted((self.names[p], R.FIGURES[gi].name) for p, gi, _ in self.figs[r]),
-                "figure_places": sorted((self.names[p], R.FIGURES[gi].name, self.seg_cell[seg], self._seg_place(seg))
-                                        for p, gi, seg in self.figs[r]),
-                "complete": bool(self.done[r]),
-                "open": self.open[r],
-                "borders": frozenset(self.find(s) for s in self.borders[r]),
-                "root": r,
-            })
-        return out
+    def owning(self, r):
+        """Figures on root r that count toward ownership (no corner figure does)."""
+        figs = self.figs[r]
+        if not self.on_corners or not figs:
+            return len(figs)
+        corner = self.fig_corner
+        return sum(1 for e in figs if e[1] not in corner)
 
-    def _seg_place(self, seg):
-        o, base = self.board[self.seg_cell[seg]]
+    def count_on(self, roots, gi):
+        """Figures of type gi on the given roots (any player)."""
+        figs = self.figs
+        return sum(1 for r in roots for e in figs[r] if e[1] == gi)
+
+    def seg_place(self, seg):
+        """The first place (board frame) of segment seg's feature on its tile, or None."""
+        o, base = self.tiles[self.seg_cell[seg]]
         ps = o.places[seg - base]
         return ps[0] if ps else None
 
-    def _canon(self, r):
-        """Order features the same way whatever ids they got: by kind, then by the cells they cover."""
-        cells = self.cells[r]
-        return (self.R.KINDS[self.seg_kind[r]].name, min(cells), len(cells), sorted(cells))
+
+# ------------------------------------------------------------ functions of the game
+def features(g, cells=None):
+    """Every feature on the board: kind, cells, places (board frame), figures, completion, open edges.
+    With `cells`, only the features that have a piece on one of those cells."""
+    R = g.R
+    b = g.board
+    find = b.find
+    groups = {}
+    if cells is None:
+        for cell, (o, base) in b.tiles.items():
+            for i in range(len(o.feats)):
+                r = find(base + i)
+                groups.setdefault(r, []).append((cell, o.places[i]))
+    else:
+        tiles = b.tiles
+        roots = {find(base + i) for c in cells if c in tiles for o, base in (tiles[c],)
+                 for i in range(len(o.feats))}
+        for r in sorted(roots):
+            members = groups[r] = []
+            for cell in sorted(b.cells[r]):
+                o, base = tiles[cell]
+                for i in range(len(o.feats)):
+                    if find(base + i) == r:
+                        members.append((cell, o.places[i]))
+    out = []
+    for r, members in groups.items():
+        places = frozenset((c, p) for c, ps in members for p in ps)
+        out.append({
+            "kind": R.KINDS[b.seg_kind[r]].name,
+            "cells": frozenset(b.cells[r]),
+            "places": places,
+            "figures": sorted((g.names[p], R.FIGURES[gi].name) for p, gi, _ in b.figs[r]),
+            "figure_places": sorted((g.names[p], R.FIGURES[gi].name, b.seg_cell[seg], b.seg_place(seg))
+                                    for p, gi, seg in b.figs[r]),
+            "complete": bool(b.done[r]),
+            "open": b.open[r],
+            "borders": frozenset(find(s) for s in b.borders[r]),
+            "root": r,
+        })
+    return out
+
+
+def canon(g, r):
+    """Order features the same way whatever ids they got: by kind, then by the cells they cover."""
+    b = g.board
+    cells = b.cells[r]
+    return (g.R.KINDS[b.seg_kind[r]].name, min(cells), len(cells), sorted(cells))

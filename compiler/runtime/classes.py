@@ -36,6 +36,7 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
+        b = self.board
         pr = self.prisoners
         if self.rounds.rules and any(figs for row in pr.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
@@ -96,12 +97,12 @@ class Classes:
                     gi = fig.figure
                     # (it scores as it is put, it starts something: True, False or None when only the tile
                     # can make its capture possible, it may share the tile's key when the tile completes)
-                    info = at_info[fig] = (gi in scored, gi in plain, self.seg_kind[self.find(fig.segment)] not in complete, None)
+                    info = at_info[fig] = (gi in scored, gi in plain, b.seg_kind[b.find(fig.segment)] not in complete, None)
                     if info[1] and gi in only_captors:
                         free = self._captures_nothing(fig, None, None, memo)
                         # the cells within one of the feature's: a tile there may change its range
                         info = at_info[fig] = (info[0], None if free is None else not free, info[2],
-                                               {(cx + dx, cy + dy) for cx, cy in self.cells[self.find(fig.segment)]
+                                               {(cx + dx, cy + dy) for cx, cy in b.cells[b.find(fig.segment)]
                                                 for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
                 scores_put, starts, unc, beside = info
                 if scores_put:
@@ -127,7 +128,7 @@ class Classes:
                     elif fig.figure in captors:  # its captures do not depend on this tile
                         append(("capture", fig))
                     else:  # the outpost decision that follows: by figure and kind
-                        append(("outpost", fig.figure, self.seg_kind[self.find(fig.segment)]))
+                        append(("outpost", fig.figure, b.seg_kind[b.find(fig.segment)]))
                 # on another tile, on a feature no `complete` rule ever completes (a tower's top)
                 elif twins and not starts and unc:
                     append((cell, rot))
@@ -192,6 +193,7 @@ class Classes:
         `by` rule), the figure starting nothing of its own (no `score ... put`, no outpost, no capture:
         `_captures_nothing`), and no outposts to counterattack at the end.  Every other action is its
         own key."""
+        b = self.board
         R = self.R
         if R.TRACKS or R.SCORE_BY:
             return list(actions)
@@ -212,7 +214,7 @@ class Classes:
             if ft is Put:
                 kind = R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature]
             elif ft is PutAt:
-                kind = self.seg_kind[self.find(fig.segment)]
+                kind = b.seg_kind[b.find(fig.segment)]
             else:
                 out.append(a)  # a recall, a figure on a corner
                 continue
@@ -258,12 +260,13 @@ class Classes:
         rules change no state, none stands in line within the range the rule gives that feature with
         the figure on it (TOWER-CAPTURE-2).  The tile itself carries no figure that may be captured (it
         carries this one).  `memo`, a dict the caller keeps for this very state."""
+        b = self.board
         gi = fig.figure
         kinds, range_fn = self.R.CAPTURES[gi][:2]
         spots = memo.get(kinds)
         if spots is None:  # where the figures that may be captured stand: (x, y) each, rows, columns
-            seg_cell = self.seg_cell
-            at = [seg_cell[seg] + (seg,) for figs in filter(None, self.figs) for _, fgi, seg in figs if fgi in kinds]
+            seg_cell = b.seg_cell
+            at = [seg_cell[seg] + (seg,) for figs in filter(None, b.figs) for _, fgi, seg in figs if fgi in kinds]
             spots = memo[kinds] = (at, {y for _, y, _ in at}, {x for x, _, _ in at})
         at, ys, xs = spots
         if type(fig) is not PutAt:  # on the drawn tile: its new feature's range, read with the tile placed
@@ -281,14 +284,14 @@ class Classes:
                                            for x, y, _ in at)
             return free
         seg = fig.segment
-        tx, ty = self.seg_cell[seg]
+        tx, ty = b.seg_cell[seg]
         if ty not in ys and tx not in xs:
             return True
-        r = self.find(seg)
+        r = b.find(seg)
         if cell is None:  # whatever the tile: True, False, or None when it depends on the tile
             return None if self._range_free(gi, seg, r, range_fn, at, tx, ty, memo) else False
         x, y = cell
-        if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in self.cells[r]):
+        if any(abs(cx - x) <= 1 and abs(cy - y) <= 1 for cx, cy in b.cells[r]):
             return False  # the tile may join the feature or stand among its neighbours
         if not self._state_kept(cell, rot, self.R.ORIENT[self.bag.drawn][rot // 90 % 4], memo):
             return False
@@ -302,13 +305,13 @@ class Classes:
         if free is None:
             h = self._range_with(gi, seg, r, range_fn)
             inside = memo[("inside", gi, seg)] = {
-                self.find(s) for x, y, s in at if (x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)}
+                self.board.find(s) for x, y, s in at if (x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)}
             free = memo[key] = not inside
         return free
 
     def _range_with(self, gi, seg, r, range_fn):
         """The range the capture rule of figure gi gives feature r with that figure put on segment seg."""
-        figs = self.figs
+        figs = self.board.figs
         keep = figs[r]
         figs[r] = keep + [(self.current, gi, seg)]  # as `_put_figure` leaves it
         try:
@@ -332,18 +335,17 @@ class Classes:
     def _roots_near(self, cell):
         """The roots of the features a tile at `cell` would join, and of the centre features around it."""
         x, y = cell
-        board = self.board
-        find = self.find
+        tiles, find = self.board.tiles, self.board.find
         out = set()
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 o, base = nb
                 for p in o.parts[OPP[d]]:
                     if p >= 0:
                         out.add(find(base + p))
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 o, base = nb
                 for i in o.centre:
@@ -363,7 +365,7 @@ class Classes:
         out = []
         for a in actions:
             t = type(a)
-            if t is Capture and self.find(a.segment) not in finishing:
+            if t is Capture and self.board.find(a.segment) not in finishing:
                 out.append(("captive", a.owner, a.figure, a.back))
             elif t is Pass and quiet_pass:
                 out.append(None)
@@ -374,19 +376,20 @@ class Classes:
     def _finishing(self):
         """The roots of the features the pending placement will complete when its turn is scored
         (the candidates `_score_completed` tests, tested the same way, nothing changed)."""
+        b = self.board
         pend = self.prisoners.pending
         cell, touched = pend.cell, pend.touched
         x, y = cell
-        cands = set(self.find(r) for r in touched)
-        board = self.board
+        cands = set(b.find(r) for r in touched)
+        tiles = b.tiles
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 for i in nb[0].centre:
-                    cands.add(self.find(nb[1] + i))
+                    cands.add(b.find(nb[1] + i))
         complete = self.R.COMPLETE
-        done = self.done
-        seg_kind = self.seg_kind
+        done = b.done
+        seg_kind = b.seg_kind
         out = set()
         for r in cands:
             if not done[r]:

@@ -14,6 +14,7 @@ methods).
 """
 from __future__ import annotations
 
+from .corners import corner_options, corner_refusal
 from .errors import article
 from .moves import Put, PutAt, PutCorner, Recall
 
@@ -40,22 +41,38 @@ class Supply:
 _blank = object.__new__
 
 
+def figure_context(g, cell):
+    """What figures.options_for reads about the features around an empty cell."""
+    return g.board.occupied_parts(cell) if g.R.FIG_MASKS else g.board.neighbour_roots(cell)
+
+
+def context_of(g, cell):
+    """figure_context(g, cell), read once per cell while legal_actions lists (listing resets the memo,
+    `Board.contexts`)."""
+    memo = g.board.contexts
+    got = memo.get(cell)
+    if got is None:
+        got = memo[cell] = figure_context(g, cell)
+    return got
+
+
 def joined(g, o, cell, fi, nbr):
     """(roots, figures): the placed features local feature fi of o at cell would join, and how many
     figures on them make an owner (a figure on a corner does not).  `nbr`: the neighbours' roots
-    (Board._neighbour_roots), or None: read once per cell (Board._context_of)."""
+    (Board.neighbour_roots), or None: read once per cell (context_of)."""
     if nbr is None:
-        nbr = g._context_of(cell)
+        nbr = context_of(g, cell)
     roots = set()
     for d, k in o.sidefeat[fi]:
         side = nbr[d]
         if side is not None and side[k] >= 0:
             roots.add(side[k])
-    figs = g.figs
+    b = g.board
+    figs = b.figs
     figures = 0
     for x in roots:
         figures += len(figs[x])
-    if g.on_corners:  # a figure on a corner counts toward nobody's ownership
+    if b.on_corners:  # a figure on a corner counts toward nobody's ownership
         corner = g.R.FIG_CORNER
         figures -= sum(1 for x in roots for e in figs[x] if e[1] in corner)
     return roots, figures
@@ -92,7 +109,7 @@ def options_for(g, o, cell, nbr, sup):
             break
     for gi, may in R.CORNER_RULES:
         if sup[gi] > 0:
-            for corner, fi in g.corner_options(o, cell, R.FIG_KINDS[gi]):
+            for corner, fi in corner_options(g.board, o, cell, R.FIG_KINDS[gi]):
                 if masks:
                     ok = may(g, o, fi, nbr, o.fmasks[fi])
                 else:
@@ -104,7 +121,7 @@ def options_for(g, o, cell, nbr, sup):
 
 def forbidden_by(g, o, cell, nbr, gi, fi):
     """(condition, clause) of the first `forbid` that holds for figure gi on local feature fi of o
-    at cell (FORBID_RULES), or None.  `nbr`: the neighbours' roots (Board._neighbour_roots)."""
+    at cell (FORBID_RULES), or None.  `nbr`: the neighbours' roots (Board.neighbour_roots)."""
     kind = o.feats[fi].kind
     for fg, kinds, holds, src, clause in g.R.FORBID_RULES:
         if fg == gi and kind in kinds and holds(g, o, cell, fi, *joined(g, o, cell, fi, nbr)):
@@ -115,14 +132,14 @@ def forbidden_by(g, o, cell, nbr, gi, fi):
 def anywhere_for(g, r, sup):
     """The figures a player with supply `sup` may put on the placed feature with root r
     (ANYWHERE_RULES, in the order of the statements)."""
-    k = g.seg_kind[r]
+    k = g.board.seg_kind[r]
     return [gi for gi, may in g.R.ANYWHERE_RULES if sup[gi] > 0 and may(g, r, k)]
 
 
 def forbidden_at(g, r, gi):
     """(condition, clause) of the first `forbid` that holds for figure gi on the placed feature with
     root r (ANYWHERE_FORBIDS), or None."""
-    k = g.seg_kind[r]
+    k = g.board.seg_kind[r]
     for fg, kinds, holds, src, clause in g.R.ANYWHERE_FORBIDS:
         if fg == gi and k in kinds and holds(g, r, k):
             return (src, clause)
@@ -144,7 +161,7 @@ def figure_index(g, name):
 def figure_options(g, o, cell, player=None):
     """(figure, local feature) pairs `player` (default: the current one) may put on o placed at cell."""
     p = g.current if player is None else player
-    return options_for(g, o, cell, g._figure_context(cell), g.supply.left[p])
+    return options_for(g, o, cell, figure_context(g, cell), g.supply.left[p])
 
 
 def figure_refusal(g, o, cell, gi, fi, corner=None):
@@ -167,7 +184,7 @@ def figure_refusal(g, o, cell, gi, fi, corner=None):
             return (f"{article(fname)} stands on a corner where four tiles meet, not on a feature", on)
         return (f"{article(fname)} stands on a feature of the tile, not on a corner", on)
     if at_corner:
-        why = g.corner_refusal(o, cell, corner, R.FIG_KINDS[gi], fname)
+        why = corner_refusal(g, o, cell, corner, R.FIG_KINDS[gi], fname)
         if why is not None:
             return (why, on)
     if not 0 <= fi < len(o.feats):
@@ -175,7 +192,7 @@ def figure_refusal(g, o, cell, gi, fi, corner=None):
     kind = o.feats[fi].kind
     if kind not in R.FIG_KINDS[gi]:
         return (f"{article(fname)} cannot stand on {article(R.KINDS[kind].name)}", on)
-    forbidden = forbidden_by(g, o, cell, g._neighbour_roots(cell), gi, fi)
+    forbidden = forbidden_by(g, o, cell, g.board.neighbour_roots(cell), gi, fi)
     if forbidden is not None:
         src, clause = forbidden
         return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "
@@ -199,10 +216,11 @@ def anywhere_options(g, player=None):
         return []
     p = g.current if player is None else player
     sup = g.supply.left[p]
-    parent, seg_cell = g.parent, g.seg_cell
+    b = g.board
+    parent, seg_cell = b.parent, b.seg_cell
     options = anywhere_for
     out = []
-    for s in g.anywhere_segs:  # the segments of those kinds, in the order they were placed
+    for s in b.anywhere_segs:  # the segments of those kinds, in the order they were placed
         if parent[s] == s:
             for gi in options(g, s, sup):
                 out.append(PutAt(gi, seg_cell[s], s))
@@ -215,12 +233,13 @@ def anywhere_refusal(g, gi, cell, seg):
     (it goes only on the tile just placed), the statement that says which figures may stand
     on that kind anywhere, the supply, a `forbid`, or the condition of its `anywhere` part."""
     R = g.R
-    r = g.find(seg)
-    if PutAt(gi, g.seg_cell[r], r) in anywhere_options(g):
+    b = g.board
+    r = b.find(seg)
+    if PutAt(gi, b.seg_cell[r], r) in anywhere_options(g):
         return None
     supply, on, when = R.FIG_CLAUSES[gi]
     fname = R.FIGURES[gi].name
-    k = g.seg_kind[r]
+    k = b.seg_kind[r]
     kind = R.KINDS[k].name
     at = f"[{cell[0]},{cell[1]}]"
     parts = [p for p in R.ANYWHERE_AT.get(gi, ()) if k in p[0]]
@@ -250,15 +269,17 @@ def recall_options(g):
     if not g.supply.recallable:
         return []
     p = g.current
-    out = [Recall(gi, g.seg_cell[seg], seg) for seg, (pl, gi) in g.supply.recallable.items() if pl == p]
+    seg_cell = g.board.seg_cell
+    out = [Recall(gi, seg_cell[seg], seg) for seg, (pl, gi) in g.supply.recallable.items() if pl == p]
     out.sort(key=lambda a: (a.cell, a.figure))
     return out
 
 
 def put_figure(g, p, gi, seg):
     """Player p puts figure gi from supply on segment seg."""
-    r = g.find(seg)
-    g.figs[r] = g.figs[r] + [(p, gi, seg)]
+    b = g.board
+    r = b.find(seg)
+    b.figs[r] = b.figs[r] + [(p, gi, seg)]
     s = g.supply
     if gi in g.R.RECALLS:
         s.recallable[seg] = (p, gi)
@@ -266,7 +287,7 @@ def put_figure(g, p, gi, seg):
 
 
 def remove_fig(g, r, p, gi, seg):
-    out = list(g.figs[r])
+    out = list(g.board.figs[r])
     for i, e in enumerate(out):
         if e == (p, gi, seg):
             del out[i]

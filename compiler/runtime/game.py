@@ -12,8 +12,9 @@ import random
 
 from . import bag as _bag
 from .bag import draw_next, init_bag
+from . import board as _board
 from .board import Board
-from .corners import Corners
+from .corners import put_corner, score_joins, score_put
 from .decisions import TurnEnd, watching
 from .errors import IllegalAction
 from . import figures as _figures
@@ -37,12 +38,11 @@ from .scoring import Scoring
 _new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
 
-# the flat lists a clone copies (their items are numbers, tuples, or sets and lists never changed in place)
-_CLONE_LISTS = ("scores", "st", "parent", "seg_kind", "seg_cell", "shields", "open", "done", "completed_count",
-                "events", "history", "cells", "figs", "borders", "anywhere_segs")
+# the game's own lists a clone copies (their items are numbers, tuples, or dicts never changed in place)
+_CLONE_LISTS = ("scores", "st", "events", "history")
 
 
-class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
+class Game(Placement, Scoring, Records, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
@@ -60,6 +60,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
     end_reason = _rounds.end_reason
     tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
                                                                  _bag.draw_refusal, _bag.deck_of)
+    features, _canon = _board.features, _board.canon
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
@@ -91,35 +92,19 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
             self.st[i] = init(self)
             if i in rules.STATES_EACH:  # `state NAME of each player`: one value per seat
                 self.st[i] = (self.st[i],) * self.nplayers
-        self._init_board(len(rules.KINDS))
-        self._init_corners()
+        self.board = Board(rules)  # a component: runtime/board.py (the figures on corners too: runtime/corners.py)
         self.ended = False
         self.discards = 0
         self._listed = None  # (turn, tile, actions) of the last legal_actions
-        self._contexts = {}  # cell -> the features around it, while legal_actions lists (Board._context_of)
         # moment -> what lists the moves these rules offer then (runtime/moves.py's OFFERED, in its order)
         self._offers = _offers(rules)
         st = init_bag(self, start)  # the bag, a component: runtime/bag.py
         if st is not None:
             tid, x, y, rot = st
-            self._place(rules.ORIENT[tid][rot // 90], (x, y))
+            self.board.place(rules.ORIENT[tid][rot // 90], (x, y))
             if start is None:  # the rules' own start landscape (a record's `start` is one tile)
-                self._lay_landscape()
+                _lay_landscape(self)
         draw_next(self)
-
-    def _lay_landscape(self):
-        """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
-        feature of a tile covering several cells joined, and its borders across cells."""
-        R = self.R
-        for tid, x, y, rot in R.START_MORE:
-            self._place(R.ORIENT[tid][rot // 90], (x, y))
-        board = self.board
-        for ca, la, cb, lb in R.START_LINKS:
-            self._link(board[ca][1] + la, board[cb][1] + lb)
-        for ca, la, cb, lb in R.START_BORDERS:
-            a = board[ca][1] + la
-            r = self.find(a)
-            self.borders[r] = self.borders[r] + [board[cb][1] + lb]
 
     # ------------------------------------------------------------ the state, as OpenSpiel asks
     def current_player(self):
@@ -244,7 +229,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
                     raise IllegalAction("no own figure of that kind stands there to recall",
                                         R.RECALL_CLAUSE.get(fig.figure, R.CLAUSE_FOLLOW))
             elif ft is PutAt:
-                if not (isinstance(fig.segment, int) and 0 <= fig.segment < len(self.parent)
+                if not (isinstance(fig.segment, int) and 0 <= fig.segment < len(self.board.parent)
                         and isinstance(fig.figure, int) and 0 <= fig.figure < len(R.FIGURES)):
                     raise IllegalAction("no placed feature there", R.CLAUSE_FOLLOW)
                 why = self.anywhere_refusal(fig.figure, fig.cell, fig.segment)
@@ -257,13 +242,14 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
         self.history.append((R.TILES[drawn].index, action))  # only moves that were made
         p = self.current
         state_sets = R.on_place(self, o, cell)
-        touched = self._place(o, cell)
+        b = self.board
+        touched = b.place(o, cell)
         for name_i, val in state_sets:
             self.st[name_i] = val
         if state_sets:  # an `on place` rule changed a state: its event, as `on complete`'s (rule usage)
             self._state_events(state_sets)
-        if self.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
-            self._score_joins(touched)
+        if b.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
+            score_joins(self, touched)
         put = None  # the figure this turn put: (figure, segment), for `score ... put`
         if fig is not None:
             if ft is Recall:
@@ -272,11 +258,10 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
                 if ft is PutAt:  # on a feature of another placed tile (`anywhere`)
                     gi, seg = fig.figure, fig.segment
                 else:
-                    gi, seg = fig.figure, self.board[cell][1] + fig.feature
+                    gi, seg = fig.figure, b.tiles[cell][1] + fig.feature
                 put_figure(self, p, gi, seg)
                 if ft is PutCorner:
-                    self.corner_at[(p, gi, seg)] = (cell, fig.corner)
-                    self.on_corners += 1
+                    put_corner(self, p, gi, seg, cell, fig.corner)
                 put = (gi, seg)
                 if R.OUTPOST_PUTS and outpost_pending(self, p, gi, seg, cell, touched, put):
                     return  # the same player may now put one more figure on an outpost, or pass
@@ -309,7 +294,7 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
             counterattacks(self)  # (SIEGE-COUNTER-1)
         self._score_completed(cell, touched)
         if put is not None and R.SCORE_PUT:
-            self._score_put(*put)
+            score_put(self, *put)
         if R.RANSOM is not None and not self.ended and (self.open_decisions or ransom_options(self)):
             pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
             return
@@ -333,21 +318,16 @@ class Game(Board, Placement, Corners, Scoring, Records, Lookahead, Moments):
 
     # ------------------------------------------------------------ views
     def clone(self):
-        """An independent copy.  Cheap: what is never changed in place (cells, figures and borders
-        of a feature, frontier patterns, board entries, the listed actions) is shared; the bag's
-        random generator is only used while the game is set up, so it is shared too."""
+        """An independent copy.  Cheap: each component copies what changes (`Board.clone`, ...); what
+        is never changed in place (the listed actions, the rules) is shared; the bag's random
+        generator is only used while the game is set up, so it is shared too."""
         g = Game.__new__(Game)
         d = g.__dict__
         d.update(self.__dict__)
         for k in _CLONE_LISTS:
             d[k] = d[k][:]
         d["supply"] = self.supply.clone()
-        d["board"] = self.board.copy()
-        d["frontier"] = self.frontier.copy()
-        d["corner_at"] = self.corner_at.copy()
-        d["joins"] = []
-        d["_ready"] = (None, {})
-        d["_contexts"] = {}
+        d["board"] = self.board.clone()
         d["bag"] = self.bag.clone()
         d["rounds"] = self.rounds.clone()
         d["prisoners"] = self.prisoners.clone()
@@ -361,6 +341,22 @@ _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
 # each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
 _watched = watching()
+
+
+def _lay_landscape(g):
+    """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
+    feature of a tile covering several cells joined, and its borders across cells."""
+    R = g.R
+    b = g.board
+    for tid, x, y, rot in R.START_MORE:
+        b.place(R.ORIENT[tid][rot // 90], (x, y))
+    tiles = b.tiles
+    for ca, la, cb, lb in R.START_LINKS:
+        b.link(tiles[ca][1] + la, tiles[cb][1] + lb)
+    for ca, la, cb, lb in R.START_BORDERS:
+        a = tiles[ca][1] + la
+        r = b.find(a)
+        b.borders[r] = b.borders[r] + [tiles[cb][1] + lb]
 
 
 def _offers(R):

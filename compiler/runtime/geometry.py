@@ -80,7 +80,7 @@ class Orientation:
         self.sidefeat = tuple(tuple((d, k) for d in range(4) for k in range(3) if self.parts[d][k] == i)
                               for i in range(len(feats)))
         # per feature some figure may take: (its index, those figures, its sidefeat, its parts as a mask:
-        # side d, part k is bit 3 * d + k, as in Board._occupied_parts)
+        # side d, part k is bit 3 * d + k, as in Board.occupied_parts)
         self.fmasks = tuple(sum(1 << (3 * d + k) for d, k in sf) for sf in self.sidefeat)
         self.figfeats = tuple((i, fig_on[f.kind], self.sidefeat[i], self.fmasks[i])
                               for i, f in enumerate(feats) if fig_on[f.kind])

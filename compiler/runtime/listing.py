@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from .corners import cornered_codes
+from .corners import cornered_codes, ready_corners
 from .figures import options_for
 from .moves import TAGGED, Place
 
@@ -136,6 +136,7 @@ class Moves(Sequence):
 def tile_moves(g):
     """The drawn tile's placements, with what may go with each, as `Moves` (no tail yet)."""
     R = g.R
+    b = g.board
     drawn = g.bag.drawn
     fits = R.FITS[drawn]
     check = R.PLACE_CHECKS[drawn]
@@ -153,7 +154,7 @@ def tile_moves(g):
     n = 0
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
         get = fits.get
-        for cell, code in g.frontier.items():
+        for cell, code in b.frontier.items():
             found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
             if found is None:
                 continue
@@ -165,18 +166,18 @@ def tile_moves(g):
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
     masks = R.FIG_MASKS
-    occupied = g._occupied_parts
-    g._contexts = {}
+    occupied = b.occupied_parts
+    b.contexts = {}
     # figures on corners (the barn) in supply: they may go only where a corner is ready
     corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
     side_figs = any_fig
     for gi in R.FIG_CORNER:
         side_figs &= ~(1 << gi)
-    cornered = cornered_codes(g.edge_base) if corner_kinds else ()
+    cornered = cornered_codes(b.edge_base) if corner_kinds else ()
     per = 1 + len(extra)  # moves of a placement besides its figures
     kept = _OPTIONS if R.FIG_PURE else None
     get = fits.get
-    for cell, code in g.frontier.items():
+    for cell, code in b.frontier.items():
         found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
         if found is None:
             continue
@@ -195,7 +196,7 @@ def tile_moves(g):
                     corners = False
                     if code in cornered:
                         for kinds in corner_kinds:
-                            if g._ready_corners(cell, kinds):
+                            if ready_corners(b, cell, kinds):
                                 corners = True
                 may = corners
             if may:
@@ -207,7 +208,7 @@ def tile_moves(g):
                     if ready is None:
                         ready = 0  # no corner ready (or no corner figure in supply)
                         if code in cornered:
-                            rc = tuple([tuple(g._ready_corners(cell, kinds)) for kinds in corner_kinds])
+                            rc = tuple([tuple(ready_corners(b, cell, kinds)) for kinds in corner_kinds])
                             if any(rc):
                                 ready = rc
                     key = (o, nbr, any_fig, ready)

@@ -93,19 +93,20 @@ class Lookahead(Classes):
 
     def _figures_near(self, cell):
         """Whether a figure stands on a feature a tile at `cell` would join, or on a centre feature around it."""
+        b = self.board
         x, y = cell
-        board = self.board
-        figs = self.figs
-        find = self.find
+        tiles = b.tiles
+        figs = b.figs
+        find = b.find
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 o, base = nb
                 for p in o.parts[OPP[d]]:
                     if p >= 0 and figs[find(base + p)]:
                         return True
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 o, base = nb
                 for i in o.centre:
@@ -117,21 +118,22 @@ class Lookahead(Classes):
         """(whether placing the drawn tile at `cell` turned `rot` would complete a feature or join
         figures a `join` rule scores, the tile's local features that would complete -- or None when
         not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`."""
+        b = self.board
         quick = self.R.QUICK_COMPLETE
         if quick is None:
             return self.completes(cell, rot), None
         closed, surround = quick
         o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
-        board = self.board
-        parent = self.parent
-        find = self.find
-        open_ = self.open
-        done = self.done
+        tiles = b.tiles
+        parent = b.parent
+        find = b.find
+        open_ = b.open
+        done = b.done
         local = set()
         spec = _closing(o, closed)
         if spec:
-            nbs = [board.get((x + DX[d], y + DY[d])) for d in range(4)]
+            nbs = [tiles.get((x + DX[d], y + DY[d])) for d in range(4)]
             groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
             for i, nopen, sides in spec:
                 roots = set()
@@ -143,10 +145,10 @@ class Lookahead(Classes):
                         shut = False
                         continue
                     no, nbase = nb
-                    b = no.parts[OPP[d]][k]
-                    if b < 0:
+                    part = no.parts[OPP[d]][k]
+                    if part < 0:
                         continue
-                    s = parent[nbase + b]
+                    s = parent[nbase + part]
                     roots.add(s if parent[s] == s else find(s))
                     left -= 2  # each edge that meets one takes two open edges away
                 g = [{i}, roots, shut, left]
@@ -159,17 +161,17 @@ class Lookahead(Classes):
                 if shut and left + sum(open_[r] for r in roots) == 0 and not any(done[r] for r in roots):
                     local |= feats
         if surround:
-            seg_kind = self.seg_kind
+            seg_kind = b.seg_kind
             for i in o.centre:
                 need = surround.get(o.kinds[i])
                 if need is not None:
-                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in board)
+                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in tiles)
                     if n == need[0] if need[1] else n >= need[0]:
                         local.add(i)
             if not local:
-                seg_cell = self.seg_cell
+                seg_cell = b.seg_cell
                 for dx, dy in AROUND:
-                    nb = board.get((x + dx, y + dy))
+                    nb = tiles.get((x + dx, y + dy))
                     if nb is not None:
                         no, nbase = nb
                         for i in no.centre:
@@ -177,30 +179,31 @@ class Lookahead(Classes):
                             need = surround.get(seg_kind[r])
                             if need is not None and not done[r]:
                                 sx, sy = seg_cell[r]
-                                n = self.neighbours(r) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
+                                n = b.neighbours(r) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
                                 if n == need[0] if need[1] else n >= need[0]:
                                     return True, local
-        return bool(local) or (self.track_joins and self._joins_figures(o, cell)), local
+        return bool(local) or (b.track_joins and self._joins_figures(o, cell)), local
 
     def _joins_figures(self, o, cell):
         """Whether placing o at `cell` would merge two placed features that both hold figures (what a
         `score ... join` rule scores): some feature of the tile, alone or with others of the tile
         through a placed feature, meets two placed features with figures."""
+        b = self.board
         x, y = cell
-        board = self.board
-        parent = self.parent
-        find = self.find
-        figs = self.figs
+        tiles = b.tiles
+        parent = b.parent
+        find = b.find
+        figs = b.figs
         groups = []  # roots with figures, per group of the tile's features joined through placed ones
         for sides in o.sidefeat:
             roots = set()
             for d, k in sides:
-                nb = board.get((x + DX[d], y + DY[d]))
+                nb = tiles.get((x + DX[d], y + DY[d]))
                 if nb is not None:
                     no, nbase = nb
-                    b = no.parts[OPP[d]][k]
-                    if b >= 0:
-                        s = parent[nbase + b]
+                    part = no.parts[OPP[d]][k]
+                    if part >= 0:
+                        s = parent[nbase + part]
                         roots.add(s if parent[s] == s else find(s))
             if not roots:
                 continue
@@ -218,20 +221,21 @@ class Lookahead(Classes):
         return self._with_tile(cell, rot, lambda o, touched, joins: self._completes_placed(cell, touched, joins))
 
     def _completes_placed(self, cell, touched, joins):
-        if len(self.joins) > joins:
+        b = self.board
+        if len(b.joins) > joins:
             return True
         x, y = cell
-        board = self.board
+        tiles = b.tiles
         cands = set(touched)
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None:
                 no, nbase = nb
                 for i in no.centre:
-                    cands.add(self.find(nbase + i))
-        seg_kind = self.seg_kind
+                    cands.add(b.find(nbase + i))
+        seg_kind = b.seg_kind
         complete = self.R.COMPLETE
-        done = self.done
+        done = b.done
         for r in cands:
             if not done[r]:
                 test = complete.get(seg_kind[r])
@@ -242,10 +246,11 @@ class Lookahead(Classes):
     def _range_on_tile(self, cell, rot, gi, feature, range_fn):
         """The range a `capture` rule gives the drawn tile's feature `feature` with figure gi put on
         it, the tile placed at `cell` turned `rot` (and taken back)."""
+        b = self.board
         def ask(o, touched, joins):
-            seg = self.board[cell][1] + feature
-            r = self.find(seg)
-            self.figs[r] = self.figs[r] + [(self.current, gi, seg)]  # as `_put_figure` leaves it
+            seg = b.tiles[cell][1] + feature
+            r = b.find(seg)
+            b.figs[r] = b.figs[r] + [(self.current, gi, seg)]  # as `_put_figure` leaves it
             return range_fn(self, r)
         return self._with_tile(cell, rot, ask)
 
@@ -253,42 +258,43 @@ class Lookahead(Classes):
         """`ask(o, touched, joins)` with the drawn tile placed at `cell` turned `rot` (after its `on
         place` state changes; `touched`, the roots it touches; `joins`, the joins noted before it);
         then everything placing it changed is put back, the order of the board's cells too."""
+        b = self.board
         R = self.R
         o = R.ORIENT[self.bag.drawn][rot // 90 % 4]
         x, y = cell
-        board = self.board
-        parent = self.parent
+        tiles = b.tiles
+        parent = b.parent
         saved_parent = parent[:]  # unions and path compression change it anywhere
         n = len(parent)
         roots = set()
         for d in range(4):
-            nb = board.get((x + DX[d], y + DY[d]))
+            nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:
                 no, nbase = nb
                 for p in no.parts[OPP[d]]:
                     if p >= 0:
                         s = parent[nbase + p]  # most segments point at their root already
-                        roots.add(s if parent[s] == s else self.find(s))
-        cells, shields, open_, figs, borders, done = lists = (self.cells, self.shields, self.open, self.figs,
-                                                              self.borders, self.done)
+                        roots.add(s if parent[s] == s else b.find(s))
+        cells, shields, open_, figs, borders, done = lists = (b.cells, b.shields, b.open, b.figs,
+                                                              b.borders, b.done)
         saved_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
-        saved_frontier = self.frontier.copy()  # its order is the order legal_actions lists cells in
+        saved_frontier = b.frontier.copy()  # its order is the order legal_actions lists cells in
         saved_st = self.st[:]
-        saved_anywhere = len(self.anywhere_segs)
-        joins = len(self.joins)
+        saved_anywhere = len(b.anywhere_segs)
+        joins = len(b.joins)
         try:
             for name_i, val in R.on_place(self, o, cell):
                 self.st[name_i] = val
-            touched = self._place(o, cell)
+            touched = b.place(o, cell)
             return ask(o, touched, joins)
         finally:
             parent[:] = saved_parent
-            for lst in (self.seg_kind, self.seg_cell, *lists):
+            for lst in (b.seg_kind, b.seg_cell, *lists):
                 del lst[n:]
-            for r, c, sh, op, f, b, dn in saved_roots:
-                cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, b, dn
-            board.pop(cell, None)  # the last key: the order of the others is kept
-            self.frontier = saved_frontier
+            for r, c, sh, op, f, bs, dn in saved_roots:
+                cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
+            tiles.pop(cell, None)  # the last key: the order of the others is kept
+            b.frontier = saved_frontier
             self.st[:] = saved_st
-            del self.anywhere_segs[saved_anywhere:]
-            del self.joins[joins:]
+            del b.anywhere_segs[saved_anywhere:]
+            del b.joins[joins:]

@@ -88,7 +88,7 @@ class Place(NamedTuple):
     figure: object = None
     KIND = "place"
     CLAUSE = "CLAUSE_MATCHING"  # its edges; also CLAUSE_ADJACENT and the tile's PLACE_CHECKS (placement.why_not_placed)
-    APPLY = "_apply_place"  # placement.py's checks, board.py's _place, figures.py's _put_figure
+    APPLY = "_apply_place"  # placement.py's checks, board.py's Board.place, figures.py's put_figure
     OPTIONS = None  # listed by listing.tile_moves, block by block
     RULES = ()  # in every rule set
     DOMAINS = None  # numbered by the action codec's own placement block

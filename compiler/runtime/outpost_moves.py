@@ -18,7 +18,7 @@ def _outpost_options(g, p, gi, seg):
     """Outpost(t, slot) for every place the figure just put lets p add a figure to."""
     op = g.outposts
     R = g.R
-    kind = g.seg_kind[seg]
+    kind = g.board.seg_kind[seg]
     out = []
     for figs, kinds, extra, slot, clause in R.OUTPOST_PUTS:
         if gi not in figs or (kinds is not None and kind not in kinds) or g.supply.left[p][extra] <= 0:
@@ -37,7 +37,7 @@ def outpost_pending(g, p, gi, seg, cell, touched, put):
     op = g.outposts
     opts = _outpost_options(g, p, gi, seg)
     if not opts:
-        kind = g.seg_kind[seg]
+        kind = g.board.seg_kind[seg]
         if not (g.open_decisions and any(gi in r[0] and (r[1] is None or kind in r[1]) for r in g.R.OUTPOST_PUTS)):
             return False
     op.cont = (p, gi, seg, cell, touched, put)
@@ -57,7 +57,7 @@ def outpost_refusal(g, action):
     if not (isinstance(t, int) and 0 <= t < len(R.TRACKS)) or slot not in ("row", "pool"):
         return ("no such outpost", first)
     tr = R.TRACKS[t]
-    kind = g.seg_kind[seg]
+    kind = g.board.seg_kind[seg]
     rules = [r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1])]
     same = [r for r in rules if r[3] == slot]
     if not same:
@@ -84,7 +84,7 @@ def _put_outpost(g, action):
     R = g.R
     p, gi, seg = op.cont[:3]
     t, slot = action.track, action.slot
-    kind = g.seg_kind[seg]
+    kind = g.board.seg_kind[seg]
     rule = next(r for r in R.OUTPOST_PUTS if gi in r[0] and (r[1] is None or kind in r[1]) and r[3] == slot)
     extra = rule[2]
     g.supply.left[p][extra] -= 1
@@ -159,13 +159,13 @@ def siege_apply(g, action, checked=False):
     if d.moment == REMOVE:
         p, t, clause = d.player, d.track, d.clause
         gi, seg = action.figure, action.segment
-        r = g.find(seg)
-        g.figs[r] = remove_fig(g, r, p, gi, seg)
+        r = g.board.find(seg)
+        g.board.figs[r] = remove_fig(g, r, p, gi, seg)
         g.supply.recallable.pop(seg, None)
         g.supply.left[p][gi] += 1
-        x, y = g.seg_cell[seg]
+        x, y = g.board.seg_cell[seg]
         g.events.append({"turn": g.turn, "kind": "remove", "player": g.names[p],
-                         "figure": g.figure_name(gi), "at": [x, y], "on": g._seg_place(seg),
+                         "figure": g.figure_name(gi), "at": [x, y], "on": g.board.seg_place(seg),
                          "outpost": g.R.TRACKS[t][0], "clause": clause})
         item = op.queue[0]
         op.queue[0] = item[:3] + (item[3][1:],) + item[4:]

@@ -226,13 +226,13 @@ def removal_options(g, p, t, figs):
     of the kinds outpost t is for."""
     kinds = g.R.TRACKS[t][1]
     out = []
-    for r, entries in enumerate(g.figs):
+    for r, entries in enumerate(g.board.figs):
         if not entries:
             continue
         for q, gi, seg in entries:
-            if q == p and gi in figs and g.seg_kind[seg] in kinds:
+            if q == p and gi in figs and g.board.seg_kind[seg] in kinds:
                 out.append(Remove(t, gi, seg))
-    out.sort(key=lambda a: (g.seg_cell[a.segment], a.segment, a.figure))
+    out.sort(key=lambda a: (g.board.seg_cell[a.segment], a.segment, a.figure))
     return out
 
 

@@ -5,7 +5,8 @@ from .geometry import DX, DY, OPP, SIDES
 
 
 class Placement:
-    """Mixin of Game: the legality of a tile's placement, and the quantities placement rules read."""
+    """Mixin of Game: the legality of a tile's placement, and the quantities placement rules read
+    (from the board, `g.board`)."""
 
     def placements(self, tid):
         """Every (cell, orientation) where the tile may go (BASE-PLACE-1/2 and rule checks), each
@@ -14,7 +15,7 @@ class Placement:
         fits = R.FITS[tid]
         out = []
         check = R.PLACE_CHECKS[tid]
-        for cell, code in self.frontier.items():
+        for cell, code in self.board.frontier.items():
             for o in fits.get(code, ()):
                 if check is None or check(self, o, cell) is None:
                     out.append((cell, o))
@@ -24,9 +25,10 @@ class Placement:
         """None if o may go at cell, else (message, clause)."""
         R = self.R
         head = f"tile {o.tile.name} at [{cell[0]},{cell[1]}] rotation {o.rot}"
-        if cell in self.board:
+        b = self.board
+        if cell in b.tiles:
             return (f"{head}: the cell is already taken", R.CLAUSE_ADJACENT)
-        pat = self.edge_pattern(cell)
+        pat = b.edge_pattern(cell)
         if pat is None:
             return (f"{head}: it touches no placed tile along an edge", R.CLAUSE_ADJACENT)
         for d in range(4):
@@ -52,7 +54,7 @@ class Placement:
             if len(sides) != 2:
                 return 0
             a, b = sides
-            if (x + DX[a], y + DY[a]) not in self.board:
+            if (x + DX[a], y + DY[a]) not in self.board.tiles:
                 a, b = b, a
             heading = OPP[a]
             if b == heading:
@@ -63,12 +65,13 @@ class Placement:
     def continues(self, o, cell, kind):
         """Every `kind` feature of o at cell meets the same kind on a placed neighbour."""
         x, y = cell
+        tiles = self.board.tiles
         for i, f in enumerate(o.feats):
             if f[0] != kind:
                 continue
             ok = False
             for d, k in o.sidefeat[i]:
-                nb = self.board.get((x + DX[d], y + DY[d]))
+                nb = tiles.get((x + DX[d], y + DY[d]))
                 if nb is not None and nb[0].parts[OPP[d]][k] >= 0:
                     ok = True
             if not ok:

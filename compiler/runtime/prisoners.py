@@ -67,8 +67,8 @@ def capture_pending(g, p, gi, seg, cell, touched):
     if cap is None:
         return False
     kinds, range_fn, clause = cap
-    r = g.find(seg)
-    pend = CaptureOpen(p, cell, touched, g.seg_cell[seg], range_fn(g, r), clause, kinds)
+    r = g.board.find(seg)
+    pend = CaptureOpen(p, cell, touched, g.board.seg_cell[seg], range_fn(g, r), clause, kinds)
     g.prisoners.pending = pend
     if not g.open_decisions and not capture_options(g):  # nothing in range: no decision, unless asked
         g.prisoners.pending = None
@@ -84,9 +84,9 @@ def capture_options(g):
     pend = g.prisoners.pending
     p, (tx, ty), h, kinds = pend.player, pend.tower, pend.reach, pend.kinds
     out = []
-    seg_cell = g.seg_cell
+    seg_cell = g.board.seg_cell
     exchange = g.R.EXCHANGE
-    for figs in filter(None, g.figs):  # the features with figures on them
+    for figs in filter(None, g.board.figs):  # the features with figures on them
         for q, fgi, seg in figs:
             if fgi not in kinds:
                 continue
@@ -98,7 +98,7 @@ def capture_options(g):
                 out.extend(Capture(q, fgi, seg, b) for b in backs)
             else:
                 out.append(Capture(q, fgi, seg, None))
-    out.sort(key=lambda a: (g.seg_cell[a.segment], a.segment, a.owner, a.figure, -1 if a.back is None else a.back))
+    out.sort(key=lambda a: (g.board.seg_cell[a.segment], a.segment, a.owner, a.figure, -1 if a.back is None else a.back))
     return out
 
 
@@ -115,10 +115,10 @@ def capture_refusal(g, action):
     cap_clause, kinds_clause, range_clause = clause
     if fgi not in kinds:
         return (f"{'an' if fname[:1] in 'aeiou' else 'a'} {fname} may not be captured", kinds_clause)
-    if not (isinstance(seg, int) and 0 <= seg < len(g.parent)) or \
-            (q, fgi, seg) not in (g.figs[g.find(seg)] or []):
+    if not (isinstance(seg, int) and 0 <= seg < len(g.board.parent)) or \
+            (q, fgi, seg) not in (g.board.figs[g.board.find(seg)] or []):
         return (f"no {fname} of that player stands there", cap_clause)
-    x, y = g.seg_cell[seg]
+    x, y = g.board.seg_cell[seg]
     if not ((x == tx and abs(y - ty) <= h) or (y == ty and abs(x - tx) <= h)):
         return (f"[{x},{y}] is out of range of the tower at [{tx},{ty}] (height {h}: its own tile and "
                 f"up to {h} tiles in a straight line)", range_clause)
@@ -147,12 +147,12 @@ def no_capture(g, action, checked=False):
 def capture(g, action):
     p = g.prisoners.pending.player
     q, fgi, seg, back = action.owner, action.figure, action.segment, action.back
-    r = g.find(seg)
-    g.figs[r] = remove_fig(g, r, q, fgi, seg)
+    r = g.board.find(seg)
+    g.board.figs[r] = remove_fig(g, r, q, fgi, seg)
     g.supply.recallable.pop(seg, None)
-    x, y = g.seg_cell[seg]
+    x, y = g.board.seg_cell[seg]
     ev = {"turn": g.turn, "kind": "capture", "player": g.names[p], "victim": g.names[q],
-          "figure": g.figure_name(fgi), "at": [x, y], "on": g._seg_place(seg), "clause": g.prisoners.pending.clauses[0]}
+          "figure": g.figure_name(fgi), "at": [x, y], "on": g.board.seg_place(seg), "clause": g.prisoners.pending.clauses[0]}
     if q == p:
         g.supply.left[p][fgi] += 1
         ev["to"] = "supply"

@@ -8,10 +8,10 @@ from .rounds import last_round
 
 
 class Scoring:
-    """Mixin of Game.  Owns: scores, ended."""
+    """Mixin of Game.  Owns: scores, ended.  Reads the board (`g.board`, runtime/board.py)."""
 
     def owners(self, r):
-        figs = self.figs[r]
+        figs = self.board.figs[r]
         if not figs:
             return []
         count = {}
@@ -36,7 +36,7 @@ class Scoring:
         for p in self.owners(r):
             fn, clause = rule if rule is not None else (None, None)
             if by:
-                for pl, gi, _ in self.figs[r]:
+                for pl, gi, _ in self.board.figs[r]:
                     if pl == p and (when, kind, gi) in by and gi not in self.R.FIG_CORNER:
                         fn, clause = by[(when, kind, gi)]
                         break
@@ -48,7 +48,7 @@ class Scoring:
                 groups.setdefault(clause, {})[self.names[p]] = pts
         if by and self.R.FIG_CORNER:
             seen = set()
-            for pl, gi, _ in self.figs[r]:
+            for pl, gi, _ in self.board.figs[r]:
                 if gi in self.R.FIG_CORNER and (when, kind, gi) in by and (pl, gi) not in seen:
                     seen.add((pl, gi))
                     fn, clause = by[(when, kind, gi)]
@@ -59,24 +59,25 @@ class Scoring:
                         points[self.names[pl]] = points.get(self.names[pl], 0) + pts
         for clause, points in groups.items():
             self.events.append({"turn": self.turn, "kind": "score", "feature": self.R.KINDS[kind].name, "when": when,
-                                "tiles": len(self.cells[r]), "points": points, "clause": clause})
+                                "tiles": len(self.board.cells[r]), "points": points, "clause": clause})
 
     def _score_completed(self, cell, touched):
         """Features the tile just placed at cell completed (its own, and centre features around it)."""
         R = self.R
         x, y = cell
         cands = list(touched)
-        board = self.board
-        parent = self.parent
+        b = self.board
+        tiles = b.tiles
+        parent = b.parent
         for dx, dy in AROUND:
-            nb = board.get((x + dx, y + dy))
+            nb = tiles.get((x + dx, y + dy))
             if nb is not None and nb[0].centre:  # a cloister (or garden) around may be complete now
                 base = nb[1]
                 for i in nb[0].centre:
                     s = parent[base + i]
-                    cands.append(s if parent[s] == s else self.find(s))
-        done = self.done
-        seg_kind = self.seg_kind
+                    cands.append(s if parent[s] == s else b.find(s))
+        done = b.done
+        seg_kind = b.seg_kind
         complete = R.COMPLETE
         finished = []
         for r in set(cands):
@@ -88,8 +89,8 @@ class Scoring:
             finished.sort(key=self._canon)  # several in one turn: a canonical order (the King's depends on it)
         for r in finished:
             kind = seg_kind[r]
-            self.done[r] = True
-            self.completed_count[kind] += 1
+            done[r] = True
+            b.completed_count[kind] += 1
             sc = R.SCORE_COMPLETE.get(kind)
             if sc is not None:
                 self._award(r, kind, "complete", sc)
@@ -99,31 +100,33 @@ class Scoring:
     def _return_figures(self, r):
         """After a scoring, figures with a `return ... when scored` rule go back to supply."""
         R = self.R
-        if self.figs[r]:
+        b = self.board
+        if b.figs[r]:
             keep = []
             s = self.supply
-            for e in self.figs[r]:
+            for e in b.figs[r]:
                 if e[1] in R.RETURNS:
                     s.left[e[0]][e[1]] += 1
                     s.recallable.pop(e[2], None)
-                    if self.corner_at.pop(e, None) is not None:
-                        self.on_corners -= 1
+                    if b.corner_at.pop(e, None) is not None:
+                        b.on_corners -= 1
                 else:
                     keep.append(e)
-            self.figs[r] = keep
+            b.figs[r] = keep
 
     def _recall(self, p, gi, seg):
         """Player p takes back figure gi standing on segment seg and scores the recall rule."""
         R = self.R
-        r = self.find(seg)
+        b = self.board
+        r = b.find(seg)
         fn, clause = R.RECALLS[gi]
         pts = fn(self, r)
-        self.figs[r] = remove_fig(self, r, p, gi, seg)
+        b.figs[r] = remove_fig(self, r, p, gi, seg)
         self.supply.recallable.pop(seg, None)
         self.supply.left[p][gi] += 1
         self.scores[p] += pts
-        self.events.append({"turn": self.turn, "kind": "score", "feature": R.KINDS[self.seg_kind[seg]].name, "when": "recall",
-                            "tiles": len(self.cells[r]), "points": {self.names[p]: pts}, "clause": clause})
+        self.events.append({"turn": self.turn, "kind": "score", "feature": R.KINDS[b.seg_kind[seg]].name, "when": "recall",
+                            "tiles": len(b.cells[r]), "points": {self.names[p]: pts}, "clause": clause})
 
     def _final(self):
         R = self.R
@@ -131,10 +134,12 @@ class Scoring:
         last_round(self)  # the game's end closes a round not every player had a turn in (runtime/rounds.py)
         if R.TRACKS:  # every outpost counterattacks before final scoring (SIEGE-END-1)
             final_outposts(self)
-        roots = [r for r in range(len(self.parent)) if self.parent[r] == r and self.figs[r] and not self.done[r]]
+        b = self.board
+        parent, figs, done = b.parent, b.figs, b.done
+        roots = [r for r in range(len(parent)) if parent[r] == r and figs[r] and not done[r]]
         roots.sort(key=self._canon)
         for r in roots:
-            kind = self.seg_kind[r]
+            kind = b.seg_kind[r]
             sc = R.SCORE_END.get(kind)
             if sc is not None or R.SCORE_BY:
                 self._award(r, kind, "end", sc)

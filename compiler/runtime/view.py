@@ -100,18 +100,18 @@ class TurnView:
 
     def tile_at(self, cell):
         """(orientation, first segment) of the tile placed at `cell`, or None."""
-        return self._g.board.get(cell)
+        return self._g.board.tiles.get(cell)
 
     def root(self, seg):
         """(the segment that stands for seg's feature, its cell)."""
-        g = self._g
-        r = g.find(seg)
-        return r, g.seg_cell[r]
+        b = self._g.board
+        r = b.find(seg)
+        return r, b.seg_cell[r]
 
     def figures_on(self, seg):
         """(player, figure, segment) of each figure on the feature of segment `seg`."""
-        g = self._g
-        return tuple(g.figs[g.find(seg)] or ())
+        b = self._g.board
+        return tuple(b.figs[b.find(seg)] or ())
 
     # ------------------------------------------------------------------ what the placement opened
     def outpost_decision(self):

@@ -80,7 +80,7 @@ def st(g, name):
 def completed(g, kind):
     for i, k in enumerate(g.R.KINDS):
         if k[0] == kind:
-            return g.completed_count[i]
+            return g.board.completed_count[i]
     raise KeyError(kind)
 
 

@@ -161,7 +161,7 @@ def _engine_state(path: Path):
     assert res.error is None, res.error
     g = res.game
     states = {n: g.st[i] for i, (n, _) in enumerate(g.R.STATES)}
-    completed = {k[0]: g.completed_count[i] for i, k in enumerate(g.R.KINDS)}
+    completed = {k[0]: g.board.completed_count[i] for i, k in enumerate(g.R.KINDS)}
     return g, states, completed
 
 
