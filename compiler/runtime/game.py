@@ -23,14 +23,14 @@ from .listing import tile_moves
 from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
-from .placement import Placement
+from . import placement as _placement
 from . import outposts as _outposts
 from . import outpost_moves as _outpost_moves
 from .outpost_moves import outpost_pending
 from .outposts import Outposts, counterattacks, deciding
 from . import prisoners as _prisoners
 from .prisoners import Prisoners, capture_pending, ransom_options
-from .records import Records
+from . import records as _records
 from . import rounds as _rounds
 from .rounds import Rounds, turn_taken
 from .scoring import Scoring
@@ -42,7 +42,7 @@ _DISCARD = Discard()
 _CLONE_LISTS = ("scores", "st", "events", "history")
 
 
-class Game(Placement, Scoring, Records, Lookahead, Moments):
+class Game(Scoring, Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
@@ -61,6 +61,9 @@ class Game(Placement, Scoring, Records, Lookahead, Moments):
     tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
                                                                  _bag.draw_refusal, _bag.deck_of)
     features, _canon = _board.features, _board.canon
+    placements, why_not_placed, turn_of, continues = (_placement.placements, _placement.why_not_placed,
+                                                      _placement.turn_of, _placement.continues)
+    to_json, from_json = _records.to_json, classmethod(_records.from_json)  # tessera-state/1
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS
