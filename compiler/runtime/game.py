@@ -33,7 +33,7 @@ from .prisoners import Prisoners, capture_pending, ransom_options
 from . import records as _records
 from . import rounds as _rounds
 from .rounds import Rounds, turn_taken
-from .scoring import Scoring
+from . import scoring as _scoring
 
 _new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
@@ -42,7 +42,7 @@ _DISCARD = Discard()
 _CLONE_LISTS = ("scores", "st", "events", "history")
 
 
-class Game(Scoring, Lookahead, Moments):
+class Game(Lookahead, Moments):
     """One game in progress.  Shaped like OpenSpiel's State."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
@@ -64,6 +64,10 @@ class Game(Scoring, Lookahead, Moments):
     placements, why_not_placed, turn_of, continues = (_placement.placements, _placement.why_not_placed,
                                                       _placement.turn_of, _placement.continues)
     to_json, from_json = _records.to_json, classmethod(_records.from_json)  # tessera-state/1
+    owners, winners, finish = _scoring.owners, _scoring.winners, _scoring.finish
+    _award, _score_completed, _return_figures, _recall, _final = (_scoring._award, _scoring._score_completed,
+                                                                  _scoring._return_figures, _scoring._recall,
+                                                                  _scoring._final)
 
     def __init__(self, rules, players=2, seed=0, names=None, start=None):
         lo, hi = rules.PLAYERS

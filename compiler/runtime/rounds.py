@@ -82,7 +82,7 @@ def round_end(g):
 
 
 def last_round(g):
-    """At the game's end: close a round that is not whole (Scoring._final)."""
+    """At the game's end: close a round that is not whole (scoring._final)."""
     r = g.rounds
     if r.open and r.rules:
         round_end(g)
