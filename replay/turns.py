@@ -424,17 +424,24 @@ def _siege_draw(v, t: dict, i: int):
         _illegal(v, f"no attack asks {who} to remove a figure now", clause)
 
 
+def _figure_entry(v, item, who_key: str, key: str, shape: str, i: int):
+    """(player, figure, x, y, place) of a record's figure entry (a `remove` or a `capture`), or a
+    RecordError saying the entry's shape, or that no seat has the player's name."""
+    try:
+        who, fname, at, where = item[who_key], item["figure"], item["at"], item["on"]
+        cx, cy = (int(n) for n in at)
+    except (KeyError, TypeError, ValueError):
+        raise RecordError(f"turn {i}: `{key}` must be {shape}") from None
+    if who not in v.names:
+        raise RecordError(f"turn {i}: `{key}`: no player {who!r}")
+    return who, fname, cx, cy, where
+
+
 def _removal(v, item, p: int, tr: int, clause: str, i: int):
     """The action for one entry of a record's `remove`: {"player", "figure", "at", "on"}."""
     R = v.R
-    try:
-        who, fname, at, where = item["player"], item["figure"], item["at"], item["on"]
-        cx, cy = (int(n) for n in at)
-    except (KeyError, TypeError, ValueError):
-        raise RecordError(f"turn {i}: `remove` must be a list of {{\"player\": NAME, \"figure\": NAME, "
-                          "\"at\": [x, y], \"on\": PLACE}") from None
-    if who not in v.names:
-        raise RecordError(f"turn {i}: `remove`: no player {who!r}")
+    who, fname, cx, cy, where = _figure_entry(v, item, "player", "remove", "a list of {\"player\": NAME, "
+                                              "\"figure\": NAME, \"at\": [x, y], \"on\": PLACE}", i)
     q = v.names.index(who)
     oname = R.TRACKS[tr][0]
     if q != p:
@@ -507,14 +514,8 @@ def _ransoms(v, items, i: int):
 def _capture_action(v, cap, i: int):
     """The action for a record's `capture`: {"figure", "of", "at", "on"[, "back"]}."""
     R = v.R
-    try:
-        fname, victim, at, where = cap["figure"], cap["of"], cap["at"], cap["on"]
-        cx, cy = (int(n) for n in at)
-    except (KeyError, TypeError, ValueError):
-        raise RecordError(f"turn {i}: `capture` must be {{\"figure\": NAME, \"of\": PLAYER, \"at\": [x, y], "
-                          "\"on\": PLACE}") from None
-    if victim not in v.names:
-        raise RecordError(f"turn {i}: `capture`: no player {victim!r}")
+    victim, fname, cx, cy, where = _figure_entry(v, cap, "of", "capture", "{\"figure\": NAME, \"of\": PLAYER, "
+                                                 "\"at\": [x, y], \"on\": PLACE}", i)
     pending = v.capture()
     clause = pending.clauses[0]
     gi = v.figure_index(fname)
