@@ -174,7 +174,6 @@ class Board:
             for i, k in enumerate(o.kinds):
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
-        union = self.union
         faces = o.faces
         own = o.parts
         facing = o.facing
@@ -187,9 +186,13 @@ class Board:
                 continue
             no, nbase = nb
             theirs = no.parts[od]
-            for a, b in zip(own[d], theirs):
-                if a >= 0 and b >= 0:
-                    union(base + a, nbase + b)
+            mine = own[d]
+            for k in range(3):  # a side's three parts (geometry.PARTS)
+                a = mine[k]
+                if a >= 0:
+                    b = theirs[k]
+                    if b >= 0:
+                        self.union(base + a, nbase + b)
         touched = set()
         for s in range(base, base + n):
             r = parent[s]
