@@ -78,7 +78,7 @@ def _simulate(monkeypatch, capsys, kernel_name: str, rules: str, games: int, age
 @needs_cython
 @pytest.mark.slow
 @GROUP
-@pytest.mark.parametrize("agents,games", [(None, 100), ("greedy", 6)], ids=["random", "greedy"])
+@pytest.mark.parametrize("agents,games", [(None, 100), ("greedy", 4)], ids=["random", "greedy"])
 def test_same_games_on_both_kernels(kernel, monkeypatch, capsys, tmp_path, agents, games):
     """Seeds 0..games-1 of every module set: the JSON summary and every record byte-identical between the
     interpreted and the native kernel (and the native one really ran: its engines' modules are extensions)."""
@@ -195,6 +195,7 @@ def _no_traceback_one_line(p: subprocess.CompletedProcess, says: str) -> None:
     assert len(lines) == 1 and says in lines[0], text
 
 
+@pytest.mark.slow
 def test_no_cython_is_one_line(tmp_path):
     """Cython not importable (blocked here): `tessera kernel build` and a command run with
     TESSERA_KERNEL=native say so in one line, exit 2; `auto` runs the interpreted kernel."""
