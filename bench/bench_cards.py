@@ -4,7 +4,7 @@ Every move lists all legal actions, picks one (uniformly, or by a `simulate --ag
 such as greedy), and applies it with all scoring; final scoring at the end.  The engine is
 compiled to a package in a temporary folder and imported from there, as a designer would ship it.
 
-    python bench/bench_cards.py [--games 1000] [--players 2,3,4,5] [--agent random|greedy] [--rules card]
+    python bench/bench_cards.py [--games 1000] [--players 2,3,4,5] [--agent random|greedy] [--rules card] [--kernel python|native]
 """
 from __future__ import annotations
 
@@ -27,8 +27,10 @@ def main() -> None:
     ap.add_argument("--rules", default="card")
     ap.add_argument("--agent", default="random")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kernel", choices=("python", "native"), default="python",
+                    help="the engine package as `tessera compile` writes it, or with --native (compiled runtime modules)")
     args = ap.parse_args()
-    with shipped_engine(args.rules, "bench_cards_engine") as eng:
+    with shipped_engine(args.rules, "bench_cards_engine", args.kernel) as eng:
         for players in (int(p) for p in args.players.split(",")):
             moves = 0
             t0 = time.perf_counter()
@@ -42,7 +44,7 @@ def main() -> None:
                     g.apply_action(a)
                     moves += 1
             dt = time.perf_counter() - t0
-            print(f"{args.rules}, {players} players, {args.agent}: {args.games} games in {dt:.2f} s: "
+            print(f"{args.rules}, {players} players, {args.agent}, {eng.bench_kernel} kernel: {args.games} games in {dt:.2f} s: "
                   f"{args.games / dt:.0f} games/s, {moves / args.games:.1f} moves a game")
 
 

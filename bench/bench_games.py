@@ -6,6 +6,10 @@ at the end.  The engine is compiled to a package in a temporary folder and
 imported from there, exactly as a designer would ship it.
 
     python bench/bench_games.py [--games 500 | --turns 30000] [--rules base] [--players 2] [--profile] [--memory]
+                                [--agent random|greedy] [--kernel python|native]
+
+`--kernel native` runs the package `tessera compile --native` writes (the hot runtime modules compiled with
+Cython; the first run builds them, a minute or two, then they are cached: compiler/native.py).
 
 `--turns N` plays games until N turns are played in all (the last game is played to its end): two
 rule sets with games of different lengths then do the same number of turns, so the ratio of two
@@ -36,8 +40,10 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true", help="also report peak memory of one game (tracemalloc)")
     ap.add_argument("--agent", default="random", help="who plays every seat: random (the default) or a "
                                                       "`simulate --agents` name such as greedy (clone-heavy)")
+    ap.add_argument("--kernel", choices=("python", "native"), default="python",
+                    help="the engine package as `tessera compile` writes it, or with --native (compiled runtime modules)")
     args = ap.parse_args()
-    with shipped_engine(args.rules, "bench_engine") as eng:
+    with shipped_engine(args.rules, "bench_engine", args.kernel) as eng:
         eng.play_random(args.players, 0)  # warm caches of edge-pattern fits
 
         def run() -> tuple[int, int, int]:
@@ -82,7 +88,7 @@ def main() -> None:
         actions, turns, games = run()
         cpu = time.process_time() - c0
         dt = time.perf_counter() - t0
-        print(f"rules {args.rules}, {args.players} players, {args.agent}: {games} games in {dt:.2f} s = "
+        print(f"rules {args.rules}, {args.players} players, {args.agent}, {eng.bench_kernel} kernel: {games} games in {dt:.2f} s = "
               f"{games / dt:.1f} games/s, {dt / turns * 1e6:.1f} us/turn ({turns / games:.1f} turns/game, "
               f"{actions / turns:.1f} legal actions/turn listed); CPU {cpu:.2f} s = {games / cpu:.1f} games/s "
               f"of CPU, start-up excluded")

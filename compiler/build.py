@@ -71,9 +71,10 @@ WRITTEN = {"__init__.py", "runtime", "rules.py", MARKER, "__pycache__"}  # what 
 MAX_LISTED = 10_000  # entries looked at in a package before it is called foreign (a compile writes about 30)
 
 
-def _manifest(family: Family) -> list[str]:
-    """Every file a compile writes into its package, as paths relative to it (the marker's list)."""
-    return ["__init__.py", "rules.py", MARKER, *(f"runtime/{p.name}" for p in family.runtime_sources())]
+def _manifest(family: Family, native: list[Path] = ()) -> list[str]:
+    """Every file a compile writes into its package, as paths relative to it (the marker's list);
+    `native`: the native kernel's files a `compile --native` adds to runtime/ (compiler/native.py)."""
+    return ["__init__.py", "rules.py", MARKER, *(f"runtime/{p.name}" for p in [*family.runtime_sources(), *native])]
 
 
 def _listed(marker: str) -> set[str]:
@@ -188,7 +189,7 @@ def _check_target(pkg: Path) -> None:
                                  f"it is left alone: move them out, or choose another --package or -o")
 
 
-def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
+def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine", native: bool = False) -> Path:
     """Write an importable package `out/package` (runtime + generated rules).
 
     The package is written into a fresh temporary folder beside it and renamed
@@ -196,6 +197,10 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     into one folder each succeed.  A folder of that name is replaced only when
     tessera wrote it (it holds the MARKER file) or it is empty; anything else is
     refused with CompileTargetError and nothing is changed or left behind.
+
+    `native`: runtime/ also gets the native kernel's extension modules (built first when the
+    cache has none: compiler/native.py, KernelError when it cannot be) and their .pxd files; an
+    interpreter of another version ignores the extension modules and runs the .py beside them.
     """
     import errno
     import os
@@ -204,6 +209,11 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
     if not package.isidentifier() or keyword.iskeyword(package):
         raise ValueError(f"not a Python package name: {package!r}")
     compiled = generate(rs)
+    kernel: list[Path] = []
+    if native:
+        from .native import built_files
+
+        kernel = built_files(rs.family, package, say=_say)
     out = Path(out)
     pkg = out / package
     if out.exists() and not out.is_dir():
@@ -221,8 +231,10 @@ def compile_to_dir(rs: RuleSet, out: Path, package: str = "engine") -> Path:
         high = rs.player_range()[1]
         (tmp / "__init__.py").write_text(rs.family.init.format(modules=", ".join(rs.names), pkg=package, high=high), encoding="utf-8")
         _copy_runtime(tmp / "runtime", rs.family)
+        for f in kernel:
+            shutil.copyfile(f, tmp / "runtime" / f.name)
         (tmp / "rules.py").write_text(compiled.source, encoding="utf-8")
-        (tmp / MARKER).write_text(MARKER_TEXT + "".join(f"{n}\n" for n in _manifest(rs.family)),
+        (tmp / MARKER).write_text(MARKER_TEXT + "".join(f"{n}\n" for n in _manifest(rs.family, kernel)),
                                   encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a package folder is as readable as any other
         for _ in range(100):  # another compile may be renaming into the same place meanwhile
@@ -267,6 +279,40 @@ def _copy_runtime(dest: Path, family: Family) -> None:
 
 
 _counter = 0
+_SHARED: dict[str, types.ModuleType] = {}  # the native runtime of each family, once imported
+
+
+def _say(line: str) -> None:
+    print(f"tessera: {line}", file=sys.stderr, flush=True)
+
+
+def _import_runtime(name: str, family: Family, path: list[str]) -> types.ModuleType:
+    """The runtime package `name`, its modules found on `path` (its __init__ the family's own)."""
+    rt_spec = importlib.util.spec_from_file_location(name, Path(family.runtime_path()[0]) / "__init__.py",
+                                                     submodule_search_locations=path)
+    runtime = importlib.util.module_from_spec(rt_spec)
+    sys.modules[name] = runtime
+    rt_spec.loader.exec_module(runtime)
+    return runtime
+
+
+def _shared_runtime(family: Family, path: list[str]) -> types.ModuleType:
+    """The native runtime of `family`, imported once in this process with every one of its modules,
+    as the package its extension modules were compiled in (`_tessera_kernel.runtime`: native.py, Plan)."""
+    from .native import PACKAGE
+
+    if family.name not in _SHARED:
+        if PACKAGE not in sys.modules:
+            top = types.ModuleType(PACKAGE)
+            top.__path__ = []
+            sys.modules[PACKAGE] = top
+        name = f"{PACKAGE}.{family.runtime[0]}"
+        runtime = _import_runtime(name, family, path)
+        for src in family.runtime_sources():
+            if src.stem != "__init__":
+                importlib.import_module(f"{name}.{src.stem}")
+        _SHARED[family.name] = runtime
+    return _SHARED[family.name]
 
 
 def load_engine(rs: RuleSet) -> types.ModuleType:
@@ -278,7 +324,15 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     """Import a generated rules module (`load_engine(rs).source`) with this toolchain's runtime.
 
     `simulate` compiles once and sends the source to its worker processes (or a
-    Dask cluster), which then need neither the rule files nor the loader."""
+    Dask cluster), which then need neither the rule files nor the loader.
+
+    The runtime is the kernel `TESSERA_KERNEL` chooses (compiler/native.py; `engine.kernel` says
+    which ran): the interpreted one is imported afresh for each engine; the native one once per
+    process, and every engine shares it, because an extension module is initialised only once
+    in a process (a second import under another name returns the first module, whose imports
+    are the first engine's: its IllegalAction would not be the second engine's)."""
+    from . import native
+
     global _counter
     _counter += 1
     name = f"_tessera_engine_{_counter}"
@@ -286,12 +340,14 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg.__path__ = []  # a package, so `from . import runtime` works
     sys.modules[name] = pkg
     family = Family.of_source(source)
-    path = family.runtime_path()
-    rt_spec = importlib.util.spec_from_file_location(f"{name}.runtime", Path(path[0]) / "__init__.py",
-                                                     submodule_search_locations=path)
-    runtime = importlib.util.module_from_spec(rt_spec)
-    sys.modules[f"{name}.runtime"] = runtime
-    rt_spec.loader.exec_module(runtime)
+    path, kernel = native.runtime_path(family, say=_say)
+    if kernel == "native":
+        runtime = _shared_runtime(family, path)
+        for mod in [m for m in sys.modules if m.startswith(runtime.__name__ + ".")]:  # `from .runtime.ops import`
+            sys.modules[name + ".runtime" + mod[len(runtime.__name__):]] = sys.modules[mod]
+        sys.modules[f"{name}.runtime"] = runtime
+    else:
+        runtime = _import_runtime(f"{name}.runtime", family, path)
     rules = types.ModuleType(f"{name}.rules")
     rules.__package__ = name
     sys.modules[f"{name}.rules"] = rules
@@ -303,6 +359,7 @@ def engine_from_source(source: str, label: str) -> types.ModuleType:
     pkg.IllegalAction = runtime.IllegalAction
     pkg.source = source
     pkg.family = family.name
+    pkg.kernel = kernel
     pkg.new_game = lambda players=2, seed=0, names=None, start=None: runtime.Game(rules, players, seed, names, start)
     pkg.play_random = lambda players=2, seed=0, names=None: runtime.play_random(rules, players, seed, names)
     return pkg

@@ -536,6 +536,7 @@ def lsp() -> None:
 from . import engine_cmds  # noqa: E402,F401  (registers compile, replay, simulate)
 from . import picture_cmds  # noqa: E402,F401  (registers draw, view)
 from .tune import command as _tune  # noqa: E402,F401  (registers tune, issue 40)
+from . import kernel_cmds  # noqa: E402,F401  (registers kernel, issue 41)
 from .app import escape_help  # noqa: E402
 
 escape_help(app)
@@ -576,8 +577,28 @@ def _json_usage_errors() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+ENGINE_COMMANDS = ("simulate", "verify", "replay", "tune", "view", "draw")  # commands that run an engine
+
+
+def _kernel_first() -> None:
+    """TESSERA_KERNEL (compiler/native.py) for a command that runs engines: a value that is no kernel is
+    refused, and `native` is built now if it is not, before any work (the verifier's checks would
+    otherwise each report that it cannot be had)."""
+    import os
+
+    args = sys.argv[1:]
+    command = next((a for a in args if not a.startswith("-")), None)
+    if not os.environ.get("TESSERA_KERNEL") or command not in ENGINE_COMMANDS or "--help" in args:
+        return
+    from .compiler import native
+
+    if native.choice() == "native":
+        native.ensure_built(say=lambda line: err.print(printable(f"tessera: {line}", 2000), markup=False))
+
+
 def main() -> None:
     try:
+        _kernel_first()
         if "--json" in sys.argv[1:sys.argv.index("--") if "--" in sys.argv else None]:
             _json_usage_errors()
         app()
@@ -599,5 +620,11 @@ def main() -> None:
         err.print("interrupted", markup=False)
         sys.exit(130)
     except Exception as exc:  # an internal error, never a designer's mistake
+        if type(exc).__name__ == "KernelError":  # the native kernel cannot be had (compiler/native.py): usage
+            if "--json" in sys.argv[1:]:
+                sys.stdout.write(json.dumps({"error": {"message": str(exc), "kind": "kernel"}}, ensure_ascii=True) + "\n")
+            else:
+                err.print(printable(f"tessera: {exc}", 2000), markup=False)
+            sys.exit(2)
         err.print(printable(f"tessera: internal error: {type(exc).__name__}: {exc}", 600), markup=False)
         sys.exit(2)

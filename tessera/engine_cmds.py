@@ -68,6 +68,10 @@ def compile_cmd(
     output: Path = typer.Option(..., "-o", "--output", help="folder to write the engine package into"),
     package: str = typer.Option("engine", "--package", help="name of the Python package to write"),
     set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+    native: bool = typer.Option(False, "--native", help="also put the native kernel (the hot runtime modules compiled "
+                                                        "with Cython, for this interpreter) into the package's runtime/; "
+                                                        "built once per package name and cached; another interpreter "
+                                                        "runs the .py beside it (pip install 'tessera-rules[fast]')"),
 ) -> None:
     """Compile rule modules into an importable engine package (standard library only)."""
     import keyword
@@ -81,8 +85,13 @@ def compile_cmd(
                   f"(letters, digits and _, not a keyword, at most 64 characters)", markup=False)
         raise typer.Exit(2)
     rs = _load(_split(rules), "compile", _sets(set_, "compile"))
+    from .compiler.native import KernelError, ext_suffix
+
     try:
-        pkg = compile_to_dir(rs, output, package)
+        pkg = compile_to_dir(rs, output, package, native=native)
+    except KernelError as exc:
+        err.print(f"tessera compile: --native: {printable(str(exc), 2000)}", markup=False)
+        raise typer.Exit(2)
     except CompileTargetError as exc:
         err.print(f"tessera compile: {printable(str(exc))}", markup=False)
         raise typer.Exit(2)
@@ -90,6 +99,10 @@ def compile_cmd(
         from .dsl.diagnostics import SourceCache
         raise typer.Exit(report([Diagnostic(ce.span, ce.message, ce.code)], SourceCache(), len(rs.modules)))
     what = f"{rs.cards.count()} cards" if rs.family is CARDS else f"{sum(t.count for t in rs.tiles)} tiles"
+    if native:
+        n = len(list(pkg.glob(f"runtime/*{ext_suffix()}")))
+        what += (f"; native kernel: {n} runtime modules compiled" if n
+                 else f"; no module of the {rs.family.noun} game's runtime is compiled: interpreted")
     out.print(printable(f"wrote {pkg} (rules of {', '.join(rs.names)}; {what})"), markup=False)
 
 
@@ -402,9 +415,9 @@ def simulate(
     elif summs[0].games == 0:
         out.print("no game finished", markup=False)
     elif len(summs) == 2:
-        _print_comparison(summs[1], summs[0], diffs, seconds)
+        _print_comparison(summs[1], summs[0], diffs, seconds, engines[0].kernel)
     else:
-        _print_summary(summs[0], seconds, verbose)
+        _print_summary(summs[0], seconds, verbose, engines[0].kernel)
     if not as_json:  # a rule of the rules under study that never came into play (play/usage.py)
         from .dsl.model import BUNDLED_RULES
 
@@ -464,14 +477,14 @@ def _rate(m: dict) -> str:
     return f"{m['rate']:.1%} [{m['low']:.1%}, {m['high']:.1%}]"
 
 
-def _print_summary(summ, seconds: float, verbose: bool = False) -> None:
+def _print_summary(summ, seconds: float, verbose: bool = False, kernel: str = "python") -> None:
     from rich import box
     from rich.table import Table
 
     d = summ.to_dict(per_game=False)
     n = summ.games
     out.print(printable(f"{n} games, {summ.players} players, rules {'+'.join(summ.rules)}, seed {summ.seed} "
-                        f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s); 95% confidence intervals in brackets"),
+                        f"({seconds:.2f} s, {n / max(seconds, 1e-9):.0f} games/s, {kernel} kernel); 95% confidence intervals in brackets"),
               markup=False)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False)
     for col, just in (("seat", "left"), ("mean score", "right"), ("wins (alone on top)", "right"),
@@ -564,12 +577,13 @@ def _print_usage(d: dict) -> None:
     out.print(t)
 
 
-def _print_comparison(ref, ours, diffs: list[dict], seconds: float) -> None:
+def _print_comparison(ref, ours, diffs: list[dict], seconds: float, kernel: str = "python") -> None:
     """The same seeds under two rule sets: `ref` the reference, `ours` the rules under study."""
     from rich.table import Table
 
     out.print(f"{ours.games} games, {ours.players} players ({', '.join(ours.agents)}), run seed {ours.seed}: "
-              f"{'+'.join(ours.rules)} against {'+'.join(ref.rules)} on the same seeds ({seconds:.1f} s)", markup=False)
+              f"{'+'.join(ours.rules)} against {'+'.join(ref.rules)} on the same seeds ({seconds:.1f} s, {kernel} kernel)",
+              markup=False)
     t = Table()
     t.add_column("measure")
     t.add_column(_label(ref.rules), justify="right")

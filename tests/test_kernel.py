@@ -103,23 +103,25 @@ def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------- source maps
-def _engine_whose_rule_crashes():
-    """The base engine with `neighbours` broken: every rule that reads it raises."""
+def _engine_whose_rule_crashes(monkeypatch):
+    """The base engine with `neighbours` broken: every rule that reads it raises.  Restored after the
+    test: on the native kernel every engine of the process shares one runtime (compiler/native.py)."""
     eng = load_engine(require_rule_set(["base"]))
 
     def broken(self, r):
         raise ZeroDivisionError("forced by the test")
 
-    eng.runtime.board.Board.neighbours = broken  # the generated rules read `g.board.neighbours(r)`
+    # the generated rules read `g.board.neighbours(r)`
+    monkeypatch.setattr(eng.runtime.board.Board, "neighbours", broken)
     return eng
 
 
-def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
+def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate(monkeypatch):
     from tessera.play.simulate import game_seed, simulate
 
     want = f"rules/base.tess:{_line_of(BASE, 'complete cloister when')}"
     with pytest.raises(RuleFailure) as exc:
-        simulate(_engine_whose_rule_crashes(), 3, 2, 0, ["base"])
+        simulate(_engine_whose_rule_crashes(monkeypatch), 3, 2, 0, ["base"])
     assert exc.value.location == want
     assert str(exc.value).startswith(f"{want}: error: this rule failed in game 0 (seed {game_seed(0, 0)})")
     assert "ZeroDivisionError: forced by the test" in str(exc.value)
@@ -128,7 +130,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_simulate():
 def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_replay(monkeypatch):
     import tessera.replay.tiles as replay_mod
 
-    eng = _engine_whose_rule_crashes()
+    eng = _engine_whose_rule_crashes(monkeypatch)
     monkeypatch.setattr(replay_mod, "engine_for", lambda rules, search, confine=None: eng)
     # B is a cloister: placing it asks whether it is complete (neighbours == 8)
     record = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
@@ -143,7 +145,7 @@ def test_a_crashing_rule_is_reported_at_its_rule_file_line_by_the_engine_check(m
     import tessera.compiler.build
     from tessera.verifier import engine_check
 
-    eng = _engine_whose_rule_crashes()
+    eng = _engine_whose_rule_crashes(monkeypatch)
     monkeypatch.setattr(tessera.compiler.build, "load_engine", lambda rs: eng)
     monkeypatch.setattr(engine_check, "ENGINE_GAMES", 2)
     msgs = engine_check.engine_features(require_rule_set(["base"]))
@@ -158,7 +160,7 @@ def test_the_command_line_names_the_rule_line(monkeypatch, tmp_path):
     from tessera import engine_cmds  # noqa: F401  (registers the commands)
     from tessera.cli import app
 
-    eng = _engine_whose_rule_crashes()
+    eng = _engine_whose_rule_crashes(monkeypatch)
     monkeypatch.setattr(tessera.compiler.build, "load_engine", lambda rs: eng)
     res = CliRunner().invoke(app, ["simulate", "-n", "2", "--json"])
     assert res.exit_code == 1, res.output

@@ -198,6 +198,8 @@ def test_installed_beside_a_researchers_stack_changes_none_of_it(tmp_path):
     from the sources) keeps them, ships its documents, licence and readme, and runs the README's main
     job (fewer games) from a folder that is not the checkout."""
     src = _copy_sources(tmp_path)
+    # the native kernel's Cython declarations ship beside the runtime (pyproject's package data, issue 41)
+    (src / "compiler" / "runtime" / "zz_shipped.pxd").write_text("# a declaration file\n", encoding="utf-8")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
     py = str(venv / "bin" / "python")
@@ -226,6 +228,9 @@ def test_installed_beside_a_researchers_stack_changes_none_of_it(tmp_path):
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode("utf-8")
     assert "Name: tessera-rules" in meta and "License" in meta and "Description-Content-Type: text/markdown" in meta
     assert "tessera/py.typed" in names
+    assert "tessera/compiler/runtime/zz_shipped.pxd" in names
+    for pxd in (REPO / "compiler").rglob("*.pxd"):
+        assert f"tessera/{pxd.relative_to(REPO).as_posix()}" in names, pxd
     for doc in ("simulate.md", "verifier.md", "engine.md", "language.md", "records.md"):
         assert f"tessera/docs/{doc}" in names, doc
 
