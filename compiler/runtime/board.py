@@ -25,10 +25,7 @@ _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's
 
 def options_memo(R):
     """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
-    m = _MEMOS.get(R)
-    if m is None:
-        m = _MEMOS[R] = {}
-    return m
+    return _MEMOS.setdefault(R, {})
 
 
 class Board:
@@ -50,9 +47,8 @@ class Board:
         # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
         # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
         self.frontier = {}
-        # empty cell beside a tile -> per placed neighbour (its first segment, the (feature, parts) it
-        # shows the cell, the bit shift of the cell's side): what `occupied_parts` reads, without looking
-        # the neighbours up; tuples, replaced, never changed in place
+        # empty cell beside a tile -> per placed neighbour, (its first segment, the (feature, parts) it shows
+        # the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no neighbour's cell
         self.near = {}
         self.parent = []
         self.seg_kind = []
