@@ -1,15 +1,11 @@
 """The board: placed tiles, the frontier, and features merged by union-find.
 
-Every feature of a placed tile is a segment (an integer); segments that meet
-across an edge are merged.  Per root the board keeps the quantities rules
-read: its cells, shields, open edges, figures, bordered features, completion.
-
-The board is a component of the game (`g.board`, a `Board`: its own slots and `clone`), and the
-one object a compiled kernel would take over (issue 41): flat lists addressed by segment, a dict of
-placed tiles and one of frontier cells, and the few numbers of the rules it reads.  What needs only
-the board is a method of it (`find`, `union`, `place`, the quantities the generated rules read:
-`g.board.open[r]`, `g.board.neighbours(r)`); what reads the rules' names or the game's seats is a
-function of the game here (`features`, `canon`).
+Every feature of a placed tile is a segment (an integer); segments that meet across an edge are
+merged.  Per root the board keeps what rules read: cells, shields, open edges, figures, bordered
+features, completion.  A component of the game (`g.board`: its own slots and `clone`); what needs
+only the board is a method (`find`, `union`, `place`, `g.board.open[r]`, `g.board.neighbours(r)`),
+what reads the rules' names or the seats a function of the game here (`features`, `canon`).  On the
+native kernel (compiler/native.py) it is an extension type: board.pxd types its slots and hot methods.
 """
 from __future__ import annotations
 
@@ -44,11 +40,11 @@ class Board:
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
-        # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
-        # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
+        # empty cell beside a tile -> its edge code, the edges its neighbours show it as one integer
+        # (geometry.edge_base; `edge_pattern` reads it side by side)
         self.frontier = {}
-        # empty cell beside a tile -> per placed neighbour, (its first segment, the (feature, parts) it shows
-        # the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no neighbour's cell
+        # empty cell beside a tile -> per neighbour (its first segment, the (feature, parts) it shows the
+        # cell, the bit shift of the cell's side): occupied_parts looks up no neighbour
         self.near = {}
         self.parent = []
         self.seg_kind = []
@@ -65,7 +61,7 @@ class Board:
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
         self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
-        self.ready = (None, {})  # (board size, {(cell, kinds): corners whose three other tiles qualify})
+        self.ready = {}  # empty cell -> {kinds: corners whose three other tiles qualify}; a tile placed drops its 3 x 3
         self.edge_base = edge_base(R.TILES)
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
@@ -95,7 +91,7 @@ class Board:
         c.on_corners = self.on_corners
         c.joins = []
         c.contexts = {}
-        c.ready = (None, {})
+        c.ready = {}
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
         c.fig_corner, c.mask_counts, c.memo = self.fig_corner, self.mask_counts, self.memo
         return c
@@ -152,6 +148,8 @@ class Board:
         frontier.pop(cell, None)
         near = self.near
         near.pop(cell, None)
+        if self.ready:  # corners ready around the cell may have changed (runtime/corners.py)
+            self.forget_ready(cell)
         n = len(o.kinds)
         parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
@@ -197,9 +195,14 @@ class Board:
             touched.add(r)
         return touched
 
+    def forget_ready(self, cell):
+        """Drop the corners kept for the cells whose corners a tile at `cell` takes part in."""
+        for dx, dy in AROUND:
+            self.ready.pop((cell[0] + dx, cell[1] + dy), None)
+
     def link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes
-        between them, so the open edges add up: `union` takes 2 off for a joined edge)."""
+        """Join two pieces of one feature of a tile covering several cells (no edge closes between
+        them, so the open edges add up: `union` takes 2 off for a joined edge)."""
         if self.find(a) != self.find(b):
             self.open[self.find(a)] += 2
             self.union(a, b)
@@ -325,10 +328,7 @@ class Board:
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs
-        n = 0
-        for r in roots:
-            n += len(figs[r])
-        return n
+        return sum([len(figs[r]) for r in roots])
 
     def owning(self, r):
         """Figures on root r that count toward ownership (no corner figure does)."""

@@ -42,11 +42,10 @@ def ready_corners(b, cell, kinds):
     code = b.frontier.get(cell)
     if code is not None and code not in cornered_codes(b.edge_base):
         return ()  # a corner needs neighbours on both sides beside it
-    key = len(b.tiles)
-    if b.ready[0] != key:
-        b.ready = (key, {})
-    cache = b.ready[1]
-    got = cache.get((cell, kinds))
+    cache = b.ready.get(cell)  # kept per cell until a tile is placed beside it (Board.forget_ready)
+    if cache is None:
+        cache = b.ready[cell] = {}
+    got = cache.get(kinds)
     if got is None:
         x, y = cell
         tiles = b.tiles
@@ -61,7 +60,7 @@ def ready_corners(b, cell, kinds):
                     break
             else:
                 got.append(corner)
-        cache[(cell, kinds)] = got
+        cache[kinds] = got
     return got
 
 
