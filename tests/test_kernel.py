@@ -104,8 +104,10 @@ def test_a_rule_file_name_never_becomes_code(name, tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- source maps
 def _engine_whose_rule_crashes(monkeypatch):
-    """The base engine with `neighbours` broken: every rule that reads it raises.  Restored after the
-    test: on the native kernel every engine of the process shares one runtime (compiler/native.py)."""
+    """The base engine with `neighbours` broken: every rule that reads it raises.  On the interpreted
+    kernel: the native kernel's Board is an extension type, whose methods cannot be patched (and its
+    runtime is every engine's of the process, compiler/native.py); the patch is undone after the test."""
+    monkeypatch.setenv("TESSERA_KERNEL", "python")
     eng = load_engine(require_rule_set(["base"]))
 
     def broken(self, r):

@@ -120,6 +120,7 @@ def test_a_crashing_figure_condition_names_its_rule_line(tmp_path, monkeypatch):
     house = tmp_path / "crowded.tess"
     house.write_text("module crowded extends base\nallow follower on road when count(follower) < 2  [BASE-FOLLOW-2]\n",
                      encoding="utf-8")
+    monkeypatch.setenv("TESSERA_KERNEL", "python")  # the native kernel's Board is an extension type: no patching
     eng = engine_for([str(house)], [])
 
     def broken(self, roots, gi):

@@ -13,12 +13,19 @@ function of the game here (`features`, `canon`).
 """
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 
 
 _SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
-_blank = object.__new__
+_MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
+
+
+def options_memo(R):
+    """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
+    return _MEMOS.setdefault(R, {})
 
 
 class Board:
@@ -31,15 +38,18 @@ class Board:
     `ready`); and the numbers of the rules it reads (`edge_base`, `anywhere_kinds`, `track_joins`,
     `fig_corner`, `mask_counts`)."""
 
-    __slots__ = ("tiles", "frontier", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
+    __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
-                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts")
+                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
         # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
         # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
         self.frontier = {}
+        # empty cell beside a tile -> per placed neighbour, (its first segment, the (feature, parts) it shows
+        # the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no neighbour's cell
+        self.near = {}
         self.parent = []
         self.seg_kind = []
         self.seg_cell = []
@@ -61,13 +71,15 @@ class Board:
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
         self.fig_corner = R.FIG_CORNER
         self.mask_counts = R.FIG_MASK_COUNTS
+        self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
 
     def clone(self):
         """An independent copy: the lists and dicts that change are copied; what is never changed
         in place (cells, figures and borders of a feature, board entries) is shared."""
-        c = _blank(Board)
+        c = Board.__new__(Board)
         c.tiles = self.tiles.copy()
         c.frontier = self.frontier.copy()
+        c.near = self.near.copy()
         c.parent = self.parent[:]
         c.seg_kind = self.seg_kind[:]
         c.seg_cell = self.seg_cell[:]
@@ -85,7 +97,7 @@ class Board:
         c.contexts = {}
         c.ready = (None, {})
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
-        c.fig_corner, c.mask_counts = self.fig_corner, self.mask_counts
+        c.fig_corner, c.mask_counts, c.memo = self.fig_corner, self.mask_counts, self.memo
         return c
 
     # ------------------------------------------------------------ union-find
@@ -138,6 +150,8 @@ class Board:
         tiles[cell] = (o, base)
         frontier = self.frontier
         frontier.pop(cell, None)
+        near = self.near
+        near.pop(cell, None)
         n = len(o.kinds)
         parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
@@ -156,20 +170,25 @@ class Board:
             for i, k in enumerate(o.kinds):
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
-        union = self.union
         faces = o.faces
         own = o.parts
+        facing = o.facing
         for d, dx, dy, od, _ in _SIDES:
             nc = (x + dx, y + dy)
             nb = tiles.get(nc)
             if nb is None:
                 frontier[nc] = frontier.get(nc, 0) + faces[d]
+                near[nc] = near.get(nc, ()) + ((base, facing[d], 3 * od),)
                 continue
             no, nbase = nb
             theirs = no.parts[od]
-            for a, b in zip(own[d], theirs):
-                if a >= 0 and b >= 0:
-                    union(base + a, nbase + b)
+            mine = own[d]
+            for k in range(3):  # a side's three parts (geometry.PARTS)
+                a = mine[k]
+                if a >= 0:
+                    b = theirs[k]
+                    if b >= 0:
+                        self.union(base + a, nbase + b)
         touched = set()
         for s in range(base, base + n):
             r = parent[s]
@@ -232,33 +251,25 @@ class Board:
         hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
         (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
         parts with an F)."""
-        x, y = cell
-        tiles = self.tiles
         parent = self.parent
         figs = self.figs
         counts = self.mask_counts
+        around = self.near.get(cell, ())
         if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
             occ = 0
-            for d, dx, dy, od, shift in _SIDES:
-                nb = tiles.get((x + dx, y + dy))
-                if nb is not None:
-                    no, nbase = nb
-                    for p, bits in no.facing[od]:  # each feature on the neighbour's side once
-                        s = parent[nbase + p]
-                        if parent[s] != s:
-                            s = self.find(s)
-                        if figs[s]:
-                            occ |= bits << shift
+            for nbase, facing, shift in around:
+                for p, bits in facing:  # each feature on the neighbour's side once
+                    s = parent[nbase + p]
+                    if parent[s] != s:
+                        s = self.find(s)
+                    if figs[s]:
+                        occ |= bits << shift
             return (occ,)
         corner = self.fig_corner if self.on_corners else ()
         occ = 0
         per = [0] * len(counts)
-        for d, dx, dy, od, shift in _SIDES:
-            nb = tiles.get((x + dx, y + dy))
-            if nb is None:
-                continue
-            no, nbase = nb
-            for p, bits in no.facing[od]:
+        for nbase, facing, shift in around:
+            for p, bits in facing:
                 s = parent[nbase + p]
                 if parent[s] != s:
                     s = self.find(s)

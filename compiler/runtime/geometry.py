@@ -38,7 +38,7 @@ def rotate(place, rotation):
 class Orientation:
     """A tile type at one rotation, in the board frame.
 
-    tile      the Tile record;  rot  0, 90, 180 or 270
+    tile      the Tile record;  rot  0, 90, 180 or 270;  uid  4 * tile index + rot // 90
     edges     edge code shown on board side N, E, S, W
     parts     per board side, the local feature on each of its three parts (-1: none)
     feats     the tile's Feature records (local index = position)
@@ -59,12 +59,13 @@ class Orientation:
               rotations of a symmetric tile with equal layouts are one and the same placement
     """
 
-    __slots__ = ("tile", "rot", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
+    __slots__ = ("tile", "rot", "uid", "edges", "parts", "feats", "places", "centre", "sidefeat", "figfeats",
                  "fmasks", "figmask", "kinds", "shields", "nopen", "borders", "bordering", "corners", "faces", "facing", "layout")
 
     def __init__(self, tile, rot, kinds, fig_on, fig_kinds=(), base=0):
         self.tile = tile
         self.rot = rot
+        self.uid = 4 * tile.index + rot // 90  # one integer per orientation of the rule set (listing's keys)
         edges = tile.edges
         feats = tile.feats
         # board side d shows the tile's side that rotation moved there

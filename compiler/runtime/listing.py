@@ -22,8 +22,9 @@ TAGGED_MOVES = frozenset(TAGGED.values())  # the move types with a word first
 
 # options_for(g, o, cell, nbr, sup) of rules whose figure conditions read only masks of occupied
 # parts (FIG_PURE, decided in lowering), per (orientation, masks, figures in supply, ready corners):
-# the same key always lists the same figures.  Emptied when it grows past _KEPT keys.
-_OPTIONS = {}
+# the same key always lists the same figures.  The memo is the rule set's (`Board.memo`), emptied
+# when it grows past _KEPT keys.  Without ready corners the key is one integer (the orientation's
+# uid, then each mask's 12 bits, then the figures in supply): cheaper to build and hash than a tuple.
 _KEPT = 1 << 16
 
 
@@ -166,7 +167,6 @@ def tile_moves(g):
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
     masks = R.FIG_MASKS
-    occupied = b.occupied_parts
     b.contexts = {}
     # figures on corners (the barn) in supply: they may go only where a corner is ready
     corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
@@ -175,7 +175,8 @@ def tile_moves(g):
         side_figs &= ~(1 << gi)
     cornered = cornered_codes(b.edge_base) if corner_kinds else ()
     per = 1 + len(extra)  # moves of a placement besides its figures
-    kept = _OPTIONS if R.FIG_PURE else None
+    kept = b.memo if R.FIG_PURE else None
+    fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     get = fits.get
     for cell, code in b.frontier.items():
         found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
@@ -201,7 +202,7 @@ def tile_moves(g):
                 may = corners
             if may:
                 if nbr is None and masks:
-                    nbr = occupied(cell)
+                    nbr = b.occupied_parts(cell)
                 if kept is None:
                     got = options(g, o, cell, nbr, sup)
                 else:
@@ -211,7 +212,14 @@ def tile_moves(g):
                             rc = tuple([tuple(ready_corners(b, cell, kinds)) for kinds in corner_kinds])
                             if any(rc):
                                 ready = rc
-                    key = (o, nbr, any_fig, ready)
+                    if ready == 0:
+                        key = o.uid
+                        if nbr is not None:
+                            for m in nbr:
+                                key = key << 12 | m
+                        key = key << fbits | any_fig
+                    else:
+                        key = (o.uid, nbr, any_fig, ready)
                     got = kept.get(key)
                     if got is None:
                         if len(kept) >= _KEPT:

@@ -279,6 +279,8 @@ class Lookahead(Classes):
                                                               b.borders, b.done)
         saved_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
         saved_frontier = b.frontier.copy()  # its order is the order legal_actions lists cells in
+        near = b.near
+        saved_near = [(c, near.get(c)) for c in ((x, y), *((x + DX[d], y + DY[d]) for d in range(4)))]
         saved_st = self.st[:]
         saved_anywhere = len(b.anywhere_segs)
         joins = len(b.joins)
@@ -295,6 +297,11 @@ class Lookahead(Classes):
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
             b.frontier = saved_frontier
+            for c, was in saved_near:  # placing changed these cells' neighbours only
+                if was is None:
+                    near.pop(c, None)
+                else:
+                    near[c] = was
             self.st[:] = saved_st
             del b.anywhere_segs[saved_anywhere:]
             del b.joins[joins:]

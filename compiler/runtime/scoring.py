@@ -73,8 +73,8 @@ def _score_completed(g, cell, touched):
     for dx, dy in AROUND:
         nb = tiles.get((x + dx, y + dy))
         if nb is not None and nb[0].centre:  # a cloister (or garden) around may be complete now
-            base = nb[1]
-            for i in nb[0].centre:
+            no, base = nb
+            for i in no.centre:
                 s = parent[base + i]
                 cands.append(s if parent[s] == s else b.find(s))
     done = b.done

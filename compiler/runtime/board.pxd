@@ -1,0 +1,38 @@
+# The compiled kernel's declarations for board.py (issue 41): Cython reads this file beside the
+# module when it builds the extension (compiler/native.py); plain Python never sees it.
+cimport cython
+from .geometry cimport Orientation
+
+cdef tuple _SIDES
+cdef list _NO_FIGS
+cdef object _MEMOS
+
+
+cdef class Board:
+    cdef public dict tiles, frontier, near, corner_at, contexts, memo
+    cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
+    cdef public list completed_count, anywhere_segs, joins
+    cdef public object ready, edge_base, anywhere_kinds, fig_corner, mask_counts
+    cdef public Py_ssize_t on_corners
+    cdef public bint track_joins
+
+    @cython.locals(parent=list, p=Py_ssize_t)
+    cpdef Py_ssize_t find(self, Py_ssize_t s)
+
+    @cython.locals(parent=list, ra=Py_ssize_t, rb=Py_ssize_t, t=Py_ssize_t, cells=list, figs=list, borders=list,
+                   done=list, opens=list)
+    cpdef Py_ssize_t union(self, Py_ssize_t a, Py_ssize_t b)
+
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, parent=list, base=Py_ssize_t, n=Py_ssize_t, tiles=dict, no=Orientation,
+                   frontier=dict, d=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, od=Py_ssize_t, nbase=Py_ssize_t,
+                   a=Py_ssize_t, b=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, faces=tuple, own=tuple,
+                   theirs=tuple, mine=tuple, touched=set, near=dict, facing=tuple, k=Py_ssize_t)
+    cpdef set place(self, Orientation o, tuple cell)
+
+    @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,
+                   nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=list)
+    cpdef tuple occupied_parts(self, tuple cell)
+
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
+                   p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
+    cpdef list neighbour_roots(self, tuple cell)
