@@ -24,6 +24,7 @@ runs on (simulate, verify, replay, tune ...):
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -70,8 +71,10 @@ def ext_suffix() -> str:
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
+@functools.lru_cache(maxsize=None)
 def cython_version() -> str | None:
-    """The installed Cython's version, read from its metadata (Cython is not imported), or None."""
+    """The installed Cython's version, read from its metadata (Cython is not imported), or None; read
+    once in a process (every engine made asks)."""
     from importlib import metadata
 
     try:

@@ -47,8 +47,7 @@ def kernel_status(ctx: typer.Context) -> None:
 
 @kernel_app.command("build")
 def kernel_build() -> None:
-    """Build the native kernel now (once for this runtime, Cython and interpreter; a minute or two),
-    so that every engine runs on it (TESSERA_KERNEL=auto, the default)."""
+    """Build the native kernel now (once for this runtime, Cython and interpreter; a minute or two): every engine then runs on it (TESSERA_KERNEL=auto, the default)."""
     from .compiler import native
 
     if native.built() is not None:

@@ -231,6 +231,7 @@ def test_no_compiler_is_one_line(tmp_path):
     assert not cache.exists() or [x for x in cache.rglob("*") if not x.name.startswith(".")] == []
 
 
+@pytest.mark.slow
 def test_kernel_choice_refused_and_reported(tmp_path):
     """TESSERA_KERNEL names no kernel: refused in one line (exit 2); `python` is what runs when asked."""
     p = _tessera(["simulate", "--games", "2"], tmp_path, TESSERA_KERNEL="fast")
