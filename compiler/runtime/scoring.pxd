@@ -7,3 +7,6 @@ from .geometry cimport Orientation
                i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, done=list, seg_kind=list, complete=dict, finished=list,
                kind=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, no=Orientation)
 cpdef _score_completed(g, tuple cell, touched)
+
+@cython.locals(b=Board, parent=list, figs=list, done=list, roots=list, r=Py_ssize_t, kind=Py_ssize_t)
+cpdef _final(g)

@@ -1,0 +1,8 @@
+# The compiled kernel's declarations for corners.py (issue 41; compiler/native.py builds it).
+cimport cython
+from .board cimport Board
+
+cdef dict _CORNERED
+
+@cython.locals(cache=dict, got=list, x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict)
+cpdef ready_corners(Board b, tuple cell, kinds)
