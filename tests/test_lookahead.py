@@ -30,6 +30,11 @@ MODULES = sorted(p.stem for p in BUNDLED_RULES.glob("*.tess")
 SETS = [["base"], *(["base", m] for m in MODULES)]
 
 
+# a component's slots that are not the game's state: the figure-options memo is the rule set's, shared by
+# every game of it (runtime/board.py, options_memo), and what it holds is a pure function of its key
+SHARED = {"memo"}
+
+
 def _state(g) -> dict:
     """Everything a game holds, dict order included; union-find as the root of each segment."""
     memo = {id(o): o for os in g.R.ORIENT for o in os}
@@ -41,7 +46,7 @@ def _state(g) -> dict:
             return [ordered(v) for v in x]
         slots = getattr(type(x), "__slots__", None)
         if slots and hasattr(x, "clone"):  # a component of the game (runtime/rounds.py's Rounds): its slots
-            return [type(x).__name__, [(s, ordered(getattr(x, s, None))) for s in slots]]
+            return [type(x).__name__, [(s, ordered(getattr(x, s, None))) for s in slots if s not in SHARED]]
         return x
 
     d = {k: v for k, v in g.__dict__.items() if k not in ("R", "rng", "parent")}

@@ -40,11 +40,11 @@ class Board:
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
-        # empty cell beside a tile -> its edge code, the edges its neighbours show it as one integer
-        # (geometry.edge_base; `edge_pattern` reads it side by side)
+        # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
+        # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
         self.frontier = {}
-        # empty cell beside a tile -> per neighbour (its first segment, the (feature, parts) it shows the
-        # cell, the bit shift of the cell's side): occupied_parts looks up no neighbour
+        # empty cell beside a tile -> per placed neighbour, (its first segment, the (feature, parts) it shows
+        # the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no neighbour's cell
         self.near = {}
         self.parent = []
         self.seg_kind = []
@@ -61,7 +61,7 @@ class Board:
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
         self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
-        self.ready = {}  # empty cell -> {kinds: corners whose three other tiles qualify}; a tile placed drops its 3 x 3
+        self.ready = (None, {})  # (board size, {(cell, kinds): corners whose three other tiles qualify})
         self.edge_base = edge_base(R.TILES)
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
@@ -91,7 +91,7 @@ class Board:
         c.on_corners = self.on_corners
         c.joins = []
         c.contexts = {}
-        c.ready = {}
+        c.ready = (None, {})
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
         c.fig_corner, c.mask_counts, c.memo = self.fig_corner, self.mask_counts, self.memo
         return c
@@ -146,10 +146,7 @@ class Board:
         tiles[cell] = (o, base)
         frontier = self.frontier
         frontier.pop(cell, None)
-        near = self.near
-        near.pop(cell, None)
-        if self.ready:  # corners ready around the cell may have changed (runtime/corners.py)
-            self.forget_ready(cell)
+        near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order
         n = len(o.kinds)
         parent.extend(range(base, base + n))
         self.seg_kind.extend(o.kinds)
@@ -195,14 +192,9 @@ class Board:
             touched.add(r)
         return touched
 
-    def forget_ready(self, cell):
-        """Drop the corners kept for the cells whose corners a tile at `cell` takes part in."""
-        for dx, dy in AROUND:
-            self.ready.pop((cell[0] + dx, cell[1] + dy), None)
-
     def link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes between
-        them, so the open edges add up: `union` takes 2 off for a joined edge)."""
+        """Join two pieces of one feature of a tile covering several cells (no edge closes
+        between them, so the open edges add up: `union` takes 2 off for a joined edge)."""
         if self.find(a) != self.find(b):
             self.open[self.find(a)] += 2
             self.union(a, b)
@@ -328,7 +320,10 @@ class Board:
     def join_figures(self, roots):
         """Figures on the placed features that a new feature would join."""
         figs = self.figs
-        return sum([len(figs[r]) for r in roots])
+        n = 0
+        for r in roots:
+            n += len(figs[r])
+        return n
 
     def owning(self, r):
         """Figures on root r that count toward ownership (no corner figure does)."""

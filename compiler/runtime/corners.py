@@ -42,10 +42,11 @@ def ready_corners(b, cell, kinds):
     code = b.frontier.get(cell)
     if code is not None and code not in cornered_codes(b.edge_base):
         return ()  # a corner needs neighbours on both sides beside it
-    cache = b.ready.get(cell)  # kept per cell until a tile is placed beside it (Board.forget_ready)
-    if cache is None:
-        cache = b.ready[cell] = {}
-    got = cache.get(kinds)
+    key = len(b.tiles)
+    if b.ready[0] != key:
+        b.ready = (key, {})
+    cache = b.ready[1]
+    got = cache.get((cell, kinds))
     if got is None:
         x, y = cell
         tiles = b.tiles
@@ -60,7 +61,7 @@ def ready_corners(b, cell, kinds):
                     break
             else:
                 got.append(corner)
-        cache[kinds] = got
+        cache[(cell, kinds)] = got
     return got
 
 

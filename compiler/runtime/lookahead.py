@@ -297,8 +297,6 @@ class Lookahead(Classes):
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
             b.frontier = saved_frontier
-            if b.ready:  # corners found while the tile lay there
-                b.forget_ready(cell)
             for c, was in saved_near:  # placing changed these cells' neighbours only
                 if was is None:
                     near.pop(c, None)
