@@ -5,13 +5,13 @@ from .geometry cimport Orientation
 
 cdef tuple _SIDES
 cdef list _NO_FIGS
-cdef object _MEMOS
+cdef object _MEMOS, _FITS
 
 
 cdef class Board:
     cdef public dict tiles, frontier, near, corner_at, contexts, memo
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
-    cdef public list completed_count, anywhere_segs, joins
+    cdef public list completed_count, anywhere_segs, joins, fits
     cdef public object ready, edge_base, anywhere_kinds, fig_corner, mask_counts
     cdef public Py_ssize_t on_corners
     cdef public bint track_joins
@@ -36,3 +36,5 @@ cdef class Board:
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
+
+cpdef list fit_list(Board b, R, Py_ssize_t tid)

@@ -17,11 +17,23 @@ from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 _SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
+_FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table as a list by edge code (or None, not built yet)
 
 
 def options_memo(R):
     """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
     return _MEMOS.setdefault(R, {})
+
+
+def fit_list(b, R, tid):
+    """Tile type tid's fit table (R.FITS[tid]: edge code -> the orientations that fit) as a list indexed
+    by the code, None where nothing fits: a cell's code (geometry.edge_base) is below edge_base ** 4.
+    Built when the tile is first listed, and kept for every game of the rule set (`Board.fits`)."""
+    table = [None] * b.edge_base ** 4
+    for code, found in R.FITS[tid].items():
+        table[code] = found
+    b.fits[tid] = table
+    return table
 
 
 class Board:
@@ -36,7 +48,7 @@ class Board:
 
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
-                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo")
+                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo", "fits")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -68,6 +80,10 @@ class Board:
         self.fig_corner = R.FIG_CORNER
         self.mask_counts = R.FIG_MASK_COUNTS
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
+        fits = _FITS.get(R)
+        if fits is None:
+            fits = _FITS[R] = [None] * len(R.FITS)
+        self.fits = fits  # per tile type, its fit table by edge code once listed (fit_list), one per rule set
 
     def clone(self):
         """An independent copy: the lists and dicts that change are copied; what is never changed
@@ -93,7 +109,7 @@ class Board:
         c.contexts = {}
         c.ready = (None, {})
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
-        c.fig_corner, c.mask_counts, c.memo = self.fig_corner, self.mask_counts, self.memo
+        c.fig_corner, c.mask_counts, c.memo, c.fits = self.fig_corner, self.mask_counts, self.memo, self.fits
         return c
 
     # ------------------------------------------------------------ union-find

@@ -34,12 +34,199 @@ from . import records as _records
 from . import rounds as _rounds
 from .rounds import Rounds, turn_taken
 from . import scoring as _scoring
+from .scoring import _final, _score_completed
 
 _new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
 
 # the game's own lists a clone copies (their items are numbers, tuples, or dicts never changed in place)
 _CLONE_LISTS = ("scores", "st", "events", "history")
+
+
+# ------------------------------------------------------------ the tile turn's hot path, bound on Game below
+def apply_place_fn(g, action, checked):
+    """Game._apply_place: put the drawn tile (and what goes with it), then end the turn."""
+    R = g.R
+    cell, rot, fig = action
+    if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
+        raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
+    drawn = g.bag.drawn
+    o = R.ORIENT[drawn][rot // 90]
+    why = None if checked else g.why_not_placed(o, cell)
+    if why is not None:
+        raise IllegalAction(*why)
+    ft = type(fig)
+    if fig is not None and not checked:
+        if ft is Recall:
+            if fig not in g.recall_options():
+                raise IllegalAction("no own figure of that kind stands there to recall",
+                                    R.RECALL_CLAUSE.get(fig.figure, R.CLAUSE_FOLLOW))
+        elif ft is PutAt:
+            if not (isinstance(fig.segment, int) and 0 <= fig.segment < len(g.board.parent)
+                    and isinstance(fig.figure, int) and 0 <= fig.figure < len(R.FIGURES)):
+                raise IllegalAction("no placed feature there", R.CLAUSE_FOLLOW)
+            why = g.anywhere_refusal(fig.figure, fig.cell, fig.segment)
+            if why is not None:
+                raise IllegalAction(*why)
+        else:
+            why = g.figure_refusal(o, cell, *fig)
+            if why is not None:
+                raise IllegalAction(*why)
+    g.history.append((R.TILES[drawn].index, action))  # only moves that were made
+    p = g.current
+    state_sets = R.on_place(g, o, cell)
+    b = g.board
+    touched = b.place(o, cell)
+    for name_i, val in state_sets:
+        g.st[name_i] = val
+    if state_sets:  # an `on place` rule changed a state: its event, as `on complete`'s (rule usage)
+        g._state_events(state_sets)
+    if b.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
+        score_joins(g, touched)
+    put = None  # the figure this turn put: (figure, segment), for `score ... put`
+    if fig is not None:
+        if ft is Recall:
+            g._recall(p, fig.figure, fig.segment)
+        else:
+            if ft is PutAt:  # on a feature of another placed tile (`anywhere`)
+                gi, seg = fig.figure, fig.segment
+            else:
+                gi, seg = fig.figure, b.tiles[cell][1] + fig.feature
+            put_figure(g, p, gi, seg)
+            if ft is PutCorner:
+                put_corner(g, p, gi, seg, cell, fig.corner)
+            put = (gi, seg)
+            if R.OUTPOST_PUTS and outpost_pending(g, p, gi, seg, cell, touched, put):
+                return  # the same player may now put one more figure on an outpost, or pass
+            if capture_pending(g, p, gi, seg, cell, touched):
+                g.prisoners.put_after = put
+                return  # the same player now chooses a capture, or none
+    pr = g.prisoners
+    pr.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
+    pr.put_after = put
+    end_turn_fn(g)
+
+
+def end_turn_fn(g):
+    """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
+    R = g.R
+    pr = g.prisoners
+    pend = pr.pending  # a TurnEnd, or the CaptureOpen just decided
+    cell, touched = pend.cell, pend.touched
+    put, pr.put_after = pr.put_after, None
+    pr.pending = None
+    if g._siege and g.outposts.filled:  # a row filled this turn counterattacks before features score
+        counterattacks(g)  # (SIEGE-COUNTER-1)
+    _score_completed(g, cell, touched)
+    if put is not None and R.SCORE_PUT:
+        score_put(g, *put)
+    if R.RANSOM is not None and not g.ended and (g.open_decisions or ransom_options(g)):
+        pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
+        return
+    next_turn_fn(g)
+
+
+def next_turn_fn(g):
+    """Pass the turn on: the next player draws (or the game ends)."""
+    g.prisoners.closing = False
+    # the last seat's turn ends a round (`on round end`, `end after`: runtime/rounds.py); True: the last
+    if g.rounds.counted and turn_taken(g):  # round of `end after N rounds`: no tile is drawn
+        g.turn += 1
+        g.current = (g.current + 1) % g.nplayers
+        g.bag.drawn = None
+        _final(g)
+        return
+    g.turn += 1
+    g.current = (g.current + 1) % g.nplayers
+    draw_next(g)
+    if g.bag.drawn is None:
+        _final(g)
+
+
+def legal_actions_fn(g):
+    """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
+    | recall), or the discard, then what else the turn offers; at another moment (`moment`), the
+    moves offered then.
+
+    Per frontier cell, the orientations whose edges fit (the tile's fit table, read by
+    the cell's edge code) and that pass the tile's placement check -- a symmetric tile's
+    rotations that lay the same features on the same places once, as the first of them;
+    per orientation, the tile alone, then each figure the rules' one legality predicate
+    allows (asked only when a figure in supply may stand on one of the tile's kinds),
+    then each recall."""
+    if g.ended:
+        return []
+    for w in _watched(g):  # a declared decision may be open (runtime/decisions.py)
+        if w:
+            m = g.moment()
+            if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
+                return [a for options in g._offers[m] for a in options(g)]
+            break
+    drawn = g.bag.drawn
+    if drawn is None:
+        return []
+    acts = tile_moves(g)
+    more = g._offers[TURN]  # after the placements (and the discard): a ransom, every other move of the turn
+    if not acts.placed and g.R.DISCARD:
+        acts.end_with([_DISCARD] + [a for options in more for a in options(g)] if more else [_DISCARD])
+    elif more:
+        acts.end_with([a for options in more for a in options(g)])
+    g._listed = (g.turn, drawn, acts)  # apply_action need not check these again
+    return acts
+
+
+def apply_action_fn(g, action):
+    """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
+    tuple, is taken too), or raise IllegalAction naming the clause that refuses it: each move
+    type offered at this moment (`moment`) goes to the APPLY its type names for it; any other
+    is refused as that moment refuses it (moments.REFUSE)."""
+    t = type(action)
+    if t is not Place:
+        try:
+            action = as_move(action)
+        except NotAMove as exc:
+            raise IllegalAction(str(exc), g.R.CLAUSE_FOLLOW) from None
+        t = type(action)
+        if t is Draw and action.tile == g.bag.drawn and not g.ended:
+            return  # chance deals the tile already drawn: nothing changes, whatever decision is open
+    for w in _watched(g):  # the game's end, or a declared decision that may be open
+        if w:
+            m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
+            if m != TURN:
+                run = _APPLY[m].get(t)
+                if run is None:
+                    raise IllegalAction(*REFUSE[m](g, action))
+                run(g, action, False)
+                return
+            break
+    # the tile turn's moves: the placement, the discard, a ransom and every other move offered in the turn
+    run = _APPLY_TURN.get(t)
+    if run is None:
+        raise IllegalAction(*refuse_in_turn(g, action))
+    # whether legal_actions listed `action` for this very state (same turn, same tile): not checked again
+    listed = g._listed
+    checked = (listed is not None and listed[0] == g.turn and listed[1] == g.bag.drawn
+               and (action is getattr(listed[2], "last", None) or action in listed[2]))
+    if t is Place:  # run is Game._apply_place (Place.APPLY), called in C on the native kernel
+        apply_place_fn(g, action, checked)
+    else:
+        run(g, action, checked)
+
+
+def discard_fn(g, action, checked):
+    """Game._discard: the drawn tile is set aside (it can be placed nowhere), and the next is drawn."""
+    R = g.R
+    drawn = g.bag.drawn
+    if not checked and g.placements(drawn):
+        raise IllegalAction(f"tile {R.TILES[drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
+    g.history.append((R.TILES[drawn].index, _DISCARD))  # only moves that were made
+    g.events.append({"turn": g.turn, "kind": "discard", "tile": R.TILES[drawn].name,
+                     "player": g.names[g.current], "clause": R.CLAUSE_DISCARD})
+    g.discards += 1
+    g.turn += 1
+    draw_next(g)
+    if g.bag.drawn is None:
+        g._final()
 
 
 class Game(Lookahead, Moments):
@@ -137,148 +324,15 @@ class Game(Lookahead, Moments):
         return list(self.scores)
 
     # ------------------------------------------------------------ legal moves
-    def legal_actions(self):
-        """Every legal action: (cell, rotation, None | (figure, feature) | (figure, feature, corner)
-        | recall), or the discard, then what else the turn offers; at another moment (`moment`), the
-        moves offered then.
-
-        Per frontier cell, the orientations whose edges fit (the tile's fit table, read by
-        the cell's edge code) and that pass the tile's placement check -- a symmetric tile's
-        rotations that lay the same features on the same places once, as the first of them;
-        per orientation, the tile alone, then each figure the rules' one legality predicate
-        allows (asked only when a figure in supply may stand on one of the tile's kinds),
-        then each recall."""
-        if self.ended:
-            return []
-        if any(_watched(self)):  # a declared decision may be open (runtime/decisions.py)
-            m = self.moment()
-            if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
-                return [a for options in self._offers[m] for a in options(self)]
-        drawn = self.bag.drawn
-        if drawn is None:
-            return []
-        acts = tile_moves(self)
-        more = self._offers[TURN]  # after the placements (and the discard): a ransom, every other move of the turn
-        if not acts.placed and self.R.DISCARD:
-            acts.end_with([_DISCARD] + [a for options in more for a in options(self)] if more else [_DISCARD])
-        elif more:
-            acts.end_with([a for options in more for a in options(self)])
-        self._listed = (self.turn, drawn, acts)  # apply_action need not check these again
-        return acts
+    legal_actions = legal_actions_fn  # module functions: typed on the native kernel (game.pxd)
 
     def orientation(self, rot, tid=None):
         """Tile type `tid` (default: the drawn tile) turned by `rot` degrees."""
         return self.R.ORIENT[self.bag.drawn if tid is None else tid][rot // 90 % 4]
 
     # ------------------------------------------------------------ applying
-    def _was_listed(self, action):
-        """Whether `action` is one that legal_actions listed for this very state (same turn, same tile)."""
-        listed = self._listed
-        return (listed is not None and listed[0] == self.turn and listed[1] == self.bag.drawn
-                and (action is getattr(listed[2], "last", None) or action in listed[2]))
-
-    def apply_action(self, action):
-        """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
-        tuple, is taken too), or raise IllegalAction naming the clause that refuses it: each move
-        type offered at this moment (`moment`) goes to the APPLY its type names for it; any other
-        is refused as that moment refuses it (moments.REFUSE)."""
-        t = type(action)
-        if t is not Place:
-            try:
-                action = as_move(action)
-            except NotAMove as exc:
-                raise IllegalAction(str(exc), self.R.CLAUSE_FOLLOW) from None
-            t = type(action)
-            if t is Draw and action.tile == self.bag.drawn and not self.ended:
-                return  # chance deals the tile already drawn: nothing changes, whatever decision is open
-        if any(_watched(self)):  # the game's end, or a declared decision that may be open
-            m = self.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
-            if m != TURN:
-                run = _APPLY[m].get(t)
-                if run is None:
-                    raise IllegalAction(*REFUSE[m](self, action))
-                run(self, action, False)
-                return
-        # the tile turn's moves: the placement, the discard, a ransom and every other move offered in the turn
-        run = _APPLY_TURN.get(t)
-        if run is None:
-            raise IllegalAction(*refuse_in_turn(self, action))
-        run(self, action, self._was_listed(action))
-
-    def _discard(self, action, checked):
-        R = self.R
-        drawn = self.bag.drawn
-        if not checked and self.placements(drawn):
-            raise IllegalAction(f"tile {R.TILES[drawn].name} can be placed, so it may not be discarded", R.CLAUSE_DISCARD)
-        self.history.append((R.TILES[drawn].index, _DISCARD))  # only moves that were made
-        self.events.append({"turn": self.turn, "kind": "discard", "tile": R.TILES[drawn].name,
-                            "player": self.names[self.current], "clause": R.CLAUSE_DISCARD})
-        self.discards += 1
-        self.turn += 1
-        draw_next(self)
-        if self.bag.drawn is None:
-            self._final()
-
-    def _apply_place(self, action, checked):
-        R = self.R
-        cell, rot, fig = action
-        if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
-            raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
-        drawn = self.bag.drawn
-        o = R.ORIENT[drawn][rot // 90]
-        why = None if checked else self.why_not_placed(o, cell)
-        if why is not None:
-            raise IllegalAction(*why)
-        ft = type(fig)
-        if fig is not None and not checked:
-            if ft is Recall:
-                if fig not in self.recall_options():
-                    raise IllegalAction("no own figure of that kind stands there to recall",
-                                        R.RECALL_CLAUSE.get(fig.figure, R.CLAUSE_FOLLOW))
-            elif ft is PutAt:
-                if not (isinstance(fig.segment, int) and 0 <= fig.segment < len(self.board.parent)
-                        and isinstance(fig.figure, int) and 0 <= fig.figure < len(R.FIGURES)):
-                    raise IllegalAction("no placed feature there", R.CLAUSE_FOLLOW)
-                why = self.anywhere_refusal(fig.figure, fig.cell, fig.segment)
-                if why is not None:
-                    raise IllegalAction(*why)
-            else:
-                why = self.figure_refusal(o, cell, *fig)
-                if why is not None:
-                    raise IllegalAction(*why)
-        self.history.append((R.TILES[drawn].index, action))  # only moves that were made
-        p = self.current
-        state_sets = R.on_place(self, o, cell)
-        b = self.board
-        touched = b.place(o, cell)
-        for name_i, val in state_sets:
-            self.st[name_i] = val
-        if state_sets:  # an `on place` rule changed a state: its event, as `on complete`'s (rule usage)
-            self._state_events(state_sets)
-        if b.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
-            score_joins(self, touched)
-        put = None  # the figure this turn put: (figure, segment), for `score ... put`
-        if fig is not None:
-            if ft is Recall:
-                self._recall(p, fig.figure, fig.segment)
-            else:
-                if ft is PutAt:  # on a feature of another placed tile (`anywhere`)
-                    gi, seg = fig.figure, fig.segment
-                else:
-                    gi, seg = fig.figure, b.tiles[cell][1] + fig.feature
-                put_figure(self, p, gi, seg)
-                if ft is PutCorner:
-                    put_corner(self, p, gi, seg, cell, fig.corner)
-                put = (gi, seg)
-                if R.OUTPOST_PUTS and outpost_pending(self, p, gi, seg, cell, touched, put):
-                    return  # the same player may now put one more figure on an outpost, or pass
-                if capture_pending(self, p, gi, seg, cell, touched):
-                    self.prisoners.put_after = put
-                    return  # the same player now chooses a capture, or none
-        pr = self.prisoners
-        pr.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
-        pr.put_after = put
-        self._end_turn()
+    apply_action, _discard = apply_action_fn, discard_fn
+    _apply_place = apply_place_fn  # module functions: typed on the native kernel (game.pxd)
 
     def _state_events(self, state_sets):
         """One `state` event per `on place` rule's clause, with the values it set."""
@@ -289,39 +343,7 @@ class Game(Lookahead, Moments):
         for clause, sets in by.items():
             self.events.append({"turn": self.turn, "kind": "state", "set": sets, "clause": clause})
 
-    def _end_turn(self):
-        """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
-        R = self.R
-        pr = self.prisoners
-        pend = pr.pending  # a TurnEnd, or the CaptureOpen just decided
-        cell, touched = pend.cell, pend.touched
-        put, pr.put_after = pr.put_after, None
-        pr.pending = None
-        if self._siege and self.outposts.filled:  # a row filled this turn counterattacks before features score
-            counterattacks(self)  # (SIEGE-COUNTER-1)
-        self._score_completed(cell, touched)
-        if put is not None and R.SCORE_PUT:
-            score_put(self, *put)
-        if R.RANSOM is not None and not self.ended and (self.open_decisions or ransom_options(self)):
-            pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
-            return
-        self._next_turn()
-
-    def _next_turn(self):
-        """Pass the turn on: the next player draws (or the game ends)."""
-        self.prisoners.closing = False
-        # the last seat's turn ends a round (`on round end`, `end after`: runtime/rounds.py); True: the last
-        if self.rounds.counted and turn_taken(self):  # round of `end after N rounds`: no tile is drawn
-            self.turn += 1
-            self.current = (self.current + 1) % self.nplayers
-            self.bag.drawn = None
-            self._final()
-            return
-        self.turn += 1
-        self.current = (self.current + 1) % self.nplayers
-        draw_next(self)
-        if self.bag.drawn is None:
-            self._final()
+    _end_turn, _next_turn = end_turn_fn, next_turn_fn
 
     # ------------------------------------------------------------ views
     def clone(self):

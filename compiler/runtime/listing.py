@@ -14,7 +14,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from .corners import cornered_codes, ready_corners
-from .figures import options_for
+from .board import fit_list
+from .figures import anywhere_options, options_for
 from .moves import TAGGED, Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
@@ -28,12 +29,13 @@ TAGGED_MOVES = frozenset(TAGGED.values())  # the move types with a word first
 _KEPT = 1 << 16
 
 
-class Moves(Sequence):
-    """The legal moves of one turn, read-only: blocks of placements, one per cell, then `tail`
-    (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, figures), lists for each
-    orientation o in turn the placement (cell, o.rot) with None, then each of its figures
-    (figures[k] for the k-th orientation; figures is None where no figure may go), then each of
-    `extra`; ends[b] is the index just after the block."""
+class Listed:
+    """What `Moves` is made of (on the native kernel an extension type, listing.pxd: its length and
+    items are then C slots): the legal moves of one turn, read-only: blocks of placements, one per
+    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, figures),
+    lists for each orientation o in turn the placement (cell, o.rot) with None, then each of its
+    figures (figures[k] for the k-th orientation; figures is None where no figure may go), then
+    each of `extra`; ends[b] is the index just after the block."""
 
     __slots__ = ("blocks", "ends", "extra", "per", "tail", "n", "placed", "last")
 
@@ -134,29 +136,39 @@ class Moves(Sequence):
         return repr(list(self))
 
 
+class Moves(Listed, Sequence):
+    """The legal moves of one turn (`Listed`), a read-only Sequence."""
+
+    __slots__ = ()
+
+
 def tile_moves(g):
     """The drawn tile's placements, with what may go with each, as `Moves` (no tail yet)."""
     R = g.R
     b = g.board
     drawn = g.bag.drawn
-    fits = R.FITS[drawn]
+    fits = b.fits[drawn]  # edge code -> the orientations that fit a cell with that code (never ()), or None
+    if fits is None:
+        fits = fit_list(b, R, drawn)
     check = R.PLACE_CHECKS[drawn]
-    sup = g.supply.left[g.current]
+    supply = g.supply
+    sup = supply.left[g.current]
     any_fig = 0  # figures in supply, one bit each
-    for gi, n in enumerate(sup):
-        if n > 0:
+    for gi in range(len(sup)):
+        if sup[gi] > 0:
             any_fig |= 1 << gi
     # after each placement (and its figures): each recall, then each figure on another tile
-    extra = g.recall_options() + (g.anywhere_options() if any_fig else [])
+    extra = g.recall_options() if supply.recallable else []
+    if any_fig and b.anywhere_kinds:
+        extra = extra + anywhere_options(g)
     blocks = []
     ends = []
     add = blocks.append
     end = ends.append
     n = 0
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        get = fits.get
         for cell, code in b.frontier.items():
-            found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
+            found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
             if found is None:
                 continue
             n += len(found)
@@ -177,9 +189,10 @@ def tile_moves(g):
     per = 1 + len(extra)  # moves of a placement besides its figures
     kept = b.memo if R.FIG_PURE else None
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
-    get = fits.get
+    # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
+    small = (4 * len(b.fits)).bit_length() + 12 * (1 + len(b.mask_counts)) + fbits <= 62
     for cell, code in b.frontier.items():
-        found = get(code)  # the orientations that fit the cell (never an empty tuple), or None
+        found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
         if found is None:
             continue
         if check is not None:
@@ -213,11 +226,18 @@ def tile_moves(g):
                             if any(rc):
                                 ready = rc
                     if ready == 0:
-                        key = o.uid
-                        if nbr is not None:
-                            for m in nbr:
-                                key = key << 12 | m
-                        key = key << fbits | any_fig
+                        if small:  # the key fits a machine integer: the same number, without big ints
+                            ck = o.uid
+                            if nbr is not None:
+                                for j in range(len(nbr)):
+                                    ck = ck << 12 | nbr[j]
+                            key = ck << fbits | any_fig
+                        else:
+                            key = o.uid
+                            if nbr is not None:
+                                for m in nbr:
+                                    key = key << 12 | m
+                            key = key << fbits | any_fig
                     else:
                         key = (o.uid, nbr, any_fig, ready)
                     got = kept.get(key)

@@ -1,0 +1,19 @@
+# The compiled kernel's declarations for game.py (issue 41; compiler/native.py builds it): the tile
+# turn's hot path as module functions (bound on Game as its methods), so the board's, the listing's
+# and scoring's own are called in C.
+cimport cython
+from .board cimport Board
+from .geometry cimport Orientation
+from .listing cimport tile_moves
+from .scoring cimport _final, _score_completed
+
+cpdef legal_actions_fn(g)
+
+cpdef apply_action_fn(g, action)
+
+@cython.locals(b=Board, o=Orientation)
+cpdef apply_place_fn(g, action, bint checked)
+
+cpdef end_turn_fn(g)
+
+cpdef next_turn_fn(g)
