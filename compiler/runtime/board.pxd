@@ -26,7 +26,8 @@ cdef class Board:
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, parent=list, base=Py_ssize_t, n=Py_ssize_t, tiles=dict, no=Orientation,
                    frontier=dict, d=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, od=Py_ssize_t, nbase=Py_ssize_t,
                    a=Py_ssize_t, b=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, faces=tuple, own=tuple,
-                   theirs=tuple, mine=tuple, touched=set, near=dict, facing=tuple, k=Py_ssize_t)
+                   theirs=tuple, mine=tuple, touched=set, near=dict, facing=tuple, k=Py_ssize_t, seg_cell=list,
+                   cells=list, figs=list, done=list, own_cells=set)
     cpdef set place(self, Orientation o, tuple cell)
 
     @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,

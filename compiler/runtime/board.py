@@ -164,18 +164,24 @@ class Board:
         frontier.pop(cell, None)
         near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order
         n = len(o.kinds)
-        parent.extend(range(base, base + n))
+        seg_cell = self.seg_cell
+        cells = self.cells
+        figs = self.figs
+        done = self.done
+        own_cells = {cell}  # one set for the tile's segments: sets are never changed in place
+        for s in range(base, base + n):
+            parent.append(s)
+            seg_cell.append(cell)
+            cells.append(own_cells)
+            figs.append(_NO_FIGS)  # lists of figures are replaced, never changed in place
+            done.append(False)
         self.seg_kind.extend(o.kinds)
-        self.seg_cell.extend([cell] * n)
-        self.cells.extend([{cell}] * n)  # one set for the tile's segments: sets are never changed in place
         self.shields.extend(o.shields)
         self.open.extend(o.nopen)
-        self.figs.extend([_NO_FIGS] * n)  # lists of figures are replaced, never changed in place
         if o.bordering:
             self.borders.extend([[base + b for b in bs] if bs else _NO_FIGS for bs in o.borders])
         else:
             self.borders.extend([_NO_FIGS] * n)
-        self.done.extend([False] * n)
         anywhere = self.anywhere_kinds
         if anywhere:
             for i, k in enumerate(o.kinds):
