@@ -37,5 +37,3 @@ cdef class Board:
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
-
-cpdef list fit_list(Board b, R, Py_ssize_t tid)

@@ -17,23 +17,12 @@ from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
 _SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
-_FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table as a list by edge code (or None, not built yet)
+_FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table by edge code (geometry.fit_list) once listed
 
 
 def options_memo(R):
     """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
     return _MEMOS.setdefault(R, {})
-
-
-def fit_list(b, R, tid):
-    """Tile type tid's fit table (R.FITS[tid]: edge code -> the orientations that fit) as a list indexed
-    by the code, None where nothing fits: a cell's code (geometry.edge_base) is below edge_base ** 4.
-    Built when the tile is first listed, and kept for every game of the rule set (`Board.fits`)."""
-    table = [None] * b.edge_base ** 4
-    for code, found in R.FITS[tid].items():
-        table[code] = found
-    b.fits[tid] = table
-    return table
 
 
 class Board:
@@ -80,10 +69,7 @@ class Board:
         self.fig_corner = R.FIG_CORNER
         self.mask_counts = R.FIG_MASK_COUNTS
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
-        fits = _FITS.get(R)
-        if fits is None:
-            fits = _FITS[R] = [None] * len(R.FITS)
-        self.fits = fits  # per tile type, its fit table by edge code once listed (fit_list), one per rule set
+        self.fits = _FITS.get(R) or _FITS.setdefault(R, [None] * len(R.FITS))  # listing.py fills it, one per rule set
 
     def clone(self):
         """An independent copy: the lists and dicts that change are copied; what is never changed
@@ -164,10 +150,7 @@ class Board:
         frontier.pop(cell, None)
         near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order
         n = len(o.kinds)
-        seg_cell = self.seg_cell
-        cells = self.cells
-        figs = self.figs
-        done = self.done
+        seg_cell, cells, figs, done = self.seg_cell, self.cells, self.figs, self.done
         own_cells = {cell}  # one set for the tile's segments: sets are never changed in place
         for s in range(base, base + n):
             parent.append(s)

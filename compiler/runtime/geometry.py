@@ -159,6 +159,15 @@ def fit_tables(orient):
     return tuple(tables)
 
 
+def fit_list(table, base):
+    """A fit table (fit_tables: edge code -> the orientations that fit) as a list indexed by the code,
+    None where nothing fits: a cell's code is below base ** 4 (four sides, each a digit of `base`)."""
+    out = [None] * base ** 4
+    for code, found in table.items():
+        out[code] = found
+    return out
+
+
 def fit(orients, pat):
     """The orientations (of one tile type) whose edges match pattern `pat` (-1: no neighbour)."""
     out = []

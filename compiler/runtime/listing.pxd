@@ -1,7 +1,7 @@
 # The compiled kernel's declarations for listing.py (issue 41; compiler/native.py builds it).
 cimport cython
 from .geometry cimport Orientation
-from .board cimport Board, fit_list
+from .board cimport Board
 from .figures cimport anywhere_options, options_for
 
 cdef Py_ssize_t _KEPT

@@ -14,8 +14,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from .corners import cornered_codes, ready_corners
-from .board import fit_list
 from .figures import anywhere_options, options_for
+from .geometry import fit_list
 from .moves import TAGGED, Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
@@ -148,8 +148,8 @@ def tile_moves(g):
     b = g.board
     drawn = g.bag.drawn
     fits = b.fits[drawn]  # edge code -> the orientations that fit a cell with that code (never ()), or None
-    if fits is None:
-        fits = fit_list(b, R, drawn)
+    if fits is None:  # the tile's first listing in this rule set (Board.fits)
+        fits = b.fits[drawn] = fit_list(R.FITS[drawn], b.edge_base)
     check = R.PLACE_CHECKS[drawn]
     supply = g.supply
     sup = supply.left[g.current]
