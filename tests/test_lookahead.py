@@ -30,9 +30,10 @@ MODULES = sorted(p.stem for p in BUNDLED_RULES.glob("*.tess")
 SETS = [["base"], *(["base", m] for m in MODULES)]
 
 
-# a component's slots that are not the game's state: the figure-options memo is the rule set's, shared by
-# every game of it (runtime/board.py, options_memo), and what it holds is a pure function of its key
-SHARED = {"memo"}
+# a component's slots that are not the game's state: the figure-options memo and the fit tables by edge
+# code are the rule set's, shared by every game of it (runtime/board.py), and what each holds is a pure
+# function of its key (the fit tables are filled as tiles are first listed)
+SHARED = {"memo", "fits"}
 
 
 def _state(g) -> dict:
