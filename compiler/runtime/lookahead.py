@@ -23,6 +23,126 @@ def _closing(o, closed):
     return spec
 
 
+_SIDES = tuple((DX[d], DY[d], OPP[d]) for d in range(4))  # per side: its neighbour's offset, the side facing back
+
+
+def _figures_near_of(g, cell):
+    """Whether a figure stands on a feature a tile at `cell` would join, or on a centre feature around it
+    (Game._figures_near)."""
+    b = g.board
+    x, y = cell
+    tiles = b.tiles
+    figs = b.figs
+    parent = b.parent
+    for dx, dy, od in _SIDES:
+        nb = tiles.get((x + dx, y + dy))
+        if nb is not None:
+            o, base = nb
+            for p in o.parts[od]:
+                if p >= 0:
+                    s = parent[base + p]
+                    if figs[s if parent[s] == s else b.find(s)]:
+                        return True
+    for dx, dy in AROUND:
+        nb = tiles.get((x + dx, y + dy))
+        if nb is not None:
+            o, base = nb
+            for i in o.centre:
+                s = parent[base + i]
+                if figs[s if parent[s] == s else b.find(s)]:
+                    return True
+    return False
+
+
+def _around(tiles, x, y):
+    """How many of the eight cells around (x, y) hold a tile."""
+    n = 0
+    for dx, dy in AROUND:
+        if (x + dx, y + dy) in tiles:
+            n += 1
+    return n
+
+
+def _completion_of(g, cell, rot):
+    """(whether placing the drawn tile at `cell` turned `rot` would complete a feature or join
+    figures a `join` rule scores, the tile's local features that would complete -- or None when
+    not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`
+    (Game._completion)."""
+    b = g.board
+    R = g.R
+    quick = R.QUICK_COMPLETE
+    if quick is None:
+        return g.completes(cell, rot), None
+    closed, surround = quick
+    o = R.ORIENT[g.bag.drawn][rot // 90 % 4]
+    x, y = cell
+    tiles = b.tiles
+    parent = b.parent
+    open_ = b.open
+    done = b.done
+    local = set()
+    spec = _closing(o, closed)
+    if spec:
+        nbs = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
+        groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
+        for i, nopen, sides in spec:
+            roots = set()
+            shut = True
+            left = nopen
+            for d, k in sides:
+                nb = nbs[d]
+                if nb is None:
+                    shut = False
+                    continue
+                no, nbase = nb
+                part = no.parts[OPP[d]][k]
+                if part < 0:
+                    continue
+                s = parent[nbase + part]
+                roots.add(s if parent[s] == s else b.find(s))
+                left -= 2  # each edge that meets one takes two open edges away
+            grp = [{i}, roots, shut, left]
+            for h in [h for h in groups if h[1] & roots]:  # features joined through a placed feature
+                groups.remove(h)
+                grp = [grp[0] | h[0], grp[1] | h[1], grp[2] and h[2], grp[3] + h[3]]
+                roots = grp[1]
+            groups.append(grp)
+        for feats, roots, shut, left in groups:
+            if not shut:
+                continue
+            closes = True
+            for r in roots:
+                left += open_[r]
+                if done[r]:
+                    closes = False
+            if closes and left == 0:
+                local |= feats
+    if surround:
+        seg_kind = b.seg_kind
+        for i in o.centre:
+            need = surround.get(o.kinds[i])
+            if need is not None:
+                n = _around(tiles, x, y)
+                if n == need[0] if need[1] else n >= need[0]:
+                    local.add(i)
+        if not local:
+            seg_cell = b.seg_cell
+            for dx, dy in AROUND:
+                nb = tiles.get((x + dx, y + dy))
+                if nb is not None:
+                    no, nbase = nb
+                    for i in no.centre:
+                        r = b.find(nbase + i)
+                        need = surround.get(seg_kind[r])
+                        if need is not None and not done[r]:
+                            sx, sy = seg_cell[r]
+                            n = _around(tiles, sx, sy) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
+                            if n == need[0] if need[1] else n >= need[0]:
+                                return True, local
+    return bool(local) or (b.track_joins and g._joins_figures(o, cell)), local
+
+
+
 class Lookahead(Classes):
     """Mixin of Game.  Owns nothing: `completes` changes the board and puts it back.  Which moves
     change the values alike (`score_classes`) is runtime/classes.py's."""
@@ -91,98 +211,8 @@ class Lookahead(Classes):
             done = cache[(cell, rot)] = self._completion(cell, rot)[0]
         return done
 
-    def _figures_near(self, cell):
-        """Whether a figure stands on a feature a tile at `cell` would join, or on a centre feature around it."""
-        b = self.board
-        x, y = cell
-        tiles = b.tiles
-        figs = b.figs
-        find = b.find
-        for d in range(4):
-            nb = tiles.get((x + DX[d], y + DY[d]))
-            if nb is not None:
-                o, base = nb
-                for p in o.parts[OPP[d]]:
-                    if p >= 0 and figs[find(base + p)]:
-                        return True
-        for dx, dy in AROUND:
-            nb = tiles.get((x + dx, y + dy))
-            if nb is not None:
-                o, base = nb
-                for i in o.centre:
-                    if figs[find(base + i)]:
-                        return True
-        return False
-
-    def _completion(self, cell, rot):
-        """(whether placing the drawn tile at `cell` turned `rot` would complete a feature or join
-        figures a `join` rule scores, the tile's local features that would complete -- or None when
-        not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`."""
-        b = self.board
-        quick = self.R.QUICK_COMPLETE
-        if quick is None:
-            return self.completes(cell, rot), None
-        closed, surround = quick
-        o = self.R.ORIENT[self.bag.drawn][rot // 90 % 4]
-        x, y = cell
-        tiles = b.tiles
-        parent = b.parent
-        find = b.find
-        open_ = b.open
-        done = b.done
-        local = set()
-        spec = _closing(o, closed)
-        if spec:
-            nbs = [tiles.get((x + DX[d], y + DY[d])) for d in range(4)]
-            groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
-            for i, nopen, sides in spec:
-                roots = set()
-                shut = True
-                left = nopen
-                for d, k in sides:
-                    nb = nbs[d]
-                    if nb is None:
-                        shut = False
-                        continue
-                    no, nbase = nb
-                    part = no.parts[OPP[d]][k]
-                    if part < 0:
-                        continue
-                    s = parent[nbase + part]
-                    roots.add(s if parent[s] == s else find(s))
-                    left -= 2  # each edge that meets one takes two open edges away
-                g = [{i}, roots, shut, left]
-                for h in [h for h in groups if h[1] & roots]:  # features joined through a placed feature
-                    groups.remove(h)
-                    g = [g[0] | h[0], g[1] | h[1], g[2] and h[2], g[3] + h[3]]
-                    roots = g[1]
-                groups.append(g)
-            for feats, roots, shut, left in groups:
-                if shut and left + sum(open_[r] for r in roots) == 0 and not any(done[r] for r in roots):
-                    local |= feats
-        if surround:
-            seg_kind = b.seg_kind
-            for i in o.centre:
-                need = surround.get(o.kinds[i])
-                if need is not None:
-                    n = sum(1 for dx, dy in AROUND if (x + dx, y + dy) in tiles)
-                    if n == need[0] if need[1] else n >= need[0]:
-                        local.add(i)
-            if not local:
-                seg_cell = b.seg_cell
-                for dx, dy in AROUND:
-                    nb = tiles.get((x + dx, y + dy))
-                    if nb is not None:
-                        no, nbase = nb
-                        for i in no.centre:
-                            r = find(nbase + i)
-                            need = surround.get(seg_kind[r])
-                            if need is not None and not done[r]:
-                                sx, sy = seg_cell[r]
-                                n = b.neighbours(r) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
-                                if n == need[0] if need[1] else n >= need[0]:
-                                    return True, local
-        return bool(local) or (b.track_joins and self._joins_figures(o, cell)), local
+    _figures_near = _figures_near_of  # module functions: typed on the native kernel (lookahead.pxd)
+    _completion = _completion_of
 
     def _joins_figures(self, o, cell):
         """Whether placing o at `cell` would merge two placed features that both hold figures (what a

@@ -8,5 +8,18 @@ from .geometry cimport Orientation
                kind=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, no=Orientation)
 cpdef _score_completed(g, tuple cell, touched)
 
-@cython.locals(b=Board, parent=list, figs=list, done=list, roots=list, r=Py_ssize_t, kind=Py_ssize_t)
+@cython.locals(b=Board, parent=list, figs=list, done=list, roots=list, r=Py_ssize_t, kind=Py_ssize_t, seg_kind=list,
+               score_end=dict)
 cpdef _final(g)
+
+# final scoring (the greedy player plays it once for every placement of the last tile)
+@cython.locals(figs=list, e=tuple, count=dict)
+cpdef list owners(g, Py_ssize_t r)
+
+@cython.locals(b=Board, groups=dict, scores=list, names=list, events=list, tiles=Py_ssize_t, seen=set,
+               points=dict)
+cpdef _award(g, Py_ssize_t r, Py_ssize_t kind, when, rule)
+
+@cython.locals(b=Board, cells=list, seg_kind=list, keys=dict, r=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t,
+               j=Py_ssize_t, t=Py_ssize_t, run=list)
+cpdef _canon_sort(g, list roots)

@@ -13,8 +13,11 @@ def owners(g, r):
     figs = g.board.figs[r]
     if not figs:
         return []
-    count = {}
     corner = g.R.FIG_CORNER  # a figure on a corner makes nobody an owner
+    if len(figs) == 1:  # one figure (the common case): its player, if it is not on a corner
+        e = figs[0]
+        return [] if e[1] in corner else [e[0]]
+    count = {}
     for p, gi, seg in figs:
         if gi not in corner:
             count[p] = count.get(p, 0) + 1
@@ -23,7 +26,7 @@ def owners(g, r):
     if not g.R.OWNERS_MOST:
         return sorted(count)
     top = max(count.values())
-    return sorted(p for p, c in count.items() if c == top)
+    return sorted([p for p, c in count.items() if c == top])
 
 
 def _award(g, r, kind, when, rule):
@@ -31,35 +34,47 @@ def _award(g, r, kind, when, rule):
     `score ... by FIGURE` rule for an owner whose figure there is that figure.  A FIGURE on a
     corner makes nobody an owner: every player with one there scores by its `by` rule, in
     full.  One event per clause."""
-    by = g.R.SCORE_BY
+    R = g.R
+    by = R.SCORE_BY
+    b = g.board
+    corner = R.FIG_CORNER
+    scores = g.scores
+    names = g.names
     groups = {}
-    for p in g.owners(r):
+    for p in owners(g, r):
         fn, clause = rule if rule is not None else (None, None)
         if by:
-            for pl, gi, _ in g.board.figs[r]:
-                if pl == p and (when, kind, gi) in by and gi not in g.R.FIG_CORNER:
+            for pl, gi, _ in b.figs[r]:
+                if pl == p and (when, kind, gi) in by and gi not in corner:
                     fn, clause = by[(when, kind, gi)]
                     break
         if fn is None:
             continue
         pts = fn(g, r)
         if pts:
-            g.scores[p] += pts
-            groups.setdefault(clause, {})[g.names[p]] = pts
-    if by and g.R.FIG_CORNER:
+            scores[p] += pts
+            points = groups.get(clause)
+            if points is None:
+                points = groups[clause] = {}
+            points[names[p]] = pts
+    if by and corner:
         seen = set()
-        for pl, gi, _ in g.board.figs[r]:
-            if gi in g.R.FIG_CORNER and (when, kind, gi) in by and (pl, gi) not in seen:
+        for pl, gi, _ in b.figs[r]:
+            if gi in corner and (when, kind, gi) in by and (pl, gi) not in seen:
                 seen.add((pl, gi))
                 fn, clause = by[(when, kind, gi)]
                 pts = fn(g, r)
                 if pts:
-                    g.scores[pl] += pts
+                    scores[pl] += pts
                     points = groups.setdefault(clause, {})
-                    points[g.names[pl]] = points.get(g.names[pl], 0) + pts
-    for clause, points in groups.items():
-        g.events.append({"turn": g.turn, "kind": "score", "feature": g.R.KINDS[kind].name, "when": when,
-                            "tiles": len(g.board.cells[r]), "points": points, "clause": clause})
+                    points[names[pl]] = points.get(names[pl], 0) + pts
+    if groups:
+        feature = R.KINDS[kind].name
+        tiles = len(b.cells[r])
+        events = g.events
+        for clause, points in groups.items():
+            events.append({"turn": g.turn, "kind": "score", "feature": feature, "when": when,
+                           "tiles": tiles, "points": points, "clause": clause})
 
 
 def _score_completed(g, cell, touched):
@@ -141,12 +156,15 @@ def _final(g):
     b = g.board
     parent, figs, done = b.parent, b.figs, b.done
     roots = [r for r in range(len(parent)) if parent[r] == r and figs[r] and not done[r]]
-    roots.sort(key=g._canon)
+    _canon_sort(g, roots)
+    seg_kind = b.seg_kind
+    score_end = R.SCORE_END
+    by = R.SCORE_BY
     for r in roots:
-        kind = b.seg_kind[r]
-        sc = R.SCORE_END.get(kind)
-        if sc is not None or R.SCORE_BY:
-            g._award(r, kind, "end", sc)
+        kind = seg_kind[r]
+        sc = score_end.get(kind)
+        if sc is not None or by:
+            _award(g, r, kind, "end", sc)
     for si, fn, clause, name in R.AWARDS:
         holder = g.st[si]
         if 0 <= holder < g.nplayers:
@@ -165,6 +183,31 @@ def _final(g):
             g.scores[p] += pts
         g.events.append({"turn": g.turn, "kind": "award", "award": name, "when": "end",
                             "points": {g.names[p]: pts for p in won}, "clause": clause})
+
+
+def _canon_sort(g, roots):
+    """Sort roots in place as `roots.sort(key=g._canon)` does (board.canon: kind, least cell, size,
+    the cells in order), comparing the cells in full only among roots equal in the rest."""
+    b = g.board
+    cells = b.cells
+    seg_kind = b.seg_kind
+    kinds = g.R.KINDS
+    keys = {}
+    for r in roots:
+        c = cells[r]
+        keys[r] = (kinds[seg_kind[r]].name, min(c), len(c))
+    roots.sort(key=keys.__getitem__)
+    n = len(roots)
+    i = 0
+    while i < n:
+        k = keys[roots[i]]
+        j = i + 1
+        while j < n and keys[roots[j]] == k:
+            j += 1
+        if j - i > 1:  # among equals, by the cells in order, then as they were (a stable sort)
+            run = sorted([(sorted(cells[roots[t]]), t, roots[t]) for t in range(i, j)])
+            roots[i:j] = [e[2] for e in run]
+        i = j
 
 
 def finish(g):
