@@ -11,7 +11,7 @@ cdef object _MEMOS, _FITS
 cdef class Board:
     cdef public dict tiles, frontier, near, corner_at, contexts, memo
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
-    cdef public list completed_count, anywhere_segs, joins, fits
+    cdef public list completed_count, anywhere_segs, joins, fits, centres
     cdef public object ready, edge_base, anywhere_kinds, fig_corner, mask_counts
     cdef public Py_ssize_t on_corners
     cdef public bint track_joins

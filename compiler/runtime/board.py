@@ -30,14 +30,14 @@ class Board:
     its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
     union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
     (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
-    `anywhere_segs`; the figures on corners (`corner_at`, `on_corners`) and the figures a tile's
-    unions joined this turn (`joins`, runtime/corners.py); two memos of the listing (`contexts`,
-    `ready`); and the numbers of the rules it reads (`edge_base`, `anywhere_kinds`, `track_joins`,
-    `fig_corner`, `mask_counts`)."""
+    `anywhere_segs`; the tiles with centre features (`centres`); the figures on corners (`corner_at`,
+    `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
+    of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
+    it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
 
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
-                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo", "fits")
+                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo", "fits", "centres")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -58,6 +58,7 @@ class Board:
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
+        self.centres = []  # (x, y, orientation, first segment) of each placed tile with centre features, in order
         self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
@@ -89,11 +90,9 @@ class Board:
         c.done = self.done[:]
         c.completed_count = self.completed_count[:]
         c.anywhere_segs = self.anywhere_segs[:]
-        c.corner_at = self.corner_at.copy()
-        c.on_corners = self.on_corners
-        c.joins = []
-        c.contexts = {}
-        c.ready = (None, {})
+        c.centres = self.centres[:]
+        c.corner_at, c.on_corners = self.corner_at.copy(), self.on_corners
+        c.joins, c.contexts, c.ready = [], {}, (None, {})
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
         c.fig_corner, c.mask_counts, c.memo, c.fits = self.fig_corner, self.mask_counts, self.memo, self.fits
         return c
@@ -170,6 +169,8 @@ class Board:
             for i, k in enumerate(o.kinds):
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
+        if o.centre:  # a cloister (or garden): it completes by the tiles around it (scoring.py)
+            self.centres.append((x, y, o, base))
         faces = o.faces
         own = o.parts
         facing = o.facing
@@ -198,8 +199,8 @@ class Board:
         return touched
 
     def link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes
-        between them, so the open edges add up: `union` takes 2 off for a joined edge)."""
+        """Join two pieces of one feature of a tile covering several cells (no edge closes between
+        them, so the open edges add up: `union` takes 2 off for a joined edge)."""
         if self.find(a) != self.find(b):
             self.open[self.find(a)] += 2
             self.union(a, b)

@@ -2,6 +2,7 @@
 cimport cython
 from .geometry cimport Orientation
 from .board cimport Board
+from .corners cimport ready_corners
 from .figures cimport anywhere_options, options_for
 
 cdef Py_ssize_t _KEPT

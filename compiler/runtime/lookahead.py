@@ -312,7 +312,7 @@ class Lookahead(Classes):
         near = b.near
         saved_near = [(c, near.get(c)) for c in ((x, y), *((x + DX[d], y + DY[d]) for d in range(4)))]
         saved_st = self.st[:]
-        saved_anywhere = len(b.anywhere_segs)
+        saved_anywhere, saved_centres = len(b.anywhere_segs), len(b.centres)
         joins = len(b.joins)
         try:
             for name_i, val in R.on_place(self, o, cell):
@@ -334,4 +334,5 @@ class Lookahead(Classes):
                     near[c] = was
             self.st[:] = saved_st
             del b.anywhere_segs[saved_anywhere:]
+            del b.centres[saved_centres:]
             del b.joins[joins:]
