@@ -13,6 +13,7 @@ cdef class Board:
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
     cdef public list completed_count, anywhere_segs, joins, fits, centres
     cdef public object ready, edge_base, anywhere_kinds, fig_corner, mask_counts
+    cdef public tuple mask_slot
     cdef public Py_ssize_t on_corners
     cdef public bint track_joins
 
@@ -31,7 +32,8 @@ cdef class Board:
     cpdef set place(self, Orientation o, tuple cell)
 
     @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,
-                   nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=list)
+                   nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=list,
+                   gi=Py_ssize_t, slot=tuple, e=tuple)
     cpdef tuple occupied_parts(self, tuple cell)
 
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,

@@ -37,7 +37,8 @@ class Board:
 
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
-                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "memo", "fits", "centres")
+                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
+                 "centres")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -68,7 +69,8 @@ class Board:
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
         self.fig_corner = R.FIG_CORNER
-        self.mask_counts = R.FIG_MASK_COUNTS
+        self.mask_counts = counts = R.FIG_MASK_COUNTS  # and per figure, 1 + its place there (0: none)
+        self.mask_slot = tuple(1 + counts.index(gi) if gi in counts else 0 for gi in range(len(R.FIGURES)))
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
         self.fits = _FITS.get(R) or _FITS.setdefault(R, [None] * len(R.FITS))  # listing.py fills it, one per rule set
 
@@ -94,7 +96,8 @@ class Board:
         c.corner_at, c.on_corners = self.corner_at.copy(), self.on_corners
         c.joins, c.contexts, c.ready = [], {}, (None, {})
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
-        c.fig_corner, c.mask_counts, c.memo, c.fits = self.fig_corner, self.mask_counts, self.memo, self.fits
+        c.fig_corner, c.mask_counts, c.mask_slot, c.memo, c.fits = (self.fig_corner, self.mask_counts, self.mask_slot,
+                                                                     self.memo, self.fits)
         return c
 
     # ------------------------------------------------------------ union-find
@@ -267,6 +270,7 @@ class Board:
                         occ |= bits << shift
             return (occ,)
         corner = self.fig_corner if self.on_corners else ()
+        slot = self.mask_slot
         occ = 0
         per = [0] * len(counts)
         for nbase, facing, shift in around:
@@ -278,14 +282,12 @@ class Board:
                 if held:
                     bits <<= shift
                     for e in held:
-                        if e[1] not in corner:
+                        gi = e[1]
+                        if gi not in corner:
                             occ |= bits
-                            break
-                    for j, gi in enumerate(counts):
-                        for e in held:
-                            if e[1] == gi:
-                                per[j] |= bits
-                                break
+                        j = slot[gi]
+                        if j:
+                            per[j - 1] |= bits
         return (occ, *per)
 
     # ------------------------------------------------------------ quantities rules read
@@ -301,11 +303,9 @@ class Board:
     def marks_on(self, roots, m):
         """Marks number m (an index into MARKS) printed on the features `roots` are made of.
         Read only when a rule asks (`marks(NAME)`), so merging features keeps no count."""
-        find = self.find
-        tiles = self.tiles
+        find, tiles = self.find, self.tiles
         tops = {find(r) for r in roots}
-        n = 0
-        seen = set()
+        n, seen = 0, set()
         for top in tops:
             for cell in self.cells[top]:
                 if cell in seen:
