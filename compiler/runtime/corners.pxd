@@ -4,5 +4,9 @@ from .board cimport Board
 
 cdef dict _CORNERED
 
-@cython.locals(cache=dict, got=list, x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict)
+cpdef list cornered_flags(Py_ssize_t base)
+
 cpdef ready_corners(Board b, tuple cell, kinds)
+
+@cython.locals(cache=dict, got=list, x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict)
+cpdef ready_at(Board b, tuple cell, kinds)

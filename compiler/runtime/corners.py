@@ -20,7 +20,7 @@ from .errors import article as _a
 from .geometry import CORNER_MEETS
 
 
-_CORNERED = {}  # edge base -> the edge codes of cells with neighbours on two sides that meet at a corner
+_CORNERED = {}  # edge base -> the edge codes of cells with neighbours on two sides that meet at a corner (-base: by code)
 
 
 def cornered_codes(base):
@@ -37,11 +37,25 @@ def cornered_codes(base):
     return got
 
 
+def cornered_flags(base):
+    """cornered_codes(base) as a list indexed by the code (True: a corner may be ready there)."""
+    got = _CORNERED.get(-base)
+    if got is None:
+        codes = cornered_codes(base)
+        got = _CORNERED[-base] = [code in codes for code in range(base ** 4)]
+    return got
+
+
 def ready_corners(b, cell, kinds):
     """Corners of an empty cell of board b where the three other cells hold tiles with `kinds` at that corner."""
     code = b.frontier.get(cell)
     if code is not None and code not in cornered_codes(b.edge_base):
         return ()  # a corner needs neighbours on both sides beside it
+    return ready_at(b, cell, kinds)
+
+
+def ready_at(b, cell, kinds):
+    """ready_corners(b, cell, kinds) of a cell whose code is cornered (the listing has read it)."""
     key = len(b.tiles)
     if b.ready[0] != key:
         b.ready = (key, {})

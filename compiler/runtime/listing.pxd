@@ -2,7 +2,7 @@
 cimport cython
 from .geometry cimport Orientation
 from .board cimport Board
-from .corners cimport ready_corners
+from .corners cimport cornered_flags, ready_at
 from .figures cimport anywhere_options, options_for
 
 cdef Py_ssize_t _KEPT
@@ -10,7 +10,7 @@ cdef Py_ssize_t _KEPT
 @cython.locals(b=Board, any_fig=Py_ssize_t, gi=Py_ssize_t, blocks=list, ends=list, n=Py_ssize_t,
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation, figs=list,
                kept=dict, fbits=Py_ssize_t, sup=list, corner_kinds=list, frontier=dict, fits=list,
-               code=Py_ssize_t, small=bint, ck=Py_ssize_t, j=Py_ssize_t, nbr=tuple)
+               code=Py_ssize_t, small=bint, cornered=list, ck=Py_ssize_t, j=Py_ssize_t, nbr=tuple)
 cpdef tile_moves(g)
 
 cdef class Listed:

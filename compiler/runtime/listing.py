@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from .corners import cornered_codes, ready_corners
+from .corners import cornered_flags, ready_at
 from .figures import anywhere_options, options_for
 from .geometry import fit_list
 from .moves import TAGGED, Place
@@ -185,7 +185,7 @@ def tile_moves(g):
     side_figs = any_fig
     for gi in R.FIG_CORNER:
         side_figs &= ~(1 << gi)
-    cornered = cornered_codes(b.edge_base) if corner_kinds else ()
+    cornered = cornered_flags(b.edge_base) if corner_kinds else None  # by edge code: a corner may be ready
     per = 1 + len(extra)  # moves of a placement besides its figures
     kept = b.memo if R.FIG_PURE else None
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
@@ -208,9 +208,9 @@ def tile_moves(g):
             if may and not may & side_figs:  # only corner figures could go on this tile
                 if corners is None:
                     corners = False
-                    if code in cornered:
+                    if cornered is not None and cornered[code]:
                         for kinds in corner_kinds:
-                            if ready_corners(b, cell, kinds):
+                            if ready_at(b, cell, kinds):
                                 corners = True
                 may = corners
             if may:
@@ -221,8 +221,8 @@ def tile_moves(g):
                 else:
                     if ready is None:
                         ready = 0  # no corner ready (or no corner figure in supply)
-                        if code in cornered:
-                            rc = tuple([tuple(ready_corners(b, cell, kinds)) for kinds in corner_kinds])
+                        if cornered is not None and cornered[code]:
+                            rc = tuple([tuple(ready_at(b, cell, kinds)) for kinds in corner_kinds])
                             if any(rc):
                                 ready = rc
                     if ready == 0:
