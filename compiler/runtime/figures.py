@@ -14,11 +14,16 @@ methods).
 """
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from .corners import corner_options, corner_refusal
 from .errors import article
 from .moves import Put, PutAt, PutCorner, Recall
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
+_MAY = WeakKeyDictionary()  # rule set -> the answers of its figure conditions that read only masks (_asked)
+_LAST = [None, None]  # the rule set _may_memo answered last, and its answers
+_KEPT = 1 << 16
 
 
 class Supply:
@@ -78,6 +83,38 @@ def joined(g, o, cell, fi, nbr):
     return roots, figures
 
 
+def _may_memo(R):
+    """The rule set's answers kept by _asked (the last rule set's at hand: a WeakKeyDictionary's `get`
+    is Python code)."""
+    if _LAST[0] is not R:
+        _LAST[:] = [R, _MAY.get(R) or _MAY.setdefault(R, {})]
+    return _LAST[1]
+
+
+def _asked(seen, may, g, o, fi, nbr, fmask, gi, kind):
+    """Whether figure gi may stand on local feature fi (of kind `kind`, meeting the parts `fmask`):
+    `may(g, o, fi, nbr, fmask)` of rules whose figure conditions read only masks (FIG_PURE), so a
+    function of the figure, the kind and each mask as the feature sees it (`nbr[k] & fmask`), kept so
+    in `seen` (the rule set's, emptied past _KEPT answers of one figure and kind)."""
+    per = seen.get(gi << 16 | kind)
+    if per is None:
+        per = seen[gi << 16 | kind] = {}
+    if len(nbr) <= 5:  # the masks, 12 bits each, as one integer (a machine integer on the native kernel)
+        ck = 0
+        for j in range(len(nbr)):
+            m = nbr[j]
+            ck = ck << 12 | (m & fmask)
+        key = ck
+    else:
+        key = tuple([m & fmask for m in nbr])
+    got = per.get(key)
+    if got is None:
+        if len(per) >= _KEPT:
+            per.clear()
+        got = per[key] = bool(may(g, o, fi, nbr, fmask))
+    return got
+
+
 def options_for(g, o, cell, nbr, sup):
     """The figures a player with supply `sup` may put on o placed at cell: Put(figure, local
     feature) for each feature in turn and each figure in the order of the statements (SIDE_RULES),
@@ -90,13 +127,21 @@ def options_for(g, o, cell, nbr, sup):
     masks = R.FIG_MASKS
     side = R.SIDE_RULES
     puts = R.PUTS
+    # conditions that read only masks (FIG_PURE): each answer kept by figure, kind and masks (_asked)
+    seen = _may_memo(R) if masks and R.FIG_PURE else None
+    feats = o.feats
     for first, _ in side:
         if sup[first] > 0:  # some figure that stands on a feature is in supply
             if masks:
                 for fi, gis, _, fmask in o.figfeats:
                     for gi, may in side:
-                        if sup[gi] > 0 and gi in gis and may(g, o, fi, nbr, fmask):
-                            out.append(puts[gi][fi])
+                        if sup[gi] > 0 and gi in gis:
+                            if seen is None:
+                                ok = may(g, o, fi, nbr, fmask)
+                            else:
+                                ok = _asked(seen, may, g, o, fi, nbr, fmask, gi, feats[fi].kind)
+                            if ok:
+                                out.append(puts[gi][fi])
             else:
                 for fi, gis, _, _ in o.figfeats:
                     found = None
@@ -110,7 +155,9 @@ def options_for(g, o, cell, nbr, sup):
     for gi, may in R.CORNER_RULES:
         if sup[gi] > 0:
             for corner, fi in corner_options(g.board, o, cell, R.FIG_KINDS[gi]):
-                if masks:
+                if seen is not None:
+                    ok = _asked(seen, may, g, o, fi, nbr, o.fmasks[fi], gi, feats[fi].kind)
+                elif masks:
                     ok = may(g, o, fi, nbr, o.fmasks[fi])
                 else:
                     ok = may(g, o, cell, fi, *joined(g, o, cell, fi, nbr))
