@@ -5,6 +5,10 @@ from .board cimport Board
 from .geometry cimport Orientation
 
 cdef tuple _SIDES
+cdef dict _CLOSING
+
+@cython.locals(spec=tuple)
+cdef tuple _closing(Orientation o, closed)
 
 @cython.locals(b=Board, x=Py_ssize_t, y=Py_ssize_t, tiles=dict, figs=list, parent=list, dx=Py_ssize_t,
                dy=Py_ssize_t, od=Py_ssize_t, o=Orientation, base=Py_ssize_t, p=Py_ssize_t, s=Py_ssize_t,
