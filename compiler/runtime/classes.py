@@ -64,6 +64,7 @@ class Classes:
         sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
         near = {}
         done = {}
+        at = {}  # what `_completion` read by cell, whatever the rotation
         memo = {}  # what `_captures_nothing` read of this state
         at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
         out = []
@@ -87,7 +88,7 @@ class Classes:
                     append(None)
                     continue
                 if c is None:
-                    c = done[(cell, rot)] = self._completion(cell, rot)
+                    c = done[(cell, rot)] = self._completion(cell, rot, at)
                 append((cell, rot) if c[0] else None)
                 continue
             ft = type(fig)
@@ -121,7 +122,7 @@ class Classes:
                             append(("capture", fig))
                             continue
                 if c is None:
-                    c = done[(cell, rot)] = self._completion(cell, rot)
+                    c = done[(cell, rot)] = self._completion(cell, rot, at)
                 if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                     if not starts:
                         append(None)
@@ -154,7 +155,7 @@ class Classes:
                 c = done.get((cell, rot))
                 continue
             if c is None:
-                c = done[(cell, rot)] = self._completion(cell, rot)
+                c = done[(cell, rot)] = self._completion(cell, rot, at)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                 if not starts:
                     append(None)

@@ -63,11 +63,34 @@ def _around(tiles, x, y):
     return n
 
 
-def _completion_of(g, cell, rot):
+def _centre_completes(b, surround, x, y):
+    """Whether a tile at (x, y) would complete a centre feature around it (a cloister: `neighbours == N`)."""
+    tiles = b.tiles
+    seg_kind = b.seg_kind
+    seg_cell = b.seg_cell
+    done = b.done
+    for dx, dy in AROUND:
+        nb = tiles.get((x + dx, y + dy))
+        if nb is not None:
+            no, nbase = nb
+            for i in no.centre:
+                r = b.find(nbase + i)
+                need = surround.get(seg_kind[r])
+                if need is not None and not done[r]:
+                    sx, sy = seg_cell[r]
+                    n = _around(tiles, sx, sy) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
+                    if n == need[0] if need[1] else n >= need[0]:
+                        return True
+    return False
+
+
+def _completion_of(g, cell, rot, at=None):
     """(whether placing the drawn tile at `cell` turned `rot` would complete a feature or join
     figures a `join` rule scores, the tile's local features that would complete -- or None when
     not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`
-    (Game._completion)."""
+    (Game._completion).  `at`, a dict the caller keeps for this very state, keeps what does not
+    depend on the rotation by cell: [the four neighbours (None: not read yet), the tiles around (-1:
+    not read yet), whether a centre feature around completes (None: not read yet)]."""
     b = g.board
     R = g.R
     quick = R.QUICK_COMPLETE
@@ -81,9 +104,16 @@ def _completion_of(g, cell, rot):
     open_ = b.open
     done = b.done
     local = set()
+    known = None if at is None else at.get(cell)
+    if known is None:
+        known = [None, -1, None]
+        if at is not None:
+            at[cell] = known
     spec = _closing(o, closed)
     if spec:
-        nbs = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
+        nbs = known[0]
+        if nbs is None:
+            nbs = known[0] = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
         groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
         for i, nopen, sides in spec:
             roots = set()
@@ -122,23 +152,17 @@ def _completion_of(g, cell, rot):
         for i in o.centre:
             need = surround.get(o.kinds[i])
             if need is not None:
-                n = _around(tiles, x, y)
+                n = known[1]
+                if n < 0:
+                    n = known[1] = _around(tiles, x, y)
                 if n == need[0] if need[1] else n >= need[0]:
                     local.add(i)
         if not local:
-            seg_cell = b.seg_cell
-            for dx, dy in AROUND:
-                nb = tiles.get((x + dx, y + dy))
-                if nb is not None:
-                    no, nbase = nb
-                    for i in no.centre:
-                        r = b.find(nbase + i)
-                        need = surround.get(seg_kind[r])
-                        if need is not None and not done[r]:
-                            sx, sy = seg_cell[r]
-                            n = _around(tiles, sx, sy) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
-                            if n == need[0] if need[1] else n >= need[0]:
-                                return True, local
+            hit = known[2]
+            if hit is None:
+                hit = known[2] = _centre_completes(b, surround, x, y)
+            if hit:
+                return True, local
     return bool(local) or (b.track_joins and g._joins_figures(o, cell)), local
 
 
