@@ -83,7 +83,7 @@ class Classes:
                 c = done.get((cell, rot))
             if fig is None:
                 if n is None:
-                    n = near[cell] = self._figures_near(cell)
+                    n = near[cell] = self._figures_near(cell, at)
                 if not n:
                     append(None)
                     continue
@@ -113,7 +113,7 @@ class Classes:
                     starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo)
                 if unc:  # on a feature no `complete` rule completes (a tower)
                     if n is None:
-                        n = near[cell] = self._figures_near(cell)
+                        n = near[cell] = self._figures_near(cell, at)
                     if not n:  # the tile alone changes no score: only what the figure's putting starts counts
                         if not starts:
                             append(None)
@@ -171,7 +171,7 @@ class Classes:
                 # nothing opens (by figure and kind): the change is the sum of those two changes
                 okey = ("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature])
                 if n is None:
-                    n = near[cell] = self._figures_near(cell)
+                    n = near[cell] = self._figures_near(cell, at)
                 append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
             else:
                 append(a)

@@ -26,14 +26,32 @@ def _closing(o, closed):
 _SIDES = tuple((DX[d], DY[d], OPP[d]) for d in range(4))  # per side: its neighbour's offset, the side facing back
 
 
-def _figures_near_of(g, cell):
+def _figures_near_of(g, cell, at=None):
     """Whether a figure stands on a feature a tile at `cell` would join, or on a centre feature around it
-    (Game._figures_near)."""
+    (Game._figures_near).  `at`: as _completion_of's."""
     b = g.board
     x, y = cell
     tiles = b.tiles
     figs = b.figs
     parent = b.parent
+    if at is not None:
+        known = _known(at, cell)
+        nbs = known[0]
+        if nbs is None:
+            nbs = known[0] = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
+        for d in range(4):
+            nb = nbs[d]
+            if nb is not None:
+                o, base = nb
+                for p in o.parts[_SIDES[d][2]]:
+                    if p >= 0:
+                        s = parent[base + p]
+                        if figs[s if parent[s] == s else b.find(s)]:
+                            return True
+        for cx, cy, held, _, _, _, _ in _centres(at, b, g.R.QUICK_COMPLETE):
+            if held and abs(cx - x) <= 1 and abs(cy - y) <= 1:
+                return True
+        return False
     for dx, dy, od in _SIDES:
         nb = tiles.get((x + dx, y + dy))
         if nb is not None:
@@ -54,6 +72,22 @@ def _figures_near_of(g, cell):
     return False
 
 
+def _known(at, cell):
+    """What _completion_of and _figures_near_of read at `cell` whatever the rotation, kept in `at`."""
+    known = at.get(cell)
+    if known is None:
+        known = at[cell] = [None, -1, None]
+    return known
+
+
+def _centres(at, b, quick):
+    """The board's centre features (_centre_features), read once for `at`."""
+    centres = at.get(None)
+    if centres is None:
+        centres = at[None] = _centre_features(b, quick[1] if quick is not None else None)
+    return centres
+
+
 def _around(tiles, x, y):
     """How many of the eight cells around (x, y) hold a tile."""
     n = 0
@@ -63,24 +97,37 @@ def _around(tiles, x, y):
     return n
 
 
-def _centre_completes(b, surround, x, y):
-    """Whether a tile at (x, y) would complete a centre feature around it (a cloister: `neighbours == N`)."""
-    tiles = b.tiles
+def _centre_features(b, surround):
+    """The centre features of the placed tiles (cloisters), one entry each: (the tile's cell, whether
+    figures stand on it, and for one of a kind complete by its neighbours (`neighbours == N`, in
+    `surround`) not complete yet: its root's cell, the tiles around that, (N, exact); else None)."""
+    out = []
     seg_kind = b.seg_kind
     seg_cell = b.seg_cell
     done = b.done
-    for dx, dy in AROUND:
-        nb = tiles.get((x + dx, y + dy))
-        if nb is not None:
-            no, nbase = nb
-            for i in no.centre:
-                r = b.find(nbase + i)
-                need = surround.get(seg_kind[r])
-                if need is not None and not done[r]:
-                    sx, sy = seg_cell[r]
-                    n = _around(tiles, sx, sy) + (abs(sx - x) <= 1 and abs(sy - y) <= 1)
-                    if n == need[0] if need[1] else n >= need[0]:
-                        return True
+    figs = b.figs
+    tiles = b.tiles
+    for c, nb in tiles.items():
+        no, nbase = nb
+        for i in no.centre:
+            r = b.find(nbase + i)
+            need = None if surround is None else surround.get(seg_kind[r])
+            if need is not None and not done[r]:
+                sx, sy = seg_cell[r]
+                out.append((c[0], c[1], bool(figs[r]), sx, sy, _around(tiles, sx, sy), need))
+            else:
+                out.append((c[0], c[1], bool(figs[r]), 0, 0, 0, None))
+    return out
+
+
+def _centre_completes(centres, x, y):
+    """Whether a tile at (x, y) would complete a centre feature of a tile around it (`centres`:
+    _centre_features)."""
+    for cx, cy, _, sx, sy, n, need in centres:
+        if need is not None and abs(cx - x) <= 1 and abs(cy - y) <= 1:
+            n += abs(sx - x) <= 1 and abs(sy - y) <= 1
+            if n == need[0] if need[1] else n >= need[0]:
+                return True
     return False
 
 
@@ -90,7 +137,8 @@ def _completion_of(g, cell, rot, at=None):
     not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`
     (Game._completion).  `at`, a dict the caller keeps for this very state, keeps what does not
     depend on the rotation by cell: [the four neighbours (None: not read yet), the tiles around (-1:
-    not read yet), whether a centre feature around completes (None: not read yet)]."""
+    not read yet), whether a centre feature around completes (None: not read yet)], and under None
+    the centre features that may complete (_centre_features)."""
     b = g.board
     R = g.R
     quick = R.QUICK_COMPLETE
@@ -104,11 +152,7 @@ def _completion_of(g, cell, rot, at=None):
     open_ = b.open
     done = b.done
     local = set()
-    known = None if at is None else at.get(cell)
-    if known is None:
-        known = [None, -1, None]
-        if at is not None:
-            at[cell] = known
+    known = [None, -1, None] if at is None else _known(at, cell)
     spec = _closing(o, closed)
     if spec:
         nbs = known[0]
@@ -160,7 +204,8 @@ def _completion_of(g, cell, rot, at=None):
         if not local:
             hit = known[2]
             if hit is None:
-                hit = known[2] = _centre_completes(b, surround, x, y)
+                centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
+                hit = known[2] = _centre_completes(centres, x, y)
             if hit:
                 return True, local
     return bool(local) or (b.track_joins and g._joins_figures(o, cell)), local
