@@ -28,7 +28,7 @@ cdef Py_ssize_t _around(dict tiles, Py_ssize_t x, Py_ssize_t y) except -1
                local=set, spec=tuple, nbs=list, groups=list, i=Py_ssize_t, nopen=Py_ssize_t, roots=set,
                shut=bint, left=Py_ssize_t, d=Py_ssize_t, k=Py_ssize_t, no=Orientation, nbase=Py_ssize_t,
                part=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, closes=bint, n=Py_ssize_t, dx=Py_ssize_t,
-               dy=Py_ssize_t, seg_kind=list, known=list, centres=list)
+               dy=Py_ssize_t, seg_kind=list, known=list, centres=list, rules=tuple)
 cpdef tuple _completion_of(g, tuple cell, Py_ssize_t rot, dict at=*)
 
 @cython.locals(out=list, seg_kind=list, seg_cell=list, done=list, figs=list, tiles=dict, no=Orientation,

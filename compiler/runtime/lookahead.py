@@ -137,15 +137,21 @@ def _completion_of(g, cell, rot, at=None):
     not known).  Read from the board when the rules allow (QUICK_COMPLETE), else `completes`
     (Game._completion).  `at`, a dict the caller keeps for this very state, keeps what does not
     depend on the rotation by cell: [the four neighbours (None: not read yet), the tiles around (-1:
-    not read yet), whether a centre feature around completes (None: not read yet)], and under None
-    the centre features that may complete (_centre_features)."""
+    not read yet), whether a centre feature around completes (None: not read yet)], under None
+    the centre features that may complete (_centre_features), under 0 the rules' QUICK_COMPLETE and
+    the drawn tile's orientations."""
     b = g.board
-    R = g.R
-    quick = R.QUICK_COMPLETE
+    rules = None if at is None else at.get(0)
+    if rules is None:
+        R = g.R
+        rules = (R.QUICK_COMPLETE, R.ORIENT[g.bag.drawn])
+        if at is not None:
+            at[0] = rules
+    quick = rules[0]
     if quick is None:
         return g.completes(cell, rot), None
     closed, surround = quick
-    o = R.ORIENT[g.bag.drawn][rot // 90 % 4]
+    o = rules[1][rot // 90 % 4]
     x, y = cell
     tiles = b.tiles
     parent = b.parent
