@@ -64,8 +64,7 @@ class Classes:
         sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
         near = {}
         done = {}
-        at = {}  # what `_completion` read by cell, whatever the rotation
-        figures_near, completion = self._figures_near, self._completion
+        at, figures_near, completion = {}, self._figures_near, self._completion  # `at`: what they read by cell
         memo = {}  # what `_captures_nothing` read of this state
         at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
         out = []

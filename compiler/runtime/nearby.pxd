@@ -1,5 +1,5 @@
-# The compiled kernel's declarations for lookahead.py (issue 41; compiler/native.py builds it): the
-# lookahead's hot reads of the board are module functions, bound as Game's methods (binding=True).
+# The compiled kernel's declarations for nearby.py (issue 41; compiler/native.py builds it): the
+# lookahead's hot reads of the board, module functions bound as Game's methods (binding=True).
 cimport cython
 from .board cimport Board
 from .geometry cimport Orientation
