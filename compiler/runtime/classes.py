@@ -64,6 +64,7 @@ class Classes:
         sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
         near = {}
         done = {}
+        at, figures_near, completion = {}, self._figures_near, self._completion  # `at`: what they read by cell
         memo = {}  # what `_captures_nothing` read of this state
         at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
         out = []
@@ -82,12 +83,12 @@ class Classes:
                 c = done.get((cell, rot))
             if fig is None:
                 if n is None:
-                    n = near[cell] = self._figures_near(cell)
+                    n = near[cell] = figures_near(cell, at)
                 if not n:
                     append(None)
                     continue
                 if c is None:
-                    c = done[(cell, rot)] = self._completion(cell, rot)
+                    c = done[(cell, rot)] = completion(cell, rot, at)
                 append((cell, rot) if c[0] else None)
                 continue
             ft = type(fig)
@@ -112,7 +113,7 @@ class Classes:
                     starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo)
                 if unc:  # on a feature no `complete` rule completes (a tower)
                     if n is None:
-                        n = near[cell] = self._figures_near(cell)
+                        n = near[cell] = figures_near(cell, at)
                     if not n:  # the tile alone changes no score: only what the figure's putting starts counts
                         if not starts:
                             append(None)
@@ -121,7 +122,7 @@ class Classes:
                             append(("capture", fig))
                             continue
                 if c is None:
-                    c = done[(cell, rot)] = self._completion(cell, rot)
+                    c = done[(cell, rot)] = completion(cell, rot, at)
                 if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                     if not starts:
                         append(None)
@@ -154,7 +155,7 @@ class Classes:
                 c = done.get((cell, rot))
                 continue
             if c is None:
-                c = done[(cell, rot)] = self._completion(cell, rot)
+                c = done[(cell, rot)] = completion(cell, rot, at)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                 if not starts:
                     append(None)
@@ -170,7 +171,7 @@ class Classes:
                 # nothing opens (by figure and kind): the change is the sum of those two changes
                 okey = ("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature])
                 if n is None:
-                    n = near[cell] = self._figures_near(cell)
+                    n = near[cell] = figures_near(cell, at)
                 append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
             else:
                 append(a)

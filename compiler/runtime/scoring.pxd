@@ -22,5 +22,6 @@ cpdef list owners(g, Py_ssize_t r)
 cpdef _award(g, Py_ssize_t r, Py_ssize_t kind, when, rule)
 
 @cython.locals(b=Board, cells=list, seg_kind=list, keys=dict, r=Py_ssize_t, n=Py_ssize_t, i=Py_ssize_t,
-               j=Py_ssize_t, t=Py_ssize_t, run=list)
+               j=Py_ssize_t, t=Py_ssize_t, run=list, first=bint, x=Py_ssize_t, y=Py_ssize_t, mx=Py_ssize_t,
+               my=Py_ssize_t)
 cpdef _canon_sort(g, list roots)

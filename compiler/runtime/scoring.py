@@ -202,7 +202,12 @@ def _canon_sort(g, roots):
     keys = {}
     for r in roots:
         c = cells[r]
-        keys[r] = (kinds[seg_kind[r]].name, min(c), len(c))
+        first = True
+        for x, y in c:  # min(c), without a comparison of tuples
+            if first or x < mx or (x == mx and y < my):
+                mx, my = x, y
+                first = False
+        keys[r] = (kinds[seg_kind[r]].name, (mx, my), len(c))
     roots.sort(key=keys.__getitem__)
     n = len(roots)
     i = 0
