@@ -5,6 +5,7 @@ from .geometry cimport Orientation
 
 cdef object _MAY
 cdef list _LAST
+cdef bint _NATIVE
 cdef Py_ssize_t _KEPT
 
 cpdef dict _may_memo(R)

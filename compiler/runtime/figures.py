@@ -14,6 +14,7 @@ methods).
 """
 from __future__ import annotations
 
+from types import FunctionType
 from weakref import WeakKeyDictionary
 
 from .corners import corner_options, corner_refusal
@@ -115,6 +116,9 @@ def _asked(seen, may, g, o, fi, nbr, fmask, gi, kind):
     return got
 
 
+_NATIVE = not isinstance(_asked, FunctionType)  # this module runs compiled (compiler/native.py)
+
+
 def options_for(g, o, cell, nbr, sup):
     """The figures a player with supply `sup` may put on o placed at cell: Put(figure, local
     feature) for each feature in turn and each figure in the order of the statements (SIDE_RULES),
@@ -127,8 +131,9 @@ def options_for(g, o, cell, nbr, sup):
     masks = R.FIG_MASKS
     side = R.SIDE_RULES
     puts = R.PUTS
-    # conditions that read only masks (FIG_PURE): each answer kept by figure, kind and masks (_asked)
-    seen = _may_memo(R) if masks and R.FIG_PURE else None
+    # conditions that read only masks (FIG_PURE): each answer kept by figure, kind and masks (_asked),
+    # on the native kernel (interpreted, asking the memo costs what calling the condition does)
+    seen = _may_memo(R) if _NATIVE and masks and R.FIG_PURE else None
     feats = o.feats
     for first, _ in side:
         if sup[first] > 0:  # some figure that stands on a feature is in supply
