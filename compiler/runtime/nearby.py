@@ -193,7 +193,6 @@ def _completion_of(g, cell, rot, at=None):
             if closes and left == 0:
                 local |= feats
     if surround:
-        seg_kind = b.seg_kind
         for i in o.centre:
             need = surround.get(o.kinds[i])
             if need is not None:

@@ -203,6 +203,7 @@ def _canon_sort(g, roots):
     for r in roots:
         c = cells[r]
         first = True
+        mx = my = 0
         for x, y in c:  # min(c), without a comparison of tuples
             if first or x < mx or (x == mx and y < my):
                 mx, my = x, y
