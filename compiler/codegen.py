@@ -364,6 +364,9 @@ class CodeGenerator:
         w("# figures that may go on a feature of any placed tile, and the kinds they may stand on there")
         w(f"FIG_ANYWHERE = {_names([a.figure for a in s.anywhere])}")
         w(f"ANYWHERE_KINDS = frozenset({_names(sorted({k for a in s.anywhere for k in a.kinds}, key=lambda c: c.value))})")
+        self.comment("whether their conditions read only `figures` and `count(F)` of the feature (lowering): each")
+        self.comment("answer is then kept per (figure, kind, figures on the feature) by anywhere_options")
+        w(f"ANYWHERE_PURE = {s.anywhere_pure!r}")
         self.comment("per figure, each statement that opens kinds on any placed tile: (kinds, condition text,")
         self.comment("clause of where it may stand, clause of its condition)")
         w("ANYWHERE_AT = {" + ", ".join(

@@ -210,6 +210,10 @@ class EngineSpec:
     on_complete: list[OnBlock]
     # figures that may go on a feature of any placed tile (`on KINDS anywhere`, TOWER-TURN-1)
     anywhere: list[Anywhere] = field(default_factory=list)
+    # ... and their conditions (each part's and each `forbid`'s) read only `figures` and `count(F)` of the
+    # feature: whether such a figure may go on a placed feature is a function of its kind and the figures
+    # on it, so anywhere_options keeps it once per such key (ANYWHERE_PURE)
+    anywhere_pure: bool = False
     # per kind opened on any placed tile, the clause a figure refused there cites: that of the
     # last `allow ... anywhere` for it, else of the `figure ... anywhere` (the Tower: TOWER-FIGURES-1)
     anywhere_kind_clause: dict = field(default_factory=dict)
@@ -766,6 +770,7 @@ class Lowering:
         rs = self.rs
         fig, kind = self.fig, self.kind
         anywhere = []
+        pure = True  # no anywhere condition reads anything but `figures` and `count(F)` of the feature
         for name, f in rs.figures.items():
             # the parts that open a kind on any placed tile: `figure ... on KINDS anywhere` and
             # each `allow ... on KINDS anywhere`; a part is (kinds, condition, clauses, span)
@@ -782,6 +787,9 @@ class Lowering:
             if not parts:
                 continue
             forbids = [pm for pm in rs.permits if pm.mode == "forbid" and pm.figure == name]
+            pure = pure and all(n == "figures" or n.startswith("count(") for when in
+                                [*(p[1] for p in parts), *(pm.when for pm in forbids)] if when is not None
+                                for n in free_names(when))
             conds, table = [], []
             for on, when, on_clause, when_clause, span, header in parts:
                 ks = tuple(sorted((kind[k] for k in on), key=lambda c: c.value))
@@ -845,8 +853,8 @@ class Lowering:
                 allows.setdefault(fig[pm.figure], []).append((
                     tuple(sorted((kind[k] for k in pm.on), key=lambda c: c.value)),
                     _src(pm.when) if pm.when is not None else "true", _first(pm.when_cites, _first(pm.cites))))
-        return dict(anywhere=anywhere, anywhere_kind_clause=kind_clause, captures=captures, exchange=ex,
-                    ransom=ransom, fig_allows=allows)
+        return dict(anywhere=anywhere, anywhere_pure=bool(anywhere) and pure, anywhere_kind_clause=kind_clause,
+                    captures=captures, exchange=ex, ransom=ransom, fig_allows=allows)
 
     def track_scope(self) -> Scope:
         """Names of a rule on outpost t, read for player p: `own` is p's figures there."""

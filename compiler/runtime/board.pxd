@@ -9,10 +9,10 @@ cdef object _MEMOS, _FITS
 
 
 cdef class Board:
-    cdef public dict tiles, frontier, near, corner_at, contexts, memo
+    cdef public dict tiles, frontier, near, corner_at, contexts, memo, ready
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
     cdef public list completed_count, anywhere_segs, joins, fits, centres
-    cdef public object ready, edge_base, anywhere_kinds, fig_corner, mask_counts
+    cdef public object edge_base, anywhere_kinds, fig_corner, mask_counts
     cdef public tuple mask_slot
     cdef public Py_ssize_t on_corners
     cdef public bint track_joins
@@ -39,3 +39,6 @@ cdef class Board:
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
+
+    @cython.locals(dx=Py_ssize_t, dy=Py_ssize_t)
+    cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)

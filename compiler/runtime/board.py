@@ -26,14 +26,9 @@ def options_memo(R):
 
 
 class Board:
-    """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation,
-    its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
-    union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
-    (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
-    `anywhere_segs`; the tiles with centre features (`centres`); the figures on corners (`corner_at`,
-    `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
-    of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
-    it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
+    """Component of Game (`g.board`): placed tiles, the frontier, segments merged by union-find and per root what
+    the rules read; the figures on corners (runtime/corners.py); memos of the listing (`contexts`, `ready`; the
+    rule set's `memo`, `fits`); the numbers of the rules it reads.  Each slot is described where __init__ sets it."""
 
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
@@ -64,7 +59,7 @@ class Board:
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
         self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
-        self.ready = (None, {})  # (board size, {(cell, kinds): corners whose three other tiles qualify})
+        self.ready = {}  # cell -> {kinds: corners whose three other tiles qualify} (corners.ready_at)
         self.edge_base = edge_base(R.TILES)
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
@@ -94,7 +89,7 @@ class Board:
         c.anywhere_segs = self.anywhere_segs[:]
         c.centres = self.centres[:]
         c.corner_at, c.on_corners = self.corner_at.copy(), self.on_corners
-        c.joins, c.contexts, c.ready = [], {}, (None, {})
+        c.joins, c.contexts, c.ready = [], {}, {}
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
         c.fig_corner, c.mask_counts, c.mask_slot, c.memo, c.fits = (self.fig_corner, self.mask_counts, self.mask_slot,
                                                                      self.memo, self.fits)
@@ -199,26 +194,31 @@ class Board:
             if parent[r] != r:
                 r = self.find(r)
             touched.add(r)
+        if self.ready:
+            self.forget_corners(x, y)
         return touched
 
+    def forget_corners(self, x, y):
+        """A tile came to (or left) cell (x, y): the corners ready around it are read again (ready_at)."""
+        for dx, dy in AROUND:
+            self.ready.pop((x + dx, y + dy), None)
+
     def link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes between
-        them, so the open edges add up: `union` takes 2 off for a joined edge)."""
+        """Join two pieces of one feature of a tile covering several cells (no edge closes between them, so
+        the open edges add up: `union` takes 2 off for a joined edge)."""
         if self.find(a) != self.find(b):
             self.open[self.find(a)] += 2
             self.union(a, b)
 
     def edge_pattern(self, cell):
-        """The edge code each side N, E, S, W of empty cell `cell` must show (-1: no neighbour there),
-        or None when no placed tile touches it."""
+        """The edge code each side N, E, S, W of empty cell `cell` must show (-1: none), or None: no tile touches it."""
         code = self.frontier.get(cell)
         return None if code is None else edge_pattern(code, self.edge_base)
 
     def joined_roots(self, o, cell, fi):
         """Roots of placed features that local feature fi would join if o were placed at cell."""
         x, y = cell
-        roots = set()
-        tiles = self.tiles
+        roots, tiles = set(), self.tiles
         for d, k in o.sidefeat[fi]:
             nb = tiles.get((x + DX[d], y + DY[d]))
             if nb is not None:

@@ -20,6 +20,7 @@ from .errors import article as _a
 from .geometry import CORNER_MEETS
 
 
+_MEETS = tuple(CORNER_MEETS.items())  # (corner, the three cells that meet there), in CORNER_MEETS's order
 _CORNERED = {}  # edge base -> the edge codes of cells with neighbours on two sides that meet at a corner (-base: by code)
 
 
@@ -55,27 +56,28 @@ def ready_corners(b, cell, kinds):
 
 
 def ready_at(b, cell, kinds):
-    """ready_corners(b, cell, kinds) of a cell whose code is cornered (the listing has read it)."""
-    key = len(b.tiles)
-    if b.ready[0] != key:
-        b.ready = (key, {})
-    cache = b.ready[1]
-    got = cache.get((cell, kinds))
+    """ready_corners(b, cell, kinds) of a cell whose code is cornered (the listing has read it).  Kept per
+    cell (`Board.ready`) until a tile comes to (or leaves) one of the eight cells around it."""
+    per = b.ready.get(cell)
+    if per is None:
+        per = b.ready[cell] = {}
+    got = per.get(kinds)
     if got is None:
         x, y = cell
         tiles = b.tiles
         got = []
-        for corner, meets in CORNER_MEETS.items():
+        for corner, meets in _MEETS:
             for dx, dy, theirs in meets:
                 nb = tiles.get((x + dx, y + dy))
                 if nb is None:
                     break
-                f2 = nb[0].corners.get(theirs)
-                if f2 is None or nb[0].feats[f2].kind not in kinds:
+                no = nb[0]
+                f2 = no.corners.get(theirs)
+                if f2 is None or no.kinds[f2] not in kinds:
                     break
             else:
                 got.append(corner)
-        cache[(cell, kinds)] = got
+        per[kinds] = got
     return got
 
 

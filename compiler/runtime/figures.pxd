@@ -18,5 +18,6 @@ cpdef bint _asked(dict seen, may, g, Orientation o, Py_ssize_t fi, tuple nbr, Py
                fmask=Py_ssize_t, seen=dict, feats=tuple)
 cpdef list options_for(g, Orientation o, tuple cell, nbr, sup)
 
-@cython.locals(b=Board, parent=list, seg_cell=list, out=list, s=Py_ssize_t, gi=Py_ssize_t)
+@cython.locals(b=Board, parent=list, seg_cell=list, out=list, s=Py_ssize_t, gi=Py_ssize_t, memo=dict, seen=dict,
+               rules=tuple, seg_kind=list, figs=list, k=Py_ssize_t, held=list)
 cpdef list anywhere_options(g, player=*)

@@ -262,7 +262,9 @@ def anywhere_options(g, player=None):
     """PutAt(figure, cell, root) for every placed feature on which `player` (default: the
     current one) may put a figure that goes anywhere (`on KINDS anywhere`, TOWER-TURN-1).
     Read before the new tile is placed: the features such figures stand on (a tower
-    foundation) lie on one tile, so placing a tile elsewhere does not change them."""
+    foundation) lie on one tile, so placing a tile elsewhere does not change them.  Where the
+    conditions read only `figures` and `count(F)` of the feature (ANYWHERE_PURE, decided in
+    lowering), each answer is kept per (figure, kind, the figures on the feature)."""
     R = g.R
     if not R.FIG_ANYWHERE:
         return []
@@ -270,12 +272,36 @@ def anywhere_options(g, player=None):
     sup = g.supply.left[p]
     b = g.board
     parent, seg_cell = b.parent, b.seg_cell
-    options = anywhere_for
     out = []
-    for s in b.anywhere_segs:  # the segments of those kinds, in the order they were placed
+    if not R.ANYWHERE_PURE:
+        for s in b.anywhere_segs:  # the segments of those kinds, in the order they were placed
+            if parent[s] == s:
+                for gi in anywhere_for(g, s, sup):
+                    out.append(_move(PutAt, ("at", gi, seg_cell[s], s)))
+        return out
+    memo = _may_memo(R)
+    seen = memo.get(-1)  # the answers of ANYWHERE_RULES, beside _asked's (whose keys are never negative)
+    if seen is None:
+        seen = memo[-1] = {}
+    rules = R.ANYWHERE_RULES
+    seg_kind, figs = b.seg_kind, b.figs
+    for s in b.anywhere_segs:
         if parent[s] == s:
-            for gi in options(g, s, sup):
-                out.append(PutAt(gi, seg_cell[s], s))
+            k = seg_kind[s]
+            held = figs[s]
+            for gi, may in rules:
+                if sup[gi] > 0:
+                    if held:  # `figures` counts no figure on a corner: whether any is on the board is read too
+                        key = (gi, k, tuple([e[1] for e in held]), b.on_corners > 0)
+                    else:
+                        key = gi << 16 | k
+                    ok = seen.get(key)
+                    if ok is None:
+                        if len(seen) >= _KEPT:
+                            seen.clear()
+                        ok = seen[key] = bool(may(g, s, k))
+                    if ok:
+                        out.append(_move(PutAt, ("at", gi, seg_cell[s], s)))
     return out
 
 

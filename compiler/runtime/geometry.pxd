@@ -1,6 +1,7 @@
 # The compiled kernel's declarations for geometry.py (issue 41; compiler/native.py builds it).
 cdef class Orientation:
-    cdef public object tile, layout, corners
+    cdef public object tile, layout
+    cdef public dict corners
     cdef public Py_ssize_t rot, uid, figmask
     cdef public tuple edges, parts, feats, places, centre, sidefeat, figfeats, fmasks
     cdef public tuple kinds, shields, nopen, borders, faces, facing

@@ -198,6 +198,8 @@ class Lookahead(Classes):
             for r, c, sh, op, f, bs, dn in saved_roots:
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
+            if b.ready:  # corners read while the tile lay there (corners.ready_at)
+                b.forget_corners(x, y)
             b.frontier = saved_frontier
             for c, was in saved_near:  # placing changed these cells' neighbours only
                 if was is None:
