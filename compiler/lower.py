@@ -740,6 +740,9 @@ class Lowering:
                                     forms[1]))
             if name not in corner:
                 used |= sc.used
+        # masks of at most four counted figures: Board.occupied_parts packs them in one machine integer
+        # (more: each condition reads the features it would join, as when a mask cannot answer)
+        masks = masks and len(counts) <= 4
         forbids = []
         for pm in rs.permits:
             if pm.mode != "forbid" or pm.figure not in self.fig:

@@ -5,7 +5,8 @@ Every limit is a check-time error that names the limit (code `limit`), so what
 
 - a number written in a rule (a literal, a count, a coordinate) is at most MAX_NUMBER;
 - a tile has at most MAX_COPIES copies and a rule set at most MAX_TILES tiles;
-- a figure comes at most MAX_FIGURES times per player (a card game's feudal too);
+- a figure comes at most MAX_FIGURES times per player (a card game's feudal too), and a rule set
+  declares at most MAX_FIGURE_KINDS kinds of figures;
 - a card game prints at most MAX_COPIES of one card and MAX_CARDS in all, and deals at most
   MAX_CARDS cards or rounds;
 - a name (module, tile, feature, state, ...) is at most MAX_NAME characters.
@@ -33,6 +34,9 @@ MAX_NUMBER = 1_000_000
 MAX_COPIES = 500  # of one tile (the base game's most common tile has 9)
 MAX_TILES = 2_000  # in a rule set (the base game and every expansion here: about 200)
 MAX_FIGURES = 100  # of one figure per player (the base game: 7 followers)
+# kinds of figures in a rule set (every bundled module together: 4); the engine keeps one bit per kind in a
+# machine integer (the figures in supply, those on corners), the same on both kernels below this
+MAX_FIGURE_KINDS = 32
 MAX_NAME = 64
 MAX_CARDS = 2_000  # in a card game, and of a deal's cards or rounds (rulebook 001: 140 cards)
 MAX_VALUE = MAX_NUMBER  # any value a rule computes in a game (a state, the points of one scoring)
@@ -210,12 +214,17 @@ def check_rule_set(rs) -> list[Diagnostic]:
         if n > MAX_CARDS:
             return [Diagnostic(rs.cards.cards[0].span, f"these rules print {n:,} cards; the limit is {MAX_CARDS:,}", "limit")]
         return []
+    out = []
+    if len(rs.figures) > MAX_FIGURE_KINDS:
+        extra = list(rs.figures.values())[MAX_FIGURE_KINDS]
+        out.append(Diagnostic(extra.span, f"the rule set declares {len(rs.figures)} kinds of figures; the limit is "
+                                          f"{MAX_FIGURE_KINDS}", "limit"))
     total = sum(t.count for t in rs.tiles)
     if total <= MAX_TILES or any(t.count > MAX_COPIES for t in rs.tiles):  # that tile is reported already
-        return []
+        return out
     biggest = max(rs.tiles, key=lambda t: t.count)
-    return [Diagnostic(biggest.decl.span, f"the rule set has {total} tiles; the limit is {MAX_TILES} "
-                                          f"(tile `{biggest.name}` alone has {biggest.count})", "limit")]
+    return out + [Diagnostic(biggest.decl.span, f"the rule set has {total} tiles; the limit is {MAX_TILES} "
+                                                f"(tile `{biggest.name}` alone has {biggest.count})", "limit")]
 
 
 def playable(rs) -> list[Diagnostic]:

@@ -113,6 +113,37 @@ def test_figure_options_are_kept_only_when_the_masks_decide_them(tmp_path, when,
         g.apply_action(acts[rng.randrange(len(acts))])
 
 
+@pytest.mark.parametrize("counted,masks", [(4, True), (5, False)])
+def test_masks_count_at_most_four_figures(tmp_path, counted, masks):
+    """BASE-FOLLOW-2 rewritten by a house rule that reads `count(F)` of many figures: the occupied parts
+    of at most four counted figures are masks (Board.occupied_parts packs them in one machine integer);
+    with a fifth each condition reads the features it would join instead.  Either way the figures
+    listed are exactly those `apply_action` accepts."""
+    extra = [f"a{i}" for i in range(1, counted)]
+    when = " and ".join(f"count({f}) == 0" for f in [*extra, "follower"])
+    house = tmp_path / "crowded.tess"
+    house.write_text("module crowded extends base\n"
+                     + "".join(f"figure {f} 1 per player on road\n" for f in extra)
+                     + f"allow follower on road when {when}  [BASE-FOLLOW-2]\n", encoding="utf-8")
+    eng = engine_for([str(house)], [])
+    assert eng.rules.FIG_MASKS is masks
+    assert len(eng.rules.FIG_MASK_COUNTS) == (counted if masks else 0)
+    g = eng.new_game(2, 7)
+    rng = random.Random(7)
+    puts = 0
+    for _ in range(40):
+        acts = g.legal_actions()
+        if not acts:
+            break
+        for a in acts:
+            if a.figure is not None:
+                assert g.figure_refusal(g.orientation(a.rotation), a.cell, *a.figure) is None
+        chosen = [a for a in acts if a.figure is not None] or list(acts)
+        g.apply_action(chosen[rng.randrange(len(chosen))])
+        puts += chosen[0].figure is not None
+    assert puts > 5
+
+
 def test_a_crashing_figure_condition_names_its_rule_line(tmp_path, monkeypatch):
     """A figure's condition (its `when`, its `allow`s and `forbid`s as one) is a small generated
     function whose line maps to the figure statement's (SOURCE_MAP): a condition that fails while

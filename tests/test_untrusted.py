@@ -429,3 +429,17 @@ def test_a_file_name_cannot_fake_a_diagnostic_line(tmp_path: Path) -> None:
     assert got == 1
     assert text.splitlines()[0] == ("x\\x0arules.tess:1:1: error: fake [syntax]\\x0a.tess:2:9: error: "
                                     "unknown module `bsae`; did you mean `base`?  [unknown-name]")
+
+
+def test_a_rule_set_declares_at_most_32_kinds_of_figures(tmp_path) -> None:
+    """Rule files are untrusted: the engine keeps one bit per kind of figure in a machine integer (the
+    native kernel's figures in supply), so `check` refuses a rule set of more kinds, at the first extra."""
+    lines = ["module many extends base"] + [f"figure f{i} 1 per player on road" for i in range(32)]
+    path = tmp_path / "many.tess"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got, text, _ = run("check", str(path))
+    assert got == 1 and "declares 33 kinds of figures; the limit is 32  [limit]" in text, text
+    assert f"{path.name}:33:1: error" in text, text  # f31, the 33rd kind (base declares the follower)
+    path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    got, text, _ = run("check", str(path))
+    assert got == 0, text

@@ -32,13 +32,13 @@ cdef class Board:
     cpdef set place(self, Orientation o, tuple cell)
 
     @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,
-                   nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=list,
-                   gi=Py_ssize_t, slot=tuple, e=tuple)
+                   nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=Py_ssize_t,
+                   slot=tuple, e=tuple, held=list, corner=Py_ssize_t, n=Py_ssize_t)
     cpdef tuple occupied_parts(self, tuple cell)
 
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
 
-    @cython.locals(dx=Py_ssize_t, dy=Py_ssize_t)
+    @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)
     cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)

@@ -4,7 +4,7 @@ Every feature of a placed tile is a segment (an integer); segments that meet acr
 merged.  Per root the board keeps what rules read: cells, shields, open edges, figures, bordered
 features, completion.  A component of the game (`g.board`: its own slots and `clone`); what needs
 only the board is a method (`find`, `union`, `place`, `g.board.open[r]`, `g.board.neighbours(r)`),
-what reads the rules' names or the seats a function of the game here (`features`, `canon`).  On the
+what reads the rules' names or the seats a function of the game (runtime/featureview.py).  On the
 native kernel (compiler/native.py) it is an extension type: board.pxd types its slots and hot methods.
 """
 from __future__ import annotations
@@ -26,9 +26,14 @@ def options_memo(R):
 
 
 class Board:
-    """Component of Game (`g.board`): placed tiles, the frontier, segments merged by union-find and per root what
-    the rules read; the figures on corners (runtime/corners.py); memos of the listing (`contexts`, `ready`; the
-    rule set's `memo`, `fits`); the numbers of the rules it reads.  Each slot is described where __init__ sets it."""
+    """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation,
+    its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
+    union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
+    (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
+    `anywhere_segs`; the tiles with centre features (`centres`); the figures on corners (`corner_at`,
+    `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
+    of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
+    it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
 
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
@@ -64,8 +69,10 @@ class Board:
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
         self.fig_corner = R.FIG_CORNER
-        self.mask_counts = counts = R.FIG_MASK_COUNTS  # and per figure, 1 + its place there (0: none)
-        self.mask_slot = tuple(1 + counts.index(gi) if gi in counts else 0 for gi in range(len(R.FIGURES)))
+        # and per figure, 1 + its place there (0: none), times 2, plus 1 for a figure on corners (occupied_parts)
+        self.mask_counts = counts = R.FIG_MASK_COUNTS
+        self.mask_slot = tuple((1 + counts.index(gi) if gi in counts else 0) * 2 + (gi in R.FIG_CORNER)
+                               for gi in range(len(R.FIGURES)))
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
         self.fits = _FITS.get(R) or _FITS.setdefault(R, [None] * len(R.FITS))  # listing.py fills it, one per rule set
 
@@ -200,8 +207,15 @@ class Board:
 
     def forget_corners(self, x, y):
         """A tile came to (or left) cell (x, y): the corners ready around it are read again (ready_at)."""
-        for dx, dy in AROUND:
-            self.ready.pop((x + dx, y + dy), None)
+        ready = self.ready  # the few cornered cells the listing asked about: cheaper than eight lookups
+        gone = []
+        for c in ready:
+            cx = c[0]
+            cy = c[1]
+            if -1 <= cx - x <= 1 and -1 <= cy - y <= 1:
+                gone.append(c)
+        for c in gone:
+            del ready[c]
 
     def link(self, a, b):
         """Join two pieces of one feature of a tile covering several cells (no edge closes between them, so
@@ -269,10 +283,10 @@ class Board:
                     if figs[s]:
                         occ |= bits << shift
             return (occ,)
-        corner = self.fig_corner if self.on_corners else ()
+        corner = 1 if self.on_corners else 0  # while a figure stands on a corner, such figures make no owner
         slot = self.mask_slot
         occ = 0
-        per = [0] * len(counts)
+        per = 0  # the masks of FIG_MASK_COUNTS, 12 bits each: the j-th at bit 12 * j (lowering: at most 4)
         for nbase, facing, shift in around:
             for p, bits in facing:
                 s = parent[nbase + p]
@@ -282,13 +296,22 @@ class Board:
                 if held:
                     bits <<= shift
                     for e in held:
-                        gi = e[1]
-                        if gi not in corner:
+                        j = slot[e[1]]
+                        if not j & corner:
                             occ |= bits
-                        j = slot[gi]
+                        j >>= 1
                         if j:
-                            per[j - 1] |= bits
-        return (occ, *per)
+                            per |= bits << 12 * (j - 1)
+        n = len(counts)  # the tuple built at once: cheaper than from a list
+        if n == 0:
+            return (occ,)
+        if n == 1:
+            return (occ, per)
+        if n == 2:
+            return (occ, per & 4095, per >> 12)
+        if n == 3:
+            return (occ, per & 4095, per >> 12 & 4095, per >> 24)
+        return (occ, per & 4095, per >> 12 & 4095, per >> 24 & 4095, per >> 36)
 
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):
@@ -349,52 +372,3 @@ class Board:
         o, base = self.tiles[self.seg_cell[seg]]
         ps = o.places[seg - base]
         return ps[0] if ps else None
-
-
-# ------------------------------------------------------------ functions of the game
-def features(g, cells=None):
-    """Every feature on the board: kind, cells, places (board frame), figures, completion, open edges.
-    With `cells`, only the features that have a piece on one of those cells."""
-    R = g.R
-    b = g.board
-    find = b.find
-    groups = {}
-    if cells is None:
-        for cell, (o, base) in b.tiles.items():
-            for i in range(len(o.feats)):
-                r = find(base + i)
-                groups.setdefault(r, []).append((cell, o.places[i]))
-    else:
-        tiles = b.tiles
-        roots = {find(base + i) for c in cells if c in tiles for o, base in (tiles[c],)
-                 for i in range(len(o.feats))}
-        for r in sorted(roots):
-            members = groups[r] = []
-            for cell in sorted(b.cells[r]):
-                o, base = tiles[cell]
-                for i in range(len(o.feats)):
-                    if find(base + i) == r:
-                        members.append((cell, o.places[i]))
-    out = []
-    for r, members in groups.items():
-        places = frozenset((c, p) for c, ps in members for p in ps)
-        out.append({
-            "kind": R.KINDS[b.seg_kind[r]].name,
-            "cells": frozenset(b.cells[r]),
-            "places": places,
-            "figures": sorted((g.names[p], R.FIGURES[gi].name) for p, gi, _ in b.figs[r]),
-            "figure_places": sorted((g.names[p], R.FIGURES[gi].name, b.seg_cell[seg], b.seg_place(seg))
-                                    for p, gi, seg in b.figs[r]),
-            "complete": bool(b.done[r]),
-            "open": b.open[r],
-            "borders": frozenset(find(s) for s in b.borders[r]),
-            "root": r,
-        })
-    return out
-
-
-def canon(g, r):
-    """Order features the same way whatever ids they got: by kind, then by the cells they cover."""
-    b = g.board
-    cells = b.cells[r]
-    return (g.R.KINDS[b.seg_kind[r]].name, min(cells), len(cells), sorted(cells))

@@ -13,3 +13,6 @@ cpdef ready_corners(Board b, tuple cell, kinds)
 @cython.locals(per=dict, got=list, x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict,
                no=Orientation, meets=tuple)
 cpdef ready_at(Board b, tuple cell, kinds)
+
+@cython.locals(out=list)
+cpdef list corner_options(Board b, Orientation o, tuple cell, kinds)

@@ -2,6 +2,7 @@
 cimport cython
 from .board cimport Board
 from .geometry cimport Orientation
+from .corners cimport corner_options
 
 cdef object _MAY
 cdef list _LAST
@@ -10,12 +11,14 @@ cdef Py_ssize_t _KEPT
 
 cpdef dict _may_memo(R)
 
+cpdef tuple _tables(R)
+
 @cython.locals(per=dict, ck=Py_ssize_t, j=Py_ssize_t, m=Py_ssize_t)
 cpdef bint _asked(dict seen, may, g, Orientation o, Py_ssize_t fi, tuple nbr, Py_ssize_t fmask, Py_ssize_t gi,
                   Py_ssize_t kind) except -1
 
 @cython.locals(out=list, masks=object, side=tuple, puts=tuple, first=Py_ssize_t, fi=Py_ssize_t, gi=Py_ssize_t,
-               fmask=Py_ssize_t, seen=dict, feats=tuple)
+               fmask=Py_ssize_t, seen=dict, feats=tuple, pure=bint, corner_rules=tuple, fig_kinds=object)
 cpdef list options_for(g, Orientation o, tuple cell, nbr, sup)
 
 @cython.locals(b=Board, parent=list, seg_cell=list, out=list, s=Py_ssize_t, gi=Py_ssize_t, memo=dict, seen=dict,

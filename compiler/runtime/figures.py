@@ -23,7 +23,7 @@ from .moves import Put, PutAt, PutCorner, Recall
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
 _MAY = WeakKeyDictionary()  # rule set -> the answers of its figure conditions that read only masks (_asked)
-_LAST = [None, None]  # the rule set _may_memo answered last, and its answers
+_LAST = [None, None, None]  # the rule set _may_memo answered last, its answers and its tables (_tables)
 _KEPT = 1 << 16
 
 
@@ -88,8 +88,17 @@ def _may_memo(R):
     """The rule set's answers kept by _asked (the last rule set's at hand: a WeakKeyDictionary's `get`
     is Python code)."""
     if _LAST[0] is not R:
-        _LAST[:] = [R, _MAY.get(R) or _MAY.setdefault(R, {})]
+        _LAST[:] = [R, _MAY.get(R) or _MAY.setdefault(R, {}),
+                    (R.FIG_MASKS, R.SIDE_RULES, R.PUTS, bool(R.FIG_PURE), R.CORNER_RULES, R.FIG_KINDS)]
     return _LAST[1]
+
+
+def _tables(R):
+    """What options_for reads of rule set R, as one tuple kept with _may_memo's (a generated module's
+    attribute is a dictionary lookup each time it is read)."""
+    if _LAST[0] is not R:
+        _may_memo(R)
+    return _LAST[2]
 
 
 def _asked(seen, may, g, o, fi, nbr, fmask, gi, kind):
@@ -128,12 +137,10 @@ def options_for(g, o, cell, nbr, sup):
     neighbours' roots or None (each condition is asked with the features it would join)."""
     R = g.R
     out = []
-    masks = R.FIG_MASKS
-    side = R.SIDE_RULES
-    puts = R.PUTS
+    masks, side, puts, pure, corner_rules, fig_kinds = _tables(R)
     # conditions that read only masks (FIG_PURE): each answer kept by figure, kind and masks (_asked),
     # on the native kernel (interpreted, asking the memo costs what calling the condition does)
-    seen = _may_memo(R) if _NATIVE and masks and R.FIG_PURE else None
+    seen = _may_memo(R) if _NATIVE and masks and pure else None
     feats = o.feats
     for first, _ in side:
         if sup[first] > 0:  # some figure that stands on a feature is in supply
@@ -157,9 +164,9 @@ def options_for(g, o, cell, nbr, sup):
                             if may(g, o, cell, fi, *found):
                                 out.append(puts[gi][fi])
             break
-    for gi, may in R.CORNER_RULES:
+    for gi, may in corner_rules:
         if sup[gi] > 0:
-            for corner, fi in corner_options(g.board, o, cell, R.FIG_KINDS[gi]):
+            for corner, fi in corner_options(g.board, o, cell, fig_kinds[gi]):
                 if seen is not None:
                     ok = _asked(seen, may, g, o, fi, nbr, o.fmasks[fi], gi, feats[fi].kind)
                 elif masks:

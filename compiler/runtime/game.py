@@ -12,7 +12,7 @@ import random
 
 from . import bag as _bag
 from .bag import draw_next, init_bag
-from . import board as _board
+from . import featureview as _featureview
 from .board import Board
 from .corners import put_corner, score_joins, score_put
 from .decisions import TurnEnd, watching
@@ -247,7 +247,7 @@ class Game(Lookahead, Moments):
     end_reason = _rounds.end_reason
     tile_name, tiles_left, shuffle_bag, draw_refusal, deck_of = (_bag.tile_name, _bag.tiles_left, _bag.shuffle_bag,
                                                                  _bag.draw_refusal, _bag.deck_of)
-    features, _canon = _board.features, _board.canon
+    features, _canon = _featureview.features, _featureview.canon
     placements, why_not_placed, turn_of, continues = (_placement.placements, _placement.why_not_placed,
                                                       _placement.turn_of, _placement.continues)
     to_json, from_json = _records.to_json, classmethod(_records.from_json)  # tessera-state/1

@@ -10,7 +10,7 @@ cdef Py_ssize_t _KEPT
 @cython.locals(b=Board, any_fig=Py_ssize_t, gi=Py_ssize_t, blocks=list, ends=list, n=Py_ssize_t,
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation, figs=list,
                kept=dict, fbits=Py_ssize_t, sup=list, corner_kinds=list, frontier=dict, fits=list,
-               code=Py_ssize_t, small=bint, cornered=list, ck=Py_ssize_t, j=Py_ssize_t, nbr=tuple)
+               code=Py_ssize_t, small=bint, cornered=list, low=Py_ssize_t, shift=Py_ssize_t, j=Py_ssize_t, nbr=tuple)
 cpdef tile_moves(g)
 
 cdef class Listed:

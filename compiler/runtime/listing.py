@@ -200,6 +200,8 @@ def tile_moves(g):
             if not found:
                 continue
         nbr = None  # the mask of occupied parts around the cell, once a figure may go there
+        low = -1  # the integer key's masks and figures in supply, the same for every orientation at the cell
+        shift = 0  # and where the orientation's uid goes above them
         corners = None  # whether a corner figure in supply has a corner ready at the cell
         ready = None  # the corners ready at the cell for each corner figure in supply (FIG_PURE's key)
         figs = []
@@ -227,11 +229,15 @@ def tile_moves(g):
                                 ready = rc
                     if ready == 0:
                         if small:  # the key fits a machine integer: the same number, without big ints
-                            ck = o.uid
-                            if nbr is not None:
-                                for j in range(len(nbr)):
-                                    ck = ck << 12 | nbr[j]
-                            key = ck << fbits | any_fig
+                            if low < 0:
+                                low = 0
+                                shift = fbits
+                                if nbr is not None:
+                                    for j in range(len(nbr)):
+                                        low = low << 12 | nbr[j]
+                                    shift += 12 * len(nbr)
+                                low = low << fbits | any_fig
+                            key = o.uid << shift | low
                         else:
                             key = o.uid
                             if nbr is not None:

@@ -183,9 +183,10 @@ def ransom_options(g):
     p = g.current
     out = []
     for h, row in enumerate(g.prisoners.held):
-        for gi in sorted(set(row[p])):
-            if gi in kinds and (allowed is None or allowed(g)):
-                out.append(Ransom(h, gi))
+        if row[p]:  # most turns nobody holds a prisoner
+            for gi in sorted(set(row[p])):
+                if gi in kinds and (allowed is None or allowed(g)):
+                    out.append(Ransom(h, gi))
     return out
 
 

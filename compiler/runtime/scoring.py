@@ -193,7 +193,7 @@ def _final(g):
 
 
 def _canon_sort(g, roots):
-    """Sort roots in place as `roots.sort(key=g._canon)` does (board.canon: kind, least cell, size,
+    """Sort roots in place as `roots.sort(key=g._canon)` does (featureview.canon: kind, least cell, size,
     the cells in order), comparing the cells in full only among roots equal in the rest."""
     b = g.board
     cells = b.cells
