@@ -193,20 +193,22 @@ class GreedyAgent:
     def _best(self, game, actions, me, value, before, depth):
         """(the best action, its gain) among `actions` of player `me` in `game`: the largest (gain,
         puts a figure), the first of equals."""
-        if type(actions) is not list:  # a listing that builds its moves as they are read: build them once
-            actions = list(actions)
+        # `actions` may be a listing that builds a move only when it is read (the tile game's `Moves`):
+        # score_classes reads it whole, and only the moves read here are built (a quiet move is read
+        # only while no quiet move with a figure has been seen)
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
         quiet = [None, None]  # the first action that changes nothing, without and with a figure put
         here = None  # the gain of this position itself (0 at the top; after other moves of the turn, theirs)
         best, best_key = None, None
-        for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
+        for i, key in enumerate(game.score_classes(actions)):
             if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
                 if quiet[1] is None:
-                    fig = _places_figure(a)
+                    fig = _places_figure(actions[i])
                     if quiet[fig] is None:
                         quiet[fig] = i
                 continue
+            a = actions[i]
             gain = tried.get(key)
             if gain is None:
                 if type(key) is tuple and key and key[0] == "sum":
