@@ -80,6 +80,7 @@ def placement_keys(g, actions):
                     cell, orients, figs = blocks[bi]
                     nk = len(orients)
                     k = 0
+                    n = None  # one block per cell
                 if bi >= nblocks:  # the placements are done: the tail (a discard, ransoms) as from a list
                     listed = False
                     continue
@@ -89,6 +90,7 @@ def placement_keys(g, actions):
                 per = 1 + nfk + nextra
                 j = 0
                 fig = None
+                c = None
             elif j <= nfk:
                 fig = fk[j - 1]
             else:
@@ -103,19 +105,23 @@ def placement_keys(g, actions):
                 append(a)  # a ransom
                 continue
             cell, rot, fig = a
-        if rot != prot or cell != pcell:
-            if cell != pcell:
-                n = near.get(cell)
-            pcell, prot = cell, rot
-            c = done.get((cell, rot))
+            if rot != prot or cell != pcell:  # what was read at the last placement is kept for its next actions
+                if n is not None:
+                    near[pcell] = n
+                if c is not None:
+                    done[(pcell, prot)] = c
+                if cell != pcell:
+                    n = near.get(cell)
+                pcell, prot = cell, rot
+                c = done.get((cell, rot))
         if fig is None:
             if n is None:
-                n = near[cell] = _figures_near_of(g, cell, at)
+                n = _figures_near_of(g, cell, at)
             if not n:
                 append(None)
                 continue
             if c is None:
-                c = done[(cell, rot)] = _completion_of(g, cell, rot, at)
+                c = _completion_of(g, cell, rot, at)
             append((cell, rot) if c[0] else None)
             continue
         ft = type(fig)
@@ -140,7 +146,7 @@ def placement_keys(g, actions):
                 starts = cell in beside or not g._state_kept(cell, rot, R.ORIENT[g.bag.drawn][rot // 90 % 4], memo)
             if unc:  # on a feature no `complete` rule completes (a tower)
                 if n is None:
-                    n = near[cell] = _figures_near_of(g, cell, at)
+                    n = _figures_near_of(g, cell, at)
                 if not n:  # the tile alone changes no score: only what the figure's putting starts counts
                     if not starts:
                         append(None)
@@ -149,7 +155,7 @@ def placement_keys(g, actions):
                         append(("capture", fig))
                         continue
             if c is None:
-                c = done[(cell, rot)] = _completion_of(g, cell, rot, at)
+                c = _completion_of(g, cell, rot, at)
             if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
                 if not starts:
                     append(None)
@@ -178,11 +184,13 @@ def placement_keys(g, actions):
             append(a if a is not None else _move(Place, (cell, rot, fig)))  # a recall scores; a figure that scores as it is put
             continue
         if ft is Put and starts and gi in captors:  # a capture from this tile
+            if c is not None:
+                done[(cell, rot)] = c
             append(g._capture_here_key(a if a is not None else _move(Place, (cell, rot, fig)), done, memo))
             c = done.get((cell, rot))
             continue
         if c is None:
-            c = done[(cell, rot)] = _completion_of(g, cell, rot, at)
+            c = _completion_of(g, cell, rot, at)
         if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
             if not starts:
                 append(None)
@@ -198,7 +206,7 @@ def placement_keys(g, actions):
             # nothing opens (by figure and kind): the change is the sum of those two changes
             okey = ("outpost", gi, R.ORIENT[g.bag.drawn][rot // 90 % 4].kinds[fig.feature])
             if n is None:
-                n = near[cell] = _figures_near_of(g, cell, at)
+                n = _figures_near_of(g, cell, at)
             append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
         else:
             append(a if a is not None else _move(Place, (cell, rot, fig)))
