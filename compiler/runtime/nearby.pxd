@@ -6,6 +6,7 @@ from .geometry cimport Orientation
 
 cdef tuple _SIDES
 cdef dict _CLOSING
+cdef frozenset _NOTHING
 
 @cython.locals(spec=tuple)
 cdef tuple _closing(Orientation o, closed)
@@ -25,7 +26,7 @@ cdef list _centres(dict at, Board b, quick)
 cdef Py_ssize_t _around(dict tiles, Py_ssize_t x, Py_ssize_t y) except -1
 
 @cython.locals(b=Board, o=Orientation, x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, open_=list, done=list,
-               local=set, spec=tuple, nbs=list, groups=list, i=Py_ssize_t, nopen=Py_ssize_t, roots=set,
+               spec=tuple, shut_any=bint, dk=tuple, nbs=list, groups=list, i=Py_ssize_t, nopen=Py_ssize_t, roots=set,
                shut=bint, left=Py_ssize_t, d=Py_ssize_t, k=Py_ssize_t, no=Orientation, nbase=Py_ssize_t,
                part=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, closes=bint, n=Py_ssize_t, dx=Py_ssize_t,
                dy=Py_ssize_t, seg_kind=list, known=list, centres=list, rules=tuple)

@@ -19,6 +19,7 @@ def _closing(o, closed):
 
 
 _SIDES = tuple((DX[d], DY[d], OPP[d]) for d in range(4))  # per side: its neighbour's offset, the side facing back
+_NOTHING = frozenset()  # no local feature completes (_completion_of; never changed)
 
 
 def _figures_near_of(g, cell, at=None):
@@ -157,15 +158,23 @@ def _completion_of(g, cell, rot, at=None):
     parent = b.parent
     open_ = b.open
     done = b.done
-    local = set()
+    local = None  # a set, once a feature completes
     known = [None, -1, None] if at is None else _known(at, cell)
     spec = _closing(o, closed)
     if spec:
         nbs = known[0]
         if nbs is None:
             nbs = known[0] = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
+        shut_any = False  # a feature with no side toward an empty cell (else none closes: no group is shut)
+        for _, _, sides in spec:
+            for dk in sides:
+                if nbs[dk[0]] is None:
+                    break
+            else:
+                shut_any = True
+                break
         groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
-        for i, nopen, sides in spec:
+        for i, nopen, sides in spec if shut_any else ():
             roots = set()
             shut = True
             left = nopen
@@ -196,6 +205,8 @@ def _completion_of(g, cell, rot, at=None):
                 if done[r]:
                     closes = False
             if closes and left == 0:
+                if local is None:
+                    local = set()
                 local |= feats
     if surround:
         for i in o.centre:
@@ -205,6 +216,8 @@ def _completion_of(g, cell, rot, at=None):
                 if n < 0:
                     n = known[1] = _around(tiles, x, y)
                 if n == need[0] if need[1] else n >= need[0]:
+                    if local is None:
+                        local = set()
                     local.add(i)
         if not local:
             hit = known[2]
@@ -212,5 +225,7 @@ def _completion_of(g, cell, rot, at=None):
                 centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
                 hit = known[2] = _centre_completes(centres, x, y, tiles)
             if hit:
-                return True, local
-    return bool(local) or (b.track_joins and g._joins_figures(o, cell)), local
+                return True, _NOTHING
+    if local is None:
+        return b.track_joins and g._joins_figures(o, cell), _NOTHING
+    return True, local
