@@ -193,20 +193,19 @@ class GreedyAgent:
     def _best(self, game, actions, me, value, before, depth):
         """(the best action, its gain) among `actions` of player `me` in `game`: the largest (gain,
         puts a figure), the first of equals."""
-        if type(actions) is not list:  # a listing that builds its moves as they are read: build them once
-            actions = list(actions)
+        # `actions` may be a listing that builds a move only when it is read (the tile game's `Moves`):
+        # score_classes reads it whole, and only the moves read here are built (the moves that change
+        # nothing only when one of them may be chosen)
         others = [p for p in range(len(before)) if p != me]
         tried = {}  # key -> gain
-        quiet = [None, None]  # the first action that changes nothing, without and with a figure put
+        quiet = []  # the actions that change no value, in order
         here = None  # the gain of this position itself (0 at the top; after other moves of the turn, theirs)
         best, best_key = None, None
-        for i, (a, key) in enumerate(zip(actions, game.score_classes(actions))):
+        for i, key in enumerate(game.score_classes(actions)):
             if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
-                if quiet[1] is None:
-                    fig = _places_figure(a)
-                    if quiet[fig] is None:
-                        quiet[fig] = i
+                quiet.append(i)
                 continue
+            a = actions[i]
             gain = tried.get(key)
             if gain is None:
                 if type(key) is tuple and key and key[0] == "sum":
@@ -236,16 +235,24 @@ class GreedyAgent:
             k = (gain, _places_figure(a))
             if best_key is None or k > best_key:  # strictly better: the first of equals wins
                 best, best_key = i, k
-        if best is None and quiet == [None, None]:  # every action was left out (ransoms that pay for nothing)
+        if best is None and not quiet:  # every action was left out (ransoms that pay for nothing)
             return actions[0], self._try(game, [], actions[0], me, value, before, depth, others)
-        if quiet != [None, None] and here is None:  # a move that changes no value leaves them as they are here
-            here = self._here(game, me, value, before, others)
-        for fig in (True, False):
-            i = quiet[fig]
-            if i is not None:
-                k = (here, fig)
-                if best_key is None or k > best_key or (k == best_key and i < best):
-                    best, best_key = i, k
+        if quiet:  # a move that changes no value leaves the values as they are here: (here, puts a figure)
+            if here is None:
+                here = self._here(game, me, value, before, others)
+            k = (here, True)
+            if best_key is None or k >= best_key:  # the first of them that puts a figure may be chosen
+                for i in quiet:
+                    if k == best_key and i > best:
+                        break  # an equal earlier move is chosen, and one without a figure is worth less
+                    if _places_figure(actions[i]):
+                        best, best_key = i, k
+                        break
+                else:  # none puts a figure: the first of them, worth (here, False)
+                    i = quiet[0]
+                    k = (here, False)
+                    if best_key is None or k > best_key or (k == best_key and i < best):
+                        best, best_key = i, k
         return actions[best], best_key[0]
 
     @staticmethod

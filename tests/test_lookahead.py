@@ -105,6 +105,8 @@ def classes_hold(g, acts, label) -> int:
     a key with an earlier one."""
     keys = g.score_classes(acts)
     assert len(keys) == len(acts)
+    if not isinstance(acts, list):  # legal_actions' Moves, read from its blocks: the keys of the same moves as a list
+        assert keys == g.score_classes(list(acts)), (label, g.turn)
     seen, twins = {}, 0
     for a, k in zip(acts, keys):
         h = g.clone()

@@ -22,6 +22,7 @@ One job per module (docs/engine.md lists the public names):
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
+    placekeys  score_classes' common case, a tile turn's placements, read from the listing's blocks (compiled)
     records    tessera-state/1 (to_json / from_json)
     view       TurnView: what a record's translation (compiler/turns.py) may read of a game, read-only
     tagged     the builder of move types with a word first (both families' moves)

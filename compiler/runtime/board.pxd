@@ -17,6 +17,9 @@ cdef class Board:
     cdef public Py_ssize_t on_corners
     cdef public bint track_joins
 
+    @cython.locals(c=Board)
+    cpdef Board clone(self)
+
     @cython.locals(parent=list, p=Py_ssize_t)
     cpdef Py_ssize_t find(self, Py_ssize_t s)
 

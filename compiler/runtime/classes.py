@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from .decisions import CaptureOpen
 from .geometry import AROUND, DX, DY, OPP
-from .moves import Capture, Pass, Place, Put, PutAt, Recall
+from .moves import Capture, Pass, Place, Put, PutAt
+from .placekeys import placement_keys
 
 
 class Classes:
@@ -36,7 +37,6 @@ class Classes:
         depends on nothing else); a floor put on another placed tile's tower, by that put (its
         captures do not depend on the tile, which carries no figure).  Every other action is its
         own key."""
-        b = self.board
         pr = self.prisoners
         if self.rounds.rules and any(figs for row in pr.held for figs in row):
             return list(actions)  # a round's end may send prisoners home (`on round end`): every action its own key
@@ -48,134 +48,7 @@ class Classes:
             return list(actions)  # captures, passes, decisions, the discard
         if not any(self.bag.decks):
             return self._last_classes(actions)  # the last tile, after which the game is scored
-        R = self.R
-        twins = R.QUICK_COMPLETE is not None and not R.SCORE_JOIN
-        scored = {g for _, g in R.SCORE_PUT}  # a put that scores at once
-        captors = set(R.CAPTURES)  # a put that opens a capture
-        outpost_figs = {g for r in R.OUTPOST_PUTS for g in r[0]}  # a put that may send one more to an outpost
-        plain = scored | captors | outpost_figs  # figures whose putting starts nothing of its own are not in it
-        only_captors = captors - scored - outpost_figs  # figures whose putting starts a capture and nothing else
-        complete = R.COMPLETE
-        only_outposts = outpost_figs - scored - captors  # figures whose putting may only send one more to an outpost
-        # a placement's change may be the sum of the tile's and what follows its figure's putting: when
-        # completions are read from the board and no decision of the same player follows the turn's scoring
-        # (a tile drawn next whose siege symbols move figures would add what it does to both)
-        # (nor a ransom decision after the turn's scoring: the player has no prisoner to buy back)
-        sums = twins and self._next_draw_quiet() and (R.RANSOM is None or not any(row[self.current] for row in pr.held))
-        near = {}
-        done = {}
-        at, figures_near, completion = {}, self._figures_near, self._completion  # `at`: what they read by cell
-        memo = {}  # what `_captures_nothing` read of this state
-        at_info = {}  # a figure on another placed tile (PutAt) -> what its putting does, whatever the tile
-        out = []
-        append = out.append
-        pcell = prot = None  # legal_actions lists a placement's actions together: read the tile once for them
-        n = c = None
-        for a in actions:
-            if type(a) is not Place:
-                append(a)  # a ransom
-                continue
-            cell, rot, fig = a
-            if rot != prot or cell != pcell:
-                if cell != pcell:
-                    n = near.get(cell)
-                pcell, prot = cell, rot
-                c = done.get((cell, rot))
-            if fig is None:
-                if n is None:
-                    n = near[cell] = figures_near(cell, at)
-                if not n:
-                    append(None)
-                    continue
-                if c is None:
-                    c = done[(cell, rot)] = completion(cell, rot, at)
-                append((cell, rot) if c[0] else None)
-                continue
-            ft = type(fig)
-            if ft is PutAt:
-                info = at_info.get(fig)
-                if info is None:
-                    gi = fig.figure
-                    # (it scores as it is put, it starts something: True, False or None when only the tile
-                    # can make its capture possible, it may share the tile's key when the tile completes)
-                    info = at_info[fig] = (gi in scored, gi in plain, b.seg_kind[b.find(fig.segment)] not in complete, None)
-                    if info[1] and gi in only_captors:
-                        free = self._captures_nothing(fig, None, None, memo)
-                        # the cells within one of the feature's: a tile there may change its range
-                        info = at_info[fig] = (info[0], None if free is None else not free, info[2],
-                                               {(cx + dx, cy + dy) for cx, cy in b.cells[b.find(fig.segment)]
-                                                for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
-                scores_put, starts, unc, beside = info
-                if scores_put:
-                    append(a)  # a figure that scores as it is put
-                    continue
-                if starts is None:  # it captures nothing unless the tile changes the range (`_captures_nothing`)
-                    starts = cell in beside or not self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo)
-                if unc:  # on a feature no `complete` rule completes (a tower)
-                    if n is None:
-                        n = near[cell] = figures_near(cell, at)
-                    if not n:  # the tile alone changes no score: only what the figure's putting starts counts
-                        if not starts:
-                            append(None)
-                            continue
-                        if fig.figure in captors:  # its captures do not depend on this tile
-                            append(("capture", fig))
-                            continue
-                if c is None:
-                    c = done[(cell, rot)] = completion(cell, rot, at)
-                if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
-                    if not starts:
-                        append(None)
-                    elif fig.figure in captors:  # its captures do not depend on this tile
-                        append(("capture", fig))
-                    else:  # the outpost decision that follows: by figure and kind
-                        append(("outpost", fig.figure, b.seg_kind[b.find(fig.segment)]))
-                # on another tile, on a feature no `complete` rule ever completes (a tower's top)
-                elif twins and not starts and unc:
-                    append((cell, rot))
-                elif sums and starts and unc and fig.figure in only_captors and not cell in beside \
-                        and self._state_kept(cell, rot, R.ORIENT[self.bag.drawn][rot // 90 % 4], memo) \
-                        and self._capture_apart(fig, cell, memo):
-                    # the tile scores what it completes, as alone, and no figure in the range stands on
-                    # a feature it scores: the change is the tile's plus that of the capture decision
-                    # (no ransom can follow: the player has no prisoner to buy back)
-                    append(("sum", (cell, rot), Place(cell, rot, None), ("capture", fig)))
-                else:
-                    append(a)
-                continue
-            gi = fig.figure
-            starts = gi in plain
-            if starts and gi in only_captors and ft is Put and self._captures_nothing(fig, cell, rot, memo):
-                starts = False  # a floor with no figure in its range: it captures nothing, so it starts nothing
-            if ft is Recall or gi in scored:
-                append(a)  # a recall scores; a figure that scores as it is put
-                continue
-            if ft is Put and starts and gi in captors:  # a capture from this tile
-                append(self._capture_here_key(a, done, memo))
-                c = done.get((cell, rot))
-                continue
-            if c is None:
-                c = done[(cell, rot)] = completion(cell, rot, at)
-            if not c[0]:  # the tile completes nothing: only what the figure's putting starts counts
-                if not starts:
-                    append(None)
-                elif gi in captors:
-                    append(("capture", fig))
-                else:  # the outpost decision that follows: by figure and kind
-                    append(("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature]))
-            elif twins and not starts and ft is Put and fig.feature not in c[1]:
-                append((cell, rot))
-            elif sums and ft is Put and gi in only_outposts and fig.feature not in c[1]:
-                # the tile scores what it completes, as alone; the figure stands on a feature not scored
-                # this turn, and the outpost decision that follows is the one a placement that completes
-                # nothing opens (by figure and kind): the change is the sum of those two changes
-                okey = ("outpost", gi, R.ORIENT[self.bag.drawn][rot // 90 % 4].kinds[fig.feature])
-                if n is None:
-                    n = near[cell] = figures_near(cell, at)
-                append(("sum", (cell, rot), Place(cell, rot, None), okey) if n else okey)
-            else:
-                append(a)
-        return out
+        return placement_keys(self, actions)  # runtime/placekeys.py
 
     def _next_draw_quiet(self):
         """Whether drawing the next tile of the bag plays nothing (no `on draw` rule, no siege symbol

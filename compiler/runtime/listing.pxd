@@ -6,6 +6,7 @@ from .corners cimport cornered_flags, ready_at
 from .figures cimport anywhere_options, options_for
 
 cdef Py_ssize_t _KEPT
+cdef bint _NATIVE
 
 @cython.locals(b=Board, any_fig=Py_ssize_t, gi=Py_ssize_t, blocks=list, ends=list, n=Py_ssize_t,
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation, figs=list,
@@ -17,3 +18,7 @@ cdef class Listed:
     cdef public list blocks, ends, extra
     cdef public object tail, last
     cdef public Py_ssize_t per, n, placed
+
+@cython.locals(ends=list, b=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, e=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t,
+               per=Py_ssize_t, size=Py_ssize_t, n=Py_ssize_t, figs=list, o=Orientation)
+cpdef _placement(Listed moves, Py_ssize_t i)

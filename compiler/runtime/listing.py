@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from types import FunctionType
 
 from .corners import cornered_flags, ready_at
 from .figures import anywhere_options, options_for
@@ -65,26 +66,7 @@ class Listed:
             return self.tail[i - self.placed]
         if i < 0:
             raise IndexError("move index out of range")
-        b = bisect_right(self.ends, i)
-        j = i - (self.ends[b - 1] if b else 0)
-        cell, orients, figs = self.blocks[b]
-        per = self.per
-        if figs is None:
-            k, j = divmod(j, per)
-            got = ()
-        else:
-            k = 0
-            for got in figs:
-                size = per + len(got)
-                if j < size:
-                    break
-                j -= size
-                k += 1
-        if j == 0:
-            fig = None
-        else:
-            fig = got[j - 1] if j <= len(got) else self.extra[j - 1 - len(got)]
-        self.last = m = _move(Place, (cell, orients[k].rot, fig))
+        self.last = m = _placement(self, i)
         return m
 
     def __iter__(self):
@@ -134,6 +116,49 @@ class Listed:
 
     def __repr__(self):
         return repr(list(self))
+
+
+def _placement(moves, i):
+    """The placement at index i (0 <= i < moves.placed) of Listed `moves`: its block, then the
+    orientation and the figure (Listed.__getitem__; a module function, typed in listing.pxd)."""
+    ends = moves.ends
+    if _NATIVE:  # compiled: bisect_right's search in C (calling it is a call through Python, dearer than the search)
+        b = 0
+        hi = len(ends)
+        while b < hi:
+            mid = (b + hi) >> 1
+            e = ends[mid]
+            if i < e:
+                hi = mid
+            else:
+                b = mid + 1
+    else:
+        b = bisect_right(ends, i)
+    j = i - (ends[b - 1] if b else 0)
+    cell, orients, figs = moves.blocks[b]
+    per = moves.per
+    if figs is None:
+        k = j // per
+        j -= k * per
+        got = ()
+    else:
+        k = 0
+        for got in figs:
+            size = per + len(got)
+            if j < size:
+                break
+            j -= size
+            k += 1
+    if j == 0:
+        fig = None
+    else:
+        n = len(got)
+        fig = got[j - 1] if j <= n else moves.extra[j - 1 - n]
+    o = orients[k]
+    return _move(Place, (cell, o.rot, fig))
+
+
+_NATIVE = not isinstance(_placement, FunctionType)  # this module runs compiled (compiler/native.py)
 
 
 class Moves(Listed, Sequence):

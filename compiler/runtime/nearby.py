@@ -19,6 +19,7 @@ def _closing(o, closed):
 
 
 _SIDES = tuple((DX[d], DY[d], OPP[d]) for d in range(4))  # per side: its neighbour's offset, the side facing back
+_NOTHING = frozenset()  # no local feature completes (_completion_of; never changed)
 
 
 def _figures_near_of(g, cell, at=None):
@@ -43,8 +44,8 @@ def _figures_near_of(g, cell, at=None):
                         s = parent[base + p]
                         if figs[s if parent[s] == s else b.find(s)]:
                             return True
-        for cx, cy, held, _, _, _, _ in _centres(at, b, g.R.QUICK_COMPLETE):
-            if held and abs(cx - x) <= 1 and abs(cy - y) <= 1:
+        for e in _centres(at, b, g.R.QUICK_COMPLETE):
+            if e[2] and abs(e[0] - x) <= 1 and abs(e[1] - y) <= 1:
                 return True
         return False
     for dx, dy, od in _SIDES:
@@ -93,33 +94,38 @@ def _around(tiles, x, y):
 
 
 def _centre_features(b, surround):
-    """The centre features of the placed tiles (cloisters), one entry each: (the tile's cell, whether
+    """The centre features of the placed tiles (cloisters), one entry each: [the tile's cell, whether
     figures stand on it, and for one of a kind complete by its neighbours (`neighbours == N`, in
-    `surround`) not complete yet: its root's cell, the tiles around that, (N, exact); else None)."""
+    `surround`) not complete yet: its root's cell, the tiles around that (-1 until _centre_completes
+    needs them), (N, exact); else None]."""
     out = []
     seg_kind = b.seg_kind
     seg_cell = b.seg_cell
     done = b.done
     figs = b.figs
-    tiles = b.tiles
-    for c, nb in tiles.items():
-        no, nbase = nb
+    for cx, cy, no, nbase in b.centres:  # the placed tiles with centre features (Board.centres)
         for i in no.centre:
             r = b.find(nbase + i)
             need = None if surround is None else surround.get(seg_kind[r])
             if need is not None and not done[r]:
                 sx, sy = seg_cell[r]
-                out.append((c[0], c[1], bool(figs[r]), sx, sy, _around(tiles, sx, sy), need))
+                out.append([cx, cy, bool(figs[r]), sx, sy, -1, need])
             else:
-                out.append((c[0], c[1], bool(figs[r]), 0, 0, 0, None))
+                out.append([cx, cy, bool(figs[r]), 0, 0, 0, None])
     return out
 
 
-def _centre_completes(centres, x, y):
+def _centre_completes(centres, x, y, tiles):
     """Whether a tile at (x, y) would complete a centre feature of a tile around it (`centres`:
-    _centre_features)."""
-    for cx, cy, _, sx, sy, n, need in centres:
-        if need is not None and abs(cx - x) <= 1 and abs(cy - y) <= 1:
+    _centre_features, of the board whose `tiles` these are)."""
+    for e in centres:
+        need = e[6]
+        if need is not None and abs(e[0] - x) <= 1 and abs(e[1] - y) <= 1:
+            sx = e[3]
+            sy = e[4]
+            n = e[5]
+            if n < 0:  # read once, for the first cell that asks
+                n = e[5] = _around(tiles, sx, sy)
             n += abs(sx - x) <= 1 and abs(sy - y) <= 1
             if n == need[0] if need[1] else n >= need[0]:
                 return True
@@ -152,15 +158,23 @@ def _completion_of(g, cell, rot, at=None):
     parent = b.parent
     open_ = b.open
     done = b.done
-    local = set()
+    local = None  # a set, once a feature completes
     known = [None, -1, None] if at is None else _known(at, cell)
     spec = _closing(o, closed)
     if spec:
         nbs = known[0]
         if nbs is None:
             nbs = known[0] = [tiles.get((x + dx, y + dy)) for dx, dy, _ in _SIDES]
+        shut_any = False  # a feature with no side toward an empty cell (else none closes: no group is shut)
+        for _, _, sides in spec:
+            for dk in sides:
+                if nbs[dk[0]] is None:
+                    break
+            else:
+                shut_any = True
+                break
         groups = []  # [features, roots, shut: no side toward an empty cell, open edges left]
-        for i, nopen, sides in spec:
+        for i, nopen, sides in spec if shut_any else ():
             roots = set()
             shut = True
             left = nopen
@@ -191,6 +205,8 @@ def _completion_of(g, cell, rot, at=None):
                 if done[r]:
                     closes = False
             if closes and left == 0:
+                if local is None:
+                    local = set()
                 local |= feats
     if surround:
         for i in o.centre:
@@ -200,12 +216,16 @@ def _completion_of(g, cell, rot, at=None):
                 if n < 0:
                     n = known[1] = _around(tiles, x, y)
                 if n == need[0] if need[1] else n >= need[0]:
+                    if local is None:
+                        local = set()
                     local.add(i)
         if not local:
             hit = known[2]
             if hit is None:
                 centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
-                hit = known[2] = _centre_completes(centres, x, y)
+                hit = known[2] = _centre_completes(centres, x, y, tiles)
             if hit:
-                return True, local
-    return bool(local) or (b.track_joins and g._joins_figures(o, cell)), local
+                return True, _NOTHING
+    if local is None:
+        return b.track_joins and g._joins_figures(o, cell), _NOTHING
+    return True, local
