@@ -32,9 +32,8 @@ SETS = [["base"], *(["base", m] for m in MODULES)]
 
 # a component's slots that are not the game's state: the figure-options memo and the fit tables by edge
 # code are the rule set's, shared by every game of it (runtime/board.py), and what each holds is a pure
-# function of its key (the fit tables are filled as tiles are first listed); the corners ready at a cell
-# (`ready`) are kept until a tile comes to or leaves a cell around it, so a lookahead may drop some
-SHARED = {"memo", "fits", "ready"}
+# function of its key (the fit tables are filled as tiles are first listed)
+SHARED = {"memo", "fits"}
 
 
 def _state(g) -> dict:

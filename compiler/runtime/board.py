@@ -206,7 +206,7 @@ class Board:
         return touched
 
     def forget_corners(self, x, y):
-        """A tile came to (or left) cell (x, y): the corners ready around it are read again (ready_at)."""
+        """A tile came to cell (x, y): the corners ready around it are read again (ready_at)."""
         ready = self.ready  # the few cornered cells the listing asked about: cheaper than eight lookups
         gone = []
         for c in ready:

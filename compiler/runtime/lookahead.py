@@ -186,6 +186,7 @@ class Lookahead(Classes):
         saved_st = self.st[:]
         saved_anywhere, saved_centres = len(b.anywhere_segs), len(b.centres)
         joins = len(b.joins)
+        saved_ready, b.ready = b.ready, {}  # the corners kept are right again once the tile is taken back
         try:
             for name_i, val in R.on_place(self, o, cell):
                 self.st[name_i] = val
@@ -198,8 +199,7 @@ class Lookahead(Classes):
             for r, c, sh, op, f, bs, dn in saved_roots:
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
-            if b.ready:  # corners read while the tile lay there (corners.ready_at)
-                b.forget_corners(x, y)
+            b.ready = saved_ready
             b.frontier = saved_frontier
             for c, was in saved_near:  # placing changed these cells' neighbours only
                 if was is None:
