@@ -120,6 +120,36 @@ def test_engines_share_one_native_runtime(kernel, monkeypatch):
     assert p1.play_random(2, 5).returns() == e1.play_random(2, 5).returns()
 
 
+@needs_cython
+@GROUP
+@pytest.mark.parametrize("kernel_name", ["python", "native"])
+def test_the_bags_shuffle_is_randoms_own(kernel, monkeypatch, kernel_name):
+    """The bag's shuffle (runtime/bag.py `shuffle`, C integers on the native kernel) puts a list in the
+    order random.Random.shuffle gives it with the same seed, and leaves the generator in the same state:
+    a seed deals the same bag on both kernels and as before; another generator shuffles itself."""
+    import random
+
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
+
+    monkeypatch.setenv("TESSERA_KERNEL", kernel_name)
+    shuffle = load_engine(require_rule_set(["base"])).runtime.bag.shuffle
+    for seed in range(60):
+        for n in (0, 1, 2, 3, 8, 9, 71, 72, 130):
+            mine, theirs = random.Random(seed), random.Random(seed)
+            a, b = list(range(n)), list(range(n))
+            shuffle(mine, a)
+            theirs.shuffle(b)
+            assert a == b and mine.getstate() == theirs.getstate(), (seed, n)
+
+    class Fixed(random.Random):
+        def shuffle(self, x):
+            x.reverse()
+    a = [1, 2, 3]
+    shuffle(Fixed(0), a)
+    assert a == [3, 2, 1]
+
+
 # -- compile --native --------------------------------------------------------------------------------
 
 def _play(python: str, folder: Path, package: str = "engine") -> tuple[str, str]:

@@ -5,7 +5,7 @@ from .geometry cimport Orientation
 
 cdef tuple _SIDES
 cdef list _NO_FIGS
-cdef object _MEMOS, _FITS
+cdef object _MEMOS, _FITS, _SETUP
 
 
 cdef class Board:

@@ -18,6 +18,16 @@ _SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its 
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
 _FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table by edge code (geometry.fit_list) once listed
+_SETUP = WeakKeyDictionary()  # rule set -> (edge base, mask slots): _setup
+
+
+def _setup(R):
+    """What every board of rule set R reads of its rules' tables, worked out once per rule set (a game's
+    set-up was a tenth of a compiled base game): the base of the edge codes, and per figure 1 + its
+    place in FIG_MASK_COUNTS (0: none), times 2, plus 1 for a figure on corners (occupied_parts)."""
+    counts = R.FIG_MASK_COUNTS
+    return edge_base(R.TILES), tuple((1 + counts.index(gi) if gi in counts else 0) * 2 + (gi in R.FIG_CORNER)
+                                     for gi in range(len(R.FIGURES)))
 
 
 def options_memo(R):
@@ -65,14 +75,11 @@ class Board:
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
         self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
         self.ready = {}  # cell -> {kinds: corners whose three other tiles qualify} (corners.ready_at)
-        self.edge_base = edge_base(R.TILES)
         self.anywhere_kinds = R.ANYWHERE_KINDS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
         self.fig_corner = R.FIG_CORNER
-        # and per figure, 1 + its place there (0: none), times 2, plus 1 for a figure on corners (occupied_parts)
-        self.mask_counts = counts = R.FIG_MASK_COUNTS
-        self.mask_slot = tuple((1 + counts.index(gi) if gi in counts else 0) * 2 + (gi in R.FIG_CORNER)
-                               for gi in range(len(R.FIGURES)))
+        self.mask_counts = R.FIG_MASK_COUNTS
+        self.edge_base, self.mask_slot = _SETUP.get(R) or _SETUP.setdefault(R, _setup(R))
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
         self.fits = _FITS.get(R) or _FITS.setdefault(R, [None] * len(R.FITS))  # listing.py fills it, one per rule set
 

@@ -1,0 +1,7 @@
+# The compiled kernel's declarations for bag.py (issue 41; compiler/native.py builds it): the shuffle's
+# indices are C integers, so a shuffled item costs one call of rng.getrandbits and no Python frame.
+cimport cython
+
+
+@cython.locals(i=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t)
+cpdef shuffle(rng, list x)
