@@ -44,7 +44,7 @@ MODULES = (
     "runtime/board", "runtime/listing", "runtime/scoring", "runtime/game", "runtime/figures", "runtime/corners",
     "runtime/events", "runtime/moves", "runtime/bag", "runtime/geometry", "runtime/placement", "runtime/rounds",
     "runtime/lookahead", "runtime/moments", "runtime/classes", "runtime/prisoners", "runtime/outposts",
-    "runtime/nearby", "runtime/decisions", "runtime/outpost_moves", "runtime/placekeys",
+    "runtime/nearby", "runtime/decisions", "runtime/outpost_moves", "runtime/placekeys", "runtime/core",
 )
 # binding=True: the runtime's functions are bound as methods on Game (a plain builtin function is not a descriptor)
 DIRECTIVES = {"binding": True, "language_level": 3}

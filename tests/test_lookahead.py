@@ -13,6 +13,7 @@ import pytest
 
 from tessera.play.agents import GreedyAgent, _places_figure
 from tessera.compiler.build import load_engine
+from tessera.compiler.runtime.core import fields_of
 from tessera.dsl.loader import require_rule_set
 from tessera.dsl.family import Family
 from tessera.dsl.model import BUNDLED_RULES
@@ -50,7 +51,7 @@ def _state(g) -> dict:
             return [type(x).__name__, [(s, ordered(getattr(x, s, None))) for s in slots if s not in SHARED]]
         return x
 
-    d = {k: v for k, v in g.__dict__.items() if k not in ("R", "rng", "parent")}
+    d = {k: v for k, v in fields_of(g).items() if k not in ("R", "rng", "parent")}
     d["roots"] = [g.board.find(i) for i in range(len(g.board.parent))]
     return ordered(copy.deepcopy(d, memo))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tessera.compiler.runtime.core import fields_of
 from tessera.replay import turns
 from tessera.replay.tiles import replay
 
@@ -34,7 +35,7 @@ def _records() -> list[Path]:
 def _state(g) -> dict:
     """Everything the game holds, by attribute (a component by its slots), as text."""
     out = {}
-    for k, v in sorted(vars(g).items()):
+    for k, v in sorted(fields_of(g).items()):
         if k == "R" or callable(v):
             continue
         if isinstance(v, random.Random):

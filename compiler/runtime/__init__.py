@@ -30,6 +30,7 @@ One job per module (docs/engine.md lists the public names):
     moments    the moments of a turn (the tile, an outpost's decision, a capture, after the scoring): which
                is now, what each offers and applies (from the move types' WHEN), how each refuses another move
     game       the Game: turn loop, legal actions, applying an action, events
+    core       the Game's own fields (GameCore): what every turn reads of the game, C fields when compiled
     play       random play: the one random player (simulate, play_random, the engine check)
     ops        arithmetic the generated expressions call (division by zero is 0)
     errors     IllegalAction (a refusal and its clause); RuleFailure (a rule that crashed, and its line)

@@ -3,17 +3,18 @@
 # and scoring's own are called in C.
 cimport cython
 from .board cimport Board
+from .core cimport GameCore
 from .geometry cimport Orientation
 from .listing cimport tile_moves
 from .scoring cimport _final, _score_completed
 
-cpdef legal_actions_fn(g)
+cpdef legal_actions_fn(GameCore g)
 
-cpdef apply_action_fn(g, action)
+cpdef apply_action_fn(GameCore g, action)
 
 @cython.locals(b=Board, o=Orientation)
-cpdef apply_place_fn(g, action, bint checked)
+cpdef apply_place_fn(GameCore g, action, bint checked)
 
-cpdef end_turn_fn(g)
+cpdef end_turn_fn(GameCore g)
 
-cpdef next_turn_fn(g)
+cpdef next_turn_fn(GameCore g)

@@ -15,6 +15,7 @@ from . import bag as _bag
 from .bag import draw_next, init_bag
 from . import featureview as _featureview
 from .board import Board
+from .core import GameCore
 from .corners import put_corner, score_joins, score_put
 from .decisions import TurnEnd, watching
 from .errors import IllegalAction
@@ -39,9 +40,6 @@ from .scoring import _final, _score_completed
 
 _new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
-
-# the game's own lists a clone copies (their items are numbers, tuples, or dicts never changed in place)
-_CLONE_LISTS = ("scores", "st", "events", "history")
 
 
 # ------------------------------------------------------------ the tile turn's hot path, bound on Game below
@@ -230,8 +228,8 @@ def discard_fn(g, action, checked):
         g._final()
 
 
-class Game(Lookahead, Moments):
-    """One game in progress.  Shaped like OpenSpiel's State."""
+class Game(GameCore, Lookahead, Moments):
+    """One game in progress.  Shaped like OpenSpiel's State.  Its fields are GameCore's (runtime/core.py)."""
 
     # the public functions of the components' modules (docs/engine.md), as methods
     held_count, prisoners_by_name = _prisoners.held_count, _prisoners.prisoners_by_name
@@ -352,16 +350,14 @@ class Game(Lookahead, Moments):
         is never changed in place (the listed actions, the rules) is shared; the bag's random
         generator is only used while the game is set up, so it is shared too."""
         g = Game.__new__(Game)
-        d = g.__dict__
-        d.update(self.__dict__)
-        for k in _CLONE_LISTS:
-            d[k] = d[k][:]
-        d["supply"] = self.supply.clone()
-        d["board"] = self.board.clone()
-        d["bag"] = self.bag.clone()
-        d["rounds"] = self.rounds.clone()
-        d["prisoners"] = self.prisoners.clone()
-        d["outposts"] = self.outposts.clone()
+        g.__dict__.update(self.__dict__)
+        self.copy_fields(g)
+        g.supply = self.supply.clone()
+        g.board = self.board.clone()
+        g.bag = self.bag.clone()
+        g.rounds = self.rounds.clone()
+        g.prisoners = self.prisoners.clone()
+        g.outposts = self.outposts.clone()
         return g
 
 

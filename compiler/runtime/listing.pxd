@@ -4,6 +4,7 @@ from .geometry cimport Orientation
 from .board cimport Board
 from .corners cimport cornered_flags, ready_at
 from .figures cimport anywhere_options, options_for
+from .core cimport GameCore
 
 cdef Py_ssize_t _KEPT
 cdef bint _NATIVE
@@ -12,7 +13,7 @@ cdef bint _NATIVE
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation, figs=list,
                kept=dict, fbits=Py_ssize_t, sup=list, corner_kinds=list, frontier=dict, fits=list,
                code=Py_ssize_t, small=bint, cornered=list, low=Py_ssize_t, shift=Py_ssize_t, j=Py_ssize_t, nbr=tuple)
-cpdef tile_moves(g)
+cpdef tile_moves(GameCore g)
 
 cdef class Listed:
     cdef public list blocks, ends, extra

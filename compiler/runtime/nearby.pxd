@@ -3,6 +3,7 @@
 cimport cython
 from .board cimport Board
 from .geometry cimport Orientation
+from .core cimport GameCore
 
 cdef tuple _SIDES
 cdef dict _CLOSING
@@ -14,7 +15,7 @@ cdef tuple _closing(Orientation o, closed)
 @cython.locals(b=Board, x=Py_ssize_t, y=Py_ssize_t, tiles=dict, figs=list, parent=list, dx=Py_ssize_t,
                dy=Py_ssize_t, od=Py_ssize_t, o=Orientation, base=Py_ssize_t, p=Py_ssize_t, s=Py_ssize_t,
                i=Py_ssize_t, known=list, nbs=list, d=Py_ssize_t, e=list)
-cpdef bint _figures_near_of(g, tuple cell, dict at=*) except -1
+cpdef bint _figures_near_of(GameCore g, tuple cell, dict at=*) except -1
 
 @cython.locals(known=list)
 cdef list _known(dict at, tuple cell)
@@ -30,7 +31,7 @@ cdef Py_ssize_t _around(dict tiles, Py_ssize_t x, Py_ssize_t y) except -1
                shut=bint, left=Py_ssize_t, d=Py_ssize_t, k=Py_ssize_t, no=Orientation, nbase=Py_ssize_t,
                part=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, closes=bint, n=Py_ssize_t, dx=Py_ssize_t,
                dy=Py_ssize_t, seg_kind=list, known=list, centres=list, rules=tuple)
-cpdef tuple _completion_of(g, tuple cell, Py_ssize_t rot, dict at=*)
+cpdef tuple _completion_of(GameCore g, tuple cell, Py_ssize_t rot, dict at=*)
 
 @cython.locals(out=list, seg_kind=list, seg_cell=list, done=list, figs=list, no=Orientation,
                nbase=Py_ssize_t, i=Py_ssize_t, r=Py_ssize_t, sx=Py_ssize_t, sy=Py_ssize_t, cx=Py_ssize_t,
