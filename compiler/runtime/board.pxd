@@ -45,3 +45,6 @@ cdef class Board:
 
     @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)
     cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)
+
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict, n=Py_ssize_t)
+    cpdef Py_ssize_t neighbours(self, Py_ssize_t r)

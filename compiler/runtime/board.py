@@ -324,7 +324,11 @@ class Board:
     def neighbours(self, r):
         x, y = self.seg_cell[r]
         tiles = self.tiles
-        return sum(1 for dx, dy in AROUND if (x + dx, y + dy) in tiles)
+        n = 0
+        for dx, dy in AROUND:
+            if (x + dx, y + dy) in tiles:
+                n += 1
+        return n
 
     def completed_borders(self, r):
         roots = {self.find(s) for s in self.borders[r]}

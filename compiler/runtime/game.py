@@ -73,7 +73,7 @@ def apply_place_fn(g, action, checked):
                 raise IllegalAction(*why)
     g.history.append((R.TILES[drawn].index, action))  # only moves that were made
     p = g.current
-    state_sets = R.on_place(g, o, cell)
+    state_sets = R.on_place(g, o, cell) if R.ON_PLACE_CLAUSE else ()  # (no `on place` rule sets a state: none)
     b = g.board
     touched = b.place(o, cell)
     for name_i, val in state_sets:
