@@ -76,11 +76,12 @@ def test_figures_kept_per_key_are_those_the_conditions_give(rules):
             if not acts:
                 g.finish()
                 break
-            for cell, orients, figs in getattr(acts, "blocks", ()):
-                if figs is None:
+            for cell, orients, k0 in getattr(acts, "blocks", ()):
+                if k0 < 0:
                     continue
                 sup = g.supply.left[g.current]
-                for o, got in zip(orients, figs):
+                for k, o in enumerate(orients):
+                    got = acts.opts[k0 + k]
                     if got:
                         assert list(got) == options_for(g, o, cell, figure_context(g, cell), sup)
                         asked += 1

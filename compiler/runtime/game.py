@@ -9,7 +9,6 @@ events, scores (docs/engine.md).
 from __future__ import annotations
 
 import random
-from weakref import WeakKeyDictionary
 
 from . import bag as _bag
 from .bag import draw_next, init_bag
@@ -386,9 +385,5 @@ def _lay_landscape(g):
 
 
 def _offers(R):
-    """{moment: what lists the moves rule set R offers then}, worked out once per rule set."""
-    got = _OFFERS.get(R)
-    return got if got is not None else _OFFERS.setdefault(R, listing(Game, _OFFERED, R))
-
-
-_OFFERS = WeakKeyDictionary()  # rule set -> _offers(R)
+    """{moment: what lists the moves rule set R offers then} (moments.listing keeps it per rule set)."""
+    return listing(Game, _OFFERED, R)

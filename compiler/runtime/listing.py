@@ -33,15 +33,17 @@ _KEPT = 1 << 16
 class Listed:
     """What `Moves` is made of (on the native kernel an extension type, listing.pxd: its length and
     items are then C slots): the legal moves of one turn, read-only: blocks of placements, one per
-    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, figures),
+    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, k0),
     lists for each orientation o in turn the placement (cell, o.rot) with None, then each of its
-    figures (figures[k] for the k-th orientation; figures is None where no figure may go), then
-    each of `extra`; ends[b] is the index just after the block."""
+    figures (opts[k0 + k] for the k-th orientation; k0 is -1 where no figure may go), then
+    each of `extra`; ends[b] is the index just after the block.  The figures of every block are
+    in one list (`opts`): a list per cell made and freed every turn was a twentieth of a compiled turn."""
 
-    __slots__ = ("blocks", "ends", "extra", "per", "tail", "n", "placed", "last")
+    __slots__ = ("blocks", "opts", "ends", "extra", "per", "tail", "n", "placed", "last")
 
-    def __init__(self, blocks, ends, extra, tail):
+    def __init__(self, blocks, opts, ends, extra, tail):
         self.blocks = blocks
+        self.opts = opts
         self.ends = ends
         self.extra = extra
         self.per = 1 + len(extra)  # moves of a placement besides its figures
@@ -71,12 +73,13 @@ class Listed:
 
     def __iter__(self):
         extra = self.extra
-        for cell, orients, figs in self.blocks:
+        opts = self.opts
+        for cell, orients, k0 in self.blocks:
             for k, o in enumerate(orients):
                 rot = o.rot
                 yield _move(Place, (cell, rot, None))
-                if figs is not None:
-                    for fig in figs[k]:
+                if k0 >= 0:
+                    for fig in opts[k0 + k]:
                         yield _move(Place, (cell, rot, fig))
                 for fig in extra:
                     yield _move(Place, (cell, rot, fig))
@@ -90,11 +93,11 @@ class Listed:
     def __contains__(self, a):
         if type(a) is Place:  # its block, found by cell and rotation
             cell, rot, fig = a
-            for c, orients, figs in self.blocks:
+            for c, orients, k0 in self.blocks:
                 if c == cell:
                     for k, o in enumerate(orients):
                         if o.rot == rot:
-                            return fig is None or (figs is not None and fig in figs[k]) or fig in self.extra
+                            return fig is None or (k0 >= 0 and fig in self.opts[k0 + k]) or fig in self.extra
                     break
             return a in self.tail
         if type(a) in TAGGED_MOVES:  # a move with a word first is never a placement: the tail's
@@ -135,15 +138,17 @@ def _placement(moves, i):
     else:
         b = bisect_right(ends, i)
     j = i - (ends[b - 1] if b else 0)
-    cell, orients, figs = moves.blocks[b]
+    cell, orients, k0 = moves.blocks[b]
     per = moves.per
-    if figs is None:
+    if k0 < 0:
         k = j // per
         j -= k * per
         got = ()
     else:
+        opts = moves.opts
         k = 0
-        for got in figs:
+        while True:  # the orientation whose moves hold index j (one always does)
+            got = opts[k0 + k]
             size = per + len(got)
             if j < size:
                 break
@@ -197,9 +202,9 @@ def tile_moves(g):
             if found is None:
                 continue
             n += len(found)
-            add((cell, found, None))
+            add((cell, found, -1))
             end(n)
-        return Moves(blocks, ends, extra, ())
+        return Moves(blocks, [], ends, extra, ())
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
@@ -212,6 +217,7 @@ def tile_moves(g):
         side_figs &= ~(1 << gi)
     cornered = cornered_flags(b.edge_base) if corner_kinds else None  # by edge code: a corner may be ready
     per = 1 + len(extra)  # moves of a placement besides its figures
+    opts = []  # per orientation listed, the figures that may go with it (Listed.opts)
     kept = b.memo if R.FIG_PURE else None
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
@@ -229,7 +235,7 @@ def tile_moves(g):
         shift = 0  # and where the orientation's uid goes above them
         corners = None  # whether a corner figure in supply has a corner ready at the cell
         ready = None  # the corners ready at the cell for each corner figure in supply (FIG_PURE's key)
-        figs = []
+        k0 = len(opts)  # where the cell's orientations' figures start in opts
         for o in found:
             may = any_fig & o.figmask
             if may and not may & side_figs:  # only corner figures could go on this tile
@@ -277,10 +283,10 @@ def tile_moves(g):
                             kept.clear()
                         got = kept[key] = options(g, o, cell, nbr, sup)
                 n += per + len(got)
-                figs.append(got)
+                opts.append(got)
             else:
                 n += per
-                figs.append(())
-        add((cell, found, figs))
+                opts.append(())
+        add((cell, found, k0))
         end(n)
-    return Moves(blocks, ends, extra, ())
+    return Moves(blocks, opts, ends, extra, ())

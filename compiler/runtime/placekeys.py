@@ -59,6 +59,7 @@ def placement_keys(g, actions):
     seq = actions
     if listed:
         blocks = actions.blocks
+        opts = actions.opts
         extra = actions.extra
         seq = actions.tail
         nblocks = len(blocks)
@@ -66,7 +67,8 @@ def placement_keys(g, actions):
     nseq = len(seq)
     bi = -1
     i = k = nk = j = nfk = per = 0
-    orients = fk = figs = None
+    orients = fk = None
+    k0 = -1
     cell = rot = None
     while True:
         if listed:
@@ -77,7 +79,7 @@ def placement_keys(g, actions):
                     bi += 1
                     if bi >= nblocks:
                         break
-                    cell, orients, figs = blocks[bi]
+                    cell, orients, k0 = blocks[bi]
                     nk = len(orients)
                     k = 0
                     n = None  # one block per cell
@@ -85,7 +87,7 @@ def placement_keys(g, actions):
                     listed = False
                     continue
                 rot = orients[k].rot
-                fk = figs[k] if figs is not None else ()
+                fk = opts[k0 + k] if k0 >= 0 else ()
                 nfk = len(fk)
                 per = 1 + nfk + nextra
                 j = 0
