@@ -20,6 +20,10 @@ _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's
 _FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table by edge code (geometry.fit_list) once listed
 
 
+def _by_place(entry):
+    return entry[0], entry[1]
+
+
 def options_memo(R):
     """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
     return _MEMOS.setdefault(R, {})
@@ -30,7 +34,8 @@ class Board:
     its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
     union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
     (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
-    `anywhere_segs`; the tiles with centre features (`centres`); the figures on corners (`corner_at`,
+    `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around them `around_centres`);
+    the figures on corners (`corner_at`,
     `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
     of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
     it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
@@ -38,7 +43,7 @@ class Board:
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
                  "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
-                 "centres")
+                 "centres", "around_centres")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -59,7 +64,11 @@ class Board:
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
-        self.centres = []  # (x, y, orientation, first segment) of each placed tile with centre features, in order
+        # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell
+        # around such tiles, theirs as (dy, dx, orientation, first segment), in AROUND's order (by dy, then
+        # dx), for a turn's completions (scoring.py): both replaced, never changed in place, so clones share them
+        self.centres = []
+        self.around_centres = {}
         self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
@@ -94,7 +103,7 @@ class Board:
         c.done = self.done[:]
         c.completed_count = self.completed_count[:]
         c.anywhere_segs = self.anywhere_segs[:]
-        c.centres = self.centres[:]
+        c.centres, c.around_centres = self.centres, self.around_centres
         c.corner_at, c.on_corners = self.corner_at.copy(), self.on_corners
         c.joins, c.contexts, c.ready = [], {}, {}
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
@@ -175,7 +184,7 @@ class Board:
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
         if o.centre:  # a cloister (or garden): it completes by the tiles around it (scoring.py)
-            self.centres.append((x, y, o, base))
+            self.add_centre(x, y, o, base)
         faces = o.faces
         own = o.parts
         facing = o.facing
@@ -204,6 +213,17 @@ class Board:
         if self.ready:
             self.forget_corners(x, y)
         return touched
+
+    def add_centre(self, x, y, o, base):
+        """The tile o placed at (x, y) (first segment base) has centre features: `centres` and
+        `around_centres` replaced by copies that hold it (clones share the old ones)."""
+        self.centres = self.centres + [(x, y, o, base)]
+        around = self.around_centres.copy()
+        for dx, dy in AROUND:
+            c = (x + dx, y + dy)
+            there = around.get(c, ()) + ((-dy, -dx, o, base),)
+            around[c] = tuple(sorted(there, key=_by_place)) if len(there) > 1 else there
+        self.around_centres = around
 
     def forget_corners(self, x, y):
         """A tile came to cell (x, y): the corners ready around it are read again (ready_at)."""
