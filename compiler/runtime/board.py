@@ -20,10 +20,6 @@ _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's
 _FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table by edge code (geometry.fit_list) once listed
 
 
-def _by_place(entry):
-    return entry[0], entry[1]
-
-
 def options_memo(R):
     """The memo of figure options of rule set R (runtime/listing.py), shared by all its games."""
     return _MEMOS.setdefault(R, {})
@@ -65,8 +61,9 @@ class Board:
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
         # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell
-        # around such tiles, theirs as (dy, dx, orientation, first segment), in AROUND's order (by dy, then
-        # dx), for a turn's completions (scoring.py): both replaced, never changed in place, so clones share them
+        # around such tiles, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell,
+        # in AROUND's order, for a turn's completions (scoring.py): both replaced, never changed in place
+        # (clones share them)
         self.centres = []
         self.around_centres = {}
         self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
@@ -219,10 +216,13 @@ class Board:
         `around_centres` replaced by copies that hold it (clones share the old ones)."""
         self.centres = self.centres + [(x, y, o, base)]
         around = self.around_centres.copy()
+        k = 8
         for dx, dy in AROUND:
+            k -= 1  # AROUND is symmetric: the tile lies at AROUND[7 - i] from the i-th cell around it
             c = (x + dx, y + dy)
-            there = around.get(c, ()) + ((-dy, -dx, o, base),)
-            around[c] = tuple(sorted(there, key=_by_place)) if len(there) > 1 else there
+            there = around.get(c)
+            # by k, AROUND's order: no two tiles lie at one k, so the sort never compares orientations
+            around[c] = ((k, o, base),) if there is None else tuple(sorted(there + ((k, o, base),)))
         self.around_centres = around
 
     def forget_corners(self, x, y):

@@ -84,7 +84,7 @@ def _score_completed(g, cell, touched):
     parent = b.parent
     around = b.around_centres.get(cell)  # the tiles around with centre features, in AROUND's order
     if around is not None:
-        for _, _, no, base in around:  # a cloister (or garden) around may be complete now
+        for _, no, base in around:  # a cloister (or garden) around may be complete now
             for i in no.centre:
                 s = parent[base + i]
                 cands.append(s if parent[s] == s else b.find(s))
