@@ -205,8 +205,10 @@ class GreedyAgent:
             if key is None:  # it changes no value: only the first of each (gain, figure) can be chosen
                 quiet.append(i)
                 continue
-            a = actions[i]
             gain = tried.get(key)
+            if gain is not None and best_key is not None and gain < best_key[0]:
+                continue  # worse than the best whatever it puts: its move is not even built
+            a = actions[i]
             if gain is None:
                 if type(key) is tuple and key and key[0] == "sum":
                     # the change is the tile's alone (key[1], its placement key[2]) plus what follows the

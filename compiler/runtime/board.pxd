@@ -9,7 +9,7 @@ cdef object _MEMOS, _FITS, _SETUP
 
 
 cdef class Board:
-    cdef public dict tiles, frontier, near, corner_at, contexts, memo, ready
+    cdef public dict tiles, frontier, near, corner_at, contexts, memo, ready, around_centres
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
     cdef public list completed_count, anywhere_segs, joins, fits, centres
     cdef public object edge_base, anywhere_kinds, fig_corner, mask_counts
@@ -42,6 +42,9 @@ cdef class Board:
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
+
+    @cython.locals(around=dict, c=tuple, there=tuple, dx=Py_ssize_t, dy=Py_ssize_t, k=Py_ssize_t)
+    cpdef add_centre(self, Py_ssize_t x, Py_ssize_t y, Orientation o, Py_ssize_t base)
 
     @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)
     cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)

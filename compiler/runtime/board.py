@@ -40,7 +40,8 @@ class Board:
     its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
     union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
     (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
-    `anywhere_segs`; the tiles with centre features (`centres`); the figures on corners (`corner_at`,
+    `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around them `around_centres`);
+    the figures on corners (`corner_at`,
     `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
     of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
     it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
@@ -48,7 +49,7 @@ class Board:
     __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
                  "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
-                 "centres")
+                 "centres", "around_centres")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -69,7 +70,12 @@ class Board:
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
-        self.centres = []  # (x, y, orientation, first segment) of each placed tile with centre features, in order
+        # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell
+        # around such tiles, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell,
+        # in AROUND's order, for a turn's completions (scoring.py): both replaced, never changed in place
+        # (clones share them)
+        self.centres = []
+        self.around_centres = {}
         self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
@@ -101,7 +107,7 @@ class Board:
         c.done = self.done[:]
         c.completed_count = self.completed_count[:]
         c.anywhere_segs = self.anywhere_segs[:]
-        c.centres = self.centres[:]
+        c.centres, c.around_centres = self.centres, self.around_centres
         c.corner_at, c.on_corners = self.corner_at.copy(), self.on_corners
         c.joins, c.contexts, c.ready = [], {}, {}
         c.edge_base, c.anywhere_kinds, c.track_joins = self.edge_base, self.anywhere_kinds, self.track_joins
@@ -182,7 +188,7 @@ class Board:
                 if k in anywhere:
                     self.anywhere_segs.append(base + i)
         if o.centre:  # a cloister (or garden): it completes by the tiles around it (scoring.py)
-            self.centres.append((x, y, o, base))
+            self.add_centre(x, y, o, base)
         faces = o.faces
         own = o.parts
         facing = o.facing
@@ -212,6 +218,20 @@ class Board:
             self.forget_corners(x, y)
         return touched
 
+    def add_centre(self, x, y, o, base):
+        """The tile o placed at (x, y) (first segment base) has centre features: `centres` and
+        `around_centres` replaced by copies that hold it (clones share the old ones)."""
+        self.centres = self.centres + [(x, y, o, base)]
+        around = self.around_centres.copy()
+        k = 8
+        for dx, dy in AROUND:
+            k -= 1  # AROUND is symmetric: the tile lies at AROUND[7 - i] from the i-th cell around it
+            c = (x + dx, y + dy)
+            there = around.get(c)
+            # by k, AROUND's order: no two tiles lie at one k, so the sort never compares orientations
+            around[c] = ((k, o, base),) if there is None else tuple(sorted(there + ((k, o, base),)))
+        self.around_centres = around
+
     def forget_corners(self, x, y):
         """A tile came to cell (x, y): the corners ready around it are read again (ready_at)."""
         ready = self.ready  # the few cornered cells the listing asked about: cheaper than eight lookups
@@ -235,18 +255,6 @@ class Board:
         """The edge code each side N, E, S, W of empty cell `cell` must show (-1: none), or None: no tile touches it."""
         code = self.frontier.get(cell)
         return None if code is None else edge_pattern(code, self.edge_base)
-
-    def joined_roots(self, o, cell, fi):
-        """Roots of placed features that local feature fi would join if o were placed at cell."""
-        x, y = cell
-        roots, tiles = set(), self.tiles
-        for d, k in o.sidefeat[fi]:
-            nb = tiles.get((x + DX[d], y + DY[d]))
-            if nb is not None:
-                b = nb[0].parts[OPP[d]][k]
-                if b >= 0:
-                    roots.add(self.find(nb[1] + b))
-        return roots
 
     def neighbour_roots(self, cell):
         """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
@@ -356,14 +364,6 @@ class Board:
         find = self.find
         seg_kind = self.seg_kind
         return len({find(s) for s in self.borders[r] if seg_kind[s] == kind})
-
-    def join_figures(self, roots):
-        """Figures on the placed features that a new feature would join."""
-        figs = self.figs
-        n = 0
-        for r in roots:
-            n += len(figs[r])
-        return n
 
     def owning(self, r):
         """Figures on root r that count toward ownership (no corner figure does)."""

@@ -184,7 +184,7 @@ class Lookahead(Classes):
         near = b.near
         saved_near = [(c, near.get(c)) for c in ((x, y), *((x + DX[d], y + DY[d]) for d in range(4)))]
         saved_st = self.st[:]
-        saved_anywhere, saved_centres = len(b.anywhere_segs), len(b.centres)
+        saved_anywhere, saved_centres = len(b.anywhere_segs), (b.centres, b.around_centres)
         joins = len(b.joins)
         saved_ready, b.ready = b.ready, {}  # the corners kept are right again once the tile is taken back
         try:
@@ -208,5 +208,5 @@ class Lookahead(Classes):
                     near[c] = was
             self.st[:] = saved_st
             del b.anywhere_segs[saved_anywhere:]
-            del b.centres[saved_centres:]
+            b.centres, b.around_centres = saved_centres  # replaced by a centre tile, never changed in place
             del b.joins[joins:]

@@ -44,9 +44,10 @@ def _figures_near_of(g, cell, at=None):
                         s = parent[base + p]
                         if figs[s if parent[s] == s else b.find(s)]:
                             return True
-        for e in _centres(at, b, g.R.QUICK_COMPLETE):
-            if e[2] and abs(e[0] - x) <= 1 and abs(e[1] - y) <= 1:
-                return True
+        if cell in b.around_centres:  # a centre tile around it (else its centre features need not be read)
+            for e in _centres(at, b, g.R.QUICK_COMPLETE):
+                if e[2] and abs(e[0] - x) <= 1 and abs(e[1] - y) <= 1:
+                    return True
         return False
     for dx, dy, od in _SIDES:
         nb = tiles.get((x + dx, y + dy))
@@ -222,8 +223,11 @@ def _completion_of(g, cell, rot, at=None):
         if not local:
             hit = known[2]
             if hit is None:
-                centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
-                hit = known[2] = _centre_completes(centres, x, y, tiles)
+                hit = False
+                if cell in b.around_centres:  # a centre tile around it (else none completes, nothing to read)
+                    centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
+                    hit = _centre_completes(centres, x, y, tiles)
+                known[2] = hit
             if hit:
                 return True, _NOTHING
     if local is None:

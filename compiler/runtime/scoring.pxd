@@ -4,10 +4,9 @@ from .board cimport Board
 from .geometry cimport Orientation
 from .core cimport GameCore
 
-@cython.locals(x=Py_ssize_t, y=Py_ssize_t, cands=list, b=Board, tiles=dict, parent=list, base=Py_ssize_t,
-               i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, done=list, seg_kind=list, complete=dict, finished=list,
-               kind=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, no=Orientation, cx=Py_ssize_t, cy=Py_ssize_t,
-               around=list, quick=tuple, need=tuple, n=Py_ssize_t)
+@cython.locals(cands=list, b=Board, parent=list, base=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t,
+               done=list, seg_kind=list, complete=dict, finished=list, kind=Py_ssize_t, no=Orientation,
+               around=tuple, quick=tuple, need=tuple, n=Py_ssize_t)
 cpdef _score_completed(GameCore g, tuple cell, touched)
 
 @cython.locals(b=Board, parent=list, figs=list, done=list, roots=list, r=Py_ssize_t, kind=Py_ssize_t, seg_kind=list,

@@ -76,29 +76,18 @@ def _award(g, r, kind, when, rule):
                            "tiles": tiles, "points": points, "clause": clause})
 
 
-def _by_place(entry):
-    return entry[0], entry[1]
-
-
 def _score_completed(g, cell, touched):
     """Features the tile just placed at cell completed (its own, and centre features around it)."""
     R = g.R
-    x, y = cell
     cands = list(touched)
     b = g.board
     parent = b.parent
-    around = []  # the tiles around with centre features, in AROUND's order (by dy, then dx)
-    for cx, cy, no, base in b.centres:
-        dx = cx - x
-        dy = cy - y
-        if -1 <= dx <= 1 and -1 <= dy <= 1 and (dx or dy):
-            around.append((dy, dx, no, base))
-    if len(around) > 1:
-        around.sort(key=_by_place)
-    for _, _, no, base in around:  # a cloister (or garden) around may be complete now
-        for i in no.centre:
-            s = parent[base + i]
-            cands.append(s if parent[s] == s else b.find(s))
+    around = b.around_centres.get(cell)  # the tiles around with centre features, in AROUND's order
+    if around is not None:
+        for _, no, base in around:  # a cloister (or garden) around may be complete now
+            for i in no.centre:
+                s = parent[base + i]
+                cands.append(s if parent[s] == s else b.find(s))
     done = b.done
     seg_kind = b.seg_kind
     complete = R.COMPLETE
