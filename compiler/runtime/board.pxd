@@ -43,7 +43,8 @@ cdef class Board:
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
 
-    @cython.locals(around=dict, c=tuple, there=tuple, dx=Py_ssize_t, dy=Py_ssize_t, k=Py_ssize_t)
+    @cython.locals(around=dict, c=tuple, there=tuple, dx=Py_ssize_t, dy=Py_ssize_t, k=Py_ssize_t, e=tuple,
+                   i=Py_ssize_t)
     cpdef add_centre(self, Py_ssize_t x, Py_ssize_t y, Orientation o, Py_ssize_t base)
 
     @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)

@@ -185,6 +185,8 @@ class Lookahead(Classes):
         saved_near = [(c, near.get(c)) for c in ((x, y), *((x + DX[d], y + DY[d]) for d in range(4)))]
         saved_st = self.st[:]
         saved_anywhere, saved_centres = len(b.anywhere_segs), (b.centres, b.around_centres)
+        if o.centre:  # add_centre changes around_centres in place: the tile's try gets a copy
+            b.around_centres = b.around_centres.copy()
         joins = len(b.joins)
         saved_ready, b.ready = b.ready, {}  # the corners kept are right again once the tile is taken back
         try:
@@ -208,5 +210,5 @@ class Lookahead(Classes):
                     near[c] = was
             self.st[:] = saved_st
             del b.anywhere_segs[saved_anywhere:]
-            b.centres, b.around_centres = saved_centres  # replaced by a centre tile, never changed in place
+            b.centres, b.around_centres = saved_centres  # the kept ones (centres is replaced, never changed in place)
             del b.joins[joins:]

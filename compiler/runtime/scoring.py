@@ -91,24 +91,19 @@ def _score_completed(g, cell, touched):
     done = b.done
     seg_kind = b.seg_kind
     complete = R.COMPLETE
-    quick = R.QUICK_COMPLETE  # every `complete` is `open == 0` or a centre's `neighbours`: read from the board
+    quick = R.QUICK_COMPLETE  # lowering's: the kinds whose `complete` is `open == 0` (quick[0])
+    closed = quick[0] if quick is not None else ()
     finished = []
     for r in set(cands):
         if not done[r]:
             kind = seg_kind[r]
-            if quick is None:
+            if kind in closed:  # read from the board: no call of the generated condition
+                if b.open[r] == 0:
+                    finished.append(r)
+            else:  # the condition itself (a method it reads that fails is reported at its rule's line)
                 test = complete.get(kind)
                 if test is not None and test(g, r):
                     finished.append(r)
-            elif kind in quick[0]:
-                if b.open[r] == 0:
-                    finished.append(r)
-            else:
-                need = quick[1].get(kind)
-                if need is not None:
-                    n = b.neighbours(r)
-                    if n == need[0] if need[1] else n >= need[0]:
-                        finished.append(r)
     if len(finished) > 1:
         finished.sort(key=g._canon)  # several in one turn: a canonical order (the King's depends on it)
     for r in finished:
