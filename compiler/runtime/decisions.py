@@ -136,20 +136,10 @@ DECISIONS = [
 
 
 def watching(decisions=None):
-    """What the tile turn's fast path asks before it asks `moment()`: the `watch` attribute of each
-    declared decision, as a path of names, and last `ended` (the game's end is a moment of its own);
-    `watched(g, paths)` says whether any is true, so whether the moment may be other than the tile turn."""
-    return tuple(tuple(d.watch.split(".")) for d in (DECISIONS if decisions is None else decisions)) + (("ended",),)
+    """What the tile turn's fast path asks before it asks `moment()`: a function of the game that gives
+    the `watch` attribute of each declared decision and, last, `ended` (the game's end is a moment of
+    its own), so `any(watched(g))` says whether the moment may be other than the tile turn.  An
+    `operator.attrgetter`: reading the attributes costs no call of a Python function."""
+    from operator import attrgetter
 
-
-def watched(g, paths):
-    """Whether any of `paths` (watching's) reads a true value of game g, the first true one ending the
-    reading (an `operator.attrgetter` of them built a tuple of every value: about 1.6 k instructions a
-    call on the native kernel, twice a turn)."""
-    for path in paths:
-        v = g
-        for name in path:
-            v = getattr(v, name)
-        if v:
-            return True
-    return False
+    return attrgetter(*(d.watch for d in (DECISIONS if decisions is None else decisions)), "ended")

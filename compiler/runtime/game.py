@@ -16,7 +16,7 @@ from . import featureview as _featureview
 from .board import Board
 from .core import GameCore
 from .corners import put_corner, score_joins, score_put
-from .decisions import TurnEnd, watched, watching
+from .decisions import TurnEnd, watching
 from .errors import IllegalAction
 from . import figures as _figures
 from .figures import Supply, put_figure
@@ -154,10 +154,12 @@ def legal_actions_fn(g):
     then each recall."""
     if g.ended:
         return []
-    if watched(g, _watched):  # a declared decision may be open (runtime/decisions.py)
-        m = g.moment()
-        if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
-            return [a for options in g._offers[m] for a in options(g)]
+    for w in _watched(g):  # a declared decision may be open (runtime/decisions.py)
+        if w:
+            m = g.moment()
+            if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
+                return [a for options in g._offers[m] for a in options(g)]
+            break
     drawn = g.bag.drawn
     if drawn is None:
         return []
@@ -185,14 +187,16 @@ def apply_action_fn(g, action):
         t = type(action)
         if t is Draw and action.tile == g.bag.drawn and not g.ended:
             return  # chance deals the tile already drawn: nothing changes, whatever decision is open
-    if watched(g, _watched):  # the game's end, or a declared decision that may be open
-        m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
-        if m != TURN:
-            run = _APPLY[m].get(t)
-            if run is None:
-                raise IllegalAction(*REFUSE[m](g, action))
-            run(g, action, False)
-            return
+    for w in _watched(g):  # the game's end, or a declared decision that may be open
+        if w:
+            m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
+            if m != TURN:
+                run = _APPLY[m].get(t)
+                if run is None:
+                    raise IllegalAction(*REFUSE[m](g, action))
+                run(g, action, False)
+                return
+            break
     # the tile turn's moves: the placement, the discard, a ransom and every other move offered in the turn
     run = _APPLY_TURN.get(t)
     if run is None:
@@ -360,8 +364,7 @@ class Game(GameCore, Lookahead, Moments):
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
-# each declared decision's watch and `ended`, as paths of names: the tile turn's fast path asks moment() only
-# when one is true (decisions.watched)
+# each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
 _watched = watching()
 
 
