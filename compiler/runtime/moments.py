@@ -108,19 +108,23 @@ def listing(cls, offered, R):
     """{moment: the functions that list, in order, the moves rule set R offers then}: each type
     offered at the moment that R has (moves.in_rules) and that declares OPTIONS (the placements
     and the discard are the tile turn's own: legal_actions lists them first).  Kept per rule set
-    (working it out anew was 4% of a compiled base game) while
-    `cls`, `offered` and the truth of each table of R that in_rules reads are those it came from: a
-    move type may be declared, or a table given to the rules, between two games (tests/test_moves.py)."""
+    (working it out every game was 4% of a compiled base game), while `cls`, `offered` and whether
+    each table of R that in_rules reads is there are as they were: a move type may be declared, or
+    a table given to the rules, between two games (tests/test_moves.py)."""
     got = _LISTED.get(R)
-    if got is not None and got[0] is cls and got[1] is offered:
-        if [bool(getattr(R, n, None)) for n in got[2]] == got[3]:
-            return got[4]
+    if got is not None and got[0] is cls and got[1] is offered and _there(R, got[2]) == got[3]:
+        return got[4]
     names = sorted({n for types in offered.values() for T in types for n in T.RULES or ()})
     out = {m: tuple(_method(cls, _at(T.OPTIONS, m)) for T in types
                     if _at(T.OPTIONS, m) is not None and in_rules(T, R))
            for m, types in offered.items()}
-    _LISTED[R] = (cls, offered, names, [bool(getattr(R, n, None)) for n in names], out)
+    _LISTED[R] = (cls, offered, names, _there(R, names), out)
     return out
+
+
+def _there(R, names):
+    """Whether each table `names` names is in rule set R and not empty (what in_rules reads)."""
+    return [bool(getattr(R, n, None)) for n in names]
 
 
 _LISTED = WeakKeyDictionary()  # rule set -> (cls, offered, the tables read, their truth, listing's answer)
