@@ -112,6 +112,25 @@ def test_a_record_start_tile_comes_from_the_bag(tmp_path):
     assert left.count("D") == 4 and left.count("C") == 0 and len(left) == 71
 
 
+def test_a_start_far_away_is_refused_and_one_within_reach_plays():
+    """A start tile lies at most 1,000,000 cells out (as a rule file's numbers; a record's cells at most
+    1,000): the board keys its cells by one integer (geometry.KEY), distinct for every cell a game reaches."""
+    from tessera.replay.tiles import replay
+
+    rec = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
+           "start": {"tile": "D", "at": [1000, -999], "rotation": 0},
+           "turns": [{"tile": "D", "at": [1000, -1000], "rotation": 180}], "end": "none"}
+    res = replay(rec)
+    assert res.error is None and (1000, -1000) in res.game.board.tiles and len(res.game.board.tiles) == 2
+    eng = load_engine(_rules(["base"]))
+    d = eng.rules.TILE_IDS["D"][0]
+    g = eng.new_game(2, 1, None, (d, 1_000_000, -1_000_000, 0))
+    assert all(abs(x - 1_000_000) <= 1 and abs(y + 1_000_000) <= 1 for x, y in g.board.cell_of.values())
+    assert len(g.legal_actions()) > 0
+    with pytest.raises(ValueError, match="at most 1000000"):
+        eng.new_game(2, 1, None, (d, 0, 10 ** 30, 0))
+
+
 def test_a_house_rule_can_recount_tiles():
     """`override tile` in a variant replaces every copy of the tile (BASE-COMP-1 is then the designer's)."""
     rs = _rules([str(ROOT / "rules/variants/more_cloisters.tess")])

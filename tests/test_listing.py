@@ -76,9 +76,10 @@ def test_figures_kept_per_key_are_those_the_conditions_give(rules):
             if not acts:
                 g.finish()
                 break
-            for cell, orients, k0 in getattr(acts, "blocks", ()):
+            for key, orients, k0 in getattr(acts, "blocks", ()):
                 if k0 < 0:
                     continue
+                cell = acts.cells[key]  # a block names its cell by the cell's integer (geometry.KEY)
                 sup = g.supply.left[g.current]
                 for k, o in enumerate(orients):
                     got = acts.opts[k0 + k]

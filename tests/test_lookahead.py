@@ -33,8 +33,9 @@ SETS = [["base"], *(["base", m] for m in MODULES)]
 
 # a component's slots that are not the game's state: the figure-options memo and the fit tables by edge
 # code are the rule set's, shared by every game of it (runtime/board.py), and what each holds is a pure
-# function of its key (the fit tables are filled as tiles are first listed)
-SHARED = {"memo", "fits"}
+# function of its key (the fit tables are filled as tiles are first listed); `cell_of`, each cell by its
+# integer (geometry.KEY), only grows, shared by a board's clones
+SHARED = {"memo", "fits", "cell_of"}
 
 
 def _state(g) -> dict:

@@ -4,12 +4,13 @@ cimport cython
 from .geometry cimport Orientation
 
 cdef tuple _SIDES
+cdef Py_ssize_t _KEY
 cdef list _NO_FIGS
 cdef object _MEMOS, _FITS, _SETUP
 
 
 cdef class Board:
-    cdef public dict tiles, frontier, near, corner_at, contexts, memo, ready, around_centres
+    cdef public dict tiles, at, cell_of, frontier, near, corner_at, contexts, memo, ready, around_centres
     cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
     cdef public list completed_count, anywhere_segs, joins, fits, centres
     cdef public object edge_base, anywhere_kinds, fig_corner, mask_counts
@@ -27,8 +28,9 @@ cdef class Board:
                    done=list, opens=list)
     cpdef Py_ssize_t union(self, Py_ssize_t a, Py_ssize_t b)
 
-    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, parent=list, base=Py_ssize_t, n=Py_ssize_t, tiles=dict, no=Orientation,
-                   frontier=dict, d=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, od=Py_ssize_t, nbase=Py_ssize_t,
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, parent=list, base=Py_ssize_t, n=Py_ssize_t, at=dict, no=Orientation,
+                   frontier=dict, d=Py_ssize_t, od=Py_ssize_t, nbase=Py_ssize_t,
+                   here=tuple,
                    a=Py_ssize_t, b=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, faces=tuple, own=tuple,
                    theirs=tuple, mine=tuple, touched=set, near=dict, facing=tuple, k=Py_ssize_t, seg_cell=list,
                    cells=list, figs=list, done=list, own_cells=set)
@@ -37,18 +39,18 @@ cdef class Board:
     @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,
                    nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=Py_ssize_t,
                    slot=tuple, e=tuple, held=list, corner=Py_ssize_t, n=Py_ssize_t)
-    cpdef tuple occupied_parts(self, tuple cell)
+    cpdef tuple occupied_parts(self, key)
 
-    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, tiles=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, k=Py_ssize_t, at=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
                    p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
     cpdef list neighbour_roots(self, tuple cell)
 
-    @cython.locals(around=dict, c=tuple, there=tuple, dx=Py_ssize_t, dy=Py_ssize_t, k=Py_ssize_t, e=tuple,
+    @cython.locals(around=dict, kx=Py_ssize_t, dk=Py_ssize_t, there=tuple, k=Py_ssize_t, e=tuple,
                    i=Py_ssize_t)
     cpdef add_centre(self, Py_ssize_t x, Py_ssize_t y, Orientation o, Py_ssize_t base)
 
     @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)
     cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)
 
-    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, dx=Py_ssize_t, dy=Py_ssize_t, tiles=dict, n=Py_ssize_t)
+    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, k=Py_ssize_t, dk=Py_ssize_t, at=dict, n=Py_ssize_t)
     cpdef Py_ssize_t neighbours(self, Py_ssize_t r)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from weakref import WeakKeyDictionary
 
-from .geometry import AROUND, DX, DY, OPP, edge_base, edge_pattern
+from .geometry import AROUND_STEP, DX, DY, KEY, OPP, STEP, cell_key, edge_base, edge_pattern
 
+_KEY = KEY  # a C integer on the native kernel (board.pxd)
 
-_SIDES = tuple((d, DX[d], DY[d], OPP[d], 3 * d) for d in range(4))  # side, its neighbour, the side facing back, bit shift
+_SIDES = tuple((d, STEP[d], OPP[d]) for d in range(4))  # side, its neighbour (a key step: geometry.KEY), the side facing back
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
 _FITS = WeakKeyDictionary()  # rule set -> per tile type, its fit table by edge code (geometry.fit_list) once listed
@@ -41,37 +42,36 @@ class Board:
     union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
     (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
     `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around them `around_centres`);
-    the figures on corners (`corner_at`,
-    `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
+    the figures on corners (`corner_at`, `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
     of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
     it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
 
-    __slots__ = ("tiles", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
+    __slots__ = ("tiles", "at", "cell_of", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
                  "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
                  "centres", "around_centres")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
-        # empty cell beside a tile -> its edge code: the edges its neighbours show it, as one integer
-        # (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
+        # the hot path's dicts of cells are keyed by a cell's integer (geometry.KEY): `at`, the tiles so;
+        self.at = {}  # `cell_of`, the cell (x, y) of an integer the frontier has held (clones share it: it only grows)
+        self.cell_of = {}
+        # empty cell beside a tile (its integer) -> its edge code: the edges its neighbours show it, as one
+        # integer (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
         self.frontier = {}
-        # empty cell beside a tile -> per placed neighbour, (its first segment, the (feature, parts) it shows
-        # the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no neighbour's cell
+        # empty cell beside a tile (its integer) -> per placed neighbour, (its first segment, the (feature,
+        # parts) it shows the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no tile
         self.near = {}
-        self.parent = []
-        self.seg_kind = []
-        self.seg_cell = []
+        self.parent, self.seg_kind, self.seg_cell = [], [], []
         self.cells = []  # root -> set of cells (never changed in place: a merge makes a new set, so clones share them)
-        self.shields = []
-        self.open = []
+        self.shields, self.open = [], []
         self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
         self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
         # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell
-        # around such tiles, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell,
+        # (its integer) around such tiles, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell,
         # in AROUND's order, for a turn's completions (scoring.py): both replaced, never changed in place
         # (clones share them)
         self.centres = []
@@ -94,6 +94,7 @@ class Board:
         in place (cells, figures and borders of a feature, board entries) is shared."""
         c = Board.__new__(Board)
         c.tiles = self.tiles.copy()
+        c.at, c.cell_of = self.at.copy(), self.cell_of
         c.frontier = self.frontier.copy()
         c.near = self.near.copy()
         c.parent = self.parent[:]
@@ -159,12 +160,15 @@ class Board:
     def place(self, o, cell):
         """Put orientation o on cell: new segments, merged with the neighbours'. Returns touched roots."""
         x, y = cell
+        key = x * _KEY + y  # the cell's integer (geometry.KEY), one object for every dict (a dict finds it by identity)
         parent = self.parent
         base = len(parent)
-        tiles = self.tiles
-        tiles[cell] = (o, base)
+        here = (o, base)
+        self.tiles[cell] = here
+        at = self.at
+        at[key] = here
         frontier = self.frontier
-        frontier.pop(cell, None)
+        frontier.pop(key, None)
         near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order
         n = len(o.kinds)
         seg_cell, cells, figs, done = self.seg_cell, self.cells, self.figs, self.done
@@ -192,12 +196,16 @@ class Board:
         faces = o.faces
         own = o.parts
         facing = o.facing
-        for d, dx, dy, od, _ in _SIDES:
-            nc = (x + dx, y + dy)
-            nb = tiles.get(nc)
+        for d, dk, od in _SIDES:
+            nk = key + dk
+            nb = at.get(nk)
             if nb is None:
-                frontier[nc] = frontier.get(nc, 0) + faces[d]
-                near[nc] = near.get(nc, ()) + ((base, facing[d], 3 * od),)
+                code = frontier.get(nk)
+                if code is None:  # a new cell of the frontier
+                    code = 0
+                    self.cell_of[nk] = (x + DX[d], y + DY[d])
+                frontier[nk] = code + faces[d]
+                near[nk] = near.get(nk, ()) + ((base, facing[d], 3 * od),)
                 continue
             no, nbase = nb
             theirs = no.parts[od]
@@ -219,16 +227,15 @@ class Board:
         return touched
 
     def add_centre(self, x, y, o, base):
-        """The tile o placed at (x, y) (first segment base) has centre features: `centres` replaced by a
-        copy that holds it (clones share it), `around_centres` changed in place (a clone copies it; the
-        lookahead lends the board a copy while a centre tile lies there): a copy per centre tile cost
-        about 16 k instructions on the native kernel, a twenty-fifth of a base game."""
+        """The tile o placed at (x, y) (first segment base) has centre features: `centres` replaced by a copy
+        that holds it (clones share it), `around_centres` changed in place (a clone copies it; so does the lookahead)."""
         self.centres = self.centres + [(x, y, o, base)]
         around = self.around_centres
+        kx = x * _KEY + y
         k = 8
-        for dx, dy in AROUND:
+        for dk in AROUND_STEP:
             k -= 1  # AROUND is symmetric: the tile lies at AROUND[7 - i] from the i-th cell around it
-            c = (x + dx, y + dy)
+            c = kx + dk
             there = around.get(c)
             e = (k, o, base)
             if there is None:
@@ -252,26 +259,26 @@ class Board:
             del ready[c]
 
     def link(self, a, b):
-        """Join two pieces of one feature of a tile covering several cells (no edge closes between them, so
-        the open edges add up: `union` takes 2 off for a joined edge)."""
+        """Join two pieces of one feature of a tile covering several cells (no edge closes between them: `union` takes 2 off)."""
         if self.find(a) != self.find(b):
             self.open[self.find(a)] += 2
             self.union(a, b)
 
     def edge_pattern(self, cell):
         """The edge code each side N, E, S, W of empty cell `cell` must show (-1: none), or None: no tile touches it."""
-        code = self.frontier.get(cell)
+        code = self.frontier.get(cell_key(cell))
         return None if code is None else edge_pattern(code, self.edge_base)
 
     def neighbour_roots(self, cell):
         """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
         x, y = cell
-        tiles = self.tiles
+        k = x * _KEY + y
+        at = self.at
         parent = self.parent
         find = self.find
         out = []
         for d in range(4):
-            nb = tiles.get((x + DX[d], y + DY[d]))
+            nb = at.get(k + STEP[d])
             if nb is None:
                 out.append(None)
                 continue
@@ -286,15 +293,15 @@ class Board:
             out.append(side)
         return out
 
-    def occupied_parts(self, cell):
-        """Masks of the parts around an empty cell (side d, part k: bit 3 * d + k) whose features
+    def occupied_parts(self, key):
+        """Masks of the parts around an empty cell (its integer `key`; side d, part k: bit 3 * d + k) whose features
         hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
         (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
         parts with an F)."""
         parent = self.parent
         figs = self.figs
         counts = self.mask_counts
-        around = self.near.get(cell, ())
+        around = self.near.get(key, ())
         if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
             occ = 0
             for nbase, facing, shift in around:
@@ -338,10 +345,11 @@ class Board:
     # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):
         x, y = self.seg_cell[r]
-        tiles = self.tiles
+        k = x * _KEY + y
+        at = self.at
         n = 0
-        for dx, dy in AROUND:
-            if (x + dx, y + dy) in tiles:
+        for dk in AROUND_STEP:
+            if k + dk in at:
                 n += 1
         return n
 

@@ -17,7 +17,7 @@ there are (`on_corners`) and the figures a tile's unions joined (`joins`) are th
 from __future__ import annotations
 
 from .errors import article as _a
-from .geometry import CORNER_MEETS
+from .geometry import CORNER_MEETS, cell_key
 
 
 _MEETS = tuple(CORNER_MEETS.items())  # (corner, the three cells that meet there), in CORNER_MEETS's order
@@ -49,7 +49,7 @@ def cornered_flags(base):
 
 def ready_corners(b, cell, kinds):
     """Corners of an empty cell of board b where the three other cells hold tiles with `kinds` at that corner."""
-    code = b.frontier.get(cell)
+    code = b.frontier.get(cell_key(cell))  # (keyed by a cell's integer, geometry.KEY)
     if code is not None and code not in cornered_codes(b.edge_base):
         return ()  # a corner needs neighbours on both sides beside it
     return ready_at(b, cell, kinds)

@@ -19,6 +19,7 @@ from weakref import WeakKeyDictionary
 
 from .corners import corner_options, corner_refusal
 from .errors import article
+from .geometry import cell_key
 from .moves import Put, PutAt, PutCorner, Recall
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
@@ -49,7 +50,7 @@ _blank = object.__new__
 
 def figure_context(g, cell):
     """What figures.options_for reads about the features around an empty cell."""
-    return g.board.occupied_parts(cell) if g.R.FIG_MASKS else g.board.neighbour_roots(cell)
+    return g.board.occupied_parts(cell_key(cell)) if g.R.FIG_MASKS else g.board.neighbour_roots(cell)
 
 
 def context_of(g, cell):

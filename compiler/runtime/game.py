@@ -20,6 +20,7 @@ from .decisions import TurnEnd, watching
 from .errors import IllegalAction
 from . import figures as _figures
 from .figures import Supply, put_figure
+from .geometry import START_REACH
 from .listing import tile_moves
 from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
@@ -290,6 +291,8 @@ class Game(GameCore, Lookahead, Moments):
         self._listed = None  # (turn, tile, actions) of the last legal_actions
         # moment -> what lists the moves these rules offer then (runtime/moves.py's OFFERED, in its order)
         self._offers = _offers(rules)
+        if start is not None and not all(-START_REACH <= v <= START_REACH for v in start[1:3]):
+            raise ValueError(f"a start tile lies at most {START_REACH} cells from [0,0] across and down, not at {list(start[1:3])}")
         st = init_bag(self, start)  # the bag, a component: runtime/bag.py
         if st is not None:
             tid, x, y, rot = st

@@ -13,6 +13,18 @@ OPP = (2, 3, 0, 1)
 PARTS = (("N", "Nw", "Ne"), ("E", "En", "Es"), ("S", "Sw", "Se"), ("W", "Wn", "Ws"))
 AROUND = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
 ROTATIONS = (0, 90, 180, 270)
+# A cell (x, y) as one integer, x * KEY + y: the board's dicts of cells that the hot path reads (Board.at,
+# frontier, near, around_centres) are keyed by it, since an integer hashes and compares in a few
+# instructions and a tuple of two in hundreds.  Two cells of one game never share it: every cell lies
+# within REACH of the origin: a start tile's coordinates are at most START_REACH in size (a rule file's
+# numbers are at most dsl/limits.py's MAX_NUMBER, the same), and a game has at most MAX_TILES more tiles.
+# An integer's hash is itself and a dict's slot its lowest bits, so KEY is odd with mixed low bits: a
+# power of two would put every cell of one row in one slot.
+KEY = (1 << 22) + 40503
+REACH = 1 << 21  # below KEY / 2: two cells whose rows differ have integers at least KEY - 2 * REACH apart
+START_REACH = 1_000_000
+STEP = tuple(DX[d] * KEY + DY[d] for d in range(4))  # the key of side d's neighbour, less the cell's
+AROUND_STEP = tuple(dx * KEY + dy for dx, dy in AROUND)
 # A corner lies between two half-sides (where a barn stands): NW between Wn and Nw, ...
 CORNER_HALVES = {"NW": ("Wn", "Nw"), "NE": ("Ne", "En"), "SE": ("Es", "Se"), "SW": ("Sw", "Ws")}
 # The three other cells that meet at a cell's corner (dx, dy), and which of their corners it is.
@@ -112,6 +124,15 @@ class Orientation:
         if kinds is not None and len(found) > 1:
             found = [i for i in found if self.feats[i].kind in kinds] or found
         return found[0] if found else None
+
+
+def cell_key(cell):
+    """The integer of cell (x, y) (KEY), or None for a cell no game reaches (its integer could be another's)."""
+    try:
+        x, y = cell
+        return x * KEY + y if -REACH < y < REACH and -REACH < x < REACH else None
+    except (TypeError, ValueError):
+        return None
 
 
 def edge_base(tiles):

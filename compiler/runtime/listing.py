@@ -16,7 +16,7 @@ from types import FunctionType
 
 from .corners import cornered_flags, ready_at
 from .figures import anywhere_options, options_for
-from .geometry import fit_list
+from .geometry import cell_key, fit_list
 from .moves import TAGGED, Place
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
@@ -33,24 +33,17 @@ _KEPT = 1 << 16
 class Listed:
     """What `Moves` is made of (on the native kernel an extension type, listing.pxd: its length and
     items are then C slots): the legal moves of one turn, read-only: blocks of placements, one per
-    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (cell, orientations, k0),
-    lists for each orientation o in turn the placement (cell, o.rot) with None, then each of its
+    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (key, orientations, k0), of the cell
+    cells[key] (`Board.cell_of`: a cell by its integer, geometry.KEY), lists for each orientation o in
+    turn the placement (cell, o.rot) with None, then each of its
     figures (opts[k0 + k] for the k-th orientation; k0 is -1 where no figure may go), then
     each of `extra`; ends[b] is the index just after the block.  The figures of every block are
     in one list (`opts`): a list per cell made and freed every turn was a twentieth of a compiled turn."""
 
-    __slots__ = ("blocks", "opts", "ends", "extra", "per", "tail", "n", "placed", "last")
+    __slots__ = ("blocks", "cells", "opts", "ends", "extra", "per", "tail", "n", "placed", "last")
 
-    def __init__(self, blocks, opts, ends, extra, tail):
-        self.blocks = blocks
-        self.opts = opts
-        self.ends = ends
-        self.extra = extra
-        self.per = 1 + len(extra)  # moves of a placement besides its figures
-        self.tail = tail
-        self.placed = ends[-1] if ends else 0  # how many moves place the tile
-        self.n = self.placed + len(tail)
-        self.last = None  # the last placement read by index: apply_action knows it was listed
+    def __init__(self, blocks, cells, opts, ends, extra, tail):
+        _fill(self, blocks, cells, opts, ends, extra, tail)
 
     def __len__(self):
         return self.n
@@ -74,7 +67,9 @@ class Listed:
     def __iter__(self):
         extra = self.extra
         opts = self.opts
-        for cell, orients, k0 in self.blocks:
+        cells = self.cells
+        for key, orients, k0 in self.blocks:
+            cell = cells[key]
             for k, o in enumerate(orients):
                 rot = o.rot
                 yield _move(Place, (cell, rot, None))
@@ -93,8 +88,9 @@ class Listed:
     def __contains__(self, a):
         if type(a) is Place:  # its block, found by cell and rotation
             cell, rot, fig = a
+            key = cell_key(cell)
             for c, orients, k0 in self.blocks:
-                if c == cell:
+                if c == key:
                     for k, o in enumerate(orients):
                         if o.rot == rot:
                             return fig is None or (k0 >= 0 and fig in self.opts[k0 + k]) or fig in self.extra
@@ -138,7 +134,7 @@ def _placement(moves, i):
     else:
         b = bisect_right(ends, i)
     j = i - (ends[b - 1] if b else 0)
-    cell, orients, k0 = moves.blocks[b]
+    key, orients, k0 = moves.blocks[b]
     per = moves.per
     if k0 < 0:
         k = j // per
@@ -160,7 +156,7 @@ def _placement(moves, i):
         n = len(got)
         fig = got[j - 1] if j <= n else moves.extra[j - 1 - n]
     o = orients[k]
-    return _move(Place, (cell, o.rot, fig))
+    return _move(Place, (moves.cells[key], o.rot, fig))
 
 
 _NATIVE = not isinstance(_placement, FunctionType)  # this module runs compiled (compiler/native.py)
@@ -170,6 +166,24 @@ class Moves(Listed, Sequence):
     """The legal moves of one turn (`Listed`), a read-only Sequence."""
 
     __slots__ = ()
+
+
+_new_moves = Moves.__new__  # a Moves without a call of its class (its __init__): _fill sets its fields
+
+
+def _fill(m, blocks, cells, opts, ends, extra, tail):
+    """Listed m's fields (see Listed): a `Moves` is made by `_listed`, with no call of the class."""
+    m.blocks = blocks
+    m.cells = cells
+    m.opts = opts
+    m.ends = ends
+    m.extra = extra
+    m.per = 1 + len(extra)  # moves of a placement besides its figures
+    m.tail = tail
+    m.placed = ends[-1] if ends else 0  # how many moves place the tile
+    m.n = m.placed + len(tail)
+    m.last = None  # the last placement read by index: apply_action knows it was listed
+    return m
 
 
 def tile_moves(g):
@@ -196,15 +210,16 @@ def tile_moves(g):
     add = blocks.append
     end = ends.append
     n = 0
+    cell_of = b.cell_of  # the frontier's cells by their integers (Board.at)
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        for cell, code in b.frontier.items():
+        for ck, code in b.frontier.items():  # ck: the cell's integer (geometry.KEY)
             found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
             if found is None:
                 continue
             n += len(found)
-            add((cell, found, -1))
+            add((ck, found, -1))
             end(n)
-        return Moves(blocks, [], ends, extra, ())
+        return _fill(_new_moves(Moves), blocks, cell_of, [], ends, extra, ())
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
@@ -222,10 +237,11 @@ def tile_moves(g):
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
     small = (4 * len(b.fits)).bit_length() + 12 * (1 + len(b.mask_counts)) + fbits <= 62
-    for cell, code in b.frontier.items():
+    for ck, code in b.frontier.items():
         found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
         if found is None:
             continue
+        cell = cell_of[ck]
         if check is not None:
             found = [o for o in found if check(g, o, cell) is None]
             if not found:
@@ -248,7 +264,7 @@ def tile_moves(g):
                 may = corners
             if may:
                 if nbr is None and masks:
-                    nbr = b.occupied_parts(cell)
+                    nbr = b.occupied_parts(ck)
                 if kept is None:
                     got = options(g, o, cell, nbr, sup)
                 else:
@@ -287,6 +303,6 @@ def tile_moves(g):
             else:
                 n += per
                 opts.append(())
-        add((cell, found, k0))
+        add((ck, found, k0))
         end(n)
-    return Moves(blocks, opts, ends, extra, ())
+    return _fill(_new_moves(Moves), blocks, cell_of, opts, ends, extra, ())

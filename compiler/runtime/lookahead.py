@@ -10,7 +10,7 @@ on every bundled module).
 from __future__ import annotations
 
 from .classes import Classes
-from .geometry import AROUND, DX, DY, OPP
+from .geometry import AROUND, DX, DY, KEY, OPP, STEP
 from .moves import Place, PutAt, Recall, as_move
 from .nearby import _completion_of, _figures_near_of
 
@@ -182,7 +182,8 @@ class Lookahead(Classes):
         saved_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
         saved_frontier = b.frontier.copy()  # its order is the order legal_actions lists cells in
         near = b.near
-        saved_near = [(c, near.get(c)) for c in ((x, y), *((x + DX[d], y + DY[d]) for d in range(4)))]
+        key = x * KEY + y  # the cell's integer: the board's dicts the hot path reads are keyed by it
+        saved_near = [(c, near.get(c)) for c in (key, *(key + d for d in STEP))]
         saved_st = self.st[:]
         saved_anywhere, saved_centres = len(b.anywhere_segs), (b.centres, b.around_centres)
         if o.centre:  # add_centre changes around_centres in place: the tile's try gets a copy
@@ -201,6 +202,7 @@ class Lookahead(Classes):
             for r, c, sh, op, f, bs, dn in saved_roots:
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
+            b.at.pop(key, None)
             b.ready = saved_ready
             b.frontier = saved_frontier
             for c, was in saved_near:  # placing changed these cells' neighbours only

@@ -6,6 +6,7 @@ from .geometry cimport Orientation
 from .core cimport GameCore
 
 cdef tuple _SIDES
+cdef Py_ssize_t _KEY
 cdef dict _CLOSING
 cdef frozenset _NOTHING
 

@@ -6,7 +6,9 @@ call), keeps what they read whatever the rotation.
 """
 from __future__ import annotations
 
-from .geometry import AROUND, DX, DY, OPP
+from .geometry import AROUND, DX, DY, KEY, OPP
+
+_KEY = KEY  # a C integer on the native kernel (nearby.pxd)
 
 _CLOSING: dict = {}  # orientation -> its features of kinds complete when closed: (index, open edges, sides)
 
@@ -44,7 +46,7 @@ def _figures_near_of(g, cell, at=None):
                         s = parent[base + p]
                         if figs[s if parent[s] == s else b.find(s)]:
                             return True
-        if cell in b.around_centres:  # a centre tile around it (else its centre features need not be read)
+        if x * _KEY + y in b.around_centres:  # a centre tile around it (else its centre features need not be read)
             for e in _centres(at, b, g.R.QUICK_COMPLETE):
                 if e[2] and abs(e[0] - x) <= 1 and abs(e[1] - y) <= 1:
                     return True
@@ -224,7 +226,7 @@ def _completion_of(g, cell, rot, at=None):
             hit = known[2]
             if hit is None:
                 hit = False
-                if cell in b.around_centres:  # a centre tile around it (else none completes, nothing to read)
+                if x * _KEY + y in b.around_centres:  # a centre tile around it (else none completes, nothing to read)
                     centres = _centre_features(b, surround) if at is None else _centres(at, b, quick)
                     hit = _centre_completes(centres, x, y, tiles)
                 known[2] = hit

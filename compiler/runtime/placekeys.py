@@ -59,6 +59,7 @@ def placement_keys(g, actions):
     seq = actions
     if listed:
         blocks = actions.blocks
+        cells = actions.cells  # a block's cell by its integer (geometry.KEY)
         opts = actions.opts
         extra = actions.extra
         seq = actions.tail
@@ -79,7 +80,8 @@ def placement_keys(g, actions):
                     bi += 1
                     if bi >= nblocks:
                         break
-                    cell, orients, k0 = blocks[bi]
+                    key, orients, k0 = blocks[bi]
+                    cell = cells[key]
                     nk = len(orients)
                     k = 0
                     n = None  # one block per cell

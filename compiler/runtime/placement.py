@@ -12,7 +12,9 @@ def placements(g, tid):
     fits = R.FITS[tid]
     out = []
     check = R.PLACE_CHECKS[tid]
-    for cell, code in g.board.frontier.items():
+    cell_of = g.board.cell_of  # the frontier is keyed by a cell's integer (geometry.KEY)
+    for key, code in g.board.frontier.items():
+        cell = cell_of[key]
         for o in fits.get(code, ()):
             if check is None or check(g, o, cell) is None:
                 out.append((cell, o))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .figures import remove_fig
+from .geometry import KEY
 from .outposts import final_outposts
 from .rounds import last_round
 
@@ -82,7 +83,7 @@ def _score_completed(g, cell, touched):
     cands = list(touched)
     b = g.board
     parent = b.parent
-    around = b.around_centres.get(cell)  # the tiles around with centre features, in AROUND's order
+    around = b.around_centres.get(cell[0] * KEY + cell[1])  # the tiles around with centre features, in AROUND's order
     if around is not None:
         for _, no, base in around:  # a cloister (or garden) around may be complete now
             for i in no.centre:
