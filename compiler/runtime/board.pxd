@@ -1,7 +1,7 @@
 # The compiled kernel's declarations for board.py (issue 41): Cython reads this file beside the
 # module when it builds the extension (compiler/native.py); plain Python never sees it.
 cimport cython
-from .geometry cimport Orientation
+from .geometry cimport Orientation, cell_key
 
 cdef tuple _SIDES
 cdef Py_ssize_t _KEY

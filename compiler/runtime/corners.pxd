@@ -1,7 +1,7 @@
 # The compiled kernel's declarations for corners.py (issue 41; compiler/native.py builds it).
 cimport cython
 from .board cimport Board
-from .geometry cimport Orientation
+from .geometry cimport Orientation, cell_key
 
 cdef dict _CORNERED
 cdef tuple _MEETS

@@ -1,7 +1,7 @@
 # The compiled kernel's declarations for figures.py (issue 41; compiler/native.py builds it).
 cimport cython
 from .board cimport Board
-from .geometry cimport Orientation
+from .geometry cimport Orientation, cell_key
 from .corners cimport corner_options
 from .core cimport GameCore
 

@@ -126,13 +126,26 @@ class Orientation:
         return found[0] if found else None
 
 
+_KEY, _REACH = KEY, REACH  # C integers on the native kernel (geometry.pxd)
+
+
 def cell_key(cell):
     """The integer of cell (x, y) (KEY), or None for a cell no game reaches (its integer could be another's)."""
+    if type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int:
+        try:
+            return _int_key(cell[0], cell[1])
+        except OverflowError:  # (the native kernel: beyond a C integer, so beyond REACH)
+            return None
     try:
         x, y = cell
         return x * KEY + y if -REACH < y < REACH and -REACH < x < REACH else None
     except (TypeError, ValueError):
         return None
+
+
+def _int_key(x, y):
+    """cell_key of two integers (C integers on the native kernel, geometry.pxd)."""
+    return x * _KEY + y if -_REACH < x < _REACH and -_REACH < y < _REACH else None
 
 
 def edge_base(tiles):

@@ -241,8 +241,9 @@ def tile_moves(g):
         found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
         if found is None:
             continue
-        cell = cell_of[ck]
+        cell = None  # the cell (x, y), read from cell_of only where something asks with it
         if check is not None:
+            cell = cell_of[ck]
             found = [o for o in found if check(g, o, cell) is None]
             if not found:
                 continue
@@ -259,19 +260,21 @@ def tile_moves(g):
                     corners = False
                     if cornered is not None and cornered[code]:
                         for kinds in corner_kinds:
-                            if ready_at(b, cell, kinds):
+                            if ready_at(b, cell_of[ck], kinds):
                                 corners = True
                 may = corners
             if may:
                 if nbr is None and masks:
                     nbr = b.occupied_parts(ck)
                 if kept is None:
+                    if cell is None:
+                        cell = cell_of[ck]
                     got = options(g, o, cell, nbr, sup)
                 else:
                     if ready is None:
                         ready = 0  # no corner ready (or no corner figure in supply)
                         if cornered is not None and cornered[code]:
-                            rc = tuple([tuple(ready_at(b, cell, kinds)) for kinds in corner_kinds])
+                            rc = tuple([tuple(ready_at(b, cell_of[ck], kinds)) for kinds in corner_kinds])
                             if any(rc):
                                 ready = rc
                     if ready == 0:
@@ -297,7 +300,7 @@ def tile_moves(g):
                     if got is None:
                         if len(kept) >= _KEPT:
                             kept.clear()
-                        got = kept[key] = options(g, o, cell, nbr, sup)
+                        got = kept[key] = options(g, o, cell_of[ck], nbr, sup)
                 n += per + len(got)
                 opts.append(got)
             else:

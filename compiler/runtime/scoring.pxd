@@ -4,7 +4,7 @@ from .board cimport Board
 from .geometry cimport Orientation
 from .core cimport GameCore
 
-@cython.locals(cands=list, b=Board, parent=list, base=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t,
+@cython.locals(cands=set, b=Board, parent=list, base=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t,
                done=list, seg_kind=list, complete=dict, finished=list, kind=Py_ssize_t, no=Orientation,
                around=tuple, quick=tuple)
 cpdef _score_completed(GameCore g, tuple cell, touched)

@@ -80,22 +80,23 @@ def _award(g, r, kind, when, rule):
 def _score_completed(g, cell, touched):
     """Features the tile just placed at cell completed (its own, and centre features around it)."""
     R = g.R
-    cands = list(touched)
+    cands = touched if type(touched) is set else set(touched)  # the roots the tile touched, each once
     b = g.board
     parent = b.parent
     around = b.around_centres.get(cell[0] * KEY + cell[1])  # the tiles around with centre features, in AROUND's order
     if around is not None:
+        cands = set(touched)
         for _, no, base in around:  # a cloister (or garden) around may be complete now
             for i in no.centre:
                 s = parent[base + i]
-                cands.append(s if parent[s] == s else b.find(s))
+                cands.add(s if parent[s] == s else b.find(s))
     done = b.done
     seg_kind = b.seg_kind
     complete = R.COMPLETE
     quick = R.QUICK_COMPLETE  # lowering's: the kinds whose `complete` is `open == 0` (quick[0])
     closed = quick[0] if quick is not None else ()
     finished = []
-    for r in set(cands):
+    for r in cands:
         if not done[r]:
             kind = seg_kind[r]
             if kind in closed:  # read from the board: no call of the generated condition
