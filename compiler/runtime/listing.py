@@ -33,17 +33,25 @@ _KEPT = 1 << 16
 class Listed:
     """What `Moves` is made of (on the native kernel an extension type, listing.pxd: its length and
     items are then C slots): the legal moves of one turn, read-only: blocks of placements, one per
-    cell, then `tail` (a discard, ransoms).  Block b, blocks[b] = (key, orientations, k0), of the cell
-    cells[key] (`Board.cell_of`: a cell by its integer, geometry.KEY), lists for each orientation o in
-    turn the placement (cell, o.rot) with None, then each of its
-    figures (opts[k0 + k] for the k-th orientation; k0 is -1 where no figure may go), then
+    cell, then `tail` (a discard, ransoms).  Block b (`blocks[b]` = (key, orientations, k0), kept as
+    three lists `cks`, `orients`, `k0s`: no tuple per block), of the cell cells[key] (`Board.cell_of`:
+    a cell by its integer, geometry.KEY), lists for each orientation o in turn the placement (cell,
+    o.rot) with None, then each of its
+    figures (opts[k0 + k] for the k-th orientation; k0 is -1 where no figure may go, and k0s is None
+    where none may go in any block), then
     each of `extra`; ends[b] is the index just after the block.  The figures of every block are
     in one list (`opts`): a list per cell made and freed every turn was a twentieth of a compiled turn."""
 
-    __slots__ = ("blocks", "cells", "opts", "ends", "extra", "per", "tail", "n", "placed", "last")
+    __slots__ = ("cks", "orients", "k0s", "cells", "opts", "ends", "extra", "per", "tail", "n", "placed", "last")
 
-    def __init__(self, blocks, cells, opts, ends, extra, tail):
-        _fill(self, blocks, cells, opts, ends, extra, tail)
+    def __init__(self, cks, orients, k0s, cells, opts, ends, extra, tail):
+        _fill(self, cks, orients, k0s, cells, opts, ends, extra, tail)
+
+    @property
+    def blocks(self):
+        """Each block as (the cell's integer, its orientations, k0)."""
+        k0s = self.k0s if self.k0s is not None else [-1] * len(self.cks)
+        return list(zip(self.cks, self.orients, k0s))
 
     def __len__(self):
         return self.n
@@ -134,7 +142,9 @@ def _placement(moves, i):
     else:
         b = bisect_right(ends, i)
     j = i - (ends[b - 1] if b else 0)
-    key, orients, k0 = moves.blocks[b]
+    key = moves.cks[b]
+    orients = moves.orients[b]
+    k0 = -1 if moves.k0s is None else moves.k0s[b]
     per = moves.per
     if k0 < 0:
         k = j // per
@@ -171,9 +181,11 @@ class Moves(Listed, Sequence):
 _new_moves = Moves.__new__  # a Moves without a call of its class (its __init__): _fill sets its fields
 
 
-def _fill(m, blocks, cells, opts, ends, extra, tail):
+def _fill(m, cks, orients, k0s, cells, opts, ends, extra, tail):
     """Listed m's fields (see Listed): a `Moves` is made by `_listed`, with no call of the class."""
-    m.blocks = blocks
+    m.cks = cks
+    m.orients = orients
+    m.k0s = k0s
     m.cells = cells
     m.opts = opts
     m.ends = ends
@@ -205,9 +217,11 @@ def tile_moves(g):
     extra = g.recall_options() if supply.recallable else []
     if any_fig and b.anywhere_kinds:
         extra = extra + anywhere_options(g)
-    blocks = []
+    cks = []  # the blocks (Listed), as three lists: the cells' integers, orientations, k0s
+    orients = []
     ends = []
-    add = blocks.append
+    add = cks.append
+    add_o = orients.append
     end = ends.append
     n = 0
     cell_of = b.cell_of  # the frontier's cells by their integers (Board.at)
@@ -217,9 +231,10 @@ def tile_moves(g):
             if found is None:
                 continue
             n += len(found)
-            add((ck, found, -1))
+            add(ck)
+            add_o(found)
             end(n)
-        return _fill(_new_moves(Moves), blocks, cell_of, [], ends, extra, ())
+        return _fill(_new_moves(Moves), cks, orients, None, cell_of, [], ends, extra, ())
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
@@ -233,6 +248,7 @@ def tile_moves(g):
     cornered = cornered_flags(b.edge_base) if corner_kinds else None  # by edge code: a corner may be ready
     per = 1 + len(extra)  # moves of a placement besides its figures
     opts = []  # per orientation listed, the figures that may go with it (Listed.opts)
+    k0s = []
     kept = b.memo if R.FIG_PURE else None
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
@@ -306,6 +322,8 @@ def tile_moves(g):
             else:
                 n += per
                 opts.append(())
-        add((ck, found, k0))
+        add(ck)
+        add_o(found)
+        k0s.append(k0)
         end(n)
-    return _fill(_new_moves(Moves), blocks, cell_of, opts, ends, extra, ())
+    return _fill(_new_moves(Moves), cks, orients, k0s, cell_of, opts, ends, extra, ())

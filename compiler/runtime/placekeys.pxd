@@ -7,7 +7,7 @@ from .nearby cimport _completion_of, _figures_near_of
 from .core cimport GameCore
 
 @cython.locals(b=Board, out=list, near=dict, done=dict, at=dict, memo=dict, at_info=dict, listed=bint,
-               blocks=list, cells=dict, opts=list, k0=Py_ssize_t, extra=list, nblocks=Py_ssize_t, nextra=Py_ssize_t,
+               cks=list, orients_of=list, cells=dict, opts=list, k0=Py_ssize_t, extra=list, nblocks=Py_ssize_t, nextra=Py_ssize_t,
                nseq=Py_ssize_t, bi=Py_ssize_t,
                i=Py_ssize_t, k=Py_ssize_t, nk=Py_ssize_t, j=Py_ssize_t, nfk=Py_ssize_t, per=Py_ssize_t,
                twins=bint, sums=bint, scored=set, captors=set, outpost_figs=set, plain=set, only_captors=set,

@@ -58,12 +58,14 @@ def placement_keys(g, actions):
     listed = isinstance(actions, Listed)
     seq = actions
     if listed:
-        blocks = actions.blocks
-        cells = actions.cells  # a block's cell by its integer (geometry.KEY)
+        cks = actions.cks  # the blocks (Listed): the cell's integer (geometry.KEY), orientations, k0
+        orients_of = actions.orients
+        k0s = actions.k0s
+        cells = actions.cells  # a block's cell by its integer
         opts = actions.opts
         extra = actions.extra
         seq = actions.tail
-        nblocks = len(blocks)
+        nblocks = len(cks)
     nextra = len(extra) if listed else 0
     nseq = len(seq)
     bi = -1
@@ -80,8 +82,9 @@ def placement_keys(g, actions):
                     bi += 1
                     if bi >= nblocks:
                         break
-                    key, orients, k0 = blocks[bi]
-                    cell = cells[key]
+                    cell = cells[cks[bi]]
+                    orients = orients_of[bi]
+                    k0 = -1 if k0s is None else k0s[bi]
                     nk = len(orients)
                     k = 0
                     n = None  # one block per cell
