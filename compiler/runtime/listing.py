@@ -182,7 +182,7 @@ _new_moves = Moves.__new__  # a Moves without a call of its class (its __init__)
 
 
 def _fill(m, cks, orients, k0s, cells, opts, ends, extra, tail):
-    """Listed m's fields (see Listed): a `Moves` is made by `_listed`, with no call of the class."""
+    """Listed m's fields (see Listed): tile_moves makes a `Moves` so, with no call of its class."""
     m.cks = cks
     m.orients = orients
     m.k0s = k0s
