@@ -128,9 +128,38 @@ _BOARD_LISTS = ("parent", "seg_kind", "seg_cell", "cells", "shields", "open", "f
 
 
 def _board_of(g):
-    """Everything the board component holds that a move changes, as plain values."""
+    """Everything the board component holds that a move changes, as plain values (each set of cells
+    copied, so that a set changed in place would show)."""
     b = g.board
-    return (dict(b.tiles), dict(b.frontier), dict(b.corner_at), b.on_corners, [list(getattr(b, k)) for k in _BOARD_LISTS])
+    return (dict(b.tiles), dict(b.frontier), dict(b.corner_at), b.on_corners,
+            [[frozenset(v) if isinstance(v, set) else v for v in getattr(b, k)] for k in _BOARD_LISTS])
+
+
+def test_a_game_and_its_clones_play_on_without_touching_each_others_features():
+    """BASE-SCORE-1: a feature's tiles are those of the pieces merged into it.  A union makes a new set
+    of cells (clones share the old ones, runtime/board.py): after two clones, each of the three games
+    plays its own moves in turn and the others' features stay as they were."""
+    eng = engine_for(["base"], [])
+    g = eng.new_game(2, 7)
+    rng = random.Random(7)
+    for _ in range(25):
+        acts = g.legal_actions()
+        g.apply_action(acts[rng.randrange(len(acts))])
+    c1 = g.clone()
+    c2 = g.clone()
+    games = [c2, g, c1]
+    for game in games:  # the second clone plays on, then the original, then the first clone
+        others = [o for o in games if o is not game]
+        then = [_board_of(o) for o in others]
+        merged = 0
+        for _ in range(20):
+            acts = game.legal_actions()
+            if not acts:
+                break
+            before = sum(1 for v in game.board.cells if v is None)
+            game.apply_action(acts[rng.randrange(len(acts))])
+            merged += sum(1 for v in game.board.cells if v is None) - before
+        assert merged > 0 and [_board_of(o) for o in others] == then
 
 
 def test_a_clone_keeps_a_board_of_its_own():
