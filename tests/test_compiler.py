@@ -115,8 +115,12 @@ def test_a_record_start_tile_comes_from_the_bag(tmp_path):
 def test_a_start_far_away_is_refused_and_one_within_reach_plays():
     """A start tile lies at most 1,000,000 cells out (as a rule file's numbers; a record's cells at most
     1,000): the board keys its cells by one integer (geometry.KEY), distinct for every cell a game reaches."""
+    from tessera.compiler.runtime.geometry import KEY, REACH, START_REACH
+    from tessera.dsl.limits import MAX_NUMBER, MAX_TILES
     from tessera.replay.tiles import replay
 
+    # the runtime cannot import the toolchain: its bound is the rule files' own, and within reach
+    assert START_REACH == MAX_NUMBER and START_REACH + MAX_TILES + 1 < REACH and 2 * REACH < KEY
     rec = {"format": "tessera-game/1", "rules": ["base"], "players": ["red", "blue"],
            "start": {"tile": "D", "at": [1000, -999], "rotation": 0},
            "turns": [{"tile": "D", "at": [1000, -1000], "rotation": 180}], "end": "none"}
