@@ -5,3 +5,7 @@ cimport cython
 
 @cython.locals(i=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t)
 cpdef shuffle(rng, list x)
+
+
+# the next tile drawn, called in C by the turn's end (game.py)
+cpdef draw_next(g)

@@ -2,6 +2,7 @@
 # turn's hot path as module functions (bound on Game as its methods), so the board's, the listing's
 # and scoring's own are called in C.
 cimport cython
+from .bag cimport draw_next
 from .board cimport Board
 from .core cimport GameCore
 from .geometry cimport Orientation
@@ -10,11 +11,14 @@ from .scoring cimport _final, _score_completed
 
 cpdef legal_actions_fn(GameCore g)
 
+@cython.locals(apply_turn=dict)
 cpdef apply_action_fn(GameCore g, action)
 
 @cython.locals(b=Board, o=Orientation)
 cpdef apply_place_fn(GameCore g, action, bint checked)
 
 cpdef end_turn_fn(GameCore g)
+
+cpdef end_turn_with(GameCore g, tuple cell, touched, put)
 
 cpdef next_turn_fn(GameCore g)

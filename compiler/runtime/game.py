@@ -16,7 +16,7 @@ from . import featureview as _featureview
 from .board import Board
 from .core import GameCore
 from .corners import put_corner, score_joins, score_put
-from .decisions import TurnEnd, watching
+from .decisions import DECISIONS, watching
 from .errors import IllegalAction
 from . import figures as _figures
 from .figures import Supply, put_figure
@@ -38,7 +38,6 @@ from .rounds import Rounds, turn_taken
 from . import scoring as _scoring
 from .scoring import _final, _score_completed
 
-_new = tuple.__new__  # a named tuple of a known type (a TurnEnd), without its constructor's call (the hot path)
 _DISCARD = Discard()
 
 
@@ -97,30 +96,34 @@ def apply_place_fn(g, action, checked):
             put = (gi, seg)
             if R.OUTPOST_PUTS and outpost_pending(g, p, gi, seg, cell, touched, put):
                 return  # the same player may now put one more figure on an outpost, or pass
-            if capture_pending(g, p, gi, seg, cell, touched):
+            if R.CAPTURES.get(gi) is not None and capture_pending(g, p, gi, seg, cell, touched):
                 g.prisoners.put_after = put
                 return  # the same player now chooses a capture, or none
-    pr = g.prisoners
-    pr.pending = _new(TurnEnd, (p, cell, touched))  # TurnEnd(p, cell, touched), without a call
-    pr.put_after = put
-    end_turn_fn(g)
+    # The turn is scored at once: what a TurnEnd (decisions.py) would hold while it waits is passed on
+    end_turn_with(g, cell, touched, put)
 
 
 def end_turn_fn(g):
-    """Score what the turn's tile completed and what its figure's putting scores, then pass the turn on."""
-    R = g.R
+    """Score the turn that waited (`g.prisoners.pending`: a TurnEnd, or the CaptureOpen just decided), then
+    pass the turn on."""
     pr = g.prisoners
-    pend = pr.pending  # a TurnEnd, or the CaptureOpen just decided
-    cell, touched = pend.cell, pend.touched
+    pend = pr.pending
     put, pr.put_after = pr.put_after, None
     pr.pending = None
+    end_turn_with(g, pend.cell, pend.touched, put)
+
+
+def end_turn_with(g, cell, touched, put):
+    """Score what the turn's tile (at `cell`, touching the roots `touched`) completed and what its figure's
+    putting (`put`: (figure, segment), or None) scores, then pass the turn on."""
+    R = g.R
     if g._siege and g.outposts.filled:  # a row filled this turn counterattacks before features score
         counterattacks(g)  # (SIEGE-COUNTER-1)
     _score_completed(g, cell, touched)
     if put is not None and R.SCORE_PUT:
         score_put(g, *put)
     if R.RANSOM is not None and not g.ended and (g.open_decisions or ransom_options(g)):
-        pr.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
+        g.prisoners.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
         return
     next_turn_fn(g)
 
@@ -155,12 +158,11 @@ def legal_actions_fn(g):
     then each recall."""
     if g.ended:
         return []
-    for w in _watched(g):  # a declared decision may be open (runtime/decisions.py)
-        if w:
-            m = g.moment()
-            if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
-                return [a for options in g._offers[m] for a in options(g)]
-            break
+    pr = g.prisoners  # whether a declared decision may be open (runtime/decisions.py; see _SHIPPED below)
+    if (pr.closing or g._siege or pr.pending) if _watched is _SHIPPED else any(_watched(g)):
+        m = g.moment()
+        if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
+            return [a for options in g._offers[m] for a in options(g)]
     drawn = g.bag.drawn
     if drawn is None:
         return []
@@ -188,18 +190,18 @@ def apply_action_fn(g, action):
         t = type(action)
         if t is Draw and action.tile == g.bag.drawn and not g.ended:
             return  # chance deals the tile already drawn: nothing changes, whatever decision is open
-    for w in _watched(g):  # the game's end, or a declared decision that may be open
-        if w:
-            m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
-            if m != TURN:
-                run = _APPLY[m].get(t)
-                if run is None:
-                    raise IllegalAction(*REFUSE[m](g, action))
-                run(g, action, False)
-                return
-            break
+    pr = g.prisoners  # the game's end, or a declared decision that may be open (see _SHIPPED below)
+    if (g.ended or pr.closing or g._siege or pr.pending) if _watched is _SHIPPED else any(_watched(g)):
+        m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
+        if m != TURN:
+            run = _APPLY[m].get(t)
+            if run is None:
+                raise IllegalAction(*REFUSE[m](g, action))
+            run(g, action, False)
+            return
     # the tile turn's moves: the placement, the discard, a ransom and every other move offered in the turn
-    run = _APPLY_TURN.get(t)
+    apply_turn = _APPLY_TURN
+    run = apply_turn.get(t)
     if run is None:
         raise IllegalAction(*refuse_in_turn(g, action))
     # whether legal_actions listed `action` for this very state (same turn, same tile): not checked again
@@ -369,6 +371,9 @@ _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
 # each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
 _watched = watching()
+# The shipped DECISIONS' watch (closing, outpost, capture), which legal_actions and apply_action read as
+# fields, with no getter called: any other list of decisions (a test's, a new moment's) is read by _watched.
+_SHIPPED = _watched if tuple(d.watch for d in DECISIONS) == ("prisoners.closing", "_siege", "prisoners.pending") else None
 
 
 def _lay_landscape(g):
