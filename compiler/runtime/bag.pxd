@@ -2,10 +2,13 @@
 # indices are C integers, so a shuffled item costs one call of rng.getrandbits and no Python frame.
 cimport cython
 
+from .core cimport Bag, GameCore
+
 
 @cython.locals(i=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t)
 cpdef shuffle(rng, list x)
 
 
 # the next tile drawn, called in C by the turn's end (game.py)
-cpdef draw_next(g)
+@cython.locals(b=Bag)
+cpdef draw_next(GameCore g)

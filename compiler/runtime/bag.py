@@ -7,28 +7,8 @@ from __future__ import annotations
 
 from random import Random
 
+from .core import Bag
 from .errors import IllegalAction
-
-
-class Bag:
-    """Component of Game (`g.bag`): the decks still to draw (drawn from the end), the drawn tile
-    (None once the bag is empty), and whether its siege symbols were played (runtime/outposts.py)."""
-
-    __slots__ = ("decks", "drawn", "advanced")
-
-    def __init__(self, decks):
-        self.decks = decks
-        self.drawn = None
-        self.advanced = True  # the drawn tile's siege symbols were played (set False by each draw)
-
-    def clone(self):
-        c = _blank(Bag)
-        c.decks = [x[:] for x in self.decks]
-        c.drawn, c.advanced = self.drawn, self.advanced
-        return c
-
-
-_blank = object.__new__
 
 
 def init_bag(g, start):

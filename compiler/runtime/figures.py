@@ -28,26 +28,6 @@ _LAST = [None, None, None]  # the rule set _may_memo answered last, its answers 
 _KEPT = 1 << 16
 
 
-class Supply:
-    """Component of Game (`g.supply`): each player's figures left (`left[p][gi]`), and the figures on
-    the board that a `recall` rule may take back (`recallable`: segment -> (player, figure))."""
-
-    __slots__ = ("left", "recallable")
-
-    def __init__(self, R, players):
-        self.left = [[f.count_for(players) for f in R.FIGURES] for _ in range(players)]
-        self.recallable = {}
-
-    def clone(self):
-        c = _blank(Supply)
-        c.left = [s[:] for s in self.left]
-        c.recallable = self.recallable.copy()
-        return c
-
-
-_blank = object.__new__
-
-
 def figure_context(g, cell):
     """What figures.options_for reads about the features around an empty cell."""
     return g.board.occupied_parts(cell_key(cell)) if g.R.FIG_MASKS else g.board.neighbour_roots(cell)

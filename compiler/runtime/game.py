@@ -14,12 +14,12 @@ from . import bag as _bag
 from .bag import draw_next, init_bag
 from . import featureview as _featureview
 from .board import Board
-from .core import GameCore
+from .core import GameCore, Prisoners, Rounds, Supply
 from .corners import put_corner, score_joins, score_put
 from .decisions import DECISIONS, watching
 from .errors import IllegalAction
 from . import figures as _figures
-from .figures import Supply, put_figure
+from .figures import put_figure
 from .geometry import START_REACH
 from .listing import tile_moves
 from .lookahead import Lookahead
@@ -31,10 +31,10 @@ from . import outpost_moves as _outpost_moves
 from .outpost_moves import outpost_pending
 from .outposts import Outposts, counterattacks, deciding
 from . import prisoners as _prisoners
-from .prisoners import Prisoners, capture_pending, ransom_options
+from .prisoners import capture_pending, ransom_options
 from . import records as _records
 from . import rounds as _rounds
-from .rounds import Rounds, turn_taken
+from .rounds import turn_taken
 from . import scoring as _scoring
 from .scoring import _final, _score_completed
 

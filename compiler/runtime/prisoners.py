@@ -21,29 +21,6 @@ from .decisions import CaptureOpen
 from .moves import Capture, Ransom
 
 
-class Prisoners:
-    """Component of Game (`g.prisoners`): who holds whose figures, and the decision a placement left open."""
-
-    __slots__ = ("held", "pending", "closing", "put_after")
-
-    def __init__(self, players):
-        self.held = [[[] for _ in range(players)] for _ in range(players)]
-        self.pending = None  # CaptureOpen while a capture is to be chosen; TurnEnd while the turn is scored (runtime/decisions.py)
-        self.put_after = None  # the figure a pending capture follows, scored by `score ... put` after it
-        # After the turn's scoring, while the player may still pay a ransom (with the points just
-        # scored) before passing the turn on (with `open_decisions`, even when none may be paid).
-        self.closing = False
-
-    def clone(self):
-        c = _blank(Prisoners)
-        c.held = [[o[:] for o in h] for h in self.held]
-        c.pending, c.closing, c.put_after = self.pending, self.closing, self.put_after  # named tuples, never changed
-        return c
-
-
-_blank = object.__new__
-
-
 def held_count(g, owner, gi):
     """How many of `owner`'s figures gi other players hold."""
     return sum(h[owner].count(gi) for h in g.prisoners.held)

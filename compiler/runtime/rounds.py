@@ -19,31 +19,6 @@ from __future__ import annotations
 from .prisoners import release
 
 
-class Rounds:
-    """Component of Game (`g.rounds`): how far the rounds have come.  Owns its state; what a round's
-    end does to the game is the functions below, of the game whose rounds these are."""
-
-    __slots__ = ("rules", "ended", "open", "last", "limit", "clause", "counted")
-
-    def __init__(self, rules, limit=None):
-        self.rules = rules  # ROUND_RULES: (condition or None, figures, clause); empty: rounds change nothing
-        # ROUND_LIMIT: the game ends as round `limit` ends (None: at the bag's end only), under `clause`
-        self.limit, self.clause = limit or (None, "")
-        self.counted = bool(rules) or self.limit is not None  # does the game count its rounds at all
-        self.ended = 0  # rounds ended so far
-        self.open = False  # a turn was taken since the last round ended
-        self.last = 0  # the seat whose turn ended last
-
-    def clone(self):
-        c = _blank(Rounds)
-        c.rules, c.ended, c.open, c.last = self.rules, self.ended, self.open, self.last
-        c.limit, c.clause, c.counted = self.limit, self.clause, self.counted
-        return c
-
-
-_blank = object.__new__
-
-
 def end_reason(g):
     """Why game g has ended, and the clause that says so: its last round (`end after N rounds`) or
     the bag's end (docs/engine.md)."""
