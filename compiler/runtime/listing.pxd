@@ -4,7 +4,7 @@ from .geometry cimport Orientation
 from .board cimport Board
 from .corners cimport cornered_flags, ready_at
 from .figures cimport anywhere_options, options_for
-from .core cimport GameCore
+from .core cimport GameCore, Supply
 
 cdef Py_ssize_t _KEPT
 cdef bint _NATIVE
@@ -13,7 +13,7 @@ cdef bint _NATIVE
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation,
                kept=dict, fbits=Py_ssize_t, sup=list, corner_kinds=list, frontier=dict, fits=list,
                code=Py_ssize_t, small=bint, cornered=list, low=Py_ssize_t, shift=Py_ssize_t, j=Py_ssize_t, nbr=tuple,
-               opts=list, k0=Py_ssize_t, cell_of=dict)
+               opts=list, k0=Py_ssize_t, cell_of=dict, supply=Supply)
 cpdef tile_moves(GameCore g)
 
 cdef class Listed:
@@ -22,8 +22,6 @@ cdef class Listed:
     cdef public dict cells
     cdef public object tail, last
     cdef public Py_ssize_t per, n, placed
-
-cdef object _new_moves
 
 cdef Listed _fill(Listed m, list cks, list orients, k0s, dict cells, list opts, list ends, list extra, tail)
 

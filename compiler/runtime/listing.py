@@ -178,7 +178,6 @@ class Moves(Listed, Sequence):
     __slots__ = ()
 
 
-_new_moves = Moves.__new__  # a Moves without a call of its class (its __init__): _fill sets its fields
 
 
 def _fill(m, cks, orients, k0s, cells, opts, ends, extra, tail):
@@ -234,7 +233,7 @@ def tile_moves(g):
             add(ck)
             add_o(found)
             end(n)
-        return _fill(_new_moves(Moves), cks, orients, None, cell_of, [], ends, extra, ())
+        return _fill(Listed.__new__(Moves), cks, orients, None, cell_of, [], ends, extra, ())
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
@@ -326,4 +325,4 @@ def tile_moves(g):
         add_o(found)
         k0s.append(k0)
         end(n)
-    return _fill(_new_moves(Moves), cks, orients, k0s, cell_of, opts, ends, extra, ())
+    return _fill(Listed.__new__(Moves), cks, orients, k0s, cell_of, opts, ends, extra, ())
