@@ -18,7 +18,7 @@ One job per module (docs/engine.md lists the public names):
     prisoners  a component (Game.prisoners): captures after a figure is put, the exchange, the ransom (the Tower)
     outposts   a component (Game.outposts): the Siege's outposts, rows, pools, catapults at the draw, attacks, removals
     outpost_moves  the outposts' decisions as moves: the extra figure, a "?"'s catapult, an attack's removals
-    rounds     a component (Game.rounds, its own slots and clone): the rounds' count, and what a round's end does
+    rounds     a component (Game.rounds; its class, like the bag's, the supply's and the prisoners', in core): the rounds' count, and what a round's end does
     scoring    completion, owners, awards, returns, final scoring
     lookahead  what a tile placement would do to the scores, without making it (for players that try moves)
     classes    which listed moves change the values alike, read from the board (the lookahead's `score_classes`)
@@ -30,7 +30,7 @@ One job per module (docs/engine.md lists the public names):
     moments    the moments of a turn (the tile, an outpost's decision, a capture, after the scoring): which
                is now, what each offers and applies (from the move types' WHEN), how each refuses another move
     game       the Game: turn loop, legal actions, applying an action, events
-    core       the Game's own fields (GameCore): what every turn reads of the game, C fields when compiled
+    core       the Game's own fields (GameCore): what every turn reads of the game, and the classes of its components bag, supply, prisoners, rounds; C fields when compiled
     play       random play: the one random player (simulate, play_random, the engine check)
     ops        arithmetic the generated expressions call (division by zero is 0)
     errors     IllegalAction (a refusal and its clause); RuleFailure (a rule that crashed, and its line)

@@ -1,6 +1,6 @@
 """The bag: decks drawn in order, the drawn tile, chance's move that names it (Draw), the box.
 
-The bag is a component of the game (`g.bag`, a `Bag`: its own slots and `clone`); the rest of the
+The bag is a component of the game (`g.bag`, a `Bag`, whose class is in runtime/core.py); the rest of the
 module is functions of the game (`Game` binds the public ones, docs/engine.md, as its methods).
 """
 from __future__ import annotations

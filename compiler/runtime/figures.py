@@ -8,7 +8,7 @@ generated tables SIDE_RULES, CORNER_RULES and FORBID_RULES; this module asks the
 lists those pairs, `apply_action` accepts exactly those, and a refusal names the part of the
 `figure` statement that failed.
 
-The supply is a component of the game (`g.supply`, a `Supply`: its own slots and `clone`); the
+The supply is a component of the game (`g.supply`, a `Supply`, whose class is in runtime/core.py); the
 rest of the module is functions of the game (`Game` binds the public ones, docs/engine.md, as its
 methods).
 """

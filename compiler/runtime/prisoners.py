@@ -7,7 +7,7 @@ particular: which figures may be captured and how far (CAPTURES), whether a
 capture from a player who holds one of yours swaps them (EXCHANGE), and which
 prisoners may be bought back at what price and when (RANSOM).
 
-The prisoners are a component of the game (`g.prisoners`, a `Prisoners`: its own slots and
+The prisoners are a component of the game (`g.prisoners`, a `Prisoners`, whose class is in runtime/core.py, with its
 `clone`): held[h][o] lists the figure indices of player o's figures that player h holds; `pending`
 the decision or turn end a placement left open; `closing` the moment after the turn's scoring;
 `put_after` the figure a pending capture follows.  The rest of the module is functions of the game
