@@ -27,7 +27,7 @@ cdef class GameCore:
     cdef public Prisoners prisoners
     cdef public Rounds rounds
     cdef public list names, scores, events, history, st
-    cdef public dict _offers
+    cdef public dict _offers, Rd
     cdef public Board board
     cdef public Py_ssize_t nplayers, current, turn, discards
     cdef public bint open_decisions, _siege, ended

@@ -9,7 +9,7 @@ Whatever else a game holds (what a rule or a caller hangs on it) stays in its in
 from __future__ import annotations
 
 # the fields, in the order Game.__init__ sets them (a snapshot of a game reads them by this tuple)
-FIELDS = ("R", "nplayers", "names", "seed", "rng", "scores", "open_decisions", "supply", "prisoners", "_siege",
+FIELDS = ("R", "Rd", "nplayers", "names", "seed", "rng", "scores", "open_decisions", "supply", "prisoners", "_siege",
           "outposts", "rounds", "current", "turn", "events", "history", "st", "board", "ended", "discards", "_listed",
           "_offers", "bag")
 
@@ -23,7 +23,7 @@ class GameCore:
         """Game.clone's first step: game c gets this game's fields, its four lists that change copied
         (their items are numbers, tuples, or dicts never changed in place); the components are shared
         until clone replaces each with its own copy."""
-        c.R, c.nplayers, c.names, c.seed, c.rng = self.R, self.nplayers, self.names, self.seed, self.rng
+        c.R, c.Rd, c.nplayers, c.names, c.seed, c.rng = self.R, self.Rd, self.nplayers, self.names, self.seed, self.rng
         c.scores, c.events, c.history, c.st = self.scores[:], self.events[:], self.history[:], self.st[:]
         c.open_decisions, c._siege, c.current, c.turn = self.open_decisions, self._siege, self.current, self.turn
         c.ended, c.discards, c._listed, c._offers = self.ended, self.discards, self._listed, self._offers

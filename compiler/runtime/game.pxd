@@ -14,11 +14,12 @@ cpdef legal_actions_fn(GameCore g)
 @cython.locals(apply_turn=dict)
 cpdef apply_action_fn(GameCore g, action)
 
-@cython.locals(b=Board, o=Orientation)
+@cython.locals(b=Board, o=Orientation, Rd=dict)
 cpdef apply_place_fn(GameCore g, action, bint checked)
 
 cpdef end_turn_fn(GameCore g)
 
+@cython.locals(Rd=dict)
 cpdef end_turn_with(GameCore g, tuple cell, touched, put)
 
 cpdef next_turn_fn(GameCore g)

@@ -49,7 +49,8 @@ def apply_place_fn(g, action, checked):
     if not checked and (rot not in (0, 90, 180, 270) or type(rot) is not int):
         raise IllegalAction(f"a rotation is 0, 90, 180 or 270, not {rot!r}", R.CLAUSE_MATCHING)
     drawn = g.bag.drawn
-    o = R.ORIENT[drawn][rot // 90]
+    Rd = g.Rd  # the tables the turn reads, by name (Game.__init__)
+    o = Rd["ORIENT"][drawn][rot // 90]
     why = None if checked else g.why_not_placed(o, cell)
     if why is not None:
         raise IllegalAction(*why)
@@ -70,9 +71,9 @@ def apply_place_fn(g, action, checked):
             why = g.figure_refusal(o, cell, *fig)
             if why is not None:
                 raise IllegalAction(*why)
-    g.history.append((R.TILES[drawn].index, action))  # only moves that were made
+    g.history.append((Rd["TILES"][drawn].index, action))  # only moves that were made
     p = g.current
-    state_sets = R.on_place(g, o, cell) if R.ON_PLACE_CLAUSE else ()  # (no `on place` rule sets a state: none)
+    state_sets = R.on_place(g, o, cell) if Rd["ON_PLACE_CLAUSE"] else ()  # (no `on place` rule sets a state: none)
     b = g.board
     touched = b.place(o, cell)
     for name_i, val in state_sets:
@@ -94,9 +95,9 @@ def apply_place_fn(g, action, checked):
             if ft is PutCorner:
                 put_corner(g, p, gi, seg, cell, fig.corner)
             put = (gi, seg)
-            if R.OUTPOST_PUTS and outpost_pending(g, p, gi, seg, cell, touched, put):
+            if Rd["OUTPOST_PUTS"] and outpost_pending(g, p, gi, seg, cell, touched, put):
                 return  # the same player may now put one more figure on an outpost, or pass
-            if R.CAPTURES.get(gi) is not None and capture_pending(g, p, gi, seg, cell, touched):
+            if Rd["CAPTURES"].get(gi) is not None and capture_pending(g, p, gi, seg, cell, touched):
                 g.prisoners.put_after = put
                 return  # the same player now chooses a capture, or none
     # The turn is scored at once: what a TurnEnd (decisions.py) would hold while it waits is passed on
@@ -116,13 +117,13 @@ def end_turn_fn(g):
 def end_turn_with(g, cell, touched, put):
     """Score what the turn's tile (at `cell`, touching the roots `touched`) completed and what its figure's
     putting (`put`: (figure, segment), or None) scores, then pass the turn on."""
-    R = g.R
+    Rd = g.Rd
     if g._siege and g.outposts.filled:  # a row filled this turn counterattacks before features score
         counterattacks(g)  # (SIEGE-COUNTER-1)
     _score_completed(g, cell, touched)
-    if put is not None and R.SCORE_PUT:
+    if put is not None and Rd["SCORE_PUT"]:
         score_put(g, *put)
-    if R.RANSOM is not None and not g.ended and (g.open_decisions or ransom_options(g)):
+    if Rd["RANSOM"] is not None and not g.ended and (g.open_decisions or ransom_options(g)):
         g.prisoners.closing = True  # a ransom paid with this turn's points may come now (TOWER-RANSOM-1)
         return
     next_turn_fn(g)
@@ -262,6 +263,9 @@ class Game(GameCore, Lookahead, Moments):
         if not lo <= players <= hi:
             raise ValueError(f"these rules are for {lo} to {hi} players, not {players}")
         self.R = rules
+        # the rules' tables by name (vars(rules)): the turn reads a table there with one dict read, where
+        # `R.X` looks up a module's attribute (about 300 instructions on the native kernel)
+        self.Rd = vars(rules)
         self.nplayers = players
         self.names = list(names) if names else [f"p{i}" for i in range(players)]
         self.seed = seed
@@ -273,8 +277,8 @@ class Game(GameCore, Lookahead, Moments):
         # plays records so (replay/tiles.py): a decision a record does not mention is passed
         # explicitly.  False (play): a decision with nothing to choose is skipped.
         self.open_decisions = False
-        self.supply = Supply(rules, players)  # a component: runtime/figures.py
-        self.prisoners = Prisoners(players)  # a component: runtime/prisoners.py
+        self.supply = Supply(rules, players)  # a component (runtime/core.py; its functions: runtime/figures.py)
+        self.prisoners = Prisoners(players)  # a component (runtime/core.py; its functions: runtime/prisoners.py)
         self._siege = bool(rules.TRACKS)  # read on the hot paths instead of the rules' table
         self.outposts = Outposts(rules, players)  # a component: runtime/outposts.py
         self.rounds = Rounds(getattr(rules, "ROUND_RULES", ()), getattr(rules, "ROUND_LIMIT", None))  # runtime/rounds.py

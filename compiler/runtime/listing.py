@@ -205,7 +205,8 @@ def tile_moves(g):
     fits = b.fits[drawn]  # edge code -> the orientations that fit a cell with that code (never ()), or None
     if fits is None:  # the tile's first listing in this rule set (Board.fits)
         fits = b.fits[drawn] = fit_list(R.FITS[drawn], b.edge_base)
-    check = R.PLACE_CHECKS[drawn]
+    Rd = g.Rd  # the rules' tables by name (Game.__init__)
+    check = Rd["PLACE_CHECKS"][drawn]
     supply = g.supply
     sup = supply.left[g.current]
     any_fig = 0  # figures in supply, one bit each
@@ -237,18 +238,20 @@ def tile_moves(g):
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
     # neighbours' roots, read by options_for itself only where it needs them (once per cell)
-    masks = R.FIG_MASKS
+    masks = Rd["FIG_MASKS"]
     b.contexts = {}
     # figures on corners (the barn) in supply: they may go only where a corner is ready
-    corner_kinds = [R.FIG_KINDS[gi] for gi in R.FIG_CORNER if any_fig >> gi & 1]
+    fig_corner = Rd["FIG_CORNER"]
+    fig_kinds = Rd["FIG_KINDS"]
+    corner_kinds = [fig_kinds[gi] for gi in fig_corner if any_fig >> gi & 1]
     side_figs = any_fig
-    for gi in R.FIG_CORNER:
+    for gi in fig_corner:
         side_figs &= ~(1 << gi)
     cornered = cornered_flags(b.edge_base) if corner_kinds else None  # by edge code: a corner may be ready
     per = 1 + len(extra)  # moves of a placement besides its figures
     opts = []  # per orientation listed, the figures that may go with it (Listed.opts)
     k0s = []
-    kept = b.memo if R.FIG_PURE else None
+    kept = b.memo if Rd["FIG_PURE"] else None
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
     small = (4 * len(b.fits)).bit_length() + 12 * (1 + len(b.mask_counts)) + fbits <= 62

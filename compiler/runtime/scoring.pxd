@@ -6,7 +6,7 @@ from .core cimport GameCore
 
 @cython.locals(cands=set, b=Board, parent=list, base=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t,
                done=list, seg_kind=list, complete=dict, finished=list, kind=Py_ssize_t, no=Orientation,
-               around=tuple, quick=tuple)
+               around=tuple, quick=tuple, Rd=dict)
 cpdef _score_completed(GameCore g, tuple cell, touched)
 
 @cython.locals(b=Board, parent=list, figs=list, done=list, roots=list, r=Py_ssize_t, kind=Py_ssize_t, seg_kind=list,

@@ -92,8 +92,9 @@ def _score_completed(g, cell, touched):
                 cands.add(s if parent[s] == s else b.find(s))
     done = b.done
     seg_kind = b.seg_kind
-    complete = R.COMPLETE
-    quick = R.QUICK_COMPLETE  # lowering's: the kinds whose `complete` is `open == 0` (quick[0])
+    Rd = g.Rd  # the rules' tables by name (Game.__init__)
+    complete = Rd["COMPLETE"]
+    quick = Rd["QUICK_COMPLETE"]  # lowering's: the kinds whose `complete` is `open == 0` (quick[0])
     closed = quick[0] if quick is not None else ()
     finished = []
     for r in cands:
@@ -112,7 +113,7 @@ def _score_completed(g, cell, touched):
         kind = seg_kind[r]
         done[r] = True
         b.completed_count[kind] += 1
-        sc = R.SCORE_COMPLETE.get(kind)
+        sc = Rd["SCORE_COMPLETE"].get(kind)
         if sc is not None:
             g._award(r, kind, "complete", sc)
         g._return_figures(r)
