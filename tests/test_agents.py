@@ -123,7 +123,7 @@ def test_a_clone_keeps_a_supply_of_its_own():
     assert c.supply.left != before and sum(map(sum, c.supply.left)) < sum(map(sum, before))
     assert g.supply.left == before and g.supply.recallable == {}
 
-_BOARD_LISTS = ("parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders", "done",
+_BOARD_LISTS = ("fkeys", "fcodes", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders", "done",
                 "completed_count", "anywhere_segs")
 
 

@@ -52,7 +52,7 @@ def _state(g) -> dict:
             return [type(x).__name__, [(s, ordered(getattr(x, s, None))) for s in slots if s not in SHARED]]
         return x
 
-    d = {k: v for k, v in fields_of(g).items() if k not in ("R", "rng", "parent")}
+    d = {k: v for k, v in fields_of(g).items() if k not in ("R", "Rd", "rng", "parent")}  # Rd: vars(R)
     d["roots"] = [g.board.find(i) for i in range(len(g.board.parent))]
     return ordered(copy.deepcopy(d, memo))
 

@@ -36,7 +36,7 @@ def _state(g) -> dict:
     """Everything the game holds, by attribute (a component by its slots), as text."""
     out = {}
     for k, v in sorted(fields_of(g).items()):
-        if k == "R" or callable(v):
+        if k in ("R", "Rd") or callable(v):  # the rules, and their tables (vars(R))
             continue
         if isinstance(v, random.Random):
             v = v.getstate()

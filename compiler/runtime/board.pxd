@@ -11,7 +11,7 @@ cdef object _MEMOS, _FITS, _SETUP
 
 cdef class Board:
     cdef public dict tiles, at, cell_of, frontier, near, corner_at, contexts, memo, ready, around_centres
-    cdef public list parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
+    cdef public list fkeys, fcodes, parent, seg_kind, seg_cell, cells, shields, open, figs, borders, done
     cdef public list completed_count, anywhere_segs, joins, fits, centres
     cdef public object edge_base, anywhere_kinds, fig_corner, mask_counts
     cdef public tuple mask_slot
@@ -33,23 +33,26 @@ cdef class Board:
                    here=tuple,
                    a=Py_ssize_t, b=Py_ssize_t, i=Py_ssize_t, s=Py_ssize_t, r=Py_ssize_t, faces=tuple, own=tuple,
                    theirs=tuple, mine=tuple, touched=set, near=dict, facing=tuple, k=Py_ssize_t, seg_cell=list,
-                   cells=list, figs=list, done=list, own_cells=set)
+                   cells=list, figs=list, done=list, own_cells=set, slot=Py_ssize_t, fkeys=list, fcodes=list)
     cpdef set place(self, Orientation o, tuple cell)
+
+    @cython.locals(fkeys=list, fcodes=list, frontier=dict)
+    cpdef compact_frontier(self)
+
+    @cython.locals(slot=Py_ssize_t)
+    cpdef code_of(self, key)
 
     @cython.locals(parent=list, figs=list, occ=Py_ssize_t, around=tuple, facing=tuple, shift=Py_ssize_t,
                    nbase=Py_ssize_t, p=Py_ssize_t, bits=Py_ssize_t, s=Py_ssize_t, j=Py_ssize_t, per=Py_ssize_t,
                    slot=tuple, e=tuple, held=list, corner=Py_ssize_t, n=Py_ssize_t)
     cpdef tuple occupied_parts(self, key)
 
-    @cython.locals(x=Py_ssize_t, y=Py_ssize_t, k=Py_ssize_t, at=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
-                   p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
-    cpdef list neighbour_roots(self, tuple cell)
 
     @cython.locals(around=dict, kx=Py_ssize_t, dk=Py_ssize_t, there=tuple, k=Py_ssize_t, e=tuple,
                    i=Py_ssize_t)
     cpdef add_centre(self, Py_ssize_t x, Py_ssize_t y, Orientation o, Py_ssize_t base)
 
-    @cython.locals(ready=dict, c=tuple, gone=list, cx=Py_ssize_t, cy=Py_ssize_t)
+    @cython.locals(ready=dict, c=tuple, gone=list)
     cpdef forget_corners(self, Py_ssize_t x, Py_ssize_t y)
 
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, k=Py_ssize_t, dk=Py_ssize_t, at=dict, n=Py_ssize_t)

@@ -38,7 +38,7 @@ def options_memo(R):
 
 class Board:
     """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation,
-    its first segment); `frontier`: empty cell beside a tile -> its edge code); per segment its
+    its first segment); `frontier`, `fkeys`, `fcodes`: the empty cells beside a tile, their edge codes); per segment its
     union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
     (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
     `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around them `around_centres`);
@@ -46,7 +46,7 @@ class Board:
     of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
     it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
 
-    __slots__ = ("tiles", "at", "cell_of", "frontier", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
+    __slots__ = ("tiles", "at", "cell_of", "frontier", "fkeys", "fcodes", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
                  "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
                  "centres", "around_centres")
@@ -56,9 +56,10 @@ class Board:
         # the hot path's dicts of cells are keyed by a cell's integer (geometry.KEY): `at`, the tiles so;
         self.at = {}  # `cell_of`, the cell (x, y) of an integer the frontier has held (clones share it: it only grows)
         self.cell_of = {}
-        # empty cell beside a tile (its integer) -> its edge code: the edges its neighbours show it, as one
-        # integer (geometry.edge_base; `edge_pattern` reads it side by side), kept up to date as tiles are placed
-        self.frontier = {}
+        # The empty cells beside a tile in the order they came (the listing's): `fkeys` their integers, `fcodes` their
+        # edge codes (what the neighbours show, one integer: geometry.edge_base; 0: filled since, skipped); `frontier`:
+        # such a cell's integer -> its place in those lists.  The listing walks two lists, not a dict.
+        self.frontier, self.fkeys, self.fcodes = {}, [], []
         # empty cell beside a tile (its integer) -> per placed neighbour, (its first segment, the (feature,
         # parts) it shows the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no tile
         self.near = {}
@@ -95,7 +96,7 @@ class Board:
         c = Board.__new__(Board)
         c.tiles = self.tiles.copy()
         c.at, c.cell_of = self.at.copy(), self.cell_of
-        c.frontier = self.frontier.copy()
+        c.frontier, c.fkeys, c.fcodes = self.frontier.copy(), self.fkeys[:], self.fcodes[:]
         c.near = self.near.copy()
         c.parent = self.parent[:]
         c.seg_kind = self.seg_kind[:]
@@ -168,7 +169,13 @@ class Board:
         at = self.at
         at[key] = here
         frontier = self.frontier
-        frontier.pop(key, None)
+        fkeys, fcodes = self.fkeys, self.fcodes
+        slot = frontier.pop(key, -1)
+        if slot >= 0:
+            fcodes[slot] = 0  # the cell is filled: walks skip it
+            if len(fkeys) > 2 * len(frontier) + 16:  # as many filled as empty: the lists keep the empty ones only
+                self.compact_frontier()
+                fkeys, fcodes = self.fkeys, self.fcodes
         near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order
         n = len(o.kinds)
         seg_cell, cells, figs, done = self.seg_cell, self.cells, self.figs, self.done
@@ -200,11 +207,14 @@ class Board:
             nk = key + dk
             nb = at.get(nk)
             if nb is None:
-                code = frontier.get(nk)
-                if code is None:  # a new cell of the frontier
-                    code = 0
+                slot = frontier.get(nk, -1)
+                if slot < 0:  # a new cell of the frontier
+                    frontier[nk] = len(fkeys)
+                    fkeys.append(nk)
+                    fcodes.append(faces[d])
                     self.cell_of[nk] = (x + DX[d], y + DY[d])
-                frontier[nk] = code + faces[d]
+                else:
+                    fcodes[slot] += faces[d]
                 near[nk] = near.get(nk, ()) + ((base, facing[d], 3 * od),)
                 continue
             no, nbase = nb
@@ -251,12 +261,25 @@ class Board:
         ready = self.ready  # the few cornered cells the listing asked about: cheaper than eight lookups
         gone = []
         for c in ready:
-            cx = c[0]
-            cy = c[1]
-            if -1 <= cx - x <= 1 and -1 <= cy - y <= 1:
+            if -1 <= c[0] - x <= 1 and -1 <= c[1] - y <= 1:
                 gone.append(c)
         for c in gone:
             del ready[c]
+
+    def compact_frontier(self):
+        """The frontier's lists without the cells filled since they came (`frontier`'s places renumbered), in order."""
+        fkeys, fcodes, frontier = [], [], self.frontier
+        for ck, code in zip(self.fkeys, self.fcodes):
+            if code:
+                frontier[ck] = len(fkeys)
+                fkeys.append(ck)
+                fcodes.append(code)
+        self.fkeys, self.fcodes = fkeys, fcodes
+
+    def code_of(self, key):
+        """The edge code of the empty cell whose integer is `key` (geometry.KEY), or None: not on the frontier."""
+        slot = self.frontier.get(key, -1)
+        return None if slot < 0 else self.fcodes[slot]
 
     def link(self, a, b):
         """Join two pieces of one feature of a tile covering several cells (no edge closes between them: `union` takes 2 off)."""
@@ -266,32 +289,8 @@ class Board:
 
     def edge_pattern(self, cell):
         """The edge code each side N, E, S, W of empty cell `cell` must show (-1: none), or None: no tile touches it."""
-        code = self.frontier.get(cell_key(cell))
+        code = self.code_of(cell_key(cell))
         return None if code is None else edge_pattern(code, self.edge_base)
-
-    def neighbour_roots(self, cell):
-        """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
-        x, y = cell
-        k = x * _KEY + y
-        at = self.at
-        parent = self.parent
-        find = self.find
-        out = []
-        for d in range(4):
-            nb = at.get(k + STEP[d])
-            if nb is None:
-                out.append(None)
-                continue
-            no, nbase = nb
-            side = []
-            for p in no.parts[OPP[d]]:
-                if p < 0:
-                    side.append(-1)
-                    continue
-                s = parent[nbase + p]  # most segments point at their root already: no call
-                side.append(s if parent[s] == s else find(s))
-            out.append(side)
-        return out
 
     def occupied_parts(self, key):
         """Masks of the parts around an empty cell (its integer `key`; side d, part k: bit 3 * d + k) whose features

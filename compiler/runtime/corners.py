@@ -25,7 +25,7 @@ _CORNERED = {}  # edge base -> the edge codes of cells with neighbours on two si
 
 
 def cornered_codes(base):
-    """Edge codes (`Board.frontier`) of empty cells with a neighbour on two sides that meet at a
+    """Edge codes (`Board.fcodes`) of empty cells with a neighbour on two sides that meet at a
     corner (N or S, and E or W): only there may a corner be ready.  Pure, so kept per base."""
     got = _CORNERED.get(base)
     if got is None:
@@ -49,7 +49,7 @@ def cornered_flags(base):
 
 def ready_corners(b, cell, kinds):
     """Corners of an empty cell of board b where the three other cells hold tiles with `kinds` at that corner."""
-    code = b.frontier.get(cell_key(cell))  # (keyed by a cell's integer, geometry.KEY)
+    code = b.code_of(cell_key(cell))  # (a cell's integer, geometry.KEY)
     if code is not None and code not in cornered_codes(b.edge_base):
         return ()  # a corner needs neighbours on both sides beside it
     return ready_at(b, cell, kinds)

@@ -8,7 +8,11 @@ from .core cimport GameCore
 cdef object _MAY
 cdef list _LAST
 cdef bint _NATIVE
-cdef Py_ssize_t _KEPT
+cdef Py_ssize_t _KEPT, _KEY
+
+@cython.locals(x=Py_ssize_t, y=Py_ssize_t, k=Py_ssize_t, at=dict, parent=list, d=Py_ssize_t, nbase=Py_ssize_t,
+               p=Py_ssize_t, s=Py_ssize_t, out=list, side=list)
+cpdef list neighbour_roots(Board b, tuple cell)
 
 cpdef dict _may_memo(R)
 

@@ -19,18 +19,43 @@ from weakref import WeakKeyDictionary
 
 from .corners import corner_options, corner_refusal
 from .errors import article
-from .geometry import cell_key
+from .geometry import KEY, OPP, STEP, cell_key
 from .moves import Put, PutAt, PutCorner, Recall
 
 _move = tuple.__new__  # a move of a known type, without its constructor's checks (the hot path)
 _MAY = WeakKeyDictionary()  # rule set -> the answers of its figure conditions that read only masks (_asked)
 _LAST = [None, None, None]  # the rule set _may_memo answered last, its answers and its tables (_tables)
 _KEPT = 1 << 16
+_KEY = KEY  # a C integer on the native kernel (figures.pxd)
+
+
+def neighbour_roots(b, cell):
+    """For each side of an empty cell, the roots of the neighbour's three facing parts (-1: none)."""
+    x, y = cell
+    k = x * _KEY + y
+    at = b.at
+    parent = b.parent
+    out = []
+    for d in range(4):
+        nb = at.get(k + STEP[d])
+        if nb is None:
+            out.append(None)
+            continue
+        no, nbase = nb
+        side = []
+        for p in no.parts[OPP[d]]:
+            if p < 0:
+                side.append(-1)
+                continue
+            s = parent[nbase + p]  # most segments point at their root already: no call
+            side.append(s if parent[s] == s else b.find(s))
+        out.append(side)
+    return out
 
 
 def figure_context(g, cell):
     """What figures.options_for reads about the features around an empty cell."""
-    return g.board.occupied_parts(cell_key(cell)) if g.R.FIG_MASKS else g.board.neighbour_roots(cell)
+    return g.board.occupied_parts(cell_key(cell)) if g.R.FIG_MASKS else neighbour_roots(g.board, cell)
 
 
 def context_of(g, cell):
@@ -46,7 +71,7 @@ def context_of(g, cell):
 def joined(g, o, cell, fi, nbr):
     """(roots, figures): the placed features local feature fi of o at cell would join, and how many
     figures on them make an owner (a figure on a corner does not).  `nbr`: the neighbours' roots
-    (Board.neighbour_roots), or None: read once per cell (context_of)."""
+    (neighbour_roots), or None: read once per cell (context_of)."""
     if nbr is None:
         nbr = context_of(g, cell)
     roots = set()
@@ -161,7 +186,7 @@ def options_for(g, o, cell, nbr, sup):
 
 def forbidden_by(g, o, cell, nbr, gi, fi):
     """(condition, clause) of the first `forbid` that holds for figure gi on local feature fi of o
-    at cell (FORBID_RULES), or None.  `nbr`: the neighbours' roots (Board.neighbour_roots)."""
+    at cell (FORBID_RULES), or None.  `nbr`: the neighbours' roots (neighbour_roots)."""
     kind = o.feats[fi].kind
     for fg, kinds, holds, src, clause in g.R.FORBID_RULES:
         if fg == gi and kind in kinds and holds(g, o, cell, fi, *joined(g, o, cell, fi, nbr)):
@@ -232,7 +257,7 @@ def figure_refusal(g, o, cell, gi, fi, corner=None):
     kind = o.feats[fi].kind
     if kind not in R.FIG_KINDS[gi]:
         return (f"{article(fname)} cannot stand on {article(R.KINDS[kind].name)}", on)
-    forbidden = forbidden_by(g, o, cell, g.board.neighbour_roots(cell), gi, fi)
+    forbidden = forbidden_by(g, o, cell, neighbour_roots(g.board, cell), gi, fi)
     if forbidden is not None:
         src, clause = forbidden
         return (f"{article(fname)} may not be placed on this {R.KINDS[kind].name}: the rule "

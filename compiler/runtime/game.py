@@ -263,9 +263,7 @@ class Game(GameCore, Lookahead, Moments):
         if not lo <= players <= hi:
             raise ValueError(f"these rules are for {lo} to {hi} players, not {players}")
         self.R = rules
-        # the rules' tables by name (vars(rules)): the turn reads a table there with one dict read, where
-        # `R.X` looks up a module's attribute (about 300 instructions on the native kernel)
-        self.Rd = vars(rules)
+        self.Rd = vars(rules)  # the rules' tables by name: one dict read each, where R.X looks up a module's attribute
         self.nplayers = players
         self.names = list(names) if names else [f"p{i}" for i in range(players)]
         self.seed = seed

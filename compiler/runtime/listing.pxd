@@ -13,7 +13,8 @@ cdef bint _NATIVE
                per=Py_ssize_t, side_figs=Py_ssize_t, may=Py_ssize_t, o=Orientation,
                kept=dict, fbits=Py_ssize_t, sup=list, corner_kinds=list, frontier=dict, fits=list,
                code=Py_ssize_t, small=bint, cornered=list, low=Py_ssize_t, shift=Py_ssize_t, j=Py_ssize_t, nbr=tuple,
-               opts=list, k0=Py_ssize_t, cell_of=dict, supply=Supply, Rd=dict)
+               opts=list, k0=Py_ssize_t, cell_of=dict, supply=Supply, Rd=dict, fkeys=list, fcodes=list,
+               i=Py_ssize_t)
 cpdef tile_moves(GameCore g)
 
 cdef class Listed:

@@ -225,13 +225,18 @@ def tile_moves(g):
     end = ends.append
     n = 0
     cell_of = b.cell_of  # the frontier's cells by their integers (Board.at)
+    fkeys = b.fkeys  # the frontier's cells in order: their integers (geometry.KEY) and codes (0: filled, skipped)
+    fcodes = b.fcodes
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        for ck, code in b.frontier.items():  # ck: the cell's integer (geometry.KEY)
+        for i in range(len(fcodes)):
+            code = fcodes[i]
+            if code == 0:
+                continue
             found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
             if found is None:
                 continue
             n += len(found)
-            add(ck)
+            add(fkeys[i])  # the cell's integer
             add_o(found)
             end(n)
         return _fill(Listed.__new__(Moves), cks, orients, None, cell_of, [], ends, extra, ())
@@ -255,10 +260,14 @@ def tile_moves(g):
     fbits = len(sup)  # bits of the figures in supply, at the end of an integer key
     # whether that key (the orientation's uid, 12 bits per mask, the figures) stays below 2 ** 62
     small = (4 * len(b.fits)).bit_length() + 12 * (1 + len(b.mask_counts)) + fbits <= 62
-    for ck, code in b.frontier.items():
+    for i in range(len(fcodes)):
+        code = fcodes[i]
+        if code == 0:
+            continue
         found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
         if found is None:
             continue
+        ck = fkeys[i]
         cell = None  # the cell (x, y), read from cell_of only where something asks with it
         if check is not None:
             cell = cell_of[ck]

@@ -180,7 +180,9 @@ class Lookahead(Classes):
         cells, shields, open_, figs, borders, done = lists = (b.cells, b.shields, b.open, b.figs,
                                                               b.borders, b.done)
         saved_roots = [(r, cells[r], shields[r], open_[r], figs[r], borders[r], done[r]) for r in roots]
-        saved_frontier = b.frontier.copy()  # its order is the order legal_actions lists cells in
+        saved_frontier = b.frontier.copy()  # (a cell's place in fkeys and fcodes, whose order legal_actions lists)
+        fkeys, saved_codes = b.fkeys, b.fcodes[:]  # place appends to fkeys (or makes new lists), changes fcodes
+        nkeys = len(fkeys)
         near = b.near
         key = x * KEY + y  # the cell's integer: the board's dicts the hot path reads are keyed by it
         saved_near = [(c, near.get(c)) for c in (key, *(key + d for d in STEP))]
@@ -205,6 +207,8 @@ class Lookahead(Classes):
             b.at.pop(key, None)
             b.ready = saved_ready
             b.frontier = saved_frontier
+            del fkeys[nkeys:]
+            b.fkeys, b.fcodes = fkeys, saved_codes
             for c, was in saved_near:  # placing changed these cells' neighbours only
                 if was is None:
                     near.pop(c, None)

@@ -12,8 +12,11 @@ def placements(g, tid):
     fits = R.FITS[tid]
     out = []
     check = R.PLACE_CHECKS[tid]
-    cell_of = g.board.cell_of  # the frontier is keyed by a cell's integer (geometry.KEY)
-    for key, code in g.board.frontier.items():
+    b = g.board
+    cell_of = b.cell_of  # the frontier's cells by their integers (geometry.KEY), in order, with their codes
+    for key, code in zip(b.fkeys, b.fcodes):
+        if code == 0:  # filled since
+            continue
         cell = cell_of[key]
         for o in fits.get(code, ()):
             if check is None or check(g, o, cell) is None:
