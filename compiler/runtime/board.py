@@ -173,7 +173,7 @@ class Board:
         slot = frontier.pop(key, -1)
         if slot >= 0:
             fcodes[slot] = 0  # the cell is filled: walks skip it
-            if len(fkeys) > 2 * len(frontier) + 16:  # as many filled as empty: the lists keep the empty ones only
+            if len(fkeys) > len(frontier) + (len(frontier) >> 1) + 8:  # a third filled: the lists keep the empty ones only
                 self.compact_frontier()
                 fkeys, fcodes = self.fkeys, self.fcodes
         near = self.near  # the cell's own entry stays (never read again): the lookahead's undo keeps the order

@@ -228,17 +228,27 @@ def tile_moves(g):
     fkeys = b.fkeys  # the frontier's cells in order: their integers (geometry.KEY) and codes (0: filled, skipped)
     fcodes = b.fcodes
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        for i in range(len(fcodes)):
-            code = fcodes[i]
-            if code == 0:
-                continue
-            found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
-            if found is None:
-                continue
-            n += len(found)
-            add(fkeys[i])  # the cell's integer
-            add_o(found)
-            end(n)
+        if _NATIVE:  # a C loop over the two lists
+            for i in range(len(fcodes)):
+                code = fcodes[i]
+                if code == 0:
+                    continue
+                found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
+                if found is None:
+                    continue
+                n += len(found)
+                add(fkeys[i])  # the cell's integer
+                add_o(found)
+                end(n)
+        else:  # interpreted, the same loop by zip: no index read
+            for ck, code in zip(fkeys, fcodes):
+                if code:
+                    found = fits[code]
+                    if found is not None:
+                        n += len(found)
+                        add(ck)
+                        add_o(found)
+                        end(n)
         return _fill(Listed.__new__(Moves), cks, orients, None, cell_of, [], ends, extra, ())
     options = options_for
     # the features around a cell: a mask, read for each cell where a figure may go; or the
