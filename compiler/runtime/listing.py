@@ -220,9 +220,6 @@ def tile_moves(g):
     cks = []  # the blocks (Listed), as three lists: the cells' integers, orientations, k0s
     orients = []
     ends = []
-    add = cks.append
-    add_o = orients.append
-    end = ends.append
     n = 0
     cell_of = b.cell_of  # the frontier's cells by their integers (Board.at)
     fkeys = b.fkeys  # the frontier's cells in order: their integers (geometry.KEY) and codes (0: filled, skipped)
@@ -237,10 +234,11 @@ def tile_moves(g):
                 if found is None:
                     continue
                 n += len(found)
-                add(fkeys[i])  # the cell's integer
-                add_o(found)
-                end(n)
-        else:  # interpreted, the same loop by zip: no index read
+                cks.append(fkeys[i])  # the cell's integer
+                orients.append(found)
+                ends.append(n)
+        else:  # interpreted, the same loop by zip (no index read) and bound appends
+            add, add_o, end = cks.append, orients.append, ends.append
             for ck, code in zip(fkeys, fcodes):
                 if code:
                     found = fits[code]
@@ -343,8 +341,8 @@ def tile_moves(g):
             else:
                 n += per
                 opts.append(())
-        add(ck)
-        add_o(found)
+        cks.append(ck)
+        orients.append(found)
         k0s.append(k0)
-        end(n)
+        ends.append(n)
     return _fill(Listed.__new__(Moves), cks, orients, k0s, cell_of, opts, ends, extra, ())
