@@ -93,6 +93,13 @@ def _closing(g, settle):
     return CLOSING if g.prisoners.closing else None
 
 
+def siege_open(g):
+    """The outpost decision's watch (`Game.siege_open`): true whenever one may be open -- the drawn tile's
+    siege symbols are still to be played (`bag.advanced` false: `siege_ready` plays them) or a decision is
+    stored.  While it is false, `_outposts` answers None and changes nothing: moment() need not ask it."""
+    return g._siege and (g.outposts.decision is not None or not g.bag.advanced)
+
+
 def _outposts(g, settle):
     if g._siege:  # the drawn tile's catapults first, then any decision they open
         if settle:
@@ -129,7 +136,7 @@ DECISIONS = [
     Decision("closing", (CLOSING,), "prisoners.closing", _closing,
              {CLOSING: lambda g, a: ("the turn is scored: only a ransom, or a pass that ends the turn, may come now",
                                      g.R.RANSOM[3])}),
-    Decision("outpost", (CATAPULT, REMOVE, OUTPOST), "_siege", _outposts,
+    Decision("outpost", (CATAPULT, REMOVE, OUTPOST), "siege_open", _outposts,
              {CATAPULT: _decision_first, REMOVE: _decision_first, OUTPOST: _decision_first}),
     Decision("capture", (CAPTURE,), "prisoners.pending", _capture, {CAPTURE: _refuse_at_capture}),
 ]

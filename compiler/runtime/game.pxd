@@ -4,12 +4,15 @@
 cimport cython
 from .bag cimport draw_next
 from .board cimport Board
-from .core cimport GameCore
+from .core cimport GameCore, Prisoners
 from .geometry cimport Orientation
 from .listing cimport tile_moves
 from .scoring cimport _final, _score_completed
 
 cpdef legal_actions_fn(GameCore g)
+
+@cython.locals(pr=Prisoners)
+cdef bint _asks(GameCore g) except -1
 
 @cython.locals(apply_turn=dict)
 cpdef apply_action_fn(GameCore g, action)

@@ -16,7 +16,7 @@ from . import featureview as _featureview
 from .board import Board
 from .core import GameCore, Prisoners, Rounds, Supply
 from .corners import put_corner, score_joins, score_put
-from .decisions import DECISIONS, watching
+from .decisions import DECISIONS, siege_open, watching
 from .errors import IllegalAction
 from . import figures as _figures
 from .figures import put_figure
@@ -26,6 +26,7 @@ from .lookahead import Lookahead
 from .moments import REFUSE, Moments, applying, listing, refuse_in_turn
 from .moves import OFFERED, TURN, Discard, Draw, NotAMove, Place, PutAt, PutCorner, Recall, as_move
 from . import placement as _placement
+from .placement import lay_landscape
 from . import outposts as _outposts
 from . import outpost_moves as _outpost_moves
 from .outpost_moves import outpost_pending
@@ -159,8 +160,7 @@ def legal_actions_fn(g):
     then each recall."""
     if g.ended:
         return []
-    pr = g.prisoners  # whether a declared decision may be open (runtime/decisions.py; see _SHIPPED below)
-    if (pr.closing or g._siege or pr.pending) if _watched is _SHIPPED else any(_watched(g)):
+    if _asks(g):  # a declared decision may be open (runtime/decisions.py)
         m = g.moment()
         if m != TURN:  # the moves offered at that moment, in runtime/moves.py's order (OFFERED)
             return [a for options in g._offers[m] for a in options(g)]
@@ -177,6 +177,17 @@ def legal_actions_fn(g):
     return acts
 
 
+def _asks(g):
+    """Whether moment() must be asked: a declared decision's watch is true (runtime/decisions.py), the
+    shipped DECISIONS' read as fields (_SHIPPED below), any other list's by its getter (_watched)."""
+    if _watched is not _SHIPPED:
+        return any(_watched(g))
+    pr = g.prisoners
+    if pr.closing or pr.pending:
+        return True
+    return g._siege and (g.outposts.decision is not None or not g.bag.advanced)
+
+
 def apply_action_fn(g, action):
     """Play `action`, a move `legal_actions` lists (runtime/moves.py; its written form, a plain
     tuple, is taken too), or raise IllegalAction naming the clause that refuses it: each move
@@ -191,8 +202,7 @@ def apply_action_fn(g, action):
         t = type(action)
         if t is Draw and action.tile == g.bag.drawn and not g.ended:
             return  # chance deals the tile already drawn: nothing changes, whatever decision is open
-    pr = g.prisoners  # the game's end, or a declared decision that may be open (see _SHIPPED below)
-    if (g.ended or pr.closing or g._siege or pr.pending) if _watched is _SHIPPED else any(_watched(g)):
+    if g.ended or _asks(g):  # the game's end, or a declared decision that may be open
         m = g.moment(not t.EARLY)  # a ransom may come before the drawn tile's symbols are played
         if m != TURN:
             run = _APPLY[m].get(t)
@@ -254,6 +264,7 @@ class Game(GameCore, Lookahead, Moments):
                                                       _placement.turn_of, _placement.continues)
     to_json, from_json = _records.to_json, classmethod(_records.from_json)  # tessera-state/1
     owners, winners, finish = _scoring.owners, _scoring.winners, _scoring.finish
+    siege_open = property(siege_open)  # the outpost decision's watch (decisions.py)
     _award, _score_completed, _return_figures, _recall, _final = (_scoring._award, _scoring._score_completed,
                                                                   _scoring._return_figures, _scoring._recall,
                                                                   _scoring._final)
@@ -302,7 +313,7 @@ class Game(GameCore, Lookahead, Moments):
             tid, x, y, rot = st
             self.board.place(rules.ORIENT[tid][rot // 90], (x, y))
             if start is None:  # the rules' own start landscape (a record's `start` is one tile)
-                _lay_landscape(self)
+                lay_landscape(self)
         draw_next(self)
 
     # ------------------------------------------------------------ the state, as OpenSpiel asks
@@ -371,27 +382,9 @@ class Game(GameCore, Lookahead, Moments):
 _OFFERED = OFFERED
 _APPLY = applying(Game, _OFFERED)
 _APPLY_TURN = _APPLY[TURN]
-# each declared decision's watch and `ended`: the tile turn's fast path asks moment() only when one is true
-_watched = watching()
-# The shipped DECISIONS' watch (closing, outpost, capture), which legal_actions and apply_action read as
-# fields, with no getter called: any other list of decisions (a test's, a new moment's) is read by _watched.
-_SHIPPED = _watched if tuple(d.watch for d in DECISIONS) == ("prisoners.closing", "_siege", "prisoners.pending") else None
-
-
-def _lay_landscape(g):
-    """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
-    feature of a tile covering several cells joined, and its borders across cells."""
-    R = g.R
-    b = g.board
-    for tid, x, y, rot in R.START_MORE:
-        b.place(R.ORIENT[tid][rot // 90], (x, y))
-    tiles = b.tiles
-    for ca, la, cb, lb in R.START_LINKS:
-        b.link(tiles[ca][1] + la, tiles[cb][1] + lb)
-    for ca, la, cb, lb in R.START_BORDERS:
-        a = tiles[ca][1] + la
-        r = b.find(a)
-        b.borders[r] = b.borders[r] + [tiles[cb][1] + lb]
+_watched = watching()  # each declared decision's watch and `ended`: moment() is asked only when one is true
+# The shipped DECISIONS' watch (closing, outpost, capture), read as fields by legal_actions and apply_action
+_SHIPPED = _watched if tuple(d.watch for d in DECISIONS) == ("prisoners.closing", "siege_open", "prisoners.pending") else None
 
 
 def _offers(R):

@@ -1,4 +1,4 @@
-"""Where a tile may go: edge matching (through the fit tables) and the rules' placement checks."""
+"""Where a tile may go: edge matching (through the fit tables) and the rules' placement checks; a start landscape's tiles."""
 from __future__ import annotations
 
 from .geometry import DX, DY, OPP, SIDES
@@ -82,3 +82,19 @@ def continues(g, o, cell, kind):
         if not ok:
             return False
     return True
+
+
+def lay_landscape(g):
+    """The rest of a start landscape (SIEGE-SETUP-1): more cells, then the pieces of each
+    feature of a tile covering several cells joined, and its borders across cells."""
+    R = g.R
+    b = g.board
+    for tid, x, y, rot in R.START_MORE:
+        b.place(R.ORIENT[tid][rot // 90], (x, y))
+    tiles = b.tiles
+    for ca, la, cb, lb in R.START_LINKS:
+        b.link(tiles[ca][1] + la, tiles[cb][1] + lb)
+    for ca, la, cb, lb in R.START_BORDERS:
+        a = tiles[ca][1] + la
+        r = b.find(a)
+        b.borders[r] = b.borders[r] + [tiles[cb][1] + lb]
