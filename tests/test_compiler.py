@@ -129,7 +129,7 @@ def test_a_start_far_away_is_refused_and_one_within_reach_plays():
     eng = load_engine(_rules(["base"]))
     d = eng.rules.TILE_IDS["D"][0]
     g = eng.new_game(2, 1, None, (d, 1_000_000, -1_000_000, 0))
-    assert all(abs(x - 1_000_000) <= 1 and abs(y + 1_000_000) <= 1 for x, y in g.board.cell_of.values())
+    assert all(abs(x - 1_000_000) <= 1 and abs(y + 1_000_000) <= 1 for x, y in (g.board.cell_of[k] for k in g.board.frontier))
     assert len(g.legal_actions()) > 0
     with pytest.raises(ValueError, match="at most 1000000"):
         eng.new_game(2, 1, None, (d, 0, 10 ** 30, 0))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from weakref import WeakKeyDictionary
 
-from .geometry import AROUND_STEP, DX, DY, KEY, OPP, STEP, cell_key, edge_base, edge_pattern
+from .geometry import AROUND_STEP, DX, DY, KEY, OPP, STEP, cell_key, cell_table, edge_base, edge_pattern
 
 _KEY = KEY  # a C integer on the native kernel (board.pxd)
 
@@ -54,8 +54,8 @@ class Board:
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
         # the hot path's dicts of cells are keyed by a cell's integer (geometry.KEY): `at`, the tiles so;
-        self.at = {}  # `cell_of`, the cell (x, y) of an integer the frontier has held (clones share it: it only grows)
-        self.cell_of = {}
+        self.at = {}  # `cell_of`, the cell (x, y) of each integer the frontier has held (geometry.cell_table: shared)
+        self.cell_of = cell_table()
         # The empty cells beside a tile in the order they came (the listing's): `fkeys` their integers, `fcodes` their
         # edge codes (what the neighbours show, one integer: geometry.edge_base; 0: filled since, skipped); `frontier`:
         # such a cell's integer -> its place in those lists.  The listing walks two lists, not a dict.
@@ -212,7 +212,8 @@ class Board:
                     frontier[nk] = len(fkeys)
                     fkeys.append(nk)
                     fcodes.append(faces[d])
-                    self.cell_of[nk] = (x + DX[d], y + DY[d])
+                    if nk not in self.cell_of:  # (a cell's integer never names another cell: kept from game to game)
+                        self.cell_of[nk] = (x + DX[d], y + DY[d])
                 else:
                     fcodes[slot] += faces[d]
                 near[nk] = near.get(nk, ()) + ((base, facing[d], 3 * od),)

@@ -77,9 +77,9 @@ def apply_place_fn(g, action, checked):
     state_sets = R.on_place(g, o, cell) if Rd["ON_PLACE_CLAUSE"] else ()  # (no `on place` rule sets a state: none)
     b = g.board
     touched = b.place(o, cell)
-    for name_i, val in state_sets:
-        g.st[name_i] = val
     if state_sets:  # an `on place` rule changed a state: its event, as `on complete`'s (rule usage)
+        for name_i, val in state_sets:
+            g.st[name_i] = val
         g._state_events(state_sets)
     if b.joins:  # a `score ... join` rule scores at once, before the turn's figure (runtime/corners.py)
         score_joins(g, touched)

@@ -148,6 +148,20 @@ def _int_key(x, y):
     return x * _KEY + y if -_REACH < x < _REACH and -_REACH < y < _REACH else None
 
 
+# The cells (x, y) by their integers, shared by the boards made since it was begun (`Board.cell_of`): an integer
+# names one cell in every game, so a game adds only the cells no game reached before.  Past _KEPT_CELLS cells, new
+# boards begin another (a board keeps its own to its end: what it added stays there).
+_CELLS = [{}]
+_KEPT_CELLS = 1 << 16
+
+
+def cell_table():
+    """The shared table of cells by their integers, for a new board (see _CELLS)."""
+    if len(_CELLS[0]) >= _KEPT_CELLS:
+        _CELLS[0] = {}
+    return _CELLS[0]
+
+
 def edge_base(tiles):
     """The base of the edge codes of empty cells: side d of a cell whose neighbour shows edge e
     adds (e + 1) * base ** d (0: no neighbour on that side), so a cell's four sides are one integer."""
