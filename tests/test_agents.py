@@ -322,3 +322,47 @@ def test_the_card_games_quiet_moves_leave_the_projected_scores(variant):
                     assert h.projected_returns() == now, (players, g.turn, a)
             g.apply_action(acts[rng.randrange(len(acts))])
     assert quiet > tried // 3  # most plays are quiet: the shortcut is worth having
+
+
+def _frontier_expected(b):
+    """Every empty cell beside a placed tile, with the edge code its neighbours show it (geometry.edge_base:
+    the neighbour on side s showing edge e adds (e + 1) * base ** s), worked out from the tiles alone."""
+    from tessera.compiler.runtime.geometry import DX, DY, OPP
+
+    tiles, out = b.tiles, {}
+    for x, y in tiles:
+        for d in range(4):
+            c = (x + DX[d], y + DY[d])
+            if c not in tiles and c not in out:
+                out[c] = sum((tiles[(c[0] + DX[s], c[1] + DY[s])][0].edges[OPP[s]] + 1) * b.edge_base ** s
+                             for s in range(4) if (c[0] + DX[s], c[1] + DY[s]) in tiles)
+    return out
+
+
+@pytest.mark.parametrize("agent,modules", [("random", ["base", "barn"]), ("greedy", ["base", "tower"])])
+def test_the_frontier_lists_hold_each_empty_cell_beside_a_tile_once_with_its_edge_code(agent, modules):
+    """BASE-PLACE-1 (a tile goes beside a placed one, its edges matching the neighbours'): the listing walks
+    the frontier as two lists in the order its cells came (Board.fkeys, fcodes; a filled cell's code is 0,
+    and the lists are compacted as filled cells pile up).  After every move of a game -- the greedy
+    player with a tower's capture range tries placements on the board itself and takes each back
+    (Lookahead._with_tile) -- the live entries are exactly
+    the empty cells beside a tile, each once, in `frontier`'s order, each with the code its neighbours
+    show it, and `frontier` gives each cell's place."""
+    eng = engine_for(modules, [])
+    g = eng.new_game(2, 3)
+    rng = random.Random(3)
+    player = make_agent(agent, 3) if agent == "greedy" else None
+    compacted = False
+    for _ in range(40 if agent == "greedy" else 120):
+        acts = g.legal_actions()
+        if not acts:
+            break
+        g.apply_action(player.choose(g, acts) if player else acts[rng.randrange(len(acts))])
+        b = g.board
+        live = [(k, code) for k, code in zip(b.fkeys, b.fcodes) if code]
+        assert [k for k, _ in live] == list(b.frontier) and len(b.fkeys) == len(b.fcodes)
+        assert all(b.fkeys[i] == k for k, i in b.frontier.items())
+        assert {b.cell_of[k]: code for k, code in live} == _frontier_expected(b)
+        assert b.code_of(next(iter(b.at))) is None  # a filled cell is on no frontier
+        compacted |= len(b.fkeys) < len(b.tiles) + len(b.frontier) - 1
+    assert compacted

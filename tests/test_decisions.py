@@ -136,3 +136,33 @@ def test_a_new_moment_and_its_event_are_declared_in_one_place_each(monkeypatch):
     assert E.answer_events([ev]) == [ev] and E.is_shown(ev)  # in the replay answer and on the page
     assert E.sentence(E.shown_event(ev)) == f"{g.names[p]} pays the toll"
     assert E.usage_key(ev) == "toll||HOUSE-TOLL-1"
+
+
+def test_the_turn_asks_the_moment_exactly_when_a_declared_watch_is_true(monkeypatch):
+    """SIEGE-ADVANCE-1, TOWER-CAPTURE-1, TOWER-RANSOM-1: the tile turn asks `moment()` only when a declared
+    decision may be open.  Its reading of the shipped watch as fields (game.py's `_asks`) agrees with the
+    declared getters (`decisions.watching()`) at every state of siege and tower games; and whenever the
+    outpost decision's watch (`Game.siege_open`) is false, that decision's own test answers None and
+    changes nothing, so skipping it is safe."""
+    monkeypatch.setenv("TESSERA_KERNEL", "python")  # `_asks` is a C function on the native kernel
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
+
+    e = load_engine(require_rule_set(["base", "tower", "siege"]))
+    EM, ED, EMo, EG = _runtime(e)
+    assert EG._watched is EG._SHIPPED  # the shipped decisions: read as fields
+    getter = ED.watching()
+    seen = set()
+    for seed in range(4):
+        g, rng = e.new_game(2, seed), random.Random(seed)
+        while not g.is_terminal():
+            asks = bool(EG._asks(g))
+            assert asks == any(getter(g)[:-1])  # (the getter's last item is `ended`, asked on its own)
+            if not g.siege_open:
+                before = (g.bag.advanced, g.outposts.decision, list(g.outposts.queue), len(g.events), list(g.scores))
+                assert ED._outposts(g, True) is None
+                assert (g.bag.advanced, g.outposts.decision, list(g.outposts.queue), len(g.events), list(g.scores)) == before
+            seen.add((asks, g.moment()))
+            acts = g.legal_actions()
+            g.apply_action(acts[rng.randrange(len(acts))])
+    assert (False, "turn") in seen and (True, "turn") in seen and any(m != "turn" for _, m in seen)
