@@ -7,6 +7,7 @@ from .figures cimport anywhere_options, options_for
 from .core cimport GameCore, Supply
 
 cdef Py_ssize_t _KEPT
+cdef dict _ANSWERS
 cdef bint _NATIVE
 
 @cython.locals(b=Board, any_fig=Py_ssize_t, gi=Py_ssize_t, cks=list, orients=list, k0s=list, ends=list, n=Py_ssize_t,

@@ -28,6 +28,10 @@ TAGGED_MOVES = frozenset(TAGGED.values())  # the move types with a word first
 # when it grows past _KEPT keys.  Without ready corners the key is one integer (the orientation's
 # uid, then each mask's 12 bits, then the figures in supply): cheaper to build and hash than a tuple.
 _KEPT = 1 << 16
+# the answers kept in those memos, each once: the figures listed for a key are a tuple of moves (values,
+# the same in every rule set), and the memos' keys share one tuple per answer, so the memos' growth over a
+# run adds no object the cycle collector must visit (the tuples of moves of a run are few)
+_ANSWERS = {}
 
 
 class Listed:
@@ -335,7 +339,10 @@ def tile_moves(g):
                     if got is None:
                         if len(kept) >= _KEPT:
                             kept.clear()
-                        got = kept[key] = options(g, o, cell_of[ck], nbr, sup)
+                        if len(_ANSWERS) >= _KEPT:
+                            _ANSWERS.clear()
+                        got = tuple(options(g, o, cell_of[ck], nbr, sup))
+                        got = kept[key] = _ANSWERS.setdefault(got, got)
                 n += per + len(got)
                 opts.append(got)
             else:
