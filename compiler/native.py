@@ -49,6 +49,14 @@ MODULES = (
 # binding=True: the runtime's functions are bound as methods on Game (a plain builtin function is not a descriptor)
 DIRECTIVES = {"binding": True, "language_level": 3}
 CFLAGS: tuple[str, ...] = ()  # extra flags for the C compiler (Python's own flags otherwise)
+# Profile-guided optimisation (GCC): the modules are built instrumented, play the plan's training games (the
+# family's `training` rule sets, TRAIN_GAMES: random games of 2-4 players, then greedy ones), and are built
+# again from what those games counted (branches laid out, hot code kept together, cold code apart).  The same
+# C and the same answers; about a twentieth less time a turn (bench/README.md, session 35).  Another compiler,
+# or a training that fails, gives the plain build ({dir}: the build's own folder of counts).
+PGO_GENERATE = ["-fprofile-generate={dir}", "-fprofile-update=single"]
+PGO_USE = ["-fprofile-use={dir}", "-fprofile-correction", "-Wno-missing-profile"]
+TRAIN_GAMES = [200, 2]  # random games, then greedy games, of each training rule set (the first rule set only: greedy)
 PACKAGE = "_tessera_kernel"  # the package name the modules are compiled under (they import under any name)
 CHOICES = ("auto", "python", "native")
 FORMAT = "tessera-kernel/1"  # of kernel.json, and part of the key
@@ -101,13 +109,16 @@ class Plan(NamedTuple):
     package: str
     files: tuple[tuple[str, Path], ...]
     modules: tuple[str, ...]
+    training: tuple[tuple[str, ...], ...] = ()  # the shipped rule sets the built modules play to be profiled (PGO)
 
 
 def toolchain_plan() -> Plan:
     """The toolchain's own kernel: every folder of MODULES, as the package `_tessera_kernel`."""
     files = tuple((f"{folder}/{p.name}", p) for folder in _folders()
                   for p in sorted([*(COMPILER / folder).glob("*.py"), *(COMPILER / folder).glob("*.pxd")]))
-    return Plan(PACKAGE, files, tuple(MODULES))
+    from ..dsl.family import TILES
+
+    return Plan(PACKAGE, files, tuple(MODULES), TILES.training)  # every module of MODULES is the tile game's
 
 
 def export_plan(family, package: str) -> Plan:
@@ -117,7 +128,7 @@ def export_plan(family, package: str) -> Plan:
     pxd = [p.with_suffix(".pxd") for p in srcs if p.with_suffix(".pxd").is_file()]
     files = tuple((f"runtime/{p.name}", p) for p in [*srcs, *pxd])
     mods = tuple(f"runtime/{m.split('/')[1]}" for m in family_modules(family))
-    return Plan(package, files, mods)
+    return Plan(package, files, mods, family.training)
 
 
 def sources(plan: Plan | None = None) -> list[Path]:
@@ -139,7 +150,8 @@ def key(plan: Plan | None = None) -> str:
     if memo not in _KEYS:
         h = hashlib.sha256()
         for part in (FORMAT, cython or "no cython", ext_suffix(), sys.implementation.cache_tag or "",
-                     json.dumps(DIRECTIVES, sort_keys=True), " ".join(CFLAGS), plan.package, " ".join(plan.modules)):
+                     json.dumps(DIRECTIVES, sort_keys=True), " ".join(CFLAGS), plan.package, " ".join(plan.modules),
+                     json.dumps([PGO_GENERATE, PGO_USE, TRAIN_GAMES, list(plan.training)])):
             h.update(part.encode() + b"\0")
         files = dict(plan.files)
         for rel in sorted(rel for rel, p in plan.files if p in sources(plan)):
@@ -269,12 +281,66 @@ BUILD = r'''
 import json, sys
 from setuptools import Extension, setup
 from Cython.Build import cythonize
-package, modules, directives, cflags, jobs = json.loads(sys.argv[1])
-exts = [Extension(f"{package}." + m.replace("/", "."), [f"{package}/{m}.py"], extra_compile_args=cflags)
-        for m in modules]
+package, modules, directives, cflags, ldflags, jobs = json.loads(sys.argv[1])
+exts = [Extension(f"{package}." + m.replace("/", "."), [f"{package}/{m}.py"], extra_compile_args=cflags,
+                  extra_link_args=ldflags) for m in modules]
 setup(name=package, ext_modules=cythonize(exts, compiler_directives=directives, nthreads=jobs, quiet=True),
-      script_args=["build_ext", "--inplace", "-j", str(jobs)])
+      script_args=["build_ext", "--inplace", "--force", "-j", str(jobs)])
 '''
+
+# One training run (compiler/native.py's _train): the package laid out in the build's folder as `tessera compile`
+# writes it (its __init__.py, rules.py and runtime/ with the instrumented modules) plays seeded games.
+TRAIN = r'''
+import importlib, json, random, sys
+sys.path.insert(0, ".")
+package, games, greedy = json.loads(sys.argv[1])
+eng = importlib.import_module(package)
+if greedy:
+    from tessera.play.agents import make_agent
+for i in range(games + greedy):
+    g = eng.new_game(2 + i % 3, i + 1)
+    rng = random.Random(i + 1)
+    agent = make_agent("greedy", i + 1) if i >= games else None
+    while not g.is_terminal():
+        acts = g.legal_actions()
+        if not acts:
+            g.finish()
+            break
+        g.apply_action(acts[rng.randrange(len(acts))] if agent is None else agent.choose(g, acts))
+'''
+
+
+@functools.lru_cache(maxsize=None)
+def _gcc() -> bool:
+    """Whether the C compiler is GCC, whose counts PGO_GENERATE writes and PGO_USE reads."""
+    try:
+        said = subprocess.run([*_compiler(), "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Free Software Foundation" in said and "clang" not in said.lower()
+
+
+def _train(src: Path, plan: Plan, env: dict) -> bool:
+    """The plan's training games (TRAIN) on the instrumented modules built in src, each rule set in a process of
+    its own; False when one cannot be played (the plain build is made then)."""
+    from ..dsl.loader import RuleSetError, require_rule_set
+    from .codegen import generate
+
+    pkg = src / plan.package
+    for n, names in enumerate(plan.training):
+        try:
+            rs = require_rule_set(list(names))
+            (pkg / "__init__.py").write_text(rs.family.init.format(modules=", ".join(rs.names), pkg=plan.package,
+                                                                   high=rs.player_range()[1]), encoding="utf-8")
+            (pkg / "rules.py").write_text(generate(rs).source, encoding="utf-8")
+            args = json.dumps([plan.package, TRAIN_GAMES[0], TRAIN_GAMES[1] if n == 0 else 0])
+            res = subprocess.run([sys.executable, "-c", TRAIN, args], cwd=src, capture_output=True, text=True,
+                                 env=env, timeout=900)
+        except (RuleSetError, OSError, subprocess.TimeoutExpired):
+            return False
+        if res.returncode != 0:
+            return False
+    return True
 
 
 def _jobs() -> int:
@@ -336,10 +402,22 @@ def _build(root: Path, plan: Plan) -> Path:
             (src / plan.package / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, src / plan.package / rel)
         (src / plan.package / "__init__.py").write_text("", encoding="ascii")
-        args = json.dumps([plan.package, list(plan.modules), DIRECTIVES, list(CFLAGS), _jobs()])
         env = {k: v for k, v in os.environ.items() if v or k not in ("CC", "CFLAGS", "LDSHARED", "LDFLAGS")}
-        res = subprocess.run([sys.executable, "-c", BUILD, args], cwd=src, capture_output=True, text=True,
-                             env={**env, "PYTHONDONTWRITEBYTECODE": "1"})
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+        def compile_with(flags: list[str], link: list[str]) -> subprocess.CompletedProcess:
+            args = json.dumps([plan.package, list(plan.modules), DIRECTIVES, [*CFLAGS, *flags], link, _jobs()])
+            return subprocess.run([sys.executable, "-c", BUILD, args], cwd=src, capture_output=True, text=True, env=env)
+
+        counts = str(tmp / "counts")
+        pgo = bool(plan.training) and _gcc()
+        if pgo:  # instrumented, trained, then built from the counts (PGO_GENERATE)
+            gen = [f.format(dir=counts) for f in PGO_GENERATE]
+            pgo = compile_with(gen, gen).returncode == 0 and _train(src, plan, env)
+        res = compile_with([f.format(dir=counts) for f in PGO_USE] if pgo else [], [])
+        if pgo and res.returncode != 0:
+            pgo = False
+            res = compile_with([], [])
         log = root / f"{key(plan)}.log"
         if res.returncode != 0:
             log.write_text(res.stdout + res.stderr, encoding="utf-8")
@@ -356,7 +434,8 @@ def _build(root: Path, plan: Plan) -> Path:
         (kernel / "kernel.json").write_text(json.dumps({
             "format": FORMAT, "key": key(plan), "package": plan.package, "cython": cython_version(),
             "ext_suffix": ext_suffix(), "python": sys.version.split()[0], "modules": list(plan.modules),
-            "directives": DIRECTIVES, "cflags": list(CFLAGS)}, indent=1) + "\n", encoding="utf-8")
+            "directives": DIRECTIVES, "cflags": list(CFLAGS),
+            "pgo": [list(t) for t in plan.training] if pgo else False}, indent=1) + "\n", encoding="utf-8")
         try:
             os.rename(kernel, final)  # atomic: a reader sees no kernel or a whole one
         except OSError as exc:

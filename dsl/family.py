@@ -75,6 +75,9 @@ class Family:
     init: Any = None
     runtime: ClassVar[tuple[str, ...]] = ()
     shared: ClassVar[tuple[str, ...]] = ()
+    # the shipped rule sets whose games a native kernel's build plays to be profiled (compiler/native.py, PGO;
+    # none: the plain build)
+    training: ClassVar[tuple[tuple[str, ...], ...]] = ()
     # records: the JSON schema, a refined message for a key the schema refuses (doc, error) -> (where, msg) | None,
     # and the replay of a record (record, base, engine) -> ReplayResult (None: replay/tiles.py's own)
     schema: Any = None
@@ -172,6 +175,7 @@ class Tiles(Family):
     generate = Part("tessera.compiler.codegen:generate_tiles")
     init = Part("tessera.compiler.build:INIT")
     runtime = ("runtime",)
+    training = (("base",), ("base", "river", "abbot", "barn", "king_robber", "tower", "siege"))
     schema = Part("tessera.replay.records:SCHEMA")
     invariants = ("invariants",)
     heads = frozenset({"total", "composition", "edge", "feature", "figure", "tile", "start", "deck", "box",

@@ -330,3 +330,33 @@ def test_cache_key_follows_what_the_build_reads(tmp_path, monkeypatch):
     plan = native.toolchain_plan()
     k4 = native.key(native.Plan("engine", plan.files, plan.modules))
     assert len({k0, k1, k2, k3, k4}) == 5
+
+
+# -- profile-guided optimisation ----------------------------------------------------------------------
+
+@needs_cython
+def test_the_kernel_is_built_from_the_counts_of_its_training_games(kernel):
+    """With GCC (this machine's compiler) the toolchain's kernel is built instrumented, plays the tile family's
+    training rule sets (base, then every module; random games, then greedy ones) and is built again from what
+    they counted: its kernel.json names them.  Another compiler gives the plain build, said as `"pgo": false`."""
+    from tessera.dsl.family import TILES
+
+    info = json.loads((kernel / "kernel.json").read_text(encoding="utf-8"))
+    assert TILES.training[0] == ("base",) and len(TILES.training[1]) == 7
+    assert info["pgo"] == ([list(t) for t in TILES.training] if native._gcc() else False)
+
+
+def test_pgo_only_with_gcc_and_a_training_that_plays(tmp_path, monkeypatch):
+    """PGO's counts are GCC's own: a compiler that says it is clang gets the plain build.  A training that
+    cannot be played (a rule set that is not there; a folder without the built package) says so, and the
+    build is then the plain one: nothing is written outside the build's folder."""
+    monkeypatch.setenv("CC", "sh -c 'echo clang version 16.0.6'")
+    assert native._gcc.__wrapped__() is False
+    if shutil.which("gcc"):
+        monkeypatch.setenv("CC", "gcc")
+        assert native._gcc.__wrapped__() is True
+    missing = native.Plan("engine", (), ("runtime/errors",), (("no_such_rules",),))
+    assert native._train(tmp_path, missing, dict(os.environ)) is False
+    unbuilt = native.Plan("engine", (), ("runtime/errors",), (("base",),))
+    assert native._train(tmp_path / "src", unbuilt, dict(os.environ)) is False
+    assert [p.name for p in tmp_path.iterdir()] == []
