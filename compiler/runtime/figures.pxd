@@ -18,13 +18,13 @@ cpdef dict _may_memo(R)
 
 cpdef tuple _tables(R)
 
-@cython.locals(per=dict, ck=Py_ssize_t, j=Py_ssize_t, m=Py_ssize_t)
+@cython.locals(ck=Py_ssize_t, j=Py_ssize_t, m=Py_ssize_t)
 cpdef bint _asked(dict seen, may, GameCore g, Orientation o, Py_ssize_t fi, tuple nbr, Py_ssize_t fmask, Py_ssize_t gi,
                   Py_ssize_t kind) except -1
 
 @cython.locals(out=list, masks=object, side=tuple, puts=tuple, first=Py_ssize_t, fi=Py_ssize_t, gi=Py_ssize_t,
                fmask=Py_ssize_t, seen=dict, feats=tuple, pure=bint, corner_rules=tuple, fig_kinds=object)
-cpdef list options_for(GameCore g, Orientation o, tuple cell, nbr, sup)
+cpdef list options_for(GameCore g, Orientation o, tuple cell, nbr, sup, bint corners=*)
 
 @cython.locals(b=Board, parent=list, seg_cell=list, out=list, s=Py_ssize_t, gi=Py_ssize_t, memo=dict, seen=dict,
                rules=tuple, seg_kind=list, figs=list, k=Py_ssize_t, held=list)

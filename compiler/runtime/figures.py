@@ -111,34 +111,32 @@ def _asked(seen, may, g, o, fi, nbr, fmask, gi, kind):
     """Whether figure gi may stand on local feature fi (of kind `kind`, meeting the parts `fmask`):
     `may(g, o, fi, nbr, fmask)` of rules whose figure conditions read only masks (FIG_PURE), so a
     function of the figure, the kind and each mask as the feature sees it (`nbr[k] & fmask`), kept so
-    in `seen` (the rule set's, emptied past _KEPT answers of one figure and kind)."""
-    per = seen.get(gi << 16 | kind)
-    if per is None:
-        per = seen[gi << 16 | kind] = {}
-    if len(nbr) <= 5:  # the masks, 12 bits each, as one integer (a machine integer on the native kernel)
-        ck = 0
+    in `seen` (the rule set's, emptied past _KEPT answers), under one integer while it fits 62 bits."""
+    if len(nbr) <= 4 and gi < 64 and kind < 256:  # figure, kind and masks (12 bits each) as one machine integer
+        ck = gi << 8 | kind
         for j in range(len(nbr)):
             m = nbr[j]
             ck = ck << 12 | (m & fmask)
         key = ck
     else:
-        key = tuple([m & fmask for m in nbr])
-    got = per.get(key)
+        key = (gi, kind, tuple([m & fmask for m in nbr]))
+    got = seen.get(key)
     if got is None:
-        if len(per) >= _KEPT:
-            per.clear()
-        got = per[key] = bool(may(g, o, fi, nbr, fmask))
+        if len(seen) >= _KEPT:
+            seen.clear()
+        got = seen[key] = bool(may(g, o, fi, nbr, fmask))
     return got
 
 
 _NATIVE = not isinstance(_asked, FunctionType)  # this module runs compiled (compiler/native.py)
 
 
-def options_for(g, o, cell, nbr, sup):
+def options_for(g, o, cell, nbr, sup, corners=True):
     """The figures a player with supply `sup` may put on o placed at cell: Put(figure, local
     feature) for each feature in turn and each figure in the order of the statements (SIDE_RULES),
     then PutCorner(figure, feature, corner) for each figure `at corner` (CORNER_RULES, on the
-    corners runtime/corners.py finds ready).  `nbr`: the masks of occupied parts around the cell
+    corners runtime/corners.py finds ready; `corners` False: the caller has found none ready for
+    any such figure in supply, as the listing does before it asks).  `nbr`: the masks of occupied parts around the cell
     (FIG_MASKS: each condition is asked with them and the feature's own parts), else the
     neighbours' roots or None (each condition is asked with the features it would join)."""
     R = g.R
@@ -171,7 +169,7 @@ def options_for(g, o, cell, nbr, sup):
                                 out.append(puts[gi][fi])
             break
     for gi, may in corner_rules:
-        if sup[gi] > 0:
+        if corners and sup[gi] > 0:
             for corner, fi in corner_options(g.board, o, cell, fig_kinds[gi]):
                 if seen is not None:
                     ok = _asked(seen, may, g, o, fi, nbr, o.fmasks[fi], gi, feats[fi].kind)

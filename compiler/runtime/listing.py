@@ -341,7 +341,7 @@ def tile_moves(g):
                             kept.clear()
                         if len(_ANSWERS) >= _KEPT:
                             _ANSWERS.clear()
-                        got = tuple(options(g, o, cell_of[ck], nbr, sup))
+                        got = tuple(options_for(g, o, cell_of[ck], nbr, sup, ready != 0))
                         got = kept[key] = _ANSWERS.setdefault(got, got)
                 n += per + len(got)
                 opts.append(got)
