@@ -9,7 +9,7 @@ imported from there, exactly as a designer would ship it.
                                 [--agent random|greedy] [--kernel python|native]
 
 `--kernel native` runs the package `tessera compile --native` writes (the hot runtime modules compiled with
-Cython; the first run builds them, a minute or two, then they are cached: compiler/native.py).
+Cython; the first run builds them, two or three minutes, then they are cached: compiler/native.py).
 
 `--turns N` plays games until N turns are played in all (the last game is played to its end): two
 rule sets with games of different lengths then do the same number of turns, so the ratio of two

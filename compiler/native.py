@@ -20,6 +20,12 @@ runs on (simulate, verify, replay, tune ...):
     native   the native kernel; built now if it is not (a clear error if it cannot be)
 
 `tessera kernel` says which one runs and why; `tessera kernel build` builds it ahead of time.
+
+With GCC a build is profile-guided (PGO_GENERATE, `_train`): the modules are compiled instrumented, the
+package they make plays the family's training rule sets (`Family.training`: seeded random games of 2-4
+players, then greedy ones), and they are compiled again from those counts.  Only the shipped rules are
+played, and only to count branches: the C and the answers are those of a plain build, which another
+compiler (or a training that fails) gets instead; kernel.json's `pgo` says which.
 """
 from __future__ import annotations
 
@@ -226,8 +232,15 @@ def status() -> dict:
             missing = str(exc)
     runs = ("python" if how == "python" or (how == "auto" and d is None)
             else "native" if d is not None or how == "native" else "?")
+    pgo = None  # the built kernel's training rule sets (PGO), False for a plain build, None when not built
+    if d is not None:
+        try:
+            pgo = json.loads((d / "kernel.json").read_text(encoding="utf-8")).get("pgo", False)
+        except (OSError, ValueError):
+            pgo = False
     return {"choice": how, "problem": problem, "runs": runs, "built": d is not None, "folder": str(kernel_dir()),
-            "cython": cython_version(), "python": ext_suffix(), "modules": list(MODULES), "missing": missing}
+            "cython": cython_version(), "python": ext_suffix(), "modules": list(MODULES), "missing": missing,
+            "pgo": pgo}
 
 
 # -- building --------------------------------------------------------------------------------------
@@ -352,7 +365,7 @@ def _jobs() -> int:
 
 def ensure_built(plan: Plan | None = None, say: Callable[[str], None] | None = None) -> Path:
     """The built kernel's folder, building it first when needed (KernelError when it cannot be).
-    `say` is told, in one line, that a build starts (it takes a minute or two)."""
+    `say` is told, in one line, that a build starts (it takes two or three minutes: two compiles and a training)."""
     plan = plan or toolchain_plan()
     d = built(plan)
     if d is not None:

@@ -41,13 +41,19 @@ def kernel_status(ctx: typer.Context) -> None:
     out.print(printable(f"native kernel: {s['folder']}{'' if s['built'] else ' (not built)'}"), markup=False)
     out.print(printable(f"compiled: {len(s['modules'])} runtime modules ({names}); Cython "
                         f"{s['cython'] or 'not installed'}, extension suffix {s['python']}"), markup=False)
+    if s["pgo"]:
+        sets = "; ".join("+".join(str(n) for n in t) for t in s["pgo"] if isinstance(t, list))
+        out.print(printable(f"built profile-guided (GCC): trained on games of {sets}"), markup=False)
+    elif s["pgo"] is False:
+        out.print("built plain (no profile-guided optimisation: the C compiler is not GCC, or its training failed)",
+                  markup=False)
     if s["missing"]:
         out.print(printable(f"cannot build here: {s['missing']}"), markup=False)
 
 
 @kernel_app.command("build")
 def kernel_build() -> None:
-    """Build the native kernel now (once for this runtime, Cython and interpreter; a minute or two): every engine then runs on it (TESSERA_KERNEL=auto, the default)."""
+    """Build the native kernel now (once for this runtime, Cython and interpreter; two or three minutes): every engine then runs on it (TESSERA_KERNEL=auto, the default)."""
     from .compiler import native
 
     if native.built() is not None:

@@ -335,7 +335,7 @@ def test_cache_key_follows_what_the_build_reads(tmp_path, monkeypatch):
 # -- profile-guided optimisation ----------------------------------------------------------------------
 
 @needs_cython
-def test_the_kernel_is_built_from_the_counts_of_its_training_games(kernel):
+def test_the_kernel_is_built_from_the_counts_of_its_training_games(kernel, tmp_path):
     """With GCC (this machine's compiler) the toolchain's kernel is built instrumented, plays the tile family's
     training rule sets (base, then every module; random games, then greedy ones) and is built again from what
     they counted: its kernel.json names them.  Another compiler gives the plain build, said as `"pgo": false`."""
@@ -344,6 +344,10 @@ def test_the_kernel_is_built_from_the_counts_of_its_training_games(kernel):
     info = json.loads((kernel / "kernel.json").read_text(encoding="utf-8"))
     assert TILES.training[0] == ("base",) and len(TILES.training[1]) == 7
     assert info["pgo"] == ([list(t) for t in TILES.training] if native._gcc() else False)
+    p = _tessera(["kernel"], tmp_path)  # and `tessera kernel` says which build it is
+    said = ("built profile-guided (GCC): trained on games of base; base+river+abbot+barn+king_robber+tower+siege"
+            if native._gcc() else "built plain (no profile-guided optimisation")
+    assert p.returncode == 0 and said in p.stdout, p.stdout + p.stderr
 
 
 def test_pgo_only_with_gcc_and_a_training_that_plays(tmp_path, monkeypatch):
