@@ -34,8 +34,9 @@ SETS = [["base"], *(["base", m] for m in MODULES)]
 # a component's slots that are not the game's state: the figure-options memo and the fit tables by edge
 # code are the rule set's, shared by every game of it (runtime/board.py), and what each holds is a pure
 # function of its key (the fit tables are filled as tiles are first listed); `cell_of`, each cell by its
-# integer (geometry.KEY), only grows, shared by a board's clones
-SHARED = {"memo", "fits", "cell_of"}
+# integer (geometry.KEY), only grows, shared by a board's clones; `solo`, whether a merge may add to a root's
+# set of cells in place, is how the board keeps them, not what it holds (a clone turns it off for good)
+SHARED = {"memo", "fits", "cell_of", "solo"}
 
 
 def _state(g) -> dict:
@@ -334,3 +335,37 @@ def test_the_towers_and_the_sieges_moves_are_read_from_the_board(names):
         assert {"capture", "capture here", "last", "sum"} <= kinds, kinds
     else:
         assert {"outpost", "sum"} <= kinds, kinds
+
+
+@pytest.mark.parametrize("names", [["base"], ["base", "river", "abbot", "barn", "king_robber", "tower", "siege"]],
+                         ids="+".join)
+def test_merges_grow_a_solo_boards_sets_in_place_and_never_a_clones(names):
+    """A board never cloned merges a feature's cells into the root's own set (Board.union, `solo`); once
+    cloned, original and clone share those sets and a merge makes a new one.  So: at every turn each root's
+    set is exactly the cells of its segments, no two roots hold one set of two cells or more, and a clone
+    taken mid-game still holds, after the original has played on, what it held when it was taken."""
+    eng = load_engine(require_rule_set(names))
+    for seed in (3, 4):
+        g = eng.new_game(2, seed)
+        rng = random.Random(seed)
+        clone = kept = None
+        turn = 0
+        while not g.ended:
+            acts = g.legal_actions()
+            if not acts:
+                break
+            g.apply_action(acts[rng.randrange(len(acts))])
+            turn += 1
+            b = g.board
+            roots = {}
+            for s in range(len(b.parent)):
+                roots.setdefault(b.find(s), set()).add(b.seg_cell[s])
+            assert {r: b.cells[r] for r in roots} == roots, (names, seed, turn)
+            big = [id(b.cells[r]) for r in roots if len(b.cells[r]) > 1]
+            assert len(big) == len(set(big)), (names, seed, turn)
+            if turn == 25:
+                assert b.solo
+                clone = g.clone()
+                assert not b.solo and not clone.board.solo
+                kept = [None if c is None else frozenset(c) for c in clone.board.cells]
+        assert turn > 25 and [None if c is None else frozenset(c) for c in clone.board.cells] == kept

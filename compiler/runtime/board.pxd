@@ -16,7 +16,7 @@ cdef class Board:
     cdef public object edge_base, anywhere_kinds, fig_corner, mask_counts
     cdef public tuple mask_slot
     cdef public Py_ssize_t on_corners
-    cdef public bint track_joins
+    cdef public bint track_joins, solo
 
     @cython.locals(c=Board)
     cpdef Board clone(self)
@@ -25,7 +25,7 @@ cdef class Board:
     cpdef Py_ssize_t find(self, Py_ssize_t s)
 
     @cython.locals(parent=list, ra=Py_ssize_t, rb=Py_ssize_t, t=Py_ssize_t, cells=list, figs=list, borders=list,
-                   done=list, opens=list)
+                   done=list, opens=list, mine=set)
     cpdef Py_ssize_t union(self, Py_ssize_t a, Py_ssize_t b)
 
     @cython.locals(x=Py_ssize_t, y=Py_ssize_t, parent=list, base=Py_ssize_t, n=Py_ssize_t, at=dict, no=Orientation,

@@ -49,34 +49,32 @@ class Board:
     __slots__ = ("tiles", "at", "cell_of", "frontier", "fkeys", "fcodes", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
                  "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
                  "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
-                 "centres", "around_centres")
+                 "centres", "around_centres", "solo")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
         # the hot path's dicts of cells are keyed by a cell's integer (geometry.KEY): `at`, the tiles so;
         self.at = {}  # `cell_of`, the cell (x, y) of each integer the frontier has held (geometry.cell_table: shared)
         self.cell_of = cell_table()
-        # The empty cells beside a tile in the order they came (the listing's): `fkeys` their integers, `fcodes` their
-        # edge codes (what the neighbours show, one integer: geometry.edge_base; 0: filled since, skipped); `frontier`:
-        # such a cell's integer -> its place in those lists.  The listing walks two lists, not a dict.
+        # The empty cells beside a tile as they came (the listing walks them): `fkeys` their integers, `fcodes` their edge
+        # codes (geometry.edge_base; 0: filled since, skipped); `frontier`: a cell's integer -> its place in those lists.
         self.frontier, self.fkeys, self.fcodes = {}, [], []
         # empty cell beside a tile (its integer) -> per placed neighbour, (its first segment, the (feature,
         # parts) it shows the cell, the bit shift of the cell's side), as tuples: occupied_parts reads no tile
         self.near = {}
         self.parent, self.seg_kind, self.seg_cell = [], [], []
-        self.cells = []  # root -> set of cells (never changed in place: a merge makes a new set, so clones share them)
+        # root -> set of cells: a merge makes a new set (clones, the lookahead share them), or while `solo` (never cloned,
+        self.cells, self.solo = [], True  # no lookahead trying a tile) adds to the root's own set of 2+ cells (union)
         self.shields, self.open = [], []
         self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
         self.borders = []  # root -> list of bordered segs; replaced, never changed in place
         self.done = []  # root -> completed?
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
-        # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell
-        # (its integer) around such tiles, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell,
-        # in AROUND's order, for a turn's completions (scoring.py): both replaced, never changed in place
-        # (clones share them)
-        self.centres = []
-        self.around_centres = {}
+        # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell (its
+        # integer) around them, theirs as (k, orientation, first segment), the tile at AROUND[k] from the cell, in
+        # AROUND's order, for a turn's completions (scoring.py): centres replaced (clones share it), around_centres
+        self.centres, self.around_centres = [], {}  # changed in place (a clone copies it: add_centre)
         self.corner_at = {}  # (player, figure, seg) -> (cell, corner): figures on corners (runtime/corners.py)
         self.on_corners = 0  # corner figures on the board (while 0, every figure counts toward ownership)
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
@@ -94,6 +92,7 @@ class Board:
         """An independent copy: the lists and dicts that change are copied; what is never changed
         in place (cells, figures and borders of a feature, board entries) is shared."""
         c = Board.__new__(Board)
+        self.solo = c.solo = False  # both share the sets of cells from now on: a merge makes a new one (union)
         c.tiles = self.tiles.copy()
         c.at, c.cell_of = self.at.copy(), self.cell_of
         c.frontier, c.fkeys, c.fcodes = self.frontier.copy(), self.fkeys[:], self.fcodes[:]
@@ -117,7 +116,6 @@ class Board:
                                                                      self.memo, self.fits)
         return c
 
-    # ------------------------------------------------------------ union-find
     def find(self, s):
         parent = self.parent
         while parent[s] != s:
@@ -140,7 +138,11 @@ class Board:
         if len(cells[ra]) < len(cells[rb]):
             ra, rb = rb, ra
         parent[rb] = ra
-        cells[ra] = cells[ra] | cells[rb]  # a new set: clones share the old ones
+        mine = cells[ra]
+        if self.solo and len(mine) > 1:  # the root's own set (a tile's one-cell set is shared by its segments)
+            mine |= cells[rb]
+        else:
+            cells[ra] = mine | cells[rb]  # a new set: clones share the old ones
         self.shields[ra] += self.shields[rb]
         self.open[ra] += self.open[rb] - 2
         figs = self.figs
@@ -157,7 +159,6 @@ class Board:
         figs[rb] = None
         return ra
 
-    # ------------------------------------------------------------ placing
     def place(self, o, cell):
         """Put orientation o on cell: new segments, merged with the neighbours'. Returns touched roots."""
         x, y = cell
@@ -342,7 +343,6 @@ class Board:
             return (occ, per & 4095, per >> 12 & 4095, per >> 24)
         return (occ, per & 4095, per >> 12 & 4095, per >> 24 & 4095, per >> 36)
 
-    # ------------------------------------------------------------ quantities rules read
     def neighbours(self, r):
         x, y = self.seg_cell[r]
         k = x * _KEY + y

@@ -192,6 +192,7 @@ class Lookahead(Classes):
             b.around_centres = b.around_centres.copy()
         joins = len(b.joins)
         saved_ready, b.ready = b.ready, {}  # the corners kept are right again once the tile is taken back
+        solo, b.solo = b.solo, False  # the sets of cells saved above stay as they are: the try's merges make new ones
         try:
             for name_i, val in R.on_place(self, o, cell):
                 self.st[name_i] = val
@@ -205,7 +206,7 @@ class Lookahead(Classes):
                 cells[r], shields[r], open_[r], figs[r], borders[r], done[r] = c, sh, op, f, bs, dn
             tiles.pop(cell, None)  # the last key: the order of the others is kept
             b.at.pop(key, None)
-            b.ready = saved_ready
+            b.ready, b.solo = saved_ready, solo
             b.frontier = saved_frontier
             del fkeys[nkeys:]
             b.fkeys, b.fcodes = fkeys, saved_codes
