@@ -157,7 +157,7 @@ def key(plan: Plan | None = None) -> str:
         h = hashlib.sha256()
         for part in (FORMAT, cython or "no cython", ext_suffix(), sys.implementation.cache_tag or "",
                      json.dumps(DIRECTIVES, sort_keys=True), " ".join(CFLAGS), plan.package, " ".join(plan.modules),
-                     json.dumps([PGO_GENERATE, PGO_USE, TRAIN_GAMES, list(plan.training)])):
+                     json.dumps([PGO_GENERATE, PGO_USE, TRAIN_GAMES, list(plan.training), TRAIN])):
             h.update(part.encode() + b"\0")
         files = dict(plan.files)
         for rel in sorted(rel for rel, p in plan.files if p in sources(plan)):
@@ -302,24 +302,18 @@ setup(name=package, ext_modules=cythonize(exts, compiler_directives=directives, 
 '''
 
 # One training run (compiler/native.py's _train): the package laid out in the build's folder as `tessera compile`
-# writes it (its __init__.py, rules.py and runtime/ with the instrumented modules) plays seeded games.
+# writes it (its __init__.py, rules.py and runtime/ with the instrumented modules) plays seeded games as
+# `tessera simulate` plays them (play/simulate.py's play_one: random players, then greedy ones).
 TRAIN = r'''
-import importlib, json, random, sys
+import importlib, json, sys
 sys.path.insert(0, ".")
+from tessera.play.simulate import play_one
 package, games, greedy = json.loads(sys.argv[1])
 eng = importlib.import_module(package)
-if greedy:
-    from tessera.play.agents import make_agent
-for i in range(games + greedy):
-    g = eng.new_game(2 + i % 3, i + 1)
-    rng = random.Random(i + 1)
-    agent = make_agent("greedy", i + 1) if i >= games else None
-    while not g.is_terminal():
-        acts = g.legal_actions()
-        if not acts:
-            g.finish()
-            break
-        g.apply_action(acts[rng.randrange(len(acts))] if agent is None else agent.choose(g, acts))
+for i in range(games):
+    play_one(eng, 2 + i % 3, i + 1, record=False)
+for i in range(greedy):
+    play_one(eng, 2, i + 1, ["greedy", "greedy"], record=False)
 '''
 
 
