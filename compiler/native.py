@@ -25,7 +25,7 @@ With GCC a build is profile-guided (PGO_GENERATE, `_train`): the modules are com
 package they make plays the family's training rule sets (`Family.training`: seeded random games of 2-4
 players, then greedy ones), and they are compiled again from those counts.  Only the shipped rules are
 played, and only to count branches: the C and the answers are those of a plain build, which another
-compiler (or a training that fails) gets instead; kernel.json's `pgo` says which.
+compiler (or a training that fails, or `TESSERA_KERNEL_PGO=0`) gets instead; kernel.json's `pgo` says which.
 """
 from __future__ import annotations
 
@@ -152,12 +152,12 @@ def key(plan: Plan | None = None) -> str:
     plan = plan or toolchain_plan()
     stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in sources(plan))
     cython = cython_version()
-    memo = (plan.package, plan.modules, stamps, cython)
+    memo = (plan.package, plan.modules, stamps, cython, _pgo_on())
     if memo not in _KEYS:
         h = hashlib.sha256()
         for part in (FORMAT, cython or "no cython", ext_suffix(), sys.implementation.cache_tag or "",
                      json.dumps(DIRECTIVES, sort_keys=True), " ".join(CFLAGS), plan.package, " ".join(plan.modules),
-                     json.dumps([PGO_GENERATE, PGO_USE, TRAIN_GAMES, list(plan.training), TRAIN])):
+                     json.dumps([PGO_GENERATE, PGO_USE, TRAIN_GAMES, list(plan.training), TRAIN, _pgo_on()])):
             h.update(part.encode() + b"\0")
         files = dict(plan.files)
         for rel in sorted(rel for rel, p in plan.files if p in sources(plan)):
@@ -317,6 +317,12 @@ for i in range(greedy):
 '''
 
 
+def _pgo_on() -> bool:
+    """Whether builds are profile-guided where they can be: `TESSERA_KERNEL_PGO=0` asks for the plain build (a
+    quicker one, for a test of the build's other parts); it is part of the key."""
+    return os.environ.get("TESSERA_KERNEL_PGO", "").strip() != "0"
+
+
 @functools.lru_cache(maxsize=None)
 def _gcc() -> bool:
     """Whether the C compiler is GCC, whose counts PGO_GENERATE writes and PGO_USE reads."""
@@ -417,7 +423,7 @@ def _build(root: Path, plan: Plan) -> Path:
             return subprocess.run([sys.executable, "-c", BUILD, args], cwd=src, capture_output=True, text=True, env=env)
 
         counts = str(tmp / "counts")
-        pgo = bool(plan.training) and _gcc()
+        pgo = bool(plan.training) and _pgo_on() and _gcc()
         if pgo:  # instrumented, trained, then built from the counts (PGO_GENERATE)
             gen = [f.format(dir=counts) for f in PGO_GENERATE]
             pgo = compile_with(gen, gen).returncode == 0 and _train(src, plan, env)

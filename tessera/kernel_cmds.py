@@ -45,8 +45,8 @@ def kernel_status(ctx: typer.Context) -> None:
         sets = "; ".join("+".join(str(n) for n in t) for t in s["pgo"] if isinstance(t, list))
         out.print(printable(f"built profile-guided (GCC): trained on games of {sets}"), markup=False)
     elif s["pgo"] is False:
-        out.print("built plain (no profile-guided optimisation: the C compiler is not GCC, or its training failed)",
-                  markup=False)
+        out.print("built plain (no profile-guided optimisation: the C compiler is not GCC, its training failed, "
+                  "or TESSERA_KERNEL_PGO=0)", markup=False)
     if s["missing"]:
         out.print(printable(f"cannot build here: {s['missing']}"), markup=False)
 
