@@ -9,12 +9,12 @@ native kernel (compiler/native.py) it is an extension type: board.pxd types its 
 """
 from __future__ import annotations
 
+from types import FunctionType
 from weakref import WeakKeyDictionary
 
 from .geometry import AROUND_STEP, DX, DY, KEY, OPP, STEP, cell_key, cell_table, edge_base, edge_pattern
 
 _KEY = KEY  # a C integer on the native kernel (board.pxd)
-
 _SIDES = tuple((d, STEP[d], OPP[d]) for d in range(4))  # side, its neighbour (a key step: geometry.KEY), the side facing back
 _NO_FIGS = []  # shared by every segment without figures (or borders): never changed in place
 _MEMOS = WeakKeyDictionary()  # rule set (its generated module) -> the listing's memo of figure options
@@ -23,9 +23,9 @@ _SETUP = WeakKeyDictionary()  # rule set -> (edge base, mask slots): _setup
 
 
 def _setup(R):
-    """What every board of rule set R reads of its rules' tables, worked out once per rule set (a game's
-    set-up was a tenth of a compiled base game): the base of the edge codes, and per figure 1 + its
-    place in FIG_MASK_COUNTS (0: none), times 2, plus 1 for a figure on corners (occupied_parts)."""
+    """What every board of rule set R reads of its rules' tables, worked out once per rule set (a game's set-up was a tenth
+    of a compiled base game): the base of the edge codes, and per figure 1 + its place in FIG_MASK_COUNTS (0: none), times
+    2, plus 1 for a figure on corners (occupied_parts)."""
     counts = R.FIG_MASK_COUNTS
     return edge_base(R.TILES), tuple((1 + counts.index(gi) if gi in counts else 0) * 2 + (gi in R.FIG_CORNER)
                                      for gi in range(len(R.FIGURES)))
@@ -37,19 +37,18 @@ def options_memo(R):
 
 
 class Board:
-    """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation,
-    its first segment); `frontier`, `fkeys`, `fcodes`: the empty cells beside a tile, their edge codes); per segment its
-    union-find parent, kind and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read
-    (`cells`, `shields`, `open`, `figs`, `borders`, `done`); `completed_count` per kind;
-    `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around them `around_centres`);
-    the figures on corners (`corner_at`, `on_corners`) and the figures a tile's unions joined this turn (`joins`, runtime/corners.py); memos
-    of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the numbers of the rules
-    it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
+    """Component of Game (`g.board`).  Placed tiles and the frontier (`tiles`: cell -> (orientation, its first segment);
+    `frontier`, `fkeys`, `fcodes`: the empty cells beside a tile, their edge codes); per segment its union-find parent, kind
+    and cell (`parent`, `seg_kind`, `seg_cell`); per root what the rules read (`cells`, `shields`, `open`, `figs`, `borders`,
+    `done`); `completed_count` per kind; `anywhere_segs`; the tiles with centre features (`centres`, and by the cells around
+    them `around_centres`); the figures on corners (`corner_at`, `on_corners`) and the figures a tile's unions joined this
+    turn (`joins`, runtime/corners.py); memos of the listing (`contexts`, `ready`; the rule set's `memo`, `fits`); and the
+    numbers of the rules it reads (`edge_base`, `anywhere_kinds`, `track_joins`, `fig_corner`, `mask_counts`)."""
 
-    __slots__ = ("tiles", "at", "cell_of", "frontier", "fkeys", "fcodes", "near", "parent", "seg_kind", "seg_cell", "cells", "shields", "open", "figs", "borders",
-                 "done", "completed_count", "anywhere_segs", "corner_at", "on_corners", "joins", "contexts", "ready",
-                 "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts", "mask_slot", "memo", "fits",
-                 "centres", "around_centres", "solo")
+    __slots__ = ("tiles", "at", "cell_of", "frontier", "fkeys", "fcodes", "near", "parent", "seg_kind", "seg_cell", "cells",
+                 "shields", "open", "figs", "borders", "done", "completed_count", "anywhere_segs", "corner_at", "on_corners",
+                 "joins", "contexts", "ready", "edge_base", "anywhere_kinds", "track_joins", "fig_corner", "mask_counts",
+                 "mask_slot", "memo", "fits", "centres", "around_centres", "solo")
 
     def __init__(self, R):
         self.tiles = {}  # (x, y) -> (Orientation, segbase)
@@ -65,10 +64,9 @@ class Board:
         self.parent, self.seg_kind, self.seg_cell = [], [], []
         # root -> set of cells: a merge makes a new set (clones, the lookahead share them), or while `solo` (never cloned,
         self.cells, self.solo = [], True  # no lookahead trying a tile) adds to the root's own set of 2+ cells (union)
-        self.shields, self.open = [], []
-        self.figs = []  # root -> list of (player, figure, seg); replaced, never changed in place
-        self.borders = []  # root -> list of bordered segs; replaced, never changed in place
-        self.done = []  # root -> completed?
+        self.shields, self.open, self.done = [], [], []  # per root; done: completed?
+        # per root, a list of (player, figure, seg) in `figs`, of bordered segs in `borders`: replaced, never changed in place
+        self.figs, self.borders = [], []
         self.completed_count = [0] * len(R.KINDS)
         self.anywhere_segs = []  # segments of kinds a figure may stand on anywhere (R.ANYWHERE_KINDS), in order
         # (x, y, orientation, first segment) of each placed tile with centre features, in order; and per cell (its
@@ -80,17 +78,15 @@ class Board:
         self.joins = []  # (figures of one side, figures of the other, a root) merged by this turn's tile
         self.contexts = {}  # cell -> the features around it, while legal_actions lists (context_of)
         self.ready = {}  # cell -> {kinds: corners whose three other tiles qualify} (corners.ready_at)
-        self.anywhere_kinds = R.ANYWHERE_KINDS
+        self.anywhere_kinds, self.fig_corner, self.mask_counts = R.ANYWHERE_KINDS, R.FIG_CORNER, R.FIG_MASK_COUNTS
         self.track_joins = bool(R.SCORE_JOIN)  # a `score ... join` rule: unions note the figures they join
-        self.fig_corner = R.FIG_CORNER
-        self.mask_counts = R.FIG_MASK_COUNTS
         self.edge_base, self.mask_slot = _SETUP.get(R) or _SETUP.setdefault(R, _setup(R))
         self.memo = options_memo(R)  # the listing's memo of figure options, one per rule set (runtime/listing.py)
         self.fits = _FITS.get(R) or _FITS.setdefault(R, [None] * len(R.FITS))  # listing.py fills it, one per rule set
 
     def clone(self):
-        """An independent copy: the lists and dicts that change are copied; what is never changed
-        in place (cells, figures and borders of a feature, board entries) is shared."""
+        """An independent copy: the lists and dicts that change are copied; what is never changed in place (cells,
+        figures and borders of a feature, board entries) is shared."""
         c = Board.__new__(Board)
         self.solo = c.solo = False  # both share the sets of cells from now on: a merge makes a new one (union)
         c.tiles = self.tiles.copy()
@@ -242,6 +238,9 @@ class Board:
         """The tile o placed at (x, y) (first segment base) has centre features: `centres` replaced by a copy
         that holds it (clones share it), `around_centres` changed in place (a clone copies it; so does the lookahead)."""
         self.centres = self.centres + [(x, y, o, base)]
+        if _NATIVE:  # the loop below in C (board.pxd)
+            _c_add_centre(self.around_centres, x * _KEY + y, AROUND_STEP, o, base)
+            return
         around = self.around_centres
         kx = x * _KEY + y
         k = 8
@@ -261,10 +260,7 @@ class Board:
     def forget_corners(self, x, y):
         """A tile came to cell (x, y): the corners ready around it are read again (ready_at)."""
         ready = self.ready  # the few cornered cells the listing asked about: cheaper than eight lookups
-        gone = []
-        for c in ready:
-            if -1 <= c[0] - x <= 1 and -1 <= c[1] - y <= 1:
-                gone.append(c)
+        gone = [c for c in ready if -1 <= c[0] - x <= 1 and -1 <= c[1] - y <= 1]
         for c in gone:
             del ready[c]
 
@@ -295,15 +291,15 @@ class Board:
         return None if code is None else edge_pattern(code, self.edge_base)
 
     def occupied_parts(self, key):
-        """Masks of the parts around an empty cell (its integer `key`; side d, part k: bit 3 * d + k) whose features
-        hold figures, for rules whose figures compare `figures` and `count(F)` with 0 only
-        (FIG_MASKS): (parts with figures that make an owner, then per F of FIG_MASK_COUNTS,
-        parts with an F)."""
-        parent = self.parent
-        figs = self.figs
+        """Masks of the parts around an empty cell (its integer `key`; side d, part k: bit 3 * d + k) whose features hold
+        figures, for rules whose figures compare `figures` and `count(F)` with 0 only (FIG_MASKS): (parts with figures
+        that make an owner, then per F of FIG_MASK_COUNTS, parts with an F)."""
+        parent, figs = self.parent, self.figs
         counts = self.mask_counts
         around = self.near.get(key, ())
         if not counts and not self.on_corners:  # the common case (base): every figure makes an owner
+            if _NATIVE:  # the loop below in C (board.pxd), with find's path halving
+                return (_c_occupied(around, parent, figs),)
             occ = 0
             for nbase, facing, shift in around:
                 for p, bits in facing:  # each feature on the neighbour's side once
@@ -376,8 +372,7 @@ class Board:
 
     def bordering(self, r, kind):
         """Features of `kind` that the field r borders (through `->`), each once, complete or not."""
-        find = self.find
-        seg_kind = self.seg_kind
+        find, seg_kind = self.find, self.seg_kind
         return len({find(s) for s in self.borders[r] if seg_kind[s] == kind})
 
     def owning(self, r):
@@ -398,3 +393,6 @@ class Board:
         o, base = self.tiles[self.seg_cell[seg]]
         ps = o.places[seg - base]
         return ps[0] if ps else None
+
+
+_NATIVE = not isinstance(Board.find, FunctionType)  # this module runs compiled (compiler/native.py)

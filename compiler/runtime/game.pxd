@@ -6,9 +6,10 @@ from .bag cimport draw_next
 from .board cimport Board
 from .core cimport GameCore, Prisoners
 from .geometry cimport Orientation
-from .listing cimport tile_moves
+from .listing cimport Listed, tile_moves
 from .scoring cimport _final, _score_completed
 
+@cython.locals(acts=Listed)
 cpdef legal_actions_fn(GameCore g)
 
 @cython.locals(pr=Prisoners)

@@ -170,6 +170,8 @@ def _placement(moves, i):
         n = len(got)
         fig = got[j - 1] if j <= n else moves.extra[j - 1 - n]
     o = orients[k]
+    if _NATIVE:  # the named tuple made in C, as tuple.__new__ makes it (listing.pxd: a call through Python was a
+        return _c_subtuple(Place, (moves.cells[key], o.rot, fig))  # fiftieth of a compiled base game)
     return _move(Place, (moves.cells[key], o.rot, fig))
 
 
@@ -229,19 +231,9 @@ def tile_moves(g):
     fkeys = b.fkeys  # the frontier's cells in order: their integers (geometry.KEY) and codes (0: filled, skipped)
     fcodes = b.fcodes
     if not any_fig and check is None and not extra:  # no figure to put, nothing else: placements only
-        if _NATIVE:  # a C loop over the two lists
-            for i in range(len(fcodes)):
-                code = fcodes[i]
-                if code == 0:
-                    continue
-                found = fits[code]  # the orientations that fit the cell (never an empty tuple), or None
-                if found is None:
-                    continue
-                n += len(found)
-                cks.append(fkeys[i])  # the cell's integer
-                orients.append(found)
-                ends.append(n)
-        else:  # interpreted, the same loop by zip (no index read) and bound appends
+        if _NATIVE:  # the same loop in C (listing.pxd): three lists made at their length, where lists grown by
+            cks, orients, ends = _c_blocks(fkeys, fcodes, fits)  # appends from empty were reallocated a dozen times
+        else:  # interpreted, the loop by zip (no index read) and bound appends
             add, add_o, end = cks.append, orients.append, ends.append
             for ck, code in zip(fkeys, fcodes):
                 if code:
