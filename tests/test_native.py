@@ -150,6 +150,46 @@ def test_the_bags_shuffle_is_randoms_own(kernel, monkeypatch, kernel_name):
     assert a == [3, 2, 1]
 
 
+@needs_cython
+@GROUP
+@pytest.mark.parametrize("rules", ["base", "base,river,abbot,barn,king_robber,tower,siege"])
+def test_the_c_helpers_leave_what_python_leaves(kernel, monkeypatch, rules):
+    """The C of board.pxd and listing.pxd (a move's named tuple, a turn's blocks without figures, the masks of
+    occupied parts, a centre tile's entries): on seeded games, after every move, each move read by its index
+    (type and value), the masks of every frontier cell, the union-find's parents (find's path halving
+    included) and the entries around centre tiles are the same on both kernels."""
+    import random
+
+    from tessera.compiler.build import load_engine
+    from tessera.dsl.loader import require_rule_set
+
+    rs = require_rule_set(rules.split(","))
+
+    def trace(kernel_name: str) -> list:
+        monkeypatch.setenv("TESSERA_KERNEL", kernel_name)
+        eng = load_engine(rs)
+        assert eng.kernel == kernel_name
+        seen = []
+        for seed in range(5):
+            g, rng = eng.new_game(2 + seed % 2, seed), random.Random(seed)
+            while not g.is_terminal():
+                acts = g.legal_actions()
+                if not acts:
+                    g.finish()
+                    break
+                b = g.board
+                moves = [acts[i] for i in range(len(acts))]
+                assert moves == list(acts) and [type(m) for m in moves] == [type(m) for m in acts]
+                seen.append((repr(moves), [b.occupied_parts(k) for k, c in zip(b.fkeys, b.fcodes) if c],
+                             list(b.parent),
+                             sorted((c, [(k, base) for k, _, base in v]) for c, v in b.around_centres.items())))
+                g.apply_action(acts[rng.randrange(len(acts))])
+        assert len(seen) > 100 and any(s[3] for s in seen)  # (centre tiles were laid)
+        return seen
+
+    assert trace("python") == trace("native")
+
+
 # -- compile --native --------------------------------------------------------------------------------
 
 def _play(python: str, folder: Path, package: str = "engine") -> tuple[str, str]:
